@@ -1,0 +1,411 @@
+//! Runs a [`Schedule`] under the LogGOPS model with LogGOPSim's exact semantics.
+//!
+//! Each rank has CPUs (a "busy until" timer each) and NICs (separate send and receive
+//! gap timers). Events are op starts and message arrivals, ordered by (time, sequence).
+//! An event whose resources are busy is put back at the time they free up, keeping its
+//! sequence number. Operations enabled by an event are queued per rank in ascending
+//! rank order, sorted by kind with libstdc++'s `std::sort` (see [`crate::cxx_sort`]),
+//! at the time their resources free up. This replicates LogGOPSim's scheduling, so the
+//! same schedule yields the same per-rank end times. The rules are in `docs/models.md`.
+
+use crate::cxx_sort::sort_like_libstdcxx;
+use crate::matching::{Envelope, MatchQueue};
+use crate::op::{OpId, OpKind};
+use crate::schedule::Schedule;
+use crate::stall::{Pending, Stall, StalledRank};
+use simpi_kernel::{EventQueue, SimTime};
+use simpi_net::LogGops;
+
+/// Marks an event that is an operation start rather than a message arrival.
+const NOT_A_MESSAGE: u32 = u32::MAX;
+
+#[derive(Copy, Clone)]
+struct Ev {
+    /// The operation; for a message, the send that produced it.
+    op: u32,
+    /// The rank the event happens on (for a message, the destination).
+    host: u32,
+    /// For a message, the sending rank; otherwise [`NOT_A_MESSAGE`].
+    from: u32,
+}
+
+/// What a finished run reports.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    /// Time each rank's CPUs became idle for good.
+    pub end_times: Vec<SimTime>,
+    /// Counters of the run.
+    pub stats: RunStats,
+}
+
+impl Outcome {
+    /// The latest end time over all ranks.
+    pub fn makespan(&self) -> SimTime {
+        self.end_times.iter().copied().max().unwrap_or(SimTime::ZERO)
+    }
+}
+
+/// Counters of a run.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RunStats {
+    /// Events scheduled: one per operation plus one per message (LogGOPSim's count).
+    pub events: u64,
+    /// Receives matched to a message of another size (the message size is used).
+    pub size_mismatches: u64,
+}
+
+/// Progress of a running simulation, passed to the progress callback.
+#[derive(Copy, Clone, Debug)]
+pub struct Progress {
+    /// Events scheduled so far.
+    pub events: u64,
+    /// Operations completed so far.
+    pub ops_done: u64,
+    /// Total operations.
+    pub ops_total: u64,
+    /// Current simulated time.
+    pub now: SimTime,
+}
+
+/// How often the progress callback runs, in processed events.
+const PROGRESS_EVERY: u64 = 1 << 20;
+
+/// Per-rank timers, flattened: `[rank * width + index]`.
+struct Timers {
+    cpu: Vec<u64>,
+    nic_send: Vec<u64>,
+    nic_recv: Vec<u64>,
+    cpus: usize,
+    nics: usize,
+}
+
+impl Timers {
+    #[inline(always)]
+    fn cpu(&mut self, h: u32, c: u8) -> &mut u64 {
+        &mut self.cpu[h as usize * self.cpus + c as usize]
+    }
+    #[inline(always)]
+    fn gs(&mut self, h: u32, n: u8) -> &mut u64 {
+        &mut self.nic_send[h as usize * self.nics + n as usize]
+    }
+    #[inline(always)]
+    fn gr(&mut self, h: u32, n: u8) -> &mut u64 {
+        &mut self.nic_recv[h as usize * self.nics + n as usize]
+    }
+    fn end_time(&self, h: usize) -> SimTime {
+        SimTime(*self.cpu[h * self.cpus..(h + 1) * self.cpus].iter().max().unwrap())
+    }
+}
+
+/// The executor's state for one run.
+struct Run<'s> {
+    sched: &'s Schedule,
+    m: LogGops,
+    deps: Vec<u32>,
+    done: Vec<u32>,
+    ops_done: u64,
+    timers: Timers,
+    posted: Vec<MatchQueue>,
+    unexpected: Vec<MatchQueue>,
+    queue: EventQueue<Ev>,
+    /// Operations enabled by the current event, with their rank, in enabling order.
+    freed: Vec<(u32, u32)>,
+    scratch: Vec<u32>,
+    stats: RunStats,
+}
+
+/// Simulates `sched` under `model`. Returns per-rank end times, or a [`Stall`] report
+/// if operations remain that can never run (an unmatched receive, a rendezvous send
+/// that is never received, a message nobody receives).
+pub fn run_loggops(sched: &Schedule, model: &LogGops, mut progress: Option<&mut dyn FnMut(Progress)>) -> Result<Outcome, Box<Stall>> {
+    let p = sched.num_ranks() as usize;
+    let mut run = Run {
+        sched,
+        m: *model,
+        deps: sched.dependency_counts().to_vec(),
+        done: vec![0; p],
+        ops_done: 0,
+        timers: Timers {
+            cpu: vec![0; p * sched.cpus()],
+            nic_send: vec![0; p * sched.nics()],
+            nic_recv: vec![0; p * sched.nics()],
+            cpus: sched.cpus(),
+            nics: sched.nics(),
+        },
+        posted: vec![MatchQueue::default(); p],
+        unexpected: vec![MatchQueue::default(); p],
+        queue: EventQueue::new(),
+        freed: Vec::new(),
+        scratch: Vec::new(),
+        stats: RunStats::default(),
+    };
+    for h in 0..p as u32 {
+        for id in sched.rank_ops(h) {
+            if run.deps[id as usize] == 0 {
+                run.freed.push((h, id));
+            }
+        }
+        run.enqueue_freed();
+    }
+    let mut processed = 0u64;
+    while let Some(ev) = run.queue.pop() {
+        let t = ev.time;
+        let e = ev.event;
+        let postponed = if e.from != NOT_A_MESSAGE {
+            run.arrive(t, e)
+        } else {
+            match sched.op(OpId(e.op)).kind {
+                OpKind::Calc => run.calc(t, e),
+                OpKind::Send => run.send(t, e),
+                OpKind::Recv => {
+                    run.recv(t, e);
+                    None
+                }
+            }
+        };
+        if let Some(later) = postponed {
+            run.queue.reschedule(later, ev.seq, e);
+        }
+        if !run.freed.is_empty() {
+            run.enqueue_freed();
+        }
+        processed += 1;
+        if processed % PROGRESS_EVERY == 0 {
+            if let Some(cb) = progress.as_mut() {
+                cb(Progress {
+                    events: run.queue.issued(),
+                    ops_done: run.ops_done,
+                    ops_total: sched.num_ops() as u64,
+                    now: SimTime(t),
+                });
+            }
+        }
+    }
+    run.stats.events = run.queue.issued();
+    run.finish()
+}
+
+impl Run<'_> {
+    /// A compute op: runs when its CPU is free.
+    fn calc(&mut self, t: u64, e: Ev) -> Option<u64> {
+        let op = *self.sched.op(OpId(e.op));
+        let cpu = self.timers.cpu(e.host, op.cpu);
+        if *cpu > t {
+            return Some(*cpu);
+        }
+        *cpu = t + op.size;
+        self.started(e.host, e.op);
+        self.completed(e.host, e.op);
+        None
+    }
+
+    /// A send: needs its CPU and its NIC's send side; eager sends complete at once.
+    fn send(&mut self, t: u64, e: Ev) -> Option<u64> {
+        let op = *self.sched.op(OpId(e.op));
+        let free = (*self.timers.cpu(e.host, op.cpu)).max(*self.timers.gs(e.host, op.nic));
+        if free > t {
+            return Some(free);
+        }
+        self.started(e.host, e.op);
+        *self.timers.cpu(e.host, op.cpu) = t + self.m.send_cpu(op.size);
+        *self.timers.gs(e.host, op.nic) = t + self.m.nic(op.size);
+        self.queue.schedule(
+            t + self.m.flight(),
+            Ev {
+                op: e.op,
+                host: op.peer,
+                from: e.host,
+            },
+        );
+        if self.m.is_eager(op.size) {
+            self.completed(e.host, e.op);
+        }
+        None
+    }
+
+    /// A receive: starts at once; completes now if its message already arrived,
+    /// otherwise it is posted.
+    fn recv(&mut self, t: u64, e: Ev) {
+        let op = *self.sched.op(OpId(e.op));
+        self.started(e.host, e.op);
+        match self.unexpected[e.host as usize].take(op.peer, op.tag) {
+            Some(msg) => {
+                let send = *self.sched.op(OpId(msg.op));
+                self.note_sizes(op.size, send.size);
+                if !self.m.is_eager(send.size) {
+                    // LogGOPSim releases the sender's timers indexed by the *receive's*
+                    // CPU and NIC numbers on this path; kept for identical results.
+                    self.release_sender(t, msg.src, msg.op, op.cpu, op.nic);
+                }
+                self.completed(e.host, e.op);
+            }
+            None => self.posted[e.host as usize].push(Envelope {
+                src: op.peer,
+                tag: op.tag,
+                op: e.op,
+            }),
+        }
+    }
+
+    /// A message reaching its destination: needs the CPU and NIC receive side named by
+    /// the send's `cpu`/`nic` fields, then matches a posted receive or waits unexpected.
+    fn arrive(&mut self, t: u64, e: Ev) -> Option<u64> {
+        let send = *self.sched.op(OpId(e.op));
+        let free = (*self.timers.cpu(e.host, send.cpu)).max(*self.timers.gr(e.host, send.nic));
+        if free > t {
+            return Some(free);
+        }
+        *self.timers.cpu(e.host, send.cpu) = t + self.m.recv_cpu(send.size);
+        *self.timers.gr(e.host, send.nic) = t + self.m.nic(send.size);
+        match self.posted[e.host as usize].take(e.from, send.tag) {
+            Some(r) => {
+                self.note_sizes(self.sched.op(OpId(r.op)).size, send.size);
+                if !self.m.is_eager(send.size) {
+                    self.release_sender(t, e.from, e.op, send.cpu, send.nic);
+                }
+                self.completed(e.host, r.op);
+            }
+            None => self.unexpected[e.host as usize].push(Envelope {
+                src: e.from,
+                tag: send.tag,
+                op: e.op,
+            }),
+        }
+        None
+    }
+
+    /// Completes a rendezvous send on its rank and moves that rank's timers up to now.
+    fn release_sender(&mut self, t: u64, rank: u32, send_op: u32, cpu: u8, nic: u8) {
+        self.completed(rank, send_op);
+        let c = self.timers.cpu(rank, cpu);
+        *c = (*c).max(t);
+        let g = self.timers.gs(rank, nic);
+        *g = (*g).max(t);
+    }
+
+    fn note_sizes(&mut self, recv: u64, send: u64) {
+        if recv != send {
+            self.stats.size_mismatches += 1;
+        }
+    }
+
+    #[inline]
+    fn started(&mut self, h: u32, op: u32) {
+        for &s in self.sched.start_successors(OpId(op)) {
+            let d = &mut self.deps[s as usize];
+            *d -= 1;
+            if *d == 0 {
+                self.freed.push((h, s));
+            }
+        }
+    }
+
+    #[inline]
+    fn completed(&mut self, h: u32, op: u32) {
+        self.done[h as usize] += 1;
+        self.ops_done += 1;
+        for &s in self.sched.done_successors(OpId(op)) {
+            let d = &mut self.deps[s as usize];
+            *d -= 1;
+            if *d == 0 {
+                self.freed.push((h, s));
+            }
+        }
+    }
+
+    /// Queues the freed operations: ranks in ascending order, each rank's ops in
+    /// freeing order sorted by kind the way `std::sort` does, each at the time its
+    /// resources are next free.
+    fn enqueue_freed(&mut self) {
+        let mut freed = std::mem::take(&mut self.freed);
+        if freed.iter().any(|&(h, _)| h != freed[0].0) {
+            freed.sort_by_key(|&(h, _)| h); // stable: keeps freeing order within a rank
+        }
+        let mut i = 0;
+        while i < freed.len() {
+            let h = freed[i].0;
+            self.scratch.clear();
+            while i < freed.len() && freed[i].0 == h {
+                self.scratch.push(freed[i].1);
+                i += 1;
+            }
+            let sched = self.sched;
+            sort_like_libstdcxx(&mut self.scratch, |a, b| sched.op(OpId(*a)).kind < sched.op(OpId(*b)).kind);
+            for k in 0..self.scratch.len() {
+                let id = self.scratch[k];
+                let op = *sched.op(OpId(id));
+                let cpu = *self.timers.cpu(h, op.cpu);
+                let at = match op.kind {
+                    OpKind::Send => cpu.max(*self.timers.gs(h, op.nic)),
+                    OpKind::Recv | OpKind::Calc => cpu,
+                };
+                self.queue.schedule(
+                    at,
+                    Ev {
+                        op: id,
+                        host: h,
+                        from: NOT_A_MESSAGE,
+                    },
+                );
+            }
+        }
+        freed.clear();
+        self.freed = freed;
+    }
+
+    /// End times if everything ran, or the report of what is stuck.
+    fn finish(self) -> Result<Outcome, Box<Stall>> {
+        let p = self.sched.num_ranks() as usize;
+        let end_times: Vec<SimTime> = (0..p).map(|h| self.timers.end_time(h)).collect();
+        let complete = (0..p).all(|h| {
+            let r = self.sched.rank_ops(h as u32);
+            self.done[h] == r.end - r.start && self.unexpected[h].is_empty()
+        });
+        if complete {
+            return Ok(Outcome {
+                end_times,
+                stats: self.stats,
+            });
+        }
+        Err(Box::new(self.stall_report(end_times)))
+    }
+
+    fn stall_report(&self, end_times: Vec<SimTime>) -> Stall {
+        let p = self.sched.num_ranks() as usize;
+        let mut per_rank: Vec<Vec<Pending>> = vec![Vec::new(); p];
+        for h in 0..p {
+            for r in self.posted[h].iter() {
+                per_rank[h].push(Pending::PostedRecv { op: OpId(r.op) });
+            }
+            for msg in self.unexpected[h].iter() {
+                let send = self.sched.op(OpId(msg.op));
+                if self.m.is_eager(send.size) {
+                    per_rank[h].push(Pending::UnreceivedMessage { send: OpId(msg.op), from: msg.src });
+                } else {
+                    per_rank[msg.src as usize].push(Pending::RendezvousSend { op: OpId(msg.op) });
+                }
+            }
+        }
+        let mut ranks = Vec::new();
+        for (h, pending) in per_rank.into_iter().enumerate() {
+            let r = self.sched.rank_ops(h as u32);
+            let total = r.end - r.start;
+            let waiting: Vec<OpId> = r.clone().filter(|&id| self.deps[id as usize] > 0).map(OpId).collect();
+            if self.done[h] == total && pending.is_empty() {
+                continue;
+            }
+            ranks.push(StalledRank {
+                rank: h as u32,
+                done: self.done[h],
+                total,
+                pending,
+                waiting_on_dependencies: waiting,
+            });
+        }
+        Stall {
+            end_times,
+            ranks,
+            stats: self.stats.clone(),
+        }
+    }
+}

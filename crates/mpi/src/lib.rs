@@ -1,0 +1,16 @@
+//! Operation schedules, MPI matching and protocols, and the executor that runs them.
+//!
+//! Every way into simpi (GOAL schedules, traces, live programs) becomes a [`Schedule`] of
+//! sends, receives and computes with dependencies; [`run_loggops`] executes it.
+
+pub mod cxx_sort;
+pub mod exec;
+pub mod matching;
+pub mod op;
+pub mod schedule;
+pub mod stall;
+
+pub use exec::{run_loggops, Outcome, Progress, RunStats};
+pub use op::{Op, OpId, OpKind, Rank, ANY_SOURCE, ANY_TAG};
+pub use schedule::{BuildError, Schedule, ScheduleBuilder};
+pub use stall::{Pending, Stall, StalledRank};

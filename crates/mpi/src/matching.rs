@@ -1,0 +1,103 @@
+//! MPI message matching: a rank's queue of posted receives or of unexpected messages,
+//! searched in arrival order with ANY_SOURCE / ANY_TAG wildcards.
+//!
+//! A wildcard on either side matches, as in LogGOPSim; searching front to back and
+//! removing the first match gives MPI's non-overtaking order.
+
+use crate::op::{ANY_SOURCE, ANY_TAG};
+
+/// What matching needs to know about a posted receive or an arrived message.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Envelope {
+    /// Source rank, or [`ANY_SOURCE`].
+    pub src: u32,
+    /// Tag, or [`ANY_TAG`].
+    pub tag: u32,
+    /// The operation this envelope stands for (the receive, or the send of a message).
+    pub op: u32,
+}
+
+impl Envelope {
+    #[inline(always)]
+    fn matches(&self, src: u32, tag: u32) -> bool {
+        (src == ANY_SOURCE || self.src == ANY_SOURCE || self.src == src)
+            && (tag == ANY_TAG || self.tag == ANY_TAG || self.tag == tag)
+    }
+}
+
+/// An ordered queue of envelopes; 8 bytes while it has never been used, so millions of
+/// ranks cost little.
+#[derive(Default, Debug, Clone)]
+pub struct MatchQueue {
+    items: Option<Box<Vec<Envelope>>>,
+}
+
+impl MatchQueue {
+    /// Appends an envelope at the back.
+    #[inline]
+    pub fn push(&mut self, e: Envelope) {
+        self.items.get_or_insert_with(Default::default).push(e);
+    }
+
+    /// Removes and returns the first envelope that matches `(src, tag)`.
+    #[inline]
+    pub fn take(&mut self, src: u32, tag: u32) -> Option<Envelope> {
+        let v = self.items.as_mut()?;
+        let i = v.iter().position(|e| e.matches(src, tag))?;
+        Some(v.remove(i))
+    }
+
+    /// The envelopes still queued, front first.
+    pub fn iter(&self) -> impl Iterator<Item = &Envelope> {
+        self.items.iter().flat_map(|v| v.iter())
+    }
+
+    /// Number of queued envelopes.
+    pub fn len(&self) -> usize {
+        self.items.as_ref().map_or(0, |v| v.len())
+    }
+
+    /// True when nothing is queued.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(src: u32, tag: u32, op: u32) -> Envelope {
+        Envelope { src, tag, op }
+    }
+
+    #[test]
+    fn first_match_in_order_wins() {
+        let mut q = MatchQueue::default();
+        q.push(env(1, 5, 10));
+        q.push(env(2, 5, 11));
+        q.push(env(1, 5, 12));
+        assert_eq!(q.take(1, 5).map(|e| e.op), Some(10));
+        assert_eq!(q.take(1, 5).map(|e| e.op), Some(12));
+        assert_eq!(q.take(1, 5), None);
+        assert_eq!(q.len(), 1);
+    }
+
+    #[test]
+    fn wildcards_match_on_either_side() {
+        let mut q = MatchQueue::default();
+        q.push(env(3, 7, 1));
+        assert_eq!(q.take(ANY_SOURCE, 8), None);
+        assert_eq!(q.take(ANY_SOURCE, 7).map(|e| e.op), Some(1));
+        q.push(env(ANY_SOURCE, ANY_TAG, 2)); // a posted wildcard receive
+        assert_eq!(q.take(9, 99).map(|e| e.op), Some(2));
+        q.push(env(4, ANY_TAG, 3));
+        assert_eq!(q.take(5, 1), None);
+        assert_eq!(q.take(4, 1).map(|e| e.op), Some(3));
+    }
+
+    #[test]
+    fn unused_queue_is_one_word() {
+        assert_eq!(std::mem::size_of::<MatchQueue>(), 8);
+    }
+}

@@ -1,0 +1,102 @@
+//! The operations every way into simpi reduces to: send, receive and local compute.
+
+/// A rank (process) number.
+pub type Rank = u32;
+
+/// `peer` of a receive that accepts a message from any source (GOAL's `from -1`).
+pub const ANY_SOURCE: u32 = u32::MAX;
+
+/// `tag` that matches any tag (GOAL's `tag -1`).
+pub const ANY_TAG: u32 = u32::MAX;
+
+/// Index of an operation in a [`crate::Schedule`], unique across all ranks.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct OpId(pub u32);
+
+/// What an operation does. The discriminants order freshly enabled operations the way
+/// LogGOPSim does (sends, then receives, then computes) and must not change.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[repr(u8)]
+pub enum OpKind {
+    /// Send `size` bytes to `peer` with `tag`.
+    Send = 1,
+    /// Receive `size` bytes from `peer` (or [`ANY_SOURCE`]) with `tag` (or [`ANY_TAG`]).
+    Recv = 2,
+    /// Compute for `size` picoseconds.
+    Calc = 3,
+}
+
+/// One operation of a rank's schedule, 24 bytes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Op {
+    /// Bytes for send and receive; picoseconds for compute.
+    pub size: u64,
+    /// Destination of a send, source of a receive; unused for compute.
+    pub peer: u32,
+    /// Message tag; unused for compute.
+    pub tag: u32,
+    /// Where this op's successor lists start in the schedule's edge array.
+    pub(crate) succ: u32,
+    /// The kind of operation.
+    pub kind: OpKind,
+    /// The rank-local CPU that executes the operation.
+    pub cpu: u8,
+    /// The rank-local NIC that carries the message.
+    pub nic: u8,
+}
+
+impl Op {
+    /// A send of `bytes` to `to`.
+    pub fn send(bytes: u64, to: Rank, tag: u32, cpu: u8, nic: u8) -> Op {
+        Op::new(OpKind::Send, bytes, to, tag, cpu, nic)
+    }
+
+    /// A receive of `bytes` from `from` (or [`ANY_SOURCE`]).
+    pub fn recv(bytes: u64, from: Rank, tag: u32, cpu: u8, nic: u8) -> Op {
+        Op::new(OpKind::Recv, bytes, from, tag, cpu, nic)
+    }
+
+    /// A computation of `ps` picoseconds on `cpu`.
+    pub fn calc(ps: u64, cpu: u8) -> Op {
+        Op::new(OpKind::Calc, ps, 0, 0, cpu, 0)
+    }
+
+    fn new(kind: OpKind, size: u64, peer: u32, tag: u32, cpu: u8, nic: u8) -> Op {
+        Op {
+            size,
+            peer,
+            tag,
+            succ: NO_SUCC,
+            kind,
+            cpu,
+            nic,
+        }
+    }
+}
+
+/// Marks an operation without successors.
+pub(crate) const NO_SUCC: u32 = u32::MAX;
+
+/// Renders a peer or tag, writing wildcards as `any`.
+pub fn show_wild(v: u32) -> String {
+    if v == u32::MAX {
+        "any".to_string()
+    } else {
+        v.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn op_is_compact() {
+        assert_eq!(std::mem::size_of::<Op>(), 24);
+    }
+
+    #[test]
+    fn kinds_order_like_loggopsim() {
+        assert!(OpKind::Send < OpKind::Recv && OpKind::Recv < OpKind::Calc);
+    }
+}

@@ -1,0 +1,437 @@
+//! A compact, per-rank dependency graph of operations (the in-memory form of a GOAL
+//! schedule), and the builder that checks it while it is read.
+//!
+//! Memory is about 28 bytes per operation plus 4 bytes per dependency, whatever the
+//! source text looked like. Ranks may be added in any order; each rank's operations are
+//! contiguous and keep their order of definition.
+
+use crate::op::{Op, OpId, OpKind, Rank, ANY_SOURCE, NO_SUCC};
+
+/// A checked, immutable schedule for `num_ranks` ranks.
+#[derive(Clone, Debug)]
+pub struct Schedule {
+    num_ranks: u32,
+    /// `[first, end)` operation ids of each rank.
+    ranges: Vec<[u32; 2]>,
+    ops: Vec<Op>,
+    /// Number of dependencies of each operation (both kinds).
+    deps: Vec<u32>,
+    /// Per op with successors: `[n_done, n_start, done.., start..]` as op ids.
+    edges: Vec<u32>,
+    max_cpu: u8,
+    max_nic: u8,
+}
+
+impl Schedule {
+    /// Number of ranks.
+    pub fn num_ranks(&self) -> u32 {
+        self.num_ranks
+    }
+
+    /// Total number of operations.
+    pub fn num_ops(&self) -> usize {
+        self.ops.len()
+    }
+
+    /// Number of dependency edges.
+    pub fn num_edges(&self) -> usize {
+        self.edges.len() - 2 * self.ops.iter().filter(|o| o.succ != NO_SUCC).count()
+    }
+
+    /// CPUs per rank the schedule uses (highest `cpu` index + 1).
+    pub fn cpus(&self) -> usize {
+        self.max_cpu as usize + 1
+    }
+
+    /// NICs per rank the schedule uses (highest `nic` index + 1).
+    pub fn nics(&self) -> usize {
+        self.max_nic as usize + 1
+    }
+
+    /// The operation with id `id`.
+    #[inline(always)]
+    pub fn op(&self, id: OpId) -> &Op {
+        &self.ops[id.0 as usize]
+    }
+
+    /// The ids of `rank`'s operations, in definition order.
+    pub fn rank_ops(&self, rank: Rank) -> std::ops::Range<u32> {
+        let [a, b] = self.ranges[rank as usize];
+        a..b
+    }
+
+    /// The rank that owns operation `id` (a binary search; for reports, not hot paths).
+    pub fn rank_of(&self, id: OpId) -> Rank {
+        // Ranges are disjoint but not necessarily in rank order.
+        self.ranges
+            .iter()
+            .position(|&[a, b]| id.0 >= a && id.0 < b)
+            .expect("op id out of range") as Rank
+    }
+
+    /// Position of `id` among its rank's operations (0-based definition order).
+    pub fn local_index(&self, id: OpId) -> u32 {
+        id.0 - self.ranges[self.rank_of(id) as usize][0]
+    }
+
+    /// Initial dependency count of every operation, indexed by op id.
+    pub fn dependency_counts(&self) -> &[u32] {
+        &self.deps
+    }
+
+    /// Operations that may start only once `id` has completed (`requires`).
+    #[inline(always)]
+    pub fn done_successors(&self, id: OpId) -> &[u32] {
+        let s = self.ops[id.0 as usize].succ;
+        if s == NO_SUCC {
+            return &[];
+        }
+        let s = s as usize;
+        let nd = self.edges[s] as usize;
+        &self.edges[s + 2..s + 2 + nd]
+    }
+
+    /// Operations that may start once `id` has started (`irequires`).
+    #[inline(always)]
+    pub fn start_successors(&self, id: OpId) -> &[u32] {
+        let s = self.ops[id.0 as usize].succ;
+        if s == NO_SUCC {
+            return &[];
+        }
+        let s = s as usize;
+        let nd = self.edges[s] as usize;
+        let ns = self.edges[s + 1] as usize;
+        &self.edges[s + 2 + nd..s + 2 + nd + ns]
+    }
+
+    /// Bytes of heap memory the schedule holds.
+    pub fn heap_bytes(&self) -> usize {
+        self.ranges.capacity() * 8 + self.ops.capacity() * 24 + self.deps.capacity() * 4 + self.edges.capacity() * 4
+    }
+}
+
+/// Why a schedule could not be built.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BuildError {
+    /// A rank number at or above `num_ranks`.
+    RankOutOfRange {
+        /// The rank given.
+        rank: u64,
+        /// The number of ranks declared.
+        num_ranks: u32,
+    },
+    /// A rank defined twice.
+    DuplicateRank(Rank),
+    /// Dependencies that form a cycle; the local op indices along it, in order.
+    Cycle {
+        /// The rank whose schedule has the cycle.
+        rank: Rank,
+        /// Local indices of the operations on the cycle.
+        ops: Vec<u32>,
+    },
+    /// A send to, or receive from, a rank that does not exist.
+    PeerOutOfRange {
+        /// The peer given.
+        peer: u32,
+        /// The number of ranks declared.
+        num_ranks: u32,
+    },
+    /// More operations than fit in 32-bit ids.
+    TooManyOps,
+}
+
+impl std::fmt::Display for BuildError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BuildError::RankOutOfRange { rank, num_ranks } => {
+                write!(f, "rank {rank} is out of range: the schedule has {num_ranks} ranks (0..{})", num_ranks.saturating_sub(1))
+            }
+            BuildError::DuplicateRank(r) => write!(f, "rank {r} is defined twice"),
+            BuildError::Cycle { rank, ops } => write!(f, "rank {rank}: dependency cycle through operations {ops:?}"),
+            BuildError::PeerOutOfRange { peer, num_ranks } => {
+                write!(f, "peer rank {peer} is out of range: the schedule has {num_ranks} ranks")
+            }
+            BuildError::TooManyOps => write!(f, "the schedule has more than 2^32-2 operations"),
+        }
+    }
+}
+
+impl std::error::Error for BuildError {}
+
+/// Builds a [`Schedule`] one rank at a time.
+pub struct ScheduleBuilder {
+    sched: Schedule,
+    defined: Vec<bool>,
+    cur: Option<RankBuild>,
+}
+
+struct RankBuild {
+    rank: Rank,
+    first: u32,
+    /// (predecessor, successor) local indices, in the order given.
+    done: Vec<(u32, u32)>,
+    start: Vec<(u32, u32)>,
+}
+
+impl ScheduleBuilder {
+    /// A builder for `num_ranks` ranks.
+    pub fn new(num_ranks: u32) -> ScheduleBuilder {
+        ScheduleBuilder {
+            sched: Schedule {
+                num_ranks,
+                ranges: vec![[0, 0]; num_ranks as usize],
+                ops: Vec::new(),
+                deps: Vec::new(),
+                edges: Vec::new(),
+                max_cpu: 0,
+                max_nic: 0,
+            },
+            defined: vec![false; num_ranks as usize],
+            cur: None,
+        }
+    }
+
+    /// Number of ranks.
+    pub fn num_ranks(&self) -> u32 {
+        self.sched.num_ranks
+    }
+
+    /// Starts `rank`'s schedule. Panics if a rank is still open.
+    pub fn begin_rank(&mut self, rank: u64) -> Result<(), BuildError> {
+        assert!(self.cur.is_none(), "begin_rank while a rank is open");
+        if rank >= self.sched.num_ranks as u64 {
+            return Err(BuildError::RankOutOfRange {
+                rank,
+                num_ranks: self.sched.num_ranks,
+            });
+        }
+        let rank = rank as Rank;
+        if self.defined[rank as usize] {
+            return Err(BuildError::DuplicateRank(rank));
+        }
+        self.defined[rank as usize] = true;
+        self.cur = Some(RankBuild {
+            rank,
+            first: self.sched.ops.len() as u32,
+            done: Vec::new(),
+            start: Vec::new(),
+        });
+        Ok(())
+    }
+
+    /// Adds an operation to the open rank; returns its local index.
+    pub fn push(&mut self, op: Op) -> Result<u32, BuildError> {
+        let cur = self.cur.as_ref().expect("push outside a rank");
+        if self.sched.ops.len() >= (u32::MAX - 1) as usize {
+            return Err(BuildError::TooManyOps);
+        }
+        let wildcard_ok = op.kind == OpKind::Recv && op.peer == ANY_SOURCE;
+        if op.kind != OpKind::Calc && op.peer >= self.sched.num_ranks && !wildcard_ok {
+            return Err(BuildError::PeerOutOfRange {
+                peer: op.peer,
+                num_ranks: self.sched.num_ranks,
+            });
+        }
+        self.sched.max_cpu = self.sched.max_cpu.max(op.cpu);
+        self.sched.max_nic = self.sched.max_nic.max(op.nic);
+        self.sched.ops.push(op);
+        self.sched.deps.push(0);
+        Ok(self.sched.ops.len() as u32 - 1 - cur.first)
+    }
+
+    /// Number of operations in the open rank so far.
+    pub fn open_len(&self) -> u32 {
+        let cur = self.cur.as_ref().expect("no open rank");
+        self.sched.ops.len() as u32 - cur.first
+    }
+
+    /// `a requires b`: local op `a` starts only after local op `b` completes.
+    pub fn requires(&mut self, a: u32, b: u32) {
+        let cur = self.cur.as_mut().expect("requires outside a rank");
+        cur.done.push((b, a));
+        self.sched.deps[(cur.first + a) as usize] += 1;
+    }
+
+    /// `a irequires b`: local op `a` starts only after local op `b` has started.
+    pub fn irequires(&mut self, a: u32, b: u32) {
+        let cur = self.cur.as_mut().expect("irequires outside a rank");
+        cur.start.push((b, a));
+        self.sched.deps[(cur.first + a) as usize] += 1;
+    }
+
+    /// Closes the open rank: lays out its successor lists and rejects cycles.
+    pub fn end_rank(&mut self) -> Result<(), BuildError> {
+        let cur = self.cur.take().expect("end_rank without begin_rank");
+        let first = cur.first;
+        let n = self.sched.ops.len() as u32 - first;
+        self.sched.ranges[cur.rank as usize] = [first, first + n];
+
+        let mut nd = vec![0u32; n as usize];
+        let mut ns = vec![0u32; n as usize];
+        for &(b, _) in &cur.done {
+            nd[b as usize] += 1;
+        }
+        for &(b, _) in &cur.start {
+            ns[b as usize] += 1;
+        }
+        // Lay out headers, then fill each list in the order the dependencies were given:
+        // that order decides which freed operation is queued first.
+        let mut done_fill = vec![0u32; n as usize];
+        let mut start_fill = vec![0u32; n as usize];
+        for i in 0..n as usize {
+            if nd[i] + ns[i] > 0 {
+                let at = self.sched.edges.len() as u32;
+                self.sched.ops[first as usize + i].succ = at;
+                self.sched.edges.extend_from_slice(&[nd[i], ns[i]]);
+                self.sched.edges.resize(self.sched.edges.len() + (nd[i] + ns[i]) as usize, 0);
+                done_fill[i] = at + 2;
+                start_fill[i] = at + 2 + nd[i];
+            }
+        }
+        for (list, fill) in [(&cur.done, &mut done_fill), (&cur.start, &mut start_fill)] {
+            for &(b, a) in list {
+                self.sched.edges[fill[b as usize] as usize] = first + a;
+                fill[b as usize] += 1;
+            }
+        }
+        if let Some(cycle) = find_cycle(n, &cur.done, &cur.start) {
+            return Err(BuildError::Cycle { rank: cur.rank, ops: cycle });
+        }
+        Ok(())
+    }
+
+    /// The finished schedule. Panics if a rank is still open.
+    pub fn finish(mut self) -> Schedule {
+        assert!(self.cur.is_none(), "finish while a rank is open");
+        self.sched.ops.shrink_to_fit();
+        self.sched.deps.shrink_to_fit();
+        self.sched.edges.shrink_to_fit();
+        self.sched
+    }
+}
+
+/// Finds a dependency cycle among `n` local ops, if any, with Kahn's algorithm; the
+/// cycle itself is recovered by walking predecessors among the ops left over.
+fn find_cycle(n: u32, done: &[(u32, u32)], start: &[(u32, u32)]) -> Option<Vec<u32>> {
+    let n = n as usize;
+    let mut indeg = vec![0u32; n];
+    let mut adj: Vec<Vec<u32>> = vec![Vec::new(); n];
+    for &(b, a) in done.iter().chain(start) {
+        indeg[a as usize] += 1;
+        adj[b as usize].push(a);
+    }
+    let mut stack: Vec<u32> = (0..n as u32).filter(|&i| indeg[i as usize] == 0).collect();
+    let mut seen = 0usize;
+    while let Some(v) = stack.pop() {
+        seen += 1;
+        for &w in &adj[v as usize] {
+            indeg[w as usize] -= 1;
+            if indeg[w as usize] == 0 {
+                stack.push(w);
+            }
+        }
+    }
+    if seen == n {
+        return None;
+    }
+    // Every leftover op has a leftover predecessor: walk back until a repeat.
+    let mut pred = vec![u32::MAX; n];
+    for &(b, a) in done.iter().chain(start) {
+        if indeg[a as usize] > 0 && indeg[b as usize] > 0 {
+            pred[a as usize] = b;
+        }
+    }
+    let mut v = (0..n).find(|&i| indeg[i] > 0).unwrap() as u32;
+    let mut pos = vec![usize::MAX; n];
+    let mut path = Vec::new();
+    while pos[v as usize] == usize::MAX {
+        pos[v as usize] = path.len();
+        path.push(v);
+        v = pred[v as usize];
+    }
+    let mut cycle = path[pos[v as usize]..].to_vec();
+    cycle.reverse(); // predecessor walk runs backwards; report in dependency order
+    Some(cycle)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::op::{Op, OpKind, ANY_SOURCE};
+
+    fn two_rank() -> Schedule {
+        let mut b = ScheduleBuilder::new(2);
+        b.begin_rank(1).unwrap();
+        let c = b.push(Op::calc(5, 0)).unwrap();
+        let s = b.push(Op::send(8, 0, 0, 0, 0)).unwrap();
+        let r = b.push(Op::recv(8, 0, 0, 1, 2)).unwrap();
+        b.requires(s, c);
+        b.irequires(r, c);
+        b.requires(r, s);
+        b.end_rank().unwrap();
+        b.begin_rank(0).unwrap();
+        b.push(Op::recv(8, 1, 0, 0, 0)).unwrap();
+        b.end_rank().unwrap();
+        b.finish()
+    }
+
+    #[test]
+    fn successors_keep_kind_and_order() {
+        let s = two_rank();
+        assert_eq!(s.num_ops(), 4);
+        assert_eq!(s.num_edges(), 3);
+        assert_eq!(s.rank_ops(1), 0..3);
+        assert_eq!(s.rank_ops(0), 3..4);
+        assert_eq!(s.done_successors(OpId(0)), &[1]);
+        assert_eq!(s.start_successors(OpId(0)), &[2]);
+        assert_eq!(s.done_successors(OpId(1)), &[2]);
+        assert_eq!(s.dependency_counts(), &[0, 1, 2, 0]);
+        assert_eq!(s.op(OpId(3)).kind, OpKind::Recv);
+        assert_eq!((s.cpus(), s.nics()), (2, 3));
+        assert_eq!(s.rank_of(OpId(3)), 0);
+        assert_eq!(s.local_index(OpId(2)), 2);
+    }
+
+    #[test]
+    fn out_of_range_and_duplicate_ranks_are_rejected() {
+        let mut b = ScheduleBuilder::new(2);
+        assert_eq!(b.begin_rank(2), Err(BuildError::RankOutOfRange { rank: 2, num_ranks: 2 }));
+        b.begin_rank(0).unwrap();
+        b.end_rank().unwrap();
+        assert_eq!(b.begin_rank(0), Err(BuildError::DuplicateRank(0)));
+    }
+
+    #[test]
+    fn peers_must_exist() {
+        let mut b = ScheduleBuilder::new(2);
+        b.begin_rank(0).unwrap();
+        assert_eq!(b.push(Op::send(1, 2, 0, 0, 0)), Err(BuildError::PeerOutOfRange { peer: 2, num_ranks: 2 }));
+        assert!(b.push(Op::recv(1, ANY_SOURCE, 0, 0, 0)).is_ok());
+        assert!(b.push(Op::send(1, ANY_SOURCE, 0, 0, 0)).is_err());
+        assert!(b.push(Op::calc(1, 0)).is_ok());
+    }
+
+    #[test]
+    fn cycles_are_found_through_both_dependency_kinds() {
+        let mut b = ScheduleBuilder::new(1);
+        b.begin_rank(0).unwrap();
+        for _ in 0..4 {
+            b.push(Op::calc(1, 0)).unwrap();
+        }
+        b.requires(1, 0);
+        b.requires(2, 1);
+        b.irequires(3, 2);
+        b.requires(1, 3);
+        match b.end_rank() {
+            Err(BuildError::Cycle { rank: 0, ops }) => {
+                let mut sorted = ops.clone();
+                sorted.sort();
+                assert_eq!(sorted, vec![1, 2, 3]);
+                // Consecutive entries are dependencies: 1 -> 2 -> 3 -> 1.
+                let i = ops.iter().position(|&x| x == 1).unwrap();
+                assert_eq!(ops[(i + 1) % 3], 2);
+            }
+            other => panic!("expected a cycle, got {other:?}"),
+        }
+    }
+}

@@ -1,0 +1,115 @@
+//! The LogGOPS model: latency `L`, per-message CPU overhead `o`, per-byte CPU overhead
+//! `O`, per-message NIC gap `g`, per-byte NIC gap `G`, and the eager/rendezvous
+//! threshold `S` (seed: LogGOPSim thesis, sections 2.2 and 3.1).
+//!
+//! Per-byte costs are charged for `size - 1` bytes, as LogGOPSim does: the first byte
+//! is covered by the per-message cost. Times are picoseconds.
+
+use simpi_kernel::{SimTime, TimeUnit};
+
+/// LogGOPS parameters in picoseconds (and `S` in bytes).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct LogGops {
+    /// Wire latency of a message.
+    pub l: u64,
+    /// CPU overhead per message, at the sender and at the receiver.
+    pub o: u64,
+    /// NIC gap per message.
+    pub g: u64,
+    /// NIC gap per byte (charged for `size - 1` bytes).
+    pub big_g: u64,
+    /// CPU overhead per byte (charged for `size - 1` bytes).
+    pub big_o: u64,
+    /// Largest message sent eagerly; larger messages use rendezvous.
+    pub s: u64,
+}
+
+impl LogGops {
+    /// LogGOPSim's defaults (L=2500 o=1500 g=1000 G=6 O=0 S=65535) read in `unit`.
+    pub fn loggopsim_defaults(unit: TimeUnit) -> LogGops {
+        LogGops::from_units(unit, 2500, 1500, 1000, 6, 0, 65535)
+    }
+
+    /// Parameters given in `unit` (as in a GOAL file) converted to picoseconds.
+    pub fn from_units(unit: TimeUnit, l: u64, o: u64, g: u64, big_g: u64, big_o: u64, s: u64) -> LogGops {
+        let k = unit.ps_per_unit();
+        LogGops {
+            l: l * k,
+            o: o * k,
+            g: g * k,
+            big_g: big_g * k,
+            big_o: big_o * k,
+            s,
+        }
+    }
+
+    /// Bytes that pay per-byte costs: all but the first. A 0-byte message pays none
+    /// (LogGOPSim's unsigned arithmetic would wrap around here).
+    #[inline(always)]
+    fn extra_bytes(size: u64) -> u64 {
+        size.saturating_sub(1)
+    }
+
+    /// True if a message of `size` bytes goes eagerly (the send completes at once).
+    #[inline(always)]
+    pub fn is_eager(&self, size: u64) -> bool {
+        size <= self.s
+    }
+
+    /// CPU time the sender spends injecting a message: `o + (size-1)·O`.
+    #[inline(always)]
+    pub fn send_cpu(&self, size: u64) -> u64 {
+        self.o + Self::extra_bytes(size) * self.big_o
+    }
+
+    /// NIC time of a message, at either end: `g + (size-1)·G`.
+    #[inline(always)]
+    pub fn nic(&self, size: u64) -> u64 {
+        self.g + Self::extra_bytes(size) * self.big_g
+    }
+
+    /// Delay from the start of a send until the message can be taken in at the
+    /// receiver: `o + L`. The per-byte gap is paid on arrival.
+    #[inline(always)]
+    pub fn flight(&self) -> u64 {
+        self.o + self.l
+    }
+
+    /// CPU time the receiver spends taking a message in: `o + max((size-1)·O, (size-1)·G)`,
+    /// since the data is only complete once the NIC has streamed every byte.
+    #[inline(always)]
+    pub fn recv_cpu(&self, size: u64) -> u64 {
+        let b = Self::extra_bytes(size);
+        self.o + (b * self.big_o).max(b * self.big_g)
+    }
+
+    /// The uncontended end-to-end time of one eager message, sender start to receiver
+    /// done: `o + L + o + max((size-1)·O, (size-1)·G)`.
+    pub fn one_message(&self, size: u64) -> SimTime {
+        SimTime(self.flight() + self.recv_cpu(size))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thesis_ten_byte_message() {
+        // 10 bytes under the defaults: L + 2o + 9G = 2500 + 3000 + 54 ns.
+        let m = LogGops::loggopsim_defaults(TimeUnit::Ns);
+        assert_eq!(m.one_message(10), SimTime(5554 * 1000));
+        assert_eq!(m.nic(10), (1000 + 54) * 1000);
+        assert!(m.is_eager(65535) && !m.is_eager(65536));
+    }
+
+    #[test]
+    fn zero_and_one_byte_pay_no_per_byte_cost() {
+        let m = LogGops::from_units(TimeUnit::Ps, 10, 3, 4, 5, 7, 100);
+        assert_eq!(m.send_cpu(0), 3);
+        assert_eq!(m.send_cpu(1), 3);
+        assert_eq!(m.send_cpu(2), 3 + 7);
+        assert_eq!(m.recv_cpu(3), 3 + 14);
+        assert_eq!(m.nic(3), 4 + 10);
+    }
+}
