@@ -72,7 +72,10 @@ impl<E> EventQueue<E> {
     /// Puts an event back at `time` keeping the sequence number it was first given.
     #[inline]
     pub fn reschedule(&mut self, time: u64, seq: Seq, event: E) {
-        debug_assert!(seq.0 < self.next_seq, "rescheduling a sequence never issued");
+        debug_assert!(
+            seq.0 < self.next_seq,
+            "rescheduling a sequence never issued"
+        );
         self.insert(Entry {
             time,
             seq: seq.0,

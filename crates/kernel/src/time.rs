@@ -127,7 +127,9 @@ impl FromStr for TimeUnit {
             "us" => Ok(TimeUnit::Us),
             "ms" => Ok(TimeUnit::Ms),
             "s" => Ok(TimeUnit::S),
-            _ => Err(format!("unknown time unit '{s}': expected ps, ns, us, ms or s")),
+            _ => Err(format!(
+                "unknown time unit '{s}': expected ps, ns, us, ms or s"
+            )),
         }
     }
 }

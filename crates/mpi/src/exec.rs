@@ -41,7 +41,11 @@ pub struct Outcome {
 impl Outcome {
     /// The latest end time over all ranks.
     pub fn makespan(&self) -> SimTime {
-        self.end_times.iter().copied().max().unwrap_or(SimTime::ZERO)
+        self.end_times
+            .iter()
+            .copied()
+            .max()
+            .unwrap_or(SimTime::ZERO)
     }
 }
 
@@ -93,7 +97,12 @@ impl Timers {
         &mut self.nic_recv[h as usize * self.nics + n as usize]
     }
     fn end_time(&self, h: usize) -> SimTime {
-        SimTime(*self.cpu[h * self.cpus..(h + 1) * self.cpus].iter().max().unwrap())
+        SimTime(
+            *self.cpu[h * self.cpus..(h + 1) * self.cpus]
+                .iter()
+                .max()
+                .unwrap(),
+        )
     }
 }
 
@@ -117,7 +126,11 @@ struct Run<'s> {
 /// Simulates `sched` under `model`. Returns per-rank end times, or a [`Stall`] report
 /// if operations remain that can never run (an unmatched receive, a rendezvous send
 /// that is never received, a message nobody receives).
-pub fn run_loggops(sched: &Schedule, model: &LogGops, mut progress: Option<&mut dyn FnMut(Progress)>) -> Result<Outcome, Box<Stall>> {
+pub fn run_loggops(
+    sched: &Schedule,
+    model: &LogGops,
+    mut progress: Option<&mut dyn FnMut(Progress)>,
+) -> Result<Outcome, Box<Stall>> {
     let p = sched.num_ranks() as usize;
     let mut run = Run {
         sched,
@@ -330,7 +343,9 @@ impl Run<'_> {
                 i += 1;
             }
             let sched = self.sched;
-            sort_like_libstdcxx(&mut self.scratch, |a, b| sched.op(OpId(*a)).kind < sched.op(OpId(*b)).kind);
+            sort_like_libstdcxx(&mut self.scratch, |a, b| {
+                sched.op(OpId(*a)).kind < sched.op(OpId(*b)).kind
+            });
             for k in 0..self.scratch.len() {
                 let id = self.scratch[k];
                 let op = *sched.op(OpId(id));
@@ -380,7 +395,10 @@ impl Run<'_> {
             for msg in self.unexpected[h].iter() {
                 let send = self.sched.op(OpId(msg.op));
                 if self.m.is_eager(send.size) {
-                    per_rank[h].push(Pending::UnreceivedMessage { send: OpId(msg.op), from: msg.src });
+                    per_rank[h].push(Pending::UnreceivedMessage {
+                        send: OpId(msg.op),
+                        from: msg.src,
+                    });
                 } else {
                     per_rank[msg.src as usize].push(Pending::RendezvousSend { op: OpId(msg.op) });
                 }
@@ -390,7 +408,11 @@ impl Run<'_> {
         for (h, pending) in per_rank.into_iter().enumerate() {
             let r = self.sched.rank_ops(h as u32);
             let total = r.end - r.start;
-            let waiting: Vec<OpId> = r.clone().filter(|&id| self.deps[id as usize] > 0).map(OpId).collect();
+            let waiting: Vec<OpId> = r
+                .clone()
+                .filter(|&id| self.deps[id as usize] > 0)
+                .map(OpId)
+                .collect();
             if self.done[h] == total && pending.is_empty() {
                 continue;
             }

@@ -106,7 +106,10 @@ impl Schedule {
 
     /// Bytes of heap memory the schedule holds.
     pub fn heap_bytes(&self) -> usize {
-        self.ranges.capacity() * 8 + self.ops.capacity() * 24 + self.deps.capacity() * 4 + self.edges.capacity() * 4
+        self.ranges.capacity() * 8
+            + self.ops.capacity() * 24
+            + self.deps.capacity() * 4
+            + self.edges.capacity() * 4
     }
 }
 
@@ -144,12 +147,22 @@ impl std::fmt::Display for BuildError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             BuildError::RankOutOfRange { rank, num_ranks } => {
-                write!(f, "rank {rank} is out of range: the schedule has {num_ranks} ranks (0..{})", num_ranks.saturating_sub(1))
+                write!(
+                    f,
+                    "rank {rank} is out of range: the schedule has {num_ranks} ranks (0..{})",
+                    num_ranks.saturating_sub(1)
+                )
             }
             BuildError::DuplicateRank(r) => write!(f, "rank {r} is defined twice"),
-            BuildError::Cycle { rank, ops } => write!(f, "rank {rank}: dependency cycle through operations {ops:?}"),
+            BuildError::Cycle { rank, ops } => write!(
+                f,
+                "rank {rank}: dependency cycle through operations {ops:?}"
+            ),
             BuildError::PeerOutOfRange { peer, num_ranks } => {
-                write!(f, "peer rank {peer} is out of range: the schedule has {num_ranks} ranks")
+                write!(
+                    f,
+                    "peer rank {peer} is out of range: the schedule has {num_ranks} ranks"
+                )
             }
             BuildError::TooManyOps => write!(f, "the schedule has more than 2^32-2 operations"),
         }
@@ -283,7 +296,9 @@ impl ScheduleBuilder {
                 let at = self.sched.edges.len() as u32;
                 self.sched.ops[first as usize + i].succ = at;
                 self.sched.edges.extend_from_slice(&[nd[i], ns[i]]);
-                self.sched.edges.resize(self.sched.edges.len() + (nd[i] + ns[i]) as usize, 0);
+                self.sched
+                    .edges
+                    .resize(self.sched.edges.len() + (nd[i] + ns[i]) as usize, 0);
                 done_fill[i] = at + 2;
                 start_fill[i] = at + 2 + nd[i];
             }
@@ -295,7 +310,10 @@ impl ScheduleBuilder {
             }
         }
         if let Some(cycle) = find_cycle(n, &cur.done, &cur.start) {
-            return Err(BuildError::Cycle { rank: cur.rank, ops: cycle });
+            return Err(BuildError::Cycle {
+                rank: cur.rank,
+                ops: cycle,
+            });
         }
         Ok(())
     }
@@ -395,7 +413,13 @@ mod tests {
     #[test]
     fn out_of_range_and_duplicate_ranks_are_rejected() {
         let mut b = ScheduleBuilder::new(2);
-        assert_eq!(b.begin_rank(2), Err(BuildError::RankOutOfRange { rank: 2, num_ranks: 2 }));
+        assert_eq!(
+            b.begin_rank(2),
+            Err(BuildError::RankOutOfRange {
+                rank: 2,
+                num_ranks: 2
+            })
+        );
         b.begin_rank(0).unwrap();
         b.end_rank().unwrap();
         assert_eq!(b.begin_rank(0), Err(BuildError::DuplicateRank(0)));
@@ -405,7 +429,13 @@ mod tests {
     fn peers_must_exist() {
         let mut b = ScheduleBuilder::new(2);
         b.begin_rank(0).unwrap();
-        assert_eq!(b.push(Op::send(1, 2, 0, 0, 0)), Err(BuildError::PeerOutOfRange { peer: 2, num_ranks: 2 }));
+        assert_eq!(
+            b.push(Op::send(1, 2, 0, 0, 0)),
+            Err(BuildError::PeerOutOfRange {
+                peer: 2,
+                num_ranks: 2
+            })
+        );
         assert!(b.push(Op::recv(1, ANY_SOURCE, 0, 0, 0)).is_ok());
         assert!(b.push(Op::send(1, ANY_SOURCE, 0, 0, 0)).is_err());
         assert!(b.push(Op::calc(1, 0)).is_ok());

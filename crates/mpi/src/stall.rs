@@ -57,31 +57,60 @@ pub struct Stall {
 impl Stall {
     /// A human-readable report of at most `max_ranks` ranks. `locate` turns an op into
     /// a place the user can find (e.g. `file.goal:12`), if it can.
-    pub fn render(&self, sched: &Schedule, max_ranks: usize, locate: &dyn Fn(OpId) -> Option<String>) -> String {
+    pub fn render(
+        &self,
+        sched: &Schedule,
+        max_ranks: usize,
+        locate: &dyn Fn(OpId) -> Option<String>,
+    ) -> String {
         let mut out = String::new();
-        let _ = writeln!(out, "the schedule cannot complete: {} rank(s) are blocked", self.ranks.len());
+        let _ = writeln!(
+            out,
+            "the schedule cannot complete: {} rank(s) are blocked",
+            self.ranks.len()
+        );
         let describe = |id: OpId| {
             let op = sched.op(id);
             let what = match op.kind {
-                OpKind::Send => format!("send {}b to {} tag {}", op.size, op.peer, show_wild(op.tag)),
-                OpKind::Recv => format!("recv {}b from {} tag {}", op.size, show_wild(op.peer), show_wild(op.tag)),
+                OpKind::Send => {
+                    format!("send {}b to {} tag {}", op.size, op.peer, show_wild(op.tag))
+                }
+                OpKind::Recv => format!(
+                    "recv {}b from {} tag {}",
+                    op.size,
+                    show_wild(op.peer),
+                    show_wild(op.tag)
+                ),
                 OpKind::Calc => format!("calc {}", op.size),
             };
             match locate(id) {
                 Some(at) => format!("{what} ({at})"),
-                None => format!("{what} (operation #{} of rank {})", sched.local_index(id), sched.rank_of(id)),
+                None => format!(
+                    "{what} (operation #{} of rank {})",
+                    sched.local_index(id),
+                    sched.rank_of(id)
+                ),
             }
         };
         for r in self.ranks.iter().take(max_ranks) {
-            let _ = writeln!(out, "  rank {}: {} of {} operations done", r.rank, r.done, r.total);
+            let _ = writeln!(
+                out,
+                "  rank {}: {} of {} operations done",
+                r.rank, r.done, r.total
+            );
             for p in &r.pending {
                 let line = match p {
-                    Pending::PostedRecv { op } => format!("waiting for a matching message: {}", describe(*op)),
+                    Pending::PostedRecv { op } => {
+                        format!("waiting for a matching message: {}", describe(*op))
+                    }
                     Pending::RendezvousSend { op } => {
                         format!("rendezvous send never received: {}", describe(*op))
                     }
                     Pending::UnreceivedMessage { send, from } => {
-                        format!("message from rank {from} arrived but was never received: {}", describe(*send))
+                        format!(
+                            "message from rank {from} arrived but was never received: {}",
+                            describe(*send)
+                        )
                     }
                 };
                 let _ = writeln!(out, "    {line}");
@@ -96,7 +125,11 @@ impl Stall {
             }
         }
         if self.ranks.len() > max_ranks {
-            let _ = writeln!(out, "  ... and {} more blocked rank(s)", self.ranks.len() - max_ranks);
+            let _ = writeln!(
+                out,
+                "  ... and {} more blocked rank(s)",
+                self.ranks.len() - max_ranks
+            );
         }
         out
     }

@@ -66,7 +66,11 @@ fn permutes_equal_keys_exactly_like_gcc() {
         }
         input.push('\n');
     }
-    let mut child = Command::new(&exe).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+    let mut child = Command::new(&exe)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
     // Feed stdin from a thread so a full stdout pipe cannot deadlock us.
     let mut stdin = child.stdin.take().unwrap();
     let feeder = std::thread::spawn(move || stdin.write_all(input.as_bytes()).unwrap());
@@ -76,7 +80,10 @@ fn permutes_equal_keys_exactly_like_gcc() {
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), cases.len());
     for ((mode, keys), line) in cases.iter().zip(lines) {
-        let want: Vec<usize> = line.split_whitespace().map(|t| t.parse().unwrap()).collect();
+        let want: Vec<usize> = line
+            .split_whitespace()
+            .map(|t| t.parse().unwrap())
+            .collect();
         let mut v: Vec<(i32, usize)> = keys.iter().copied().zip(0..).collect();
         if *mode == 0 {
             sort_like_libstdcxx(&mut v, |a, b| a.0 < b.0);

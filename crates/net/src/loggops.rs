@@ -31,7 +31,15 @@ impl LogGops {
     }
 
     /// Parameters given in `unit` (as in a GOAL file) converted to picoseconds.
-    pub fn from_units(unit: TimeUnit, l: u64, o: u64, g: u64, big_g: u64, big_o: u64, s: u64) -> LogGops {
+    pub fn from_units(
+        unit: TimeUnit,
+        l: u64,
+        o: u64,
+        g: u64,
+        big_g: u64,
+        big_o: u64,
+        s: u64,
+    ) -> LogGops {
         let k = unit.ps_per_unit();
         LogGops {
             l: l * k,

@@ -1,0 +1,46 @@
+//! `simpi`: replay traces and schedules on simulated clusters, generate schedules.
+
+mod replay;
+mod schedgen;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "simpi",
+    version,
+    about = "Predict how long an MPI application takes on a cluster you may not have"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Replay a GOAL schedule and report when every rank finishes.
+    Replay(replay::ReplayArgs),
+    /// Write the GOAL schedule of a collective or application pattern.
+    Schedgen(schedgen::SchedgenArgs),
+}
+
+/// Exit code for malformed input.
+pub const EXIT_INPUT: u8 = 1;
+/// Exit code for a workload that cannot complete (deadlock, unmatched message).
+pub const EXIT_STALL: u8 = 3;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Replay(a) => replay::run(a),
+        Command::Schedgen(a) => schedgen::run(a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err((code, msg)) => {
+            eprintln!("simpi: {}", msg.trim_end());
+            ExitCode::from(code)
+        }
+    }
+}

@@ -1,0 +1,34 @@
+//! The simpi facade: load a workload, pick a model, run, and get a [`Report`].
+//!
+//! This is the API boundary for front ends (the `simpi` binary, bindings): they see
+//! these types, not the crates below.
+
+pub mod replay;
+pub mod report;
+
+pub use replay::{replay_goal, ReplayOptions};
+pub use report::Report;
+pub use simpi_kernel::{SimTime, TimeUnit};
+pub use simpi_mpi::Progress;
+pub use simpi_net::LogGops;
+
+/// Why a simulation could not produce a result.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Error {
+    /// The input is malformed: the message names file, line and what was expected.
+    Input(String),
+    /// The workload cannot complete (a deadlock or an unmatched message); the message
+    /// lists every blocked rank and what it waits for.
+    Stall(String),
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::Input(m) | Error::Stall(m) => f.write_str(m),
+        }
+    }
+}
+
+impl std::error::Error for Error {}

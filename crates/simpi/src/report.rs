@@ -1,0 +1,177 @@
+//! The result of a run: per-rank end times and counters, and their renderings.
+
+use simpi_kernel::{SimTime, TimeUnit};
+use std::fmt::Write as _;
+use std::io::{self, Write};
+
+/// What a simulation produced.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Report {
+    /// Time at which each rank finished.
+    pub end_times: Vec<SimTime>,
+    /// Events the engine processed (LogGOPSim's count: operations plus messages).
+    pub events: u64,
+    /// Operations in the workload.
+    pub ops: u64,
+    /// Wall-clock seconds spent reading the input.
+    pub load_seconds: f64,
+    /// Wall-clock seconds spent simulating.
+    pub sim_seconds: f64,
+    /// Things the user should know that did not stop the run.
+    pub warnings: Vec<String>,
+}
+
+impl Report {
+    /// The latest end time over all ranks.
+    pub fn makespan(&self) -> SimTime {
+        self.end_times
+            .iter()
+            .copied()
+            .max()
+            .unwrap_or(SimTime::ZERO)
+    }
+
+    /// Total wall-clock seconds.
+    pub fn wall_seconds(&self) -> f64 {
+        self.load_seconds + self.sim_seconds
+    }
+
+    /// Simulated events per wall-clock second of simulation.
+    pub fn events_per_second(&self) -> f64 {
+        if self.sim_seconds > 0.0 {
+            self.events as f64 / self.sim_seconds
+        } else {
+            0.0
+        }
+    }
+
+    /// A short human summary.
+    pub fn summary(&self) -> String {
+        let mut s = String::new();
+        let (last, at) = self
+            .end_times
+            .iter()
+            .enumerate()
+            .max_by_key(|(i, t)| (**t, std::cmp::Reverse(*i)))
+            .map(|(i, t)| (i, *t))
+            .unwrap_or((0, SimTime::ZERO));
+        let _ = writeln!(s, "makespan     {}  (rank {last} finishes last)", at);
+        let _ = writeln!(s, "ranks        {}", self.end_times.len());
+        let _ = writeln!(s, "operations   {}", self.ops);
+        let _ = writeln!(s, "events       {}", self.events);
+        let _ = writeln!(s, "events/s     {:.3e}", self.events_per_second());
+        let _ = writeln!(
+            s,
+            "wall time    {:.3} s  (load {:.3} s, simulate {:.3} s)",
+            self.wall_seconds(),
+            self.load_seconds,
+            self.sim_seconds
+        );
+        for w in &self.warnings {
+            let _ = writeln!(s, "warning: {w}");
+        }
+        s
+    }
+
+    /// LogGOPSim's output lines, `Host <i>: <t>` with `t` in the schedule's unit, so
+    /// scripts written for LogGOPSim keep working. Times that are not whole units are
+    /// printed with a fraction.
+    pub fn write_loggopsim<W: Write>(&self, mut out: W, unit: TimeUnit) -> io::Result<()> {
+        let k = unit.ps_per_unit();
+        for (i, t) in self.end_times.iter().enumerate() {
+            let ps = t.ps();
+            if ps % k == 0 {
+                writeln!(out, "Host {i}: {}", ps / k)?;
+            } else {
+                let digits = k.trailing_zeros_dec();
+                writeln!(out, "Host {i}: {}.{:0w$}", ps / k, ps % k, w = digits)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// One JSON object:
+    /// `{"makespan_ps": int, "ranks": [{"rank": int, "end_ps": int}, ...], "events": int, "wall_seconds": float}`.
+    pub fn write_json<W: Write>(&self, mut out: W) -> io::Result<()> {
+        write!(
+            out,
+            "{{\"makespan_ps\": {}, \"ranks\": [",
+            self.makespan().ps()
+        )?;
+        for (i, t) in self.end_times.iter().enumerate() {
+            if i > 0 {
+                out.write_all(b", ")?;
+            }
+            write!(out, "{{\"rank\": {i}, \"end_ps\": {}}}", t.ps())?;
+        }
+        writeln!(
+            out,
+            "], \"events\": {}, \"wall_seconds\": {:.6}}}",
+            self.events,
+            self.wall_seconds()
+        )
+    }
+}
+
+trait DecimalDigits {
+    fn trailing_zeros_dec(self) -> usize;
+}
+
+impl DecimalDigits for u64 {
+    /// Number of decimal zeros of a power of ten.
+    fn trailing_zeros_dec(self) -> usize {
+        let mut n = self;
+        let mut d = 0;
+        while n >= 10 {
+            n /= 10;
+            d += 1;
+        }
+        d
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report() -> Report {
+        Report {
+            end_times: vec![SimTime(5_654_000), SimTime(1_500_500)],
+            events: 6,
+            ops: 6,
+            load_seconds: 0.5,
+            sim_seconds: 0.25,
+            warnings: vec![],
+        }
+    }
+
+    #[test]
+    fn loggopsim_lines_use_the_schedule_unit() {
+        let mut out = Vec::new();
+        report().write_loggopsim(&mut out, TimeUnit::Ns).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "Host 0: 5654\nHost 1: 1500.500\n"
+        );
+    }
+
+    #[test]
+    fn json_has_the_documented_shape() {
+        let mut out = Vec::new();
+        report().write_json(&mut out).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "{\"makespan_ps\": 5654000, \"ranks\": [{\"rank\": 0, \"end_ps\": 5654000}, {\"rank\": 1, \"end_ps\": 1500500}], \"events\": 6, \"wall_seconds\": 0.750000}\n"
+        );
+    }
+
+    #[test]
+    fn summary_names_the_last_rank() {
+        let s = report().summary();
+        assert!(
+            s.contains("makespan     5.654000 us  (rank 0 finishes last)"),
+            "{s}"
+        );
+        assert!(s.contains("events/s     2.400e1"), "{s}");
+    }
+}

@@ -1,0 +1,14 @@
+//! GOAL, the schedule language of LogGOPSim: per-rank send / recv / calc operations
+//! with `requires` and `irequires` dependencies (seed: LogGOPSim thesis, section 3.1).
+//!
+//! The reader streams: it holds one line and one rank's label table at a time, and the
+//! schedule in compact form. The writer streams too.
+
+mod lexer;
+mod locate;
+mod reader;
+mod writer;
+
+pub use locate::locate_ops;
+pub use reader::{read_goal, read_goal_file, GoalError, GoalSink};
+pub use writer::{GoalWriter, Label};

@@ -1,0 +1,6 @@
+//! Readers and writers of the formats simpi replays, and generators of schedules.
+
+pub mod goal;
+pub mod schedgen;
+
+pub use goal::{read_goal, read_goal_file, GoalError, GoalWriter};

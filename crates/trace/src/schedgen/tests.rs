@@ -1,0 +1,119 @@
+//! Structural checks of the generated schedules: they parse, every send has a matching
+//! receive, and operation counts follow the algorithms' formulas.
+
+use super::*;
+use crate::goal::read_goal;
+use simpi_kernel::TimeUnit;
+use simpi_mpi::{OpId, OpKind, Schedule};
+use std::collections::HashMap;
+
+fn build(pattern: Pattern, ranks: u32, bytes: u64, iterations: u32, compute: u64) -> Schedule {
+    let p = Params {
+        ranks,
+        bytes,
+        iterations,
+        compute,
+    };
+    let text = generate(pattern, &p, Vec::new()).unwrap();
+    read_goal(&text[..], "gen", TimeUnit::Ns).unwrap()
+}
+
+/// Bytes sent from a to b must equal bytes b receives from a, message by message.
+fn assert_balanced(s: &Schedule) {
+    let mut flows: HashMap<(u32, u32, u32), Vec<u64>> = HashMap::new();
+    let mut recvs: HashMap<(u32, u32, u32), Vec<u64>> = HashMap::new();
+    for r in 0..s.num_ranks() {
+        for id in s.rank_ops(r) {
+            let op = s.op(OpId(id));
+            match op.kind {
+                OpKind::Send => flows.entry((r, op.peer, op.tag)).or_default().push(op.size),
+                OpKind::Recv => recvs.entry((op.peer, r, op.tag)).or_default().push(op.size),
+                OpKind::Calc => {}
+            }
+        }
+    }
+    assert_eq!(flows, recvs);
+}
+
+fn count(s: &Schedule, kind: OpKind) -> usize {
+    (0..s.num_ops() as u32)
+        .filter(|&i| s.op(OpId(i)).kind == kind)
+        .count()
+}
+
+#[test]
+fn every_pattern_is_balanced_for_many_sizes() {
+    for &(pat, _, _) in Pattern::ALL.iter() {
+        for n in [1u32, 2, 3, 5, 8, 12, 17, 64] {
+            let s = build(pat, n, 100, 2, 3);
+            assert_balanced(&s);
+        }
+    }
+}
+
+#[test]
+fn message_counts_follow_the_algorithms() {
+    // Binomial trees send n-1 messages.
+    assert_eq!(
+        count(&build(Pattern::BinomialBcast, 13, 8, 1, 0), OpKind::Send),
+        12
+    );
+    assert_eq!(
+        count(&build(Pattern::BinomialReduce, 13, 8, 1, 0), OpKind::Send),
+        12
+    );
+    // Recursive doubling with 2^k ranks: n·k messages.
+    assert_eq!(
+        count(
+            &build(Pattern::RecursiveDoublingAllreduce, 16, 8, 1, 0),
+            OpKind::Send
+        ),
+        16 * 4
+    );
+    // 12 = 8 + 4: 4 folds, 8·3 exchanges, 4 results back.
+    assert_eq!(
+        count(
+            &build(Pattern::RecursiveDoublingAllreduce, 12, 8, 1, 0),
+            OpKind::Send
+        ),
+        4 + 24 + 4
+    );
+    // Ring: 2(n-1) messages per rank.
+    assert_eq!(
+        count(&build(Pattern::RingAllreduce, 6, 60, 1, 0), OpKind::Send),
+        6 * 10
+    );
+    // Dissemination: ceil(log2 n) rounds.
+    assert_eq!(
+        count(
+            &build(Pattern::DisseminationBarrier, 5, 1, 1, 0),
+            OpKind::Send
+        ),
+        5 * 3
+    );
+    // Linear all-to-all: n(n-1).
+    assert_eq!(
+        count(&build(Pattern::LinearAlltoall, 7, 1, 1, 0), OpKind::Send),
+        42
+    );
+    // 2x2x2 stencil: every rank has 3 neighbours; 3 iterations with compute.
+    let st = build(Pattern::Stencil3d, 8, 1, 3, 10);
+    assert_eq!(count(&st, OpKind::Send), 8 * 3 * 3);
+    assert_eq!(count(&st, OpKind::Calc), 8 * 3);
+}
+
+#[test]
+fn dims_are_balanced() {
+    assert_eq!(stencil3d::dims3(8), [2, 2, 2]);
+    assert_eq!(stencil3d::dims3(12), [3, 2, 2]);
+    assert_eq!(stencil3d::dims3(7), [7, 1, 1]);
+    assert_eq!(stencil3d::dims3(1 << 20), [128, 128, 64]);
+}
+
+#[test]
+fn pattern_names_round_trip() {
+    for &(p, name, _) in Pattern::ALL.iter() {
+        assert_eq!(Pattern::from_name(name), Some(p));
+        assert_eq!(p.name(), name);
+    }
+}
