@@ -58,6 +58,9 @@ pub struct ReplayArgs {
     /// Report progress on stderr (default: when stderr is a terminal).
     #[arg(long)]
     progress: bool,
+    /// How many blocked ranks to describe when the schedule cannot complete.
+    #[arg(long, default_value_t = 20)]
+    max_blocked_ranks: usize,
 }
 
 pub fn run(a: ReplayArgs) -> Result<(), (u8, String)> {
@@ -65,10 +68,7 @@ pub fn run(a: ReplayArgs) -> Result<(), (u8, String)> {
     let overflow = |what: &str| {
         (
             EXIT_INPUT,
-            format!(
-                "{what} overflows 2^64 picoseconds in unit {}",
-                a.time_unit.name()
-            ),
+            format!("{what} overflows 2^64 picoseconds in unit {}", a.time_unit.name()),
         )
     };
     let k = a.time_unit.ps_per_unit();
@@ -96,6 +96,7 @@ pub fn run(a: ReplayArgs) -> Result<(), (u8, String)> {
         unit: a.time_unit,
         model,
         progress: Some(&mut progress),
+        max_blocked_ranks: a.max_blocked_ranks,
     };
     let result = replay_goal(&a.file, opts);
     if show_progress && started.elapsed().as_secs() >= 2 {

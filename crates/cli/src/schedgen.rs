@@ -2,14 +2,14 @@
 
 use crate::EXIT_INPUT;
 use clap::Args;
-use simpi_trace::schedgen::{generate, Params, Pattern};
+use simpi_trace::schedgen::{generate, generate_random, Params, Pattern, RandomParams};
 use std::io::Write;
 use std::path::PathBuf;
 
 #[derive(Args)]
 pub struct SchedgenArgs {
     /// The pattern: binomial-bcast, binomial-reduce, rd-allreduce, ring-allreduce,
-    /// dissemination-barrier, linear-alltoall or stencil3d.
+    /// dissemination-barrier, linear-alltoall, stencil3d, or random (for testing).
     pattern: String,
     /// Number of ranks.
     #[arg(long, default_value_t = 8)]
@@ -24,28 +24,39 @@ pub struct SchedgenArgs {
     /// Compute time at the start of every iteration, in GOAL time units.
     #[arg(long, default_value_t = 0)]
     compute: u64,
+    /// random: seed of the generator.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// random: number of messages (default: 4 per rank).
+    #[arg(long)]
+    messages: Option<u32>,
+    /// random: number of computations (default: 2 per rank).
+    #[arg(long)]
+    computes: Option<u32>,
+    /// random: CPUs per rank.
+    #[arg(long, default_value_t = 1)]
+    cpus: u8,
+    /// random: NICs per rank.
+    #[arg(long, default_value_t = 1)]
+    nics: u8,
     /// Output file (default: standard output).
     #[arg(short = 'o', long)]
     output: Option<PathBuf>,
 }
 
 pub fn run(a: SchedgenArgs) -> Result<(), (u8, String)> {
+    if a.pattern == "random" {
+        return run_random(&a);
+    }
     let pattern = Pattern::from_name(&a.pattern).ok_or_else(|| {
         let names: Vec<&str> = Pattern::ALL.iter().map(|(_, n, _)| *n).collect();
         (
             EXIT_INPUT,
-            format!(
-                "unknown pattern '{}': expected one of {}",
-                a.pattern,
-                names.join(", ")
-            ),
+            format!("unknown pattern '{}': expected one of {}", a.pattern, names.join(", ")),
         )
     })?;
     if a.ranks == 0 || a.ranks == u32::MAX {
-        return Err((
-            EXIT_INPUT,
-            format!("--ranks must be between 1 and {}", u32::MAX - 1),
-        ));
+        return Err((EXIT_INPUT, format!("--ranks must be between 1 and {}", u32::MAX - 1)));
     }
     if a.iterations == 0 {
         return Err((EXIT_INPUT, "--iterations must be at least 1".into()));
@@ -59,18 +70,43 @@ pub fn run(a: SchedgenArgs) -> Result<(), (u8, String)> {
     let io = |e: std::io::Error| (EXIT_INPUT, format!("writing the schedule: {e}"));
     match &a.output {
         Some(path) => {
-            let f = std::fs::File::create(path).map_err(|e| {
-                (
-                    EXIT_INPUT,
-                    format!("{}: cannot create: {e}", path.display()),
-                )
-            })?;
+            let f = std::fs::File::create(path)
+                .map_err(|e| (EXIT_INPUT, format!("{}: cannot create: {e}", path.display())))?;
             generate(pattern, &p, f).map_err(io)?;
         }
         None => {
             let out = std::io::stdout();
             let mut w = generate(pattern, &p, out.lock()).map_err(io)?;
             w.flush().map_err(io)?;
+        }
+    }
+    Ok(())
+}
+
+fn run_random(a: &SchedgenArgs) -> Result<(), (u8, String)> {
+    if a.ranks == 0 || a.cpus == 0 || a.nics == 0 {
+        return Err((EXIT_INPUT, "--ranks, --cpus and --nics must be at least 1".into()));
+    }
+    let p = RandomParams {
+        ranks: a.ranks,
+        messages: a.messages.unwrap_or(a.ranks.saturating_mul(4)),
+        computes: a.computes.unwrap_or(a.ranks.saturating_mul(2)),
+        max_bytes: a.bytes.max(1),
+        max_compute: a.compute.max(1),
+        cpus: a.cpus,
+        nics: a.nics,
+        seed: a.seed,
+    };
+    let io = |e: std::io::Error| (EXIT_INPUT, format!("writing the schedule: {e}"));
+    match &a.output {
+        Some(path) => {
+            let f = std::fs::File::create(path)
+                .map_err(|e| (EXIT_INPUT, format!("{}: cannot create: {e}", path.display())))?;
+            generate_random(&p, f).map_err(io)?;
+        }
+        None => {
+            let out = std::io::stdout();
+            generate_random(&p, out.lock()).map_err(io)?.flush().map_err(io)?;
         }
     }
     Ok(())

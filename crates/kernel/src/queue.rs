@@ -6,6 +6,9 @@
 //! change its rank among equal-time peers. This is what makes runs deterministic and is
 //! also the ordering rule LogGOPSim uses (its "strict order" mode).
 
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+
 /// The sequence number an event received when it was first scheduled.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Seq(pub u64);
@@ -21,29 +24,58 @@ pub struct Scheduled<E> {
     pub event: E,
 }
 
-#[derive(Clone)]
 struct Entry<E> {
     time: u64,
     seq: u64,
     event: E,
 }
 
-impl<E> Entry<E> {
-    #[inline(always)]
-    fn before(&self, other: &Entry<E>) -> bool {
-        (self.time, self.seq) < (other.time, other.seq)
+/// A min-queue of events ordered by (time, sequence).
+///
+/// Built for millions of pending events whose times mostly tie (collectives run in
+/// lock-step): a radix heap on the time alone sends an event to the bucket of the
+/// highest bit in which its time differs from the current one, so buckets are plain
+/// vectors and an event moves down a few buckets in its lifetime instead of sifting
+/// through a cache-missing binary heap. All events at the current time form a batch
+/// sorted by sequence; a new event at the current time has the largest sequence yet and
+/// simply joins the back. A radix heap needs times never below the current one; the
+/// rare event scheduled in the past (a resource idle since before "now") waits in a
+/// small binary heap that is always served first, which preserves the total order.
+pub struct EventQueue<E> {
+    /// Bucket `i > 0` holds times whose highest bit differing from `now` is bit `i-1`.
+    buckets: Vec<Vec<Entry<E>>>,
+    /// Bit `i` set when bucket `i` is non-empty.
+    occupied: u128,
+    /// The current time: every event in `buckets` and `batch` is at or after it.
+    now: u64,
+    /// Events at time `now`, in sequence order.
+    batch: VecDeque<Entry<E>>,
+    past: BinaryHeap<Reverse<PastEntry<E>>>,
+    len: usize,
+    next_seq: u64,
+    scratch: Vec<Entry<E>>,
+}
+
+struct PastEntry<E>(u64, u64, E);
+
+impl<E> PartialEq for PastEntry<E> {
+    fn eq(&self, o: &Self) -> bool {
+        (self.0, self.1) == (o.0, o.1)
+    }
+}
+impl<E> Eq for PastEntry<E> {}
+impl<E> PartialOrd for PastEntry<E> {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl<E> Ord for PastEntry<E> {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        (self.0, self.1).cmp(&(o.0, o.1))
     }
 }
 
-/// A min-queue of events ordered by (time, sequence). Implemented as a 4-ary heap:
-/// shallower than a binary heap, so fewer cache misses on the millions of pending
-/// events of a large run.
-pub struct EventQueue<E> {
-    heap: Vec<Entry<E>>,
-    next_seq: u64,
-}
-
-const ARITY: usize = 4;
+const BUCKETS: usize = 65;
 
 impl<E> Default for EventQueue<E> {
     fn default() -> Self {
@@ -55,8 +87,14 @@ impl<E> EventQueue<E> {
     /// An empty queue whose first sequence number is 0.
     pub fn new() -> Self {
         EventQueue {
-            heap: Vec::new(),
+            buckets: (0..BUCKETS).map(|_| Vec::new()).collect(),
+            occupied: 0,
+            now: 0,
+            batch: VecDeque::new(),
+            past: BinaryHeap::new(),
+            len: 0,
             next_seq: 0,
+            scratch: Vec::new(),
         }
     }
 
@@ -65,55 +103,79 @@ impl<E> EventQueue<E> {
     pub fn schedule(&mut self, time: u64, event: E) -> Seq {
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.insert(Entry { time, seq, event });
+        if time == self.now {
+            // The newest sequence number sorts last among events at `now`.
+            self.len += 1;
+            self.batch.push_back(Entry { time, seq, event });
+        } else {
+            self.insert(time, seq, event);
+        }
         Seq(seq)
     }
 
     /// Puts an event back at `time` keeping the sequence number it was first given.
     #[inline]
     pub fn reschedule(&mut self, time: u64, seq: Seq, event: E) {
-        debug_assert!(
-            seq.0 < self.next_seq,
-            "rescheduling a sequence never issued"
-        );
-        self.insert(Entry {
-            time,
-            seq: seq.0,
-            event,
-        });
+        debug_assert!(seq.0 < self.next_seq, "rescheduling a sequence never issued");
+        if time == self.now {
+            // An old sequence number: find its place in the batch.
+            self.len += 1;
+            let at = self.batch.partition_point(|e| e.seq < seq.0);
+            self.batch.insert(
+                at,
+                Entry {
+                    time,
+                    seq: seq.0,
+                    event,
+                },
+            );
+        } else {
+            self.insert(time, seq.0, event);
+        }
     }
 
     /// Removes and returns the earliest event, ties broken by sequence number.
     #[inline]
     pub fn pop(&mut self) -> Option<Scheduled<E>> {
-        let last = self.heap.pop()?;
-        let top = if self.heap.is_empty() {
-            last
-        } else {
-            let top = std::mem::replace(&mut self.heap[0], last);
-            self.sift_down(0);
-            top
-        };
+        if let Some(Reverse(PastEntry(time, seq, event))) = self.past.pop() {
+            self.len -= 1;
+            return Some(Scheduled {
+                time,
+                seq: Seq(seq),
+                event,
+            });
+        }
+        if self.batch.is_empty() {
+            self.refill()?;
+        }
+        let e = self.batch.pop_front()?;
+        self.len -= 1;
         Some(Scheduled {
-            time: top.time,
-            seq: Seq(top.seq),
-            event: top.event,
+            time: e.time,
+            seq: Seq(e.seq),
+            event: e.event,
         })
     }
 
-    /// The time of the earliest event, if any.
-    pub fn peek_time(&self) -> Option<u64> {
-        self.heap.first().map(|e| e.time)
+    /// The event that the `n+1`-th next [`EventQueue::pop`] will return, if already
+    /// known (it is at the current time); lets callers prefetch what it will touch.
+    #[inline]
+    pub fn peek_ahead(&self, n: usize) -> Option<&E> {
+        if self.past.is_empty() {
+            self.batch.get(n).map(|e| &e.event)
+        } else {
+            None
+        }
     }
 
     /// Number of pending events.
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.len
     }
 
     /// True when no event is pending.
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len == 0
     }
 
     /// How many sequence numbers have been issued: the number of distinct events ever
@@ -122,47 +184,50 @@ impl<E> EventQueue<E> {
         self.next_seq
     }
 
-    #[inline]
-    fn insert(&mut self, entry: Entry<E>) {
-        self.heap.push(entry);
-        self.sift_up(self.heap.len() - 1);
+    #[inline(always)]
+    fn bucket_of(&self, time: u64) -> usize {
+        (64 - (time ^ self.now).leading_zeros()) as usize
     }
 
     #[inline]
-    fn sift_up(&mut self, mut i: usize) {
-        while i > 0 {
-            let parent = (i - 1) / ARITY;
-            if self.heap[i].before(&self.heap[parent]) {
-                self.heap.swap(i, parent);
-                i = parent;
-            } else {
-                break;
-            }
+    fn insert(&mut self, time: u64, seq: u64, event: E) {
+        self.len += 1;
+        if time < self.now {
+            self.past.push(Reverse(PastEntry(time, seq, event)));
+            return;
         }
+        let b = self.bucket_of(time);
+        self.buckets[b].push(Entry { time, seq, event });
+        self.occupied |= 1 << b;
     }
 
-    #[inline]
-    fn sift_down(&mut self, mut i: usize) {
-        let n = self.heap.len();
-        loop {
-            let first = i * ARITY + 1;
-            if first >= n {
-                break;
-            }
-            let end = (first + ARITY).min(n);
-            let mut best = first;
-            for c in first + 1..end {
-                if self.heap[c].before(&self.heap[best]) {
-                    best = c;
-                }
-            }
-            if self.heap[best].before(&self.heap[i]) {
-                self.heap.swap(i, best);
-                i = best;
+    /// Advances `now` to the earliest pending time and moves that time's events into
+    /// the batch, sorted by sequence. None if nothing is pending.
+    fn refill(&mut self) -> Option<()> {
+        if self.occupied == 0 {
+            return None;
+        }
+        let b = self.occupied.trailing_zeros() as usize;
+        let mut moving = std::mem::take(&mut self.buckets[b]);
+        self.occupied &= !(1 << b);
+        self.now = moving.iter().map(|e| e.time).min().unwrap();
+        let mut batch = std::mem::take(&mut self.scratch);
+        for e in moving.drain(..) {
+            if e.time == self.now {
+                batch.push(e);
             } else {
-                break;
+                let nb = self.bucket_of(e.time);
+                debug_assert!(nb < b && nb > 0);
+                self.buckets[nb].push(e);
+                self.occupied |= 1 << nb;
             }
         }
+        // Keep the allocation for the next time this bucket fills.
+        self.buckets[b] = moving;
+        batch.sort_unstable_by_key(|e| e.seq);
+        self.batch.extend(batch.drain(..));
+        self.scratch = batch;
+        Some(())
     }
 }
 
@@ -181,6 +246,22 @@ mod tests {
         q.schedule(3, 'd');
         let order: Vec<char> = std::iter::from_fn(|| q.pop().map(|s| s.event)).collect();
         assert_eq!(order, vec!['b', 'd', 'a', 'c']);
+    }
+
+    #[test]
+    fn events_scheduled_in_the_past_come_first_in_order() {
+        let mut q = EventQueue::new();
+        q.schedule(100, 'x');
+        q.schedule(200, 'y');
+        assert_eq!(q.pop().unwrap().event, 'x');
+        // "now" is 100; these are in the past of the radix part.
+        q.schedule(50, 'b');
+        q.schedule(20, 'a');
+        q.schedule(50, 'c');
+        q.schedule(100, 'd');
+        let order: Vec<char> = std::iter::from_fn(|| q.pop().map(|s| s.event)).collect();
+        assert_eq!(order, vec!['a', 'b', 'c', 'd', 'y']);
+        assert!(q.is_empty());
     }
 
     #[test]
@@ -207,15 +288,22 @@ mod tests {
         for step in 0..200_000u32 {
             let r = rng.below(10);
             if r < 6 || shadow.is_empty() {
-                let t = now + rng.below(50);
+                // Mostly the future, sometimes the past (an idle resource's old time).
+                let t = if rng.below(20) == 0 {
+                    now.saturating_sub(rng.below(30))
+                } else {
+                    now + rng.below(50)
+                };
                 let seq = q.schedule(t, step);
                 shadow.insert((t, seq.0), step);
             } else if r < 7 {
-                // Reschedule the head later with its old sequence number.
+                // Reschedule the head later (or at the same time, which the executor
+                // never does but the queue allows) with its old sequence number.
                 let s = q.pop().unwrap();
                 let (k, v) = shadow.pop_first().unwrap();
                 assert_eq!((s.time, s.seq.0, s.event), (k.0, k.1, v));
-                let t = s.time + 1 + rng.below(20);
+                now = now.max(s.time);
+                let t = s.time + rng.below(20);
                 q.reschedule(t, s.seq, s.event);
                 shadow.insert((t, s.seq.0), s.event);
             } else {

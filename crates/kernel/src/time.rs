@@ -127,9 +127,7 @@ impl FromStr for TimeUnit {
             "us" => Ok(TimeUnit::Us),
             "ms" => Ok(TimeUnit::Ms),
             "s" => Ok(TimeUnit::S),
-            _ => Err(format!(
-                "unknown time unit '{s}': expected ps, ns, us, ms or s"
-            )),
+            _ => Err(format!("unknown time unit '{s}': expected ps, ns, us, ms or s")),
         }
     }
 }

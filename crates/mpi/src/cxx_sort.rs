@@ -21,13 +21,7 @@ pub fn sort_like_libstdcxx<T, F: Fn(&T, &T) -> bool>(v: &mut [T], less: F) {
     final_insertion_sort(v, &less);
 }
 
-fn introsort_loop<T, F: Fn(&T, &T) -> bool>(
-    v: &mut [T],
-    first: usize,
-    mut last: usize,
-    mut depth: usize,
-    less: &F,
-) {
+fn introsort_loop<T, F: Fn(&T, &T) -> bool>(v: &mut [T], first: usize, mut last: usize, mut depth: usize, less: &F) {
     while last - first > THRESHOLD {
         if depth == 0 {
             heap_sort(&mut v[first..last], less);
@@ -40,25 +34,13 @@ fn introsort_loop<T, F: Fn(&T, &T) -> bool>(
     }
 }
 
-fn partition_pivot<T, F: Fn(&T, &T) -> bool>(
-    v: &mut [T],
-    first: usize,
-    last: usize,
-    less: &F,
-) -> usize {
+fn partition_pivot<T, F: Fn(&T, &T) -> bool>(v: &mut [T], first: usize, last: usize, less: &F) -> usize {
     let mid = first + (last - first) / 2;
     move_median_to_first(v, first, first + 1, mid, last - 1, less);
     unguarded_partition(v, first + 1, last, first, less)
 }
 
-fn move_median_to_first<T, F: Fn(&T, &T) -> bool>(
-    v: &mut [T],
-    result: usize,
-    a: usize,
-    b: usize,
-    c: usize,
-    less: &F,
-) {
+fn move_median_to_first<T, F: Fn(&T, &T) -> bool>(v: &mut [T], result: usize, a: usize, b: usize, c: usize, less: &F) {
     let pick = if less(&v[a], &v[b]) {
         if less(&v[b], &v[c]) {
             b
@@ -213,11 +195,7 @@ mod tests {
     #[test]
     fn small_inputs_are_stable() {
         // Up to 16 elements libstdc++ only runs insertion sort, which is stable.
-        let mut v: Vec<(u8, usize)> = [3, 1, 2, 1, 3, 2, 1]
-            .iter()
-            .enumerate()
-            .map(|(i, &k)| (k, i))
-            .collect();
+        let mut v: Vec<(u8, usize)> = [3, 1, 2, 1, 3, 2, 1].iter().enumerate().map(|(i, &k)| (k, i)).collect();
         sort_like_libstdcxx(&mut v, |a, b| a.0 < b.0);
         let ids: Vec<usize> = v.iter().map(|x| x.1).collect();
         assert_eq!(ids, vec![1, 3, 6, 2, 5, 0, 4]);

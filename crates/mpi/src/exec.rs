@@ -13,7 +13,7 @@ use crate::matching::{Envelope, MatchQueue};
 use crate::op::{OpId, OpKind};
 use crate::schedule::Schedule;
 use crate::stall::{Pending, Stall, StalledRank};
-use simpi_kernel::{EventQueue, SimTime};
+use simpi_kernel::{prefetch, EventQueue, SimTime};
 use simpi_net::LogGops;
 
 /// Marks an event that is an operation start rather than a message arrival.
@@ -41,11 +41,7 @@ pub struct Outcome {
 impl Outcome {
     /// The latest end time over all ranks.
     pub fn makespan(&self) -> SimTime {
-        self.end_times
-            .iter()
-            .copied()
-            .max()
-            .unwrap_or(SimTime::ZERO)
+        self.end_times.iter().copied().max().unwrap_or(SimTime::ZERO)
     }
 }
 
@@ -74,31 +70,44 @@ pub struct Progress {
 /// How often the progress callback runs, in processed events.
 const PROGRESS_EVERY: u64 = 1 << 20;
 
-/// Per-rank timers, flattened: `[rank * width + index]`.
+/// Per-rank timers in one block per rank, `[cpu.., nic send.., nic receive..]`, so an
+/// event touches one cache line of rank state.
 struct Timers {
-    cpu: Vec<u64>,
-    nic_send: Vec<u64>,
-    nic_recv: Vec<u64>,
+    t: Vec<u64>,
     cpus: usize,
     nics: usize,
+    stride: usize,
 }
 
 impl Timers {
+    fn new(ranks: usize, cpus: usize, nics: usize) -> Timers {
+        let stride = cpus + 2 * nics;
+        Timers {
+            t: vec![0; ranks * stride],
+            cpus,
+            nics,
+            stride,
+        }
+    }
     #[inline(always)]
     fn cpu(&mut self, h: u32, c: u8) -> &mut u64 {
-        &mut self.cpu[h as usize * self.cpus + c as usize]
+        &mut self.t[h as usize * self.stride + c as usize]
     }
     #[inline(always)]
     fn gs(&mut self, h: u32, n: u8) -> &mut u64 {
-        &mut self.nic_send[h as usize * self.nics + n as usize]
+        &mut self.t[h as usize * self.stride + self.cpus + n as usize]
     }
     #[inline(always)]
     fn gr(&mut self, h: u32, n: u8) -> &mut u64 {
-        &mut self.nic_recv[h as usize * self.nics + n as usize]
+        &mut self.t[h as usize * self.stride + self.cpus + self.nics + n as usize]
+    }
+    #[inline(always)]
+    fn block(&self, h: u32) -> &u64 {
+        &self.t[h as usize * self.stride]
     }
     fn end_time(&self, h: usize) -> SimTime {
         SimTime(
-            *self.cpu[h * self.cpus..(h + 1) * self.cpus]
+            *self.t[h * self.stride..h * self.stride + self.cpus]
                 .iter()
                 .max()
                 .unwrap(),
@@ -108,10 +117,8 @@ impl Timers {
 
 /// The executor's state for one run.
 struct Run<'s> {
-    sched: &'s Schedule,
+    sched: &'s mut Schedule,
     m: LogGops,
-    deps: Vec<u32>,
-    done: Vec<u32>,
     ops_done: u64,
     timers: Timers,
     posted: Vec<MatchQueue>,
@@ -125,36 +132,30 @@ struct Run<'s> {
 
 /// Simulates `sched` under `model`. Returns per-rank end times, or a [`Stall`] report
 /// if operations remain that can never run (an unmatched receive, a rendezvous send
-/// that is never received, a message nobody receives).
+/// that is never received, a message nobody receives). The schedule's dependency
+/// counters are used during the run and reset before returning.
 pub fn run_loggops(
-    sched: &Schedule,
+    sched: &mut Schedule,
     model: &LogGops,
     mut progress: Option<&mut dyn FnMut(Progress)>,
 ) -> Result<Outcome, Box<Stall>> {
     let p = sched.num_ranks() as usize;
+    let (cpus, nics, total_ops) = (sched.cpus(), sched.nics(), sched.num_ops() as u64);
     let mut run = Run {
-        sched,
         m: *model,
-        deps: sched.dependency_counts().to_vec(),
-        done: vec![0; p],
         ops_done: 0,
-        timers: Timers {
-            cpu: vec![0; p * sched.cpus()],
-            nic_send: vec![0; p * sched.nics()],
-            nic_recv: vec![0; p * sched.nics()],
-            cpus: sched.cpus(),
-            nics: sched.nics(),
-        },
+        timers: Timers::new(p, cpus, nics),
         posted: vec![MatchQueue::default(); p],
         unexpected: vec![MatchQueue::default(); p],
         queue: EventQueue::new(),
         freed: Vec::new(),
         scratch: Vec::new(),
         stats: RunStats::default(),
+        sched,
     };
     for h in 0..p as u32 {
-        for id in sched.rank_ops(h) {
-            if run.deps[id as usize] == 0 {
+        for id in run.sched.rank_ops(h) {
+            if run.sched.unsatisfied(OpId(id)) == 0 {
                 run.freed.push((h, id));
             }
         }
@@ -164,10 +165,14 @@ pub fn run_loggops(
     while let Some(ev) = run.queue.pop() {
         let t = ev.time;
         let e = ev.event;
+        if let Some(next) = run.queue.peek_ahead(1) {
+            prefetch(run.sched.op(OpId(next.op)));
+            prefetch(run.timers.block(next.host));
+        }
         let postponed = if e.from != NOT_A_MESSAGE {
             run.arrive(t, e)
         } else {
-            match sched.op(OpId(e.op)).kind {
+            match run.sched.op(OpId(e.op)).kind {
                 OpKind::Calc => run.calc(t, e),
                 OpKind::Send => run.send(t, e),
                 OpKind::Recv => {
@@ -188,7 +193,7 @@ pub fn run_loggops(
                 cb(Progress {
                     events: run.queue.issued(),
                     ops_done: run.ops_done,
-                    ops_total: sched.num_ops() as u64,
+                    ops_total: total_ops,
                     now: SimTime(t),
                 });
             }
@@ -206,7 +211,7 @@ impl Run<'_> {
         if *cpu > t {
             return Some(*cpu);
         }
-        *cpu = t + op.size;
+        *cpu = t.wrapping_add(op.size);
         self.started(e.host, e.op);
         self.completed(e.host, e.op);
         None
@@ -220,10 +225,10 @@ impl Run<'_> {
             return Some(free);
         }
         self.started(e.host, e.op);
-        *self.timers.cpu(e.host, op.cpu) = t + self.m.send_cpu(op.size);
-        *self.timers.gs(e.host, op.nic) = t + self.m.nic(op.size);
+        *self.timers.cpu(e.host, op.cpu) = t.wrapping_add(self.m.send_cpu(op.size));
+        *self.timers.gs(e.host, op.nic) = t.wrapping_add(self.m.nic(op.size));
         self.queue.schedule(
-            t + self.m.flight(),
+            t.wrapping_add(self.m.flight()),
             Ev {
                 op: e.op,
                 host: op.peer,
@@ -268,8 +273,8 @@ impl Run<'_> {
         if free > t {
             return Some(free);
         }
-        *self.timers.cpu(e.host, send.cpu) = t + self.m.recv_cpu(send.size);
-        *self.timers.gr(e.host, send.nic) = t + self.m.nic(send.size);
+        *self.timers.cpu(e.host, send.cpu) = t.wrapping_add(self.m.recv_cpu(send.size));
+        *self.timers.gr(e.host, send.nic) = t.wrapping_add(self.m.nic(send.size));
         match self.posted[e.host as usize].take(e.from, send.tag) {
             Some(r) => {
                 self.note_sizes(self.sched.op(OpId(r.op)).size, send.size);
@@ -304,26 +309,15 @@ impl Run<'_> {
 
     #[inline]
     fn started(&mut self, h: u32, op: u32) {
-        for &s in self.sched.start_successors(OpId(op)) {
-            let d = &mut self.deps[s as usize];
-            *d -= 1;
-            if *d == 0 {
-                self.freed.push((h, s));
-            }
-        }
+        let freed = &mut self.freed;
+        self.sched.satisfy(op, false, |s| freed.push((h, s)));
     }
 
     #[inline]
     fn completed(&mut self, h: u32, op: u32) {
-        self.done[h as usize] += 1;
         self.ops_done += 1;
-        for &s in self.sched.done_successors(OpId(op)) {
-            let d = &mut self.deps[s as usize];
-            *d -= 1;
-            if *d == 0 {
-                self.freed.push((h, s));
-            }
-        }
+        let freed = &mut self.freed;
+        self.sched.satisfy(op, true, |s| freed.push((h, s)));
     }
 
     /// Queues the freed operations: ranks in ascending order, each rank's ops in
@@ -342,7 +336,7 @@ impl Run<'_> {
                 self.scratch.push(freed[i].1);
                 i += 1;
             }
-            let sched = self.sched;
+            let sched = &*self.sched;
             sort_like_libstdcxx(&mut self.scratch, |a, b| {
                 sched.op(OpId(*a)).kind < sched.op(OpId(*b)).kind
             });
@@ -368,29 +362,32 @@ impl Run<'_> {
         self.freed = freed;
     }
 
-    /// End times if everything ran, or the report of what is stuck.
+    /// End times if everything ran, or the report of what is stuck. Resets the
+    /// schedule's counters either way.
     fn finish(self) -> Result<Outcome, Box<Stall>> {
         let p = self.sched.num_ranks() as usize;
         let end_times: Vec<SimTime> = (0..p).map(|h| self.timers.end_time(h)).collect();
-        let complete = (0..p).all(|h| {
-            let r = self.sched.rank_ops(h as u32);
-            self.done[h] == r.end - r.start && self.unexpected[h].is_empty()
-        });
-        if complete {
-            return Ok(Outcome {
+        let complete = self.ops_done == self.sched.num_ops() as u64 && self.unexpected.iter().all(|q| q.is_empty());
+        let result = if complete {
+            Ok(Outcome {
                 end_times,
-                stats: self.stats,
-            });
-        }
-        Err(Box::new(self.stall_report(end_times)))
+                stats: self.stats.clone(),
+            })
+        } else {
+            Err(Box::new(self.stall_report(end_times)))
+        };
+        self.sched.reset_counters();
+        result
     }
 
     fn stall_report(&self, end_times: Vec<SimTime>) -> Stall {
         let p = self.sched.num_ranks() as usize;
         let mut per_rank: Vec<Vec<Pending>> = vec![Vec::new(); p];
+        let mut started_not_done = vec![0u32; p];
         for h in 0..p {
             for r in self.posted[h].iter() {
                 per_rank[h].push(Pending::PostedRecv { op: OpId(r.op) });
+                started_not_done[h] += 1;
             }
             for msg in self.unexpected[h].iter() {
                 let send = self.sched.op(OpId(msg.op));
@@ -401,6 +398,7 @@ impl Run<'_> {
                     });
                 } else {
                     per_rank[msg.src as usize].push(Pending::RendezvousSend { op: OpId(msg.op) });
+                    started_not_done[msg.src as usize] += 1;
                 }
             }
         }
@@ -410,15 +408,15 @@ impl Run<'_> {
             let total = r.end - r.start;
             let waiting: Vec<OpId> = r
                 .clone()
-                .filter(|&id| self.deps[id as usize] > 0)
                 .map(OpId)
+                .filter(|&id| self.sched.unsatisfied(id) > 0)
                 .collect();
-            if self.done[h] == total && pending.is_empty() {
+            if waiting.is_empty() && pending.is_empty() {
                 continue;
             }
             ranks.push(StalledRank {
                 rank: h as u32,
-                done: self.done[h],
+                done: total - waiting.len() as u32 - started_not_done[h],
                 total,
                 pending,
                 waiting_on_dependencies: waiting,

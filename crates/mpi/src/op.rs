@@ -26,7 +26,8 @@ pub enum OpKind {
     Calc = 3,
 }
 
-/// One operation of a rank's schedule, 24 bytes.
+/// One operation of a rank's schedule: 32 bytes, with its dependency counters and (for
+/// the common single successor) its successor inline, so an event touches one line.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Op {
     /// Bytes for send and receive; picoseconds for compute.
@@ -35,15 +36,24 @@ pub struct Op {
     pub peer: u32,
     /// Message tag; unused for compute.
     pub tag: u32,
-    /// Where this op's successor lists start in the schedule's edge array.
+    /// The single `requires` successor (if `flags & INLINE_SUCC`), or where this op's
+    /// successor lists start in the schedule's edge array, or [`NO_SUCC`].
     pub(crate) succ: u32,
+    /// Dependencies not yet satisfied (the executor counts these down).
+    pub(crate) deps: u32,
+    /// Dependencies in the schedule, to reset `deps` after a run.
+    pub(crate) deps0: u32,
     /// The kind of operation.
     pub kind: OpKind,
     /// The rank-local CPU that executes the operation.
     pub cpu: u8,
     /// The rank-local NIC that carries the message.
     pub nic: u8,
+    pub(crate) flags: u8,
 }
+
+/// `Op::flags`: `succ` is the one successor itself.
+pub(crate) const INLINE_SUCC: u8 = 1;
 
 impl Op {
     /// A send of `bytes` to `to`.
@@ -67,9 +77,12 @@ impl Op {
             peer,
             tag,
             succ: NO_SUCC,
+            deps: 0,
+            deps0: 0,
             kind,
             cpu,
             nic,
+            flags: 0,
         }
     }
 }
@@ -92,7 +105,7 @@ mod tests {
 
     #[test]
     fn op_is_compact() {
-        assert_eq!(std::mem::size_of::<Op>(), 24);
+        assert_eq!(std::mem::size_of::<Op>(), 32);
     }
 
     #[test]

@@ -1,11 +1,11 @@
 //! A compact, per-rank dependency graph of operations (the in-memory form of a GOAL
 //! schedule), and the builder that checks it while it is read.
 //!
-//! Memory is about 28 bytes per operation plus 4 bytes per dependency, whatever the
-//! source text looked like. Ranks may be added in any order; each rank's operations are
+//! Memory is 32 bytes per operation, plus 4 bytes per dependency for operations with
+//! more than one successor, whatever the source text looked like. Ranks may be added in any order; each rank's operations are
 //! contiguous and keep their order of definition.
 
-use crate::op::{Op, OpId, OpKind, Rank, ANY_SOURCE, NO_SUCC};
+use crate::op::{Op, OpId, OpKind, Rank, ANY_SOURCE, INLINE_SUCC, NO_SUCC};
 
 /// A checked, immutable schedule for `num_ranks` ranks.
 #[derive(Clone, Debug)]
@@ -14,10 +14,9 @@ pub struct Schedule {
     /// `[first, end)` operation ids of each rank.
     ranges: Vec<[u32; 2]>,
     ops: Vec<Op>,
-    /// Number of dependencies of each operation (both kinds).
-    deps: Vec<u32>,
-    /// Per op with successors: `[n_done, n_start, done.., start..]` as op ids.
+    /// Per op with successors not stored inline: `[n_done, n_start, done.., start..]`.
     edges: Vec<u32>,
+    num_edges: usize,
     max_cpu: u8,
     max_nic: u8,
 }
@@ -35,7 +34,7 @@ impl Schedule {
 
     /// Number of dependency edges.
     pub fn num_edges(&self) -> usize {
-        self.edges.len() - 2 * self.ops.iter().filter(|o| o.succ != NO_SUCC).count()
+        self.num_edges
     }
 
     /// CPUs per rank the schedule uses (highest `cpu` index + 1).
@@ -74,19 +73,28 @@ impl Schedule {
         id.0 - self.ranges[self.rank_of(id) as usize][0]
     }
 
-    /// Initial dependency count of every operation, indexed by op id.
-    pub fn dependency_counts(&self) -> &[u32] {
-        &self.deps
+    /// Number of dependencies of operation `id` (both kinds).
+    pub fn dependencies(&self, id: OpId) -> u32 {
+        self.ops[id.0 as usize].deps0
+    }
+
+    /// Dependencies of `id` not yet satisfied during a run (equal to
+    /// [`Schedule::dependencies`] outside a run).
+    pub fn unsatisfied(&self, id: OpId) -> u32 {
+        self.ops[id.0 as usize].deps
     }
 
     /// Operations that may start only once `id` has completed (`requires`).
     #[inline(always)]
     pub fn done_successors(&self, id: OpId) -> &[u32] {
-        let s = self.ops[id.0 as usize].succ;
-        if s == NO_SUCC {
+        let op = &self.ops[id.0 as usize];
+        if op.flags & INLINE_SUCC != 0 {
+            return std::slice::from_ref(&op.succ);
+        }
+        if op.succ == NO_SUCC {
             return &[];
         }
-        let s = s as usize;
+        let s = op.succ as usize;
         let nd = self.edges[s] as usize;
         &self.edges[s + 2..s + 2 + nd]
     }
@@ -94,22 +102,62 @@ impl Schedule {
     /// Operations that may start once `id` has started (`irequires`).
     #[inline(always)]
     pub fn start_successors(&self, id: OpId) -> &[u32] {
-        let s = self.ops[id.0 as usize].succ;
-        if s == NO_SUCC {
+        let op = &self.ops[id.0 as usize];
+        if op.flags & INLINE_SUCC != 0 || op.succ == NO_SUCC {
             return &[];
         }
-        let s = s as usize;
+        let s = op.succ as usize;
         let nd = self.edges[s] as usize;
         let ns = self.edges[s + 1] as usize;
         &self.edges[s + 2 + nd..s + 2 + nd + ns]
     }
 
+    /// Counts down the dependencies that `id` satisfies (its `requires` successors if
+    /// `done`, else its `irequires` successors) and calls `ready` for each operation
+    /// whose count reaches zero, in the order the dependencies were declared.
+    #[inline(always)]
+    pub(crate) fn satisfy(&mut self, id: u32, done: bool, mut ready: impl FnMut(u32)) {
+        let op = self.ops[id as usize];
+        if op.flags & INLINE_SUCC != 0 {
+            if done {
+                let d = &mut self.ops[op.succ as usize].deps;
+                *d -= 1;
+                if *d == 0 {
+                    ready(op.succ);
+                }
+            }
+            return;
+        }
+        if op.succ == NO_SUCC {
+            return;
+        }
+        let s = op.succ as usize;
+        let nd = self.edges[s] as usize;
+        let ns = self.edges[s + 1] as usize;
+        let list = if done {
+            s + 2..s + 2 + nd
+        } else {
+            s + 2 + nd..s + 2 + nd + ns
+        };
+        for &succ in &self.edges[list] {
+            let d = &mut self.ops[succ as usize].deps;
+            *d -= 1;
+            if *d == 0 {
+                ready(succ);
+            }
+        }
+    }
+
+    /// Resets every dependency counter after a run.
+    pub(crate) fn reset_counters(&mut self) {
+        for op in &mut self.ops {
+            op.deps = op.deps0;
+        }
+    }
+
     /// Bytes of heap memory the schedule holds.
     pub fn heap_bytes(&self) -> usize {
-        self.ranges.capacity() * 8
-            + self.ops.capacity() * 24
-            + self.deps.capacity() * 4
-            + self.edges.capacity() * 4
+        self.ranges.capacity() * 8 + self.ops.capacity() * std::mem::size_of::<Op>() + self.edges.capacity() * 4
     }
 }
 
@@ -154,10 +202,7 @@ impl std::fmt::Display for BuildError {
                 )
             }
             BuildError::DuplicateRank(r) => write!(f, "rank {r} is defined twice"),
-            BuildError::Cycle { rank, ops } => write!(
-                f,
-                "rank {rank}: dependency cycle through operations {ops:?}"
-            ),
+            BuildError::Cycle { rank, ops } => write!(f, "rank {rank}: dependency cycle through operations {ops:?}"),
             BuildError::PeerOutOfRange { peer, num_ranks } => {
                 write!(
                     f,
@@ -194,8 +239,8 @@ impl ScheduleBuilder {
                 num_ranks,
                 ranges: vec![[0, 0]; num_ranks as usize],
                 ops: Vec::new(),
-                deps: Vec::new(),
                 edges: Vec::new(),
+                num_edges: 0,
                 max_cpu: 0,
                 max_nic: 0,
             },
@@ -247,8 +292,12 @@ impl ScheduleBuilder {
         }
         self.sched.max_cpu = self.sched.max_cpu.max(op.cpu);
         self.sched.max_nic = self.sched.max_nic.max(op.nic);
+        let mut op = op;
+        op.succ = NO_SUCC;
+        op.flags = 0;
+        op.deps = 0;
+        op.deps0 = 0;
         self.sched.ops.push(op);
-        self.sched.deps.push(0);
         Ok(self.sched.ops.len() as u32 - 1 - cur.first)
     }
 
@@ -262,14 +311,18 @@ impl ScheduleBuilder {
     pub fn requires(&mut self, a: u32, b: u32) {
         let cur = self.cur.as_mut().expect("requires outside a rank");
         cur.done.push((b, a));
-        self.sched.deps[(cur.first + a) as usize] += 1;
+        let op = &mut self.sched.ops[(cur.first + a) as usize];
+        op.deps += 1;
+        op.deps0 += 1;
     }
 
     /// `a irequires b`: local op `a` starts only after local op `b` has started.
     pub fn irequires(&mut self, a: u32, b: u32) {
         let cur = self.cur.as_mut().expect("irequires outside a rank");
         cur.start.push((b, a));
-        self.sched.deps[(cur.first + a) as usize] += 1;
+        let op = &mut self.sched.ops[(cur.first + a) as usize];
+        op.deps += 1;
+        op.deps0 += 1;
     }
 
     /// Closes the open rank: lays out its successor lists and rejects cycles.
@@ -291,8 +344,18 @@ impl ScheduleBuilder {
         // that order decides which freed operation is queued first.
         let mut done_fill = vec![0u32; n as usize];
         let mut start_fill = vec![0u32; n as usize];
+        self.sched.num_edges += cur.done.len() + cur.start.len();
+        // A lone `requires` successor is stored in the op itself.
+        for &(b, a) in &cur.done {
+            let i = b as usize;
+            if nd[i] == 1 && ns[i] == 0 {
+                let op = &mut self.sched.ops[first as usize + i];
+                op.succ = first + a;
+                op.flags |= INLINE_SUCC;
+            }
+        }
         for i in 0..n as usize {
-            if nd[i] + ns[i] > 0 {
+            if nd[i] + ns[i] > 0 && !(nd[i] == 1 && ns[i] == 0) {
                 let at = self.sched.edges.len() as u32;
                 self.sched.ops[first as usize + i].succ = at;
                 self.sched.edges.extend_from_slice(&[nd[i], ns[i]]);
@@ -305,8 +368,12 @@ impl ScheduleBuilder {
         }
         for (list, fill) in [(&cur.done, &mut done_fill), (&cur.start, &mut start_fill)] {
             for &(b, a) in list {
-                self.sched.edges[fill[b as usize] as usize] = first + a;
-                fill[b as usize] += 1;
+                let i = b as usize;
+                if nd[i] == 1 && ns[i] == 0 {
+                    continue;
+                }
+                self.sched.edges[fill[i] as usize] = first + a;
+                fill[i] += 1;
             }
         }
         if let Some(cycle) = find_cycle(n, &cur.done, &cur.start) {
@@ -322,7 +389,6 @@ impl ScheduleBuilder {
     pub fn finish(mut self) -> Schedule {
         assert!(self.cur.is_none(), "finish while a rank is open");
         self.sched.ops.shrink_to_fit();
-        self.sched.deps.shrink_to_fit();
         self.sched.edges.shrink_to_fit();
         self.sched
     }
@@ -403,7 +469,8 @@ mod tests {
         assert_eq!(s.done_successors(OpId(0)), &[1]);
         assert_eq!(s.start_successors(OpId(0)), &[2]);
         assert_eq!(s.done_successors(OpId(1)), &[2]);
-        assert_eq!(s.dependency_counts(), &[0, 1, 2, 0]);
+        let deps: Vec<u32> = (0..4).map(|i| s.dependencies(OpId(i))).collect();
+        assert_eq!(deps, vec![0, 1, 2, 0]);
         assert_eq!(s.op(OpId(3)).kind, OpKind::Recv);
         assert_eq!((s.cpus(), s.nics()), (2, 3));
         assert_eq!(s.rank_of(OpId(3)), 0);
@@ -415,10 +482,7 @@ mod tests {
         let mut b = ScheduleBuilder::new(2);
         assert_eq!(
             b.begin_rank(2),
-            Err(BuildError::RankOutOfRange {
-                rank: 2,
-                num_ranks: 2
-            })
+            Err(BuildError::RankOutOfRange { rank: 2, num_ranks: 2 })
         );
         b.begin_rank(0).unwrap();
         b.end_rank().unwrap();
@@ -431,10 +495,7 @@ mod tests {
         b.begin_rank(0).unwrap();
         assert_eq!(
             b.push(Op::send(1, 2, 0, 0, 0)),
-            Err(BuildError::PeerOutOfRange {
-                peer: 2,
-                num_ranks: 2
-            })
+            Err(BuildError::PeerOutOfRange { peer: 2, num_ranks: 2 })
         );
         assert!(b.push(Op::recv(1, ANY_SOURCE, 0, 0, 0)).is_ok());
         assert!(b.push(Op::send(1, ANY_SOURCE, 0, 0, 0)).is_err());

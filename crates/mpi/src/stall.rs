@@ -57,17 +57,14 @@ pub struct Stall {
 impl Stall {
     /// A human-readable report of at most `max_ranks` ranks. `locate` turns an op into
     /// a place the user can find (e.g. `file.goal:12`), if it can.
-    pub fn render(
-        &self,
-        sched: &Schedule,
-        max_ranks: usize,
-        locate: &dyn Fn(OpId) -> Option<String>,
-    ) -> String {
+    pub fn render(&self, sched: &Schedule, max_ranks: usize, locate: &dyn Fn(OpId) -> Option<String>) -> String {
         let mut out = String::new();
+        let last = self.end_times.iter().max().copied().unwrap_or_default();
         let _ = writeln!(
             out,
-            "the schedule cannot complete: {} rank(s) are blocked",
-            self.ranks.len()
+            "the schedule cannot complete: {} rank(s) are blocked (stopped after {} events at simulated time {last})",
+            self.ranks.len(),
+            self.stats.events
         );
         let describe = |id: OpId| {
             let op = sched.op(id);
@@ -93,11 +90,7 @@ impl Stall {
             }
         };
         for r in self.ranks.iter().take(max_ranks) {
-            let _ = writeln!(
-                out,
-                "  rank {}: {} of {} operations done",
-                r.rank, r.done, r.total
-            );
+            let _ = writeln!(out, "  rank {}: {} of {} operations done", r.rank, r.done, r.total);
             for p in &r.pending {
                 let line = match p {
                     Pending::PostedRecv { op } => {
@@ -125,11 +118,7 @@ impl Stall {
             }
         }
         if self.ranks.len() > max_ranks {
-            let _ = writeln!(
-                out,
-                "  ... and {} more blocked rank(s)",
-                self.ranks.len() - max_ranks
-            );
+            let _ = writeln!(out, "  ... and {} more blocked rank(s)", self.ranks.len() - max_ranks);
         }
         out
     }

@@ -80,10 +80,7 @@ fn permutes_equal_keys_exactly_like_gcc() {
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), cases.len());
     for ((mode, keys), line) in cases.iter().zip(lines) {
-        let want: Vec<usize> = line
-            .split_whitespace()
-            .map(|t| t.parse().unwrap())
-            .collect();
+        let want: Vec<usize> = line.split_whitespace().map(|t| t.parse().unwrap()).collect();
         let mut v: Vec<(i32, usize)> = keys.iter().copied().zip(0..).collect();
         if *mode == 0 {
             sort_like_libstdcxx(&mut v, |a, b| a.0 < b.0);

@@ -4,6 +4,11 @@
 //!
 //! Per-byte costs are charged for `size - 1` bytes, as LogGOPSim does: the first byte
 //! is covered by the per-message cost. Times are picoseconds.
+//!
+//! LogGOPSim computes `size - 1` in unsigned 64-bit arithmetic, so for an empty message
+//! it wraps to -1 and the per-byte terms *credit* one byte (e.g. the NIC is busy for
+//! `g - G`). simpi reproduces this modular arithmetic so that schedules with empty
+//! messages (common in generated collectives) give LogGOPSim's exact end times.
 
 use simpi_kernel::{SimTime, TimeUnit};
 
@@ -31,15 +36,7 @@ impl LogGops {
     }
 
     /// Parameters given in `unit` (as in a GOAL file) converted to picoseconds.
-    pub fn from_units(
-        unit: TimeUnit,
-        l: u64,
-        o: u64,
-        g: u64,
-        big_g: u64,
-        big_o: u64,
-        s: u64,
-    ) -> LogGops {
+    pub fn from_units(unit: TimeUnit, l: u64, o: u64, g: u64, big_g: u64, big_o: u64, s: u64) -> LogGops {
         let k = unit.ps_per_unit();
         LogGops {
             l: l * k,
@@ -51,11 +48,11 @@ impl LogGops {
         }
     }
 
-    /// Bytes that pay per-byte costs: all but the first. A 0-byte message pays none
-    /// (LogGOPSim's unsigned arithmetic would wrap around here).
+    /// Bytes that pay per-byte costs: all but the first, modulo 2^64 (so -1 for an
+    /// empty message, as in LogGOPSim).
     #[inline(always)]
     fn extra_bytes(size: u64) -> u64 {
-        size.saturating_sub(1)
+        size.wrapping_sub(1)
     }
 
     /// True if a message of `size` bytes goes eagerly (the send completes at once).
@@ -67,13 +64,13 @@ impl LogGops {
     /// CPU time the sender spends injecting a message: `o + (size-1)·O`.
     #[inline(always)]
     pub fn send_cpu(&self, size: u64) -> u64 {
-        self.o + Self::extra_bytes(size) * self.big_o
+        self.o.wrapping_add(Self::extra_bytes(size).wrapping_mul(self.big_o))
     }
 
     /// NIC time of a message, at either end: `g + (size-1)·G`.
     #[inline(always)]
     pub fn nic(&self, size: u64) -> u64 {
-        self.g + Self::extra_bytes(size) * self.big_g
+        self.g.wrapping_add(Self::extra_bytes(size).wrapping_mul(self.big_g))
     }
 
     /// Delay from the start of a send until the message can be taken in at the
@@ -84,11 +81,15 @@ impl LogGops {
     }
 
     /// CPU time the receiver spends taking a message in: `o + max((size-1)·O, (size-1)·G)`,
-    /// since the data is only complete once the NIC has streamed every byte.
+    /// since the data is only complete once the NIC has streamed every byte. All terms
+    /// are modulo 2^64; callers add them to times with wrapping arithmetic.
     #[inline(always)]
     pub fn recv_cpu(&self, size: u64) -> u64 {
         let b = Self::extra_bytes(size);
-        self.o + (b * self.big_o).max(b * self.big_g)
+        // An unsigned max, as LogGOPSim takes it: for an empty message it picks the
+        // larger residue, i.e. the smaller of the two credits.
+        self.o
+            .wrapping_add(b.wrapping_mul(self.big_o).max(b.wrapping_mul(self.big_g)))
     }
 
     /// The uncontended end-to-end time of one eager message, sender start to receiver
@@ -112,12 +113,19 @@ mod tests {
     }
 
     #[test]
-    fn zero_and_one_byte_pay_no_per_byte_cost() {
-        let m = LogGops::from_units(TimeUnit::Ps, 10, 3, 4, 5, 7, 100);
-        assert_eq!(m.send_cpu(0), 3);
-        assert_eq!(m.send_cpu(1), 3);
-        assert_eq!(m.send_cpu(2), 3 + 7);
-        assert_eq!(m.recv_cpu(3), 3 + 14);
-        assert_eq!(m.nic(3), 4 + 10);
+    fn one_byte_pays_no_per_byte_cost_and_zero_bytes_are_credited() {
+        let m = LogGops::from_units(TimeUnit::Ps, 10, 30, 40, 5, 7, 100);
+        assert_eq!(m.send_cpu(1), 30);
+        assert_eq!(m.nic(1), 40);
+        // LogGOPSim's unsigned (0 - 1) * G: an empty message credits one byte.
+        assert_eq!(m.nic(0), 40 - 5);
+        assert_eq!(m.send_cpu(0), 30 - 7);
+        // max over the residues of -7 and -5 picks -5: the receive costs o - G.
+        assert_eq!(m.recv_cpu(0), 30 - 5);
+        let m0 = LogGops::from_units(TimeUnit::Ps, 10, 30, 40, 5, 0, 100);
+        assert_eq!(m0.recv_cpu(0), 30 - 5);
+        assert_eq!(m.send_cpu(2), 30 + 7);
+        assert_eq!(m.recv_cpu(3), 30 + 14);
+        assert_eq!(m.nic(3), 40 + 10);
     }
 }

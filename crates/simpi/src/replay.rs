@@ -18,16 +18,17 @@ pub struct ReplayOptions<'p> {
     pub model: LogGops,
     /// Called about every million events with the run's progress.
     pub progress: Option<&'p mut dyn FnMut(Progress)>,
+    /// How many blocked ranks a stall report lists in detail.
+    pub max_blocked_ranks: usize,
 }
 
 /// Reads the GOAL schedule at `path` and simulates it under LogGOPS.
 pub fn replay_goal(path: &Path, opts: ReplayOptions<'_>) -> Result<Report, Error> {
     let t0 = Instant::now();
-    let sched =
-        simpi_trace::read_goal_file(path, opts.unit).map_err(|e| Error::Input(e.to_string()))?;
+    let mut sched = simpi_trace::read_goal_file(path, opts.unit).map_err(|e| Error::Input(e.to_string()))?;
     let load_seconds = t0.elapsed().as_secs_f64();
     let t1 = Instant::now();
-    let result = run_loggops(&sched, &opts.model, opts.progress);
+    let result = run_loggops(&mut sched, &opts.model, opts.progress);
     let sim_seconds = t1.elapsed().as_secs_f64();
     match result {
         Ok(out) => {
@@ -49,15 +50,13 @@ pub fn replay_goal(path: &Path, opts: ReplayOptions<'_>) -> Result<Report, Error
         }
         Err(stall) => {
             // Point at lines in the file for the ops the report will show.
-            const SHOWN: usize = 20;
+            let shown = opts.max_blocked_ranks;
             let mut wanted = Vec::new();
-            for r in stall.ranks.iter().take(SHOWN) {
-                let mut ids: Vec<OpId> =
-                    r.waiting_on_dependencies.iter().take(1).copied().collect();
+            for r in stall.ranks.iter().take(shown) {
+                let mut ids: Vec<OpId> = r.waiting_on_dependencies.iter().take(1).copied().collect();
                 for p in &r.pending {
                     ids.push(match p {
-                        simpi_mpi::Pending::PostedRecv { op }
-                        | simpi_mpi::Pending::RendezvousSend { op } => *op,
+                        simpi_mpi::Pending::PostedRecv { op } | simpi_mpi::Pending::RendezvousSend { op } => *op,
                         simpi_mpi::Pending::UnreceivedMessage { send, .. } => *send,
                     });
                 }
@@ -71,7 +70,7 @@ pub fn replay_goal(path: &Path, opts: ReplayOptions<'_>) -> Result<Report, Error
                 let key = (sched.rank_of(id), sched.local_index(id));
                 lines.get(&key).map(|l| format!("{file}:{l}"))
             };
-            Err(Error::Stall(stall.render(&sched, SHOWN, &locate)))
+            Err(Error::Stall(stall.render(&sched, shown, &locate)))
         }
     }
 }

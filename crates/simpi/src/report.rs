@@ -24,11 +24,7 @@ pub struct Report {
 impl Report {
     /// The latest end time over all ranks.
     pub fn makespan(&self) -> SimTime {
-        self.end_times
-            .iter()
-            .copied()
-            .max()
-            .unwrap_or(SimTime::ZERO)
+        self.end_times.iter().copied().max().unwrap_or(SimTime::ZERO)
     }
 
     /// Total wall-clock seconds.
@@ -93,11 +89,7 @@ impl Report {
     /// One JSON object:
     /// `{"makespan_ps": int, "ranks": [{"rank": int, "end_ps": int}, ...], "events": int, "wall_seconds": float}`.
     pub fn write_json<W: Write>(&self, mut out: W) -> io::Result<()> {
-        write!(
-            out,
-            "{{\"makespan_ps\": {}, \"ranks\": [",
-            self.makespan().ps()
-        )?;
+        write!(out, "{{\"makespan_ps\": {}, \"ranks\": [", self.makespan().ps())?;
         for (i, t) in self.end_times.iter().enumerate() {
             if i > 0 {
                 out.write_all(b", ")?;
@@ -149,10 +141,7 @@ mod tests {
     fn loggopsim_lines_use_the_schedule_unit() {
         let mut out = Vec::new();
         report().write_loggopsim(&mut out, TimeUnit::Ns).unwrap();
-        assert_eq!(
-            String::from_utf8(out).unwrap(),
-            "Host 0: 5654\nHost 1: 1500.500\n"
-        );
+        assert_eq!(String::from_utf8(out).unwrap(), "Host 0: 5654\nHost 1: 1500.500\n");
     }
 
     #[test]
@@ -168,10 +157,7 @@ mod tests {
     #[test]
     fn summary_names_the_last_rank() {
         let s = report().summary();
-        assert!(
-            s.contains("makespan     5.654000 us  (rank 0 finishes last)"),
-            "{s}"
-        );
+        assert!(s.contains("makespan     5.654000 us  (rank 0 finishes last)"), "{s}");
         assert!(s.contains("events/s     2.400e1"), "{s}");
     }
 }

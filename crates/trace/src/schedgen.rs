@@ -8,10 +8,13 @@
 mod alltoall;
 mod barrier;
 mod bcast;
+mod random;
 mod rd_allreduce;
 mod reduce;
 mod ring_allreduce;
 mod stencil3d;
+
+pub use random::{generate_random, RandomParams};
 
 use crate::goal::{GoalWriter, Label};
 use std::io::{self, Write};
@@ -63,11 +66,7 @@ impl Pattern {
             "dissemination-barrier",
             "dissemination barrier",
         ),
-        (
-            Pattern::LinearAlltoall,
-            "linear-alltoall",
-            "linear all-to-all",
-        ),
+        (Pattern::LinearAlltoall, "linear-alltoall", "linear all-to-all"),
         (
             Pattern::Stencil3d,
             "stencil3d",
@@ -77,10 +76,7 @@ impl Pattern {
 
     /// The pattern called `name` on the command line.
     pub fn from_name(name: &str) -> Option<Pattern> {
-        Pattern::ALL
-            .iter()
-            .find(|(_, n, _)| *n == name)
-            .map(|(p, _, _)| *p)
+        Pattern::ALL.iter().find(|(_, n, _)| *n == name).map(|(p, _, _)| *p)
     }
 
     /// The command-line name of the pattern.

@@ -96,11 +96,7 @@ pub fn read_goal_file(path: &Path, unit: TimeUnit) -> Result<Schedule, GoalError
         col: 0,
         msg: format!("cannot open: {e}"),
     })?;
-    read_goal(
-        std::io::BufReader::with_capacity(1 << 20, file),
-        &name,
-        unit,
-    )
+    read_goal(std::io::BufReader::with_capacity(1 << 20, file), &name, unit)
 }
 
 /// A fast, deterministic hasher for short labels (FxHash's multiply-rotate).
@@ -115,8 +111,7 @@ impl Hasher for LabelHasher {
         for chunk in bytes.chunks(8) {
             let mut w = [0u8; 8];
             w[..chunk.len()].copy_from_slice(chunk);
-            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(w))
-                .wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
         }
     }
 }
@@ -286,12 +281,7 @@ impl Parser<'_> {
         Ok(())
     }
 
-    fn top_statement<S: GoalSink>(
-        &mut self,
-        c: &mut Cur<'_, '_>,
-        sink: &mut S,
-        t: Tok<'_>,
-    ) -> Result<(), GoalError> {
+    fn top_statement<S: GoalSink>(&mut self, c: &mut Cur<'_, '_>, sink: &mut S, t: Tok<'_>) -> Result<(), GoalError> {
         match t.kind {
             TokKind::Word(b"num_ranks") => {
                 c.next();
@@ -303,10 +293,7 @@ impl Parser<'_> {
                 if n == 0 || n >= u32::MAX as u64 {
                     return Err(self.err(
                         col,
-                        format!(
-                            "num_ranks must be between 1 and {}, found {n}",
-                            u32::MAX - 1
-                        ),
+                        format!("num_ranks must be between 1 and {}, found {n}", u32::MAX - 1),
                     ));
                 }
                 self.num_ranks = Some(n as u32);
@@ -316,10 +303,7 @@ impl Parser<'_> {
             TokKind::Word(b"rank") => {
                 c.next();
                 if self.num_ranks.is_none() {
-                    return Err(self.err(
-                        t.col,
-                        "expected 'num_ranks N' before the first rank block".into(),
-                    ));
+                    return Err(self.err(t.col, "expected 'num_ranks N' before the first rank block".into()));
                 }
                 let col = c.col();
                 let r = self.int(c, "a rank number")?;
@@ -356,11 +340,7 @@ impl Parser<'_> {
         }
     }
 
-    fn rank_statement<S: GoalSink>(
-        &mut self,
-        c: &mut Cur<'_, '_>,
-        sink: &mut S,
-    ) -> Result<(), GoalError> {
+    fn rank_statement<S: GoalSink>(&mut self, c: &mut Cur<'_, '_>, sink: &mut S) -> Result<(), GoalError> {
         let t = c.next().unwrap();
         match t.kind {
             TokKind::Punct(b'}') => {
@@ -416,7 +396,10 @@ impl Parser<'_> {
             }
             other => Err(self.err(
                 t.col,
-                format!("expected an operation ('send', 'recv', 'calc'), a label, a dependency or '}}', found {}", other.describe()),
+                format!(
+                    "expected an operation ('send', 'recv', 'calc'), a label, a dependency or '}}', found {}",
+                    other.describe()
+                ),
             )),
         }
     }
@@ -450,10 +433,7 @@ impl Parser<'_> {
                 let tcol = c.col();
                 let t = self.int(c, "a compute time")?;
                 let ps = self.unit.to_time(t).ok_or_else(|| {
-                    self.err(
-                        tcol,
-                        format!("compute time {t} {} overflows 2^64 ps", self.unit.name()),
-                    )
+                    self.err(tcol, format!("compute time {t} {} overflows 2^64 ps", self.unit.name()))
                 })?;
                 let opts = self.options(c, &[b"cpu"])?;
                 Op::calc(ps.0, opts.cpu)
@@ -465,10 +445,7 @@ impl Parser<'_> {
                 if !is_word(b, b"b") {
                     return Err(self.err(
                         b.map_or(c.eol, |t| t.col),
-                        format!(
-                            "expected 'b' after the message size {bytes}, found {}",
-                            found(b)
-                        ),
+                        format!("expected 'b' after the message size {bytes}, found {}", found(b)),
                     ));
                 }
                 let dir: &[u8] = if is_send { b"to" } else { b"from" };
@@ -487,13 +464,15 @@ impl Parser<'_> {
                 let peer = match c.next().map(|t| t.kind) {
                     Some(TokKind::MinusOne) if !is_send => ANY_SOURCE,
                     Some(TokKind::Int(Some(r))) if r < num_ranks => r as u32,
-                    Some(TokKind::Int(Some(r))) => return Err(self.err(
-                        pcol,
-                        format!(
-                            "rank {r} is out of range: the schedule has {num_ranks} ranks (0..{})",
-                            num_ranks - 1
-                        ),
-                    )),
+                    Some(TokKind::Int(Some(r))) => {
+                        return Err(self.err(
+                            pcol,
+                            format!(
+                                "rank {r} is out of range: the schedule has {num_ranks} ranks (0..{})",
+                                num_ranks - 1
+                            ),
+                        ))
+                    }
                     other => {
                         let what = if is_send {
                             "a destination rank"
@@ -537,11 +516,7 @@ impl Parser<'_> {
 
     /// Parses trailing `tag`, `cpu`, `nic` options, each at most once, in any order.
     fn options(&self, c: &mut Cur<'_, '_>, allowed: &[&[u8]]) -> Result<OpOptions, GoalError> {
-        let mut o = OpOptions {
-            tag: 0,
-            cpu: 0,
-            nic: 0,
-        };
+        let mut o = OpOptions { tag: 0, cpu: 0, nic: 0 };
         let mut seen: Vec<&[u8]> = Vec::new();
         while let Some(t) = c.peek() {
             let TokKind::Word(w) = t.kind else { break };
@@ -549,10 +524,7 @@ impl Parser<'_> {
                 break;
             }
             if seen.contains(&w) {
-                return Err(self.err(
-                    t.col,
-                    format!("'{}' given twice", String::from_utf8_lossy(w)),
-                ));
+                return Err(self.err(t.col, format!("'{}' given twice", String::from_utf8_lossy(w))));
             }
             seen.push(w);
             c.next();

@@ -67,14 +67,7 @@ impl<W: Write> GoalWriter<W> {
     }
 
     /// A send on a given CPU and NIC.
-    pub fn send_on(
-        &mut self,
-        bytes: u64,
-        to: u32,
-        tag: u32,
-        cpu: u8,
-        nic: u8,
-    ) -> io::Result<Label> {
+    pub fn send_on(&mut self, bytes: u64, to: u32, tag: u32, cpu: u8, nic: u8) -> io::Result<Label> {
         self.message(b"send ", b"b to ", bytes, to, tag, cpu, nic)
     }
 
@@ -85,14 +78,7 @@ impl<W: Write> GoalWriter<W> {
     }
 
     /// A receive on a given CPU and NIC.
-    pub fn recv_on(
-        &mut self,
-        bytes: u64,
-        from: u32,
-        tag: u32,
-        cpu: u8,
-        nic: u8,
-    ) -> io::Result<Label> {
+    pub fn recv_on(&mut self, bytes: u64, from: u32, tag: u32, cpu: u8, nic: u8) -> io::Result<Label> {
         self.message(b"recv ", b"b from ", bytes, from, tag, cpu, nic)
     }
 

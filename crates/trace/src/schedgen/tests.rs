@@ -36,9 +36,7 @@ fn assert_balanced(s: &Schedule) {
 }
 
 fn count(s: &Schedule, kind: OpKind) -> usize {
-    (0..s.num_ops() as u32)
-        .filter(|&i| s.op(OpId(i)).kind == kind)
-        .count()
+    (0..s.num_ops() as u32).filter(|&i| s.op(OpId(i)).kind == kind).count()
 }
 
 #[test]
@@ -54,48 +52,27 @@ fn every_pattern_is_balanced_for_many_sizes() {
 #[test]
 fn message_counts_follow_the_algorithms() {
     // Binomial trees send n-1 messages.
-    assert_eq!(
-        count(&build(Pattern::BinomialBcast, 13, 8, 1, 0), OpKind::Send),
-        12
-    );
-    assert_eq!(
-        count(&build(Pattern::BinomialReduce, 13, 8, 1, 0), OpKind::Send),
-        12
-    );
+    assert_eq!(count(&build(Pattern::BinomialBcast, 13, 8, 1, 0), OpKind::Send), 12);
+    assert_eq!(count(&build(Pattern::BinomialReduce, 13, 8, 1, 0), OpKind::Send), 12);
     // Recursive doubling with 2^k ranks: n·k messages.
     assert_eq!(
-        count(
-            &build(Pattern::RecursiveDoublingAllreduce, 16, 8, 1, 0),
-            OpKind::Send
-        ),
+        count(&build(Pattern::RecursiveDoublingAllreduce, 16, 8, 1, 0), OpKind::Send),
         16 * 4
     );
     // 12 = 8 + 4: 4 folds, 8·3 exchanges, 4 results back.
     assert_eq!(
-        count(
-            &build(Pattern::RecursiveDoublingAllreduce, 12, 8, 1, 0),
-            OpKind::Send
-        ),
+        count(&build(Pattern::RecursiveDoublingAllreduce, 12, 8, 1, 0), OpKind::Send),
         4 + 24 + 4
     );
     // Ring: 2(n-1) messages per rank.
-    assert_eq!(
-        count(&build(Pattern::RingAllreduce, 6, 60, 1, 0), OpKind::Send),
-        6 * 10
-    );
+    assert_eq!(count(&build(Pattern::RingAllreduce, 6, 60, 1, 0), OpKind::Send), 6 * 10);
     // Dissemination: ceil(log2 n) rounds.
     assert_eq!(
-        count(
-            &build(Pattern::DisseminationBarrier, 5, 1, 1, 0),
-            OpKind::Send
-        ),
+        count(&build(Pattern::DisseminationBarrier, 5, 1, 1, 0), OpKind::Send),
         5 * 3
     );
     // Linear all-to-all: n(n-1).
-    assert_eq!(
-        count(&build(Pattern::LinearAlltoall, 7, 1, 1, 0), OpKind::Send),
-        42
-    );
+    assert_eq!(count(&build(Pattern::LinearAlltoall, 7, 1, 1, 0), OpKind::Send), 42);
     // 2x2x2 stencil: every rank has 3 neighbours; 3 iterations with compute.
     let st = build(Pattern::Stencil3d, 8, 1, 3, 10);
     assert_eq!(count(&st, OpKind::Send), 8 * 3 * 3);
