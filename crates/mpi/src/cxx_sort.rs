@@ -157,7 +157,7 @@ fn adjust_heap<T, F: Fn(&T, &T) -> bool>(v: &mut [T], mut hole: usize, len: usiz
         v.swap(hole, child);
         hole = child;
     }
-    if len % 2 == 0 && child == (len - 2) / 2 {
+    if len.is_multiple_of(2) && child == (len - 2) / 2 {
         child = 2 * (child + 1);
         v.swap(hole, child - 1);
         hole = child - 1;

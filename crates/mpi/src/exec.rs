@@ -165,7 +165,7 @@ pub fn run_loggops(
     while let Some(ev) = run.queue.pop() {
         let t = ev.time;
         let e = ev.event;
-        if let Some(next) = run.queue.peek_ahead(1) {
+        if let Some(next) = run.queue.peek_ahead(8) {
             prefetch(run.sched.op(OpId(next.op)));
             prefetch(run.timers.block(next.host));
         }
@@ -188,7 +188,7 @@ pub fn run_loggops(
             run.enqueue_freed();
         }
         processed += 1;
-        if processed % PROGRESS_EVERY == 0 {
+        if processed.is_multiple_of(PROGRESS_EVERY) {
             if let Some(cb) = progress.as_mut() {
                 cb(Progress {
                     events: run.queue.issued(),

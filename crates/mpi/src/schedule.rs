@@ -221,6 +221,19 @@ pub struct ScheduleBuilder {
     sched: Schedule,
     defined: Vec<bool>,
     cur: Option<RankBuild>,
+    /// The previous rank's dependency lists, emptied, to reuse their memory.
+    spare: Option<RankBuild>,
+    scratch: Scratch,
+}
+
+/// Per-rank working memory of [`ScheduleBuilder::end_rank`], reused across ranks.
+#[derive(Default)]
+struct Scratch {
+    nd: Vec<u32>,
+    ns: Vec<u32>,
+    fill: Vec<[u32; 2]>,
+    indeg: Vec<u32>,
+    stack: Vec<u32>,
 }
 
 struct RankBuild {
@@ -246,6 +259,8 @@ impl ScheduleBuilder {
             },
             defined: vec![false; num_ranks as usize],
             cur: None,
+            spare: None,
+            scratch: Scratch::default(),
         }
     }
 
@@ -268,11 +283,15 @@ impl ScheduleBuilder {
             return Err(BuildError::DuplicateRank(rank));
         }
         self.defined[rank as usize] = true;
+        let (done, start) = match self.spare.take() {
+            Some(s) => (s.done, s.start),
+            None => (Vec::new(), Vec::new()),
+        };
         self.cur = Some(RankBuild {
             rank,
             first: self.sched.ops.len() as u32,
-            done: Vec::new(),
-            start: Vec::new(),
+            done,
+            start,
         });
         Ok(())
     }
@@ -329,60 +348,98 @@ impl ScheduleBuilder {
     pub fn end_rank(&mut self) -> Result<(), BuildError> {
         let cur = self.cur.take().expect("end_rank without begin_rank");
         let first = cur.first;
-        let n = self.sched.ops.len() as u32 - first;
-        self.sched.ranges[cur.rank as usize] = [first, first + n];
+        let n = (self.sched.ops.len() as u32 - first) as usize;
+        self.sched.ranges[cur.rank as usize] = [first, first + n as u32];
+        self.sched.num_edges += cur.done.len() + cur.start.len();
 
-        let mut nd = vec![0u32; n as usize];
-        let mut ns = vec![0u32; n as usize];
+        let sc = &mut self.scratch;
+        for v in [&mut sc.nd, &mut sc.ns] {
+            v.clear();
+            v.resize(n, 0);
+        }
         for &(b, _) in &cur.done {
-            nd[b as usize] += 1;
+            sc.nd[b as usize] += 1;
         }
         for &(b, _) in &cur.start {
-            ns[b as usize] += 1;
+            sc.ns[b as usize] += 1;
         }
-        // Lay out headers, then fill each list in the order the dependencies were given:
-        // that order decides which freed operation is queued first.
-        let mut done_fill = vec![0u32; n as usize];
-        let mut start_fill = vec![0u32; n as usize];
-        self.sched.num_edges += cur.done.len() + cur.start.len();
-        // A lone `requires` successor is stored in the op itself.
-        for &(b, a) in &cur.done {
-            let i = b as usize;
-            if nd[i] == 1 && ns[i] == 0 {
-                let op = &mut self.sched.ops[first as usize + i];
-                op.succ = first + a;
-                op.flags |= INLINE_SUCC;
+        // A lone `requires` successor is stored in the op itself; other ops get a list
+        // in the edge array, filled in the order the dependencies were given (that
+        // order decides which freed operation is queued first).
+        let lone = |sc: &Scratch, i: usize| sc.nd[i] == 1 && sc.ns[i] == 0;
+        sc.fill.clear();
+        sc.fill.resize(n, [0, 0]);
+        for i in 0..n {
+            let op = &mut self.sched.ops[first as usize + i];
+            if lone(sc, i) || sc.nd[i] + sc.ns[i] == 0 {
+                continue;
             }
+            let at = self.sched.edges.len() as u32;
+            op.succ = at;
+            self.sched.edges.extend_from_slice(&[sc.nd[i], sc.ns[i]]);
+            let len = self.sched.edges.len() + (sc.nd[i] + sc.ns[i]) as usize;
+            self.sched.edges.resize(len, 0);
+            sc.fill[i] = [at + 2, at + 2 + sc.nd[i]];
         }
-        for i in 0..n as usize {
-            if nd[i] + ns[i] > 0 && !(nd[i] == 1 && ns[i] == 0) {
-                let at = self.sched.edges.len() as u32;
-                self.sched.ops[first as usize + i].succ = at;
-                self.sched.edges.extend_from_slice(&[nd[i], ns[i]]);
-                self.sched
-                    .edges
-                    .resize(self.sched.edges.len() + (nd[i] + ns[i]) as usize, 0);
-                done_fill[i] = at + 2;
-                start_fill[i] = at + 2 + nd[i];
-            }
-        }
-        for (list, fill) in [(&cur.done, &mut done_fill), (&cur.start, &mut start_fill)] {
-            for &(b, a) in list {
+        for (kind, list) in [(0, &cur.done), (1, &cur.start)] {
+            for &(b, a) in list.iter() {
                 let i = b as usize;
-                if nd[i] == 1 && ns[i] == 0 {
+                if lone(sc, i) {
+                    let op = &mut self.sched.ops[first as usize + i];
+                    op.succ = first + a;
+                    op.flags |= INLINE_SUCC;
                     continue;
                 }
-                self.sched.edges[fill[i] as usize] = first + a;
-                fill[i] += 1;
+                self.sched.edges[sc.fill[i][kind] as usize] = first + a;
+                sc.fill[i][kind] += 1;
             }
         }
-        if let Some(cycle) = find_cycle(n, &cur.done, &cur.start) {
-            return Err(BuildError::Cycle {
+        let acyclic = self.rank_is_acyclic(first, n);
+        let result = if acyclic {
+            Ok(())
+        } else {
+            Err(BuildError::Cycle {
                 rank: cur.rank,
-                ops: cycle,
-            });
+                ops: find_cycle(n as u32, &cur.done, &cur.start),
+            })
+        };
+        // Keep the dependency lists' memory for the next rank.
+        let mut cur = cur;
+        cur.done.clear();
+        cur.start.clear();
+        self.spare = Some(cur);
+        result
+    }
+
+    /// Kahn's algorithm over the rank's laid-out successor lists.
+    fn rank_is_acyclic(&mut self, first: u32, n: usize) -> bool {
+        let sc = &mut self.scratch;
+        sc.indeg.clear();
+        sc.indeg.extend(
+            self.sched.ops[first as usize..first as usize + n]
+                .iter()
+                .map(|o| o.deps0),
+        );
+        sc.stack.clear();
+        sc.stack.extend((0..n as u32).filter(|&i| sc.indeg[i as usize] == 0));
+        let mut seen = 0;
+        while let Some(v) = sc.stack.pop() {
+            seen += 1;
+            let id = OpId(first + v);
+            for &w in self
+                .sched
+                .done_successors(id)
+                .iter()
+                .chain(self.sched.start_successors(id))
+            {
+                let d = &mut sc.indeg[(w - first) as usize];
+                *d -= 1;
+                if *d == 0 {
+                    sc.stack.push(w - first);
+                }
+            }
         }
-        Ok(())
+        seen == n
     }
 
     /// The finished schedule. Panics if a rank is still open.
@@ -394,9 +451,9 @@ impl ScheduleBuilder {
     }
 }
 
-/// Finds a dependency cycle among `n` local ops, if any, with Kahn's algorithm; the
-/// cycle itself is recovered by walking predecessors among the ops left over.
-fn find_cycle(n: u32, done: &[(u32, u32)], start: &[(u32, u32)]) -> Option<Vec<u32>> {
+/// Finds a dependency cycle among `n` local ops known to have one: Kahn's algorithm
+/// leaves the ops on or behind cycles, and walking predecessors among them finds one.
+fn find_cycle(n: u32, done: &[(u32, u32)], start: &[(u32, u32)]) -> Vec<u32> {
     let n = n as usize;
     let mut indeg = vec![0u32; n];
     let mut adj: Vec<Vec<u32>> = vec![Vec::new(); n];
@@ -415,9 +472,7 @@ fn find_cycle(n: u32, done: &[(u32, u32)], start: &[(u32, u32)]) -> Option<Vec<u
             }
         }
     }
-    if seen == n {
-        return None;
-    }
+    assert!(seen < n, "find_cycle called on an acyclic rank");
     // Every leftover op has a leftover predecessor: walk back until a repeat.
     let mut pred = vec![u32::MAX; n];
     for &(b, a) in done.iter().chain(start) {
@@ -435,7 +490,7 @@ fn find_cycle(n: u32, done: &[(u32, u32)], start: &[(u32, u32)]) -> Option<Vec<u
     }
     let mut cycle = path[pos[v as usize]..].to_vec();
     cycle.reverse(); // predecessor walk runs backwards; report in dependency order
-    Some(cycle)
+    cycle
 }
 
 #[cfg(test)]

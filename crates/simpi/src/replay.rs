@@ -45,6 +45,7 @@ pub fn replay_goal(path: &Path, opts: ReplayOptions<'_>) -> Result<Report, Error
                 ops: sched.num_ops() as u64,
                 load_seconds,
                 sim_seconds,
+                peak_rss_bytes: crate::report::peak_rss_bytes(),
                 warnings,
             })
         }

@@ -17,8 +17,18 @@ pub struct Report {
     pub load_seconds: f64,
     /// Wall-clock seconds spent simulating.
     pub sim_seconds: f64,
+    /// Peak resident memory of the process so far, in bytes, if the OS tells.
+    pub peak_rss_bytes: Option<u64>,
     /// Things the user should know that did not stop the run.
     pub warnings: Vec<String>,
+}
+
+/// Peak resident set size of this process (Linux `VmHWM`), if available.
+pub fn peak_rss_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
 }
 
 impl Report {
@@ -63,10 +73,27 @@ impl Report {
             self.load_seconds,
             self.sim_seconds
         );
+        if let Some(b) = self.peak_rss_bytes {
+            let _ = writeln!(s, "peak memory  {:.1} MiB", b as f64 / (1u64 << 20) as f64);
+        }
+        let _ = writeln!(s, "checksum     {:016x}  (of the per-rank end times)", self.checksum());
         for w in &self.warnings {
             let _ = writeln!(s, "warning: {w}");
         }
         s
+    }
+
+    /// FNV-1a over the per-rank end times in picoseconds: equal checksums mean equal
+    /// results, to compare runs at a glance.
+    pub fn checksum(&self) -> u64 {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for t in &self.end_times {
+            for b in t.ps().to_le_bytes() {
+                h ^= b as u64;
+                h = h.wrapping_mul(0x0100_0000_01b3);
+            }
+        }
+        h
     }
 
     /// LogGOPSim's output lines, `Host <i>: <t>` with `t` in the schedule's unit, so
@@ -133,6 +160,7 @@ mod tests {
             ops: 6,
             load_seconds: 0.5,
             sim_seconds: 0.25,
+            peak_rss_bytes: None,
             warnings: vec![],
         }
     }
@@ -152,6 +180,14 @@ mod tests {
             String::from_utf8(out).unwrap(),
             "{\"makespan_ps\": 5654000, \"ranks\": [{\"rank\": 0, \"end_ps\": 5654000}, {\"rank\": 1, \"end_ps\": 1500500}], \"events\": 6, \"wall_seconds\": 0.750000}\n"
         );
+    }
+
+    #[test]
+    fn checksum_is_fnv1a_of_the_end_times() {
+        // FNV-1a of the 16 little-endian bytes, computed independently in Python:
+        // h = 0xcbf29ce484222325; for b in (5654000).to_bytes(8,'little') +
+        // (1500500).to_bytes(8,'little'): h = ((h ^ b) * 0x100000001b3) % 2**64
+        assert_eq!(report().checksum(), 0x6d17_1763_82c3_7bad);
     }
 
     #[test]

@@ -4,11 +4,13 @@
 //! The reader streams: it holds one line and one rank's label table at a time, and the
 //! schedule in compact form. The writer streams too.
 
+mod fast;
+mod labels;
 mod lexer;
 mod locate;
 mod reader;
 mod writer;
 
 pub use locate::locate_ops;
-pub use reader::{read_goal, read_goal_file, GoalError, GoalSink};
+pub use reader::{parse_goal, parse_goal_with, read_goal, read_goal_file, GoalError, GoalSink};
 pub use writer::{GoalWriter, Label};

@@ -1,5 +1,5 @@
-//! Splits one line of GOAL text into tokens, tracking columns and `/* */` comments that
-//! span lines.
+//! Splits one line of GOAL text into tokens on demand, tracking columns and `/* */`
+//! comments that span lines. No allocation: tokens borrow the line.
 
 /// A token and the 1-based column where it starts.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -36,99 +36,139 @@ impl TokKind<'_> {
     }
 }
 
-/// Tokenizes lines, remembering whether a block comment is still open.
-#[derive(Default)]
-pub(crate) struct Lexer {
-    in_block_comment: bool,
+/// A cursor over the tokens of one line.
+pub(crate) struct Lexer<'a> {
+    line: &'a [u8],
+    pos: usize,
+    /// True while inside a `/* */` comment; carried from line to line by the caller.
+    pub in_comment: bool,
+    peeked: Option<Option<Tok<'a>>>,
 }
 
-impl Lexer {
-    /// True if a `/*` comment was opened and not closed.
-    pub fn in_block_comment(&self) -> bool {
-        self.in_block_comment
+impl<'a> Lexer<'a> {
+    /// A cursor at the start of `line` (without its newline).
+    pub fn new(line: &'a [u8], in_comment: bool) -> Self {
+        Lexer {
+            line,
+            pos: 0,
+            in_comment,
+            peeked: None,
+        }
     }
 
-    /// Appends the tokens of `line` (without its newline) to `out`.
-    pub fn tokens<'a>(&mut self, line: &'a [u8], out: &mut Vec<Tok<'a>>) {
-        out.clear();
+    /// The column just past the end of the line.
+    pub fn eol(&self) -> u32 {
+        self.line.len() as u32 + 1
+    }
+
+    /// The next token without consuming it.
+    #[inline]
+    pub fn peek(&mut self) -> Option<Tok<'a>> {
+        if self.peeked.is_none() {
+            self.peeked = Some(self.scan());
+        }
+        self.peeked.unwrap()
+    }
+
+    /// Consumes and returns the next token.
+    #[inline]
+    #[allow(clippy::should_implement_trait)]
+    pub fn next(&mut self) -> Option<Tok<'a>> {
+        match self.peeked.take() {
+            Some(t) => t,
+            None => self.scan(),
+        }
+    }
+
+    /// The column of the next token, or of the end of the line.
+    pub fn col(&mut self) -> u32 {
+        let eol = self.eol();
+        self.peek().map_or(eol, |t| t.col)
+    }
+
+    #[inline]
+    fn scan(&mut self) -> Option<Tok<'a>> {
+        let line = self.line;
         let n = line.len();
-        let mut i = 0;
-        while i < n {
-            if self.in_block_comment {
+        let mut i = self.pos;
+        loop {
+            if self.in_comment {
                 match find(&line[i..], b"*/") {
                     Some(k) => {
                         i += k + 2;
-                        self.in_block_comment = false;
-                        continue;
+                        self.in_comment = false;
                     }
-                    None => return,
+                    None => {
+                        self.pos = n;
+                        return None;
+                    }
                 }
+            }
+            if i >= n {
+                self.pos = n;
+                return None;
             }
             let c = line[i];
             let col = i as u32 + 1;
-            match c {
-                b' ' | b'\t' | b'\r' => i += 1,
-                b'/' if line.get(i + 1) == Some(&b'/') => return,
-                b'/' if line.get(i + 1) == Some(&b'*') => {
-                    self.in_block_comment = true;
-                    i += 2;
-                }
-                b'{' | b'}' | b':' => {
-                    out.push(Tok {
-                        col,
-                        kind: TokKind::Punct(c),
-                    });
+            let (kind, end) = match c {
+                b' ' | b'\t' | b'\r' => {
                     i += 1;
+                    continue;
                 }
+                b'/' if line.get(i + 1) == Some(&b'/') => {
+                    self.pos = n;
+                    return None;
+                }
+                b'/' if line.get(i + 1) == Some(&b'*') => {
+                    self.in_comment = true;
+                    i += 2;
+                    continue;
+                }
+                b'{' | b'}' | b':' => (TokKind::Punct(c), i + 1),
                 b'0'..=b'9' => {
-                    let start = i;
-                    let mut v: Option<u64> = Some(0);
-                    while i < n && line[i].is_ascii_digit() {
-                        v = v
-                            .and_then(|v| v.checked_mul(10))
-                            .and_then(|v| v.checked_add((line[i] - b'0') as u64));
-                        i += 1;
+                    let mut j = i;
+                    let mut v: u64 = 0;
+                    let mut ok = true;
+                    while j < n && line[j].is_ascii_digit() {
+                        let d = (line[j] - b'0') as u64;
+                        match v.checked_mul(10).and_then(|v| v.checked_add(d)) {
+                            Some(x) => v = x,
+                            None => ok = false,
+                        }
+                        j += 1;
                     }
-                    let _ = start;
-                    out.push(Tok {
-                        col,
-                        kind: TokKind::Int(v),
-                    });
+                    (TokKind::Int(ok.then_some(v)), j)
                 }
                 b'-' => {
-                    let start = i;
-                    i += 1;
-                    while i < n && line[i].is_ascii_digit() {
-                        i += 1;
+                    let mut j = i + 1;
+                    while j < n && line[j].is_ascii_digit() {
+                        j += 1;
                     }
-                    let text = &line[start..i];
-                    let kind = if text == b"-1" {
-                        TokKind::MinusOne
-                    } else {
-                        TokKind::Bad(text)
-                    };
-                    out.push(Tok { col, kind });
+                    let text = &line[i..j];
+                    (
+                        if text == b"-1" {
+                            TokKind::MinusOne
+                        } else {
+                            TokKind::Bad(text)
+                        },
+                        j,
+                    )
                 }
                 c if c.is_ascii_alphabetic() || c == b'_' => {
-                    let start = i;
-                    while i < n && (line[i].is_ascii_alphanumeric() || line[i] == b'_') {
-                        i += 1;
+                    let mut j = i + 1;
+                    while j < n && (line[j].is_ascii_alphanumeric() || line[j] == b'_') {
+                        j += 1;
                     }
-                    out.push(Tok {
-                        col,
-                        kind: TokKind::Word(&line[start..i]),
-                    });
+                    (TokKind::Word(&line[i..j]), j)
                 }
                 _ => {
                     // One whole UTF-8 character, so the message shows what the user typed.
                     let len = utf8_len(c).min(n - i);
-                    out.push(Tok {
-                        col,
-                        kind: TokKind::Bad(&line[i..i + len]),
-                    });
-                    i += len;
+                    (TokKind::Bad(&line[i..i + len]), i + len)
                 }
-            }
+            };
+            self.pos = end;
+            return Some(Tok { col, kind });
         }
     }
 }
@@ -150,17 +190,18 @@ fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
 mod tests {
     use super::*;
 
-    fn kinds(line: &str, lx: &mut Lexer) -> Vec<TokKind<'static>> {
-        let line: &'static [u8] = Box::leak(line.as_bytes().to_vec().into_boxed_slice());
+    fn kinds(line: &'static str, in_comment: bool) -> (Vec<TokKind<'static>>, bool) {
+        let mut lx = Lexer::new(line.as_bytes(), in_comment);
         let mut v = Vec::new();
-        lx.tokens(line, &mut v);
-        v.into_iter().map(|t| t.kind).collect()
+        while let Some(t) = lx.next() {
+            v.push(t.kind);
+        }
+        (v, lx.in_comment)
     }
 
     #[test]
     fn splits_numbers_from_byte_suffix_and_labels_from_colons() {
-        let mut lx = Lexer::default();
-        let k = kinds("l1: send 10b to -1 tag 7 // done", &mut lx);
+        let (k, _) = kinds("l1: send 10b to -1 tag 7 // done", false);
         assert_eq!(
             k,
             vec![
@@ -179,22 +220,29 @@ mod tests {
 
     #[test]
     fn block_comments_span_lines() {
-        let mut lx = Lexer::default();
-        assert_eq!(
-            kinds("calc 5 /* start", &mut lx),
-            vec![TokKind::Word(b"calc"), TokKind::Int(Some(5))]
-        );
-        assert!(lx.in_block_comment());
-        assert_eq!(kinds("still comment", &mut lx), vec![]);
-        assert_eq!(kinds("end */ }", &mut lx), vec![TokKind::Punct(b'}')]);
+        let (k, open) = kinds("calc 5 /* start", false);
+        assert_eq!(k, vec![TokKind::Word(b"calc"), TokKind::Int(Some(5))]);
+        assert!(open);
+        assert_eq!(kinds("still comment", true), (vec![], true));
+        assert_eq!(kinds("end */ }", true), (vec![TokKind::Punct(b'}')], false));
     }
 
     #[test]
     fn overflow_and_odd_bytes_are_tokens_not_panics() {
-        let mut lx = Lexer::default();
-        let k = kinds("99999999999999999999999 -5 é", &mut lx);
+        let (k, _) = kinds("99999999999999999999999 -5 é", false);
         assert_eq!(k[0], TokKind::Int(None));
         assert_eq!(k[1], TokKind::Bad(b"-5"));
         assert_eq!(k[2], TokKind::Bad("é".as_bytes()));
+    }
+
+    #[test]
+    fn peek_does_not_consume_and_columns_are_one_based() {
+        let mut lx = Lexer::new(b"  rank 3 {", false);
+        assert_eq!(lx.peek().unwrap().col, 3);
+        assert_eq!(lx.next().unwrap().kind, TokKind::Word(b"rank"));
+        assert_eq!(lx.col(), 8);
+        lx.next();
+        lx.next();
+        assert_eq!(lx.col(), 11);
     }
 }

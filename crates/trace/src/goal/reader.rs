@@ -1,12 +1,12 @@
 //! The GOAL text reader: statements, labels and dependencies into a [`GoalSink`].
 
+use super::fast::{fast_statement, Fast};
+use super::labels::{LabelDef, LabelTable};
 use super::lexer::{Lexer, Tok, TokKind};
 use simpi_kernel::TimeUnit;
-use simpi_mpi::{BuildError, Op, Schedule, ScheduleBuilder, ANY_SOURCE, ANY_TAG};
-use std::collections::HashMap;
+use simpi_mpi::{BuildError, Op, OpKind, Schedule, ScheduleBuilder, ANY_SOURCE, ANY_TAG};
 use std::fmt;
-use std::hash::{BuildHasherDefault, Hasher};
-use std::io::BufRead;
+use std::io::Read;
 use std::path::Path;
 
 /// A problem in a GOAL file, with where it is and what was expected.
@@ -65,12 +65,15 @@ impl GoalSink for BuildSink {
     fn begin_rank(&mut self, rank: u64) -> Result<(), BuildError> {
         self.0.as_mut().unwrap().begin_rank(rank)
     }
+    #[inline]
     fn op(&mut self, op: Op, _line: u32) -> Result<u32, BuildError> {
         self.0.as_mut().unwrap().push(op)
     }
+    #[inline]
     fn requires(&mut self, a: u32, b: u32) {
         self.0.as_mut().unwrap().requires(a, b)
     }
+    #[inline]
     fn irequires(&mut self, a: u32, b: u32) {
         self.0.as_mut().unwrap().irequires(a, b)
     }
@@ -81,7 +84,7 @@ impl GoalSink for BuildSink {
 
 /// Reads a GOAL schedule from `input`; `name` is used in error messages and `unit` is
 /// the unit of `calc` times.
-pub fn read_goal<R: BufRead>(input: R, name: &str, unit: TimeUnit) -> Result<Schedule, GoalError> {
+pub fn read_goal<R: Read>(input: R, name: &str, unit: TimeUnit) -> Result<Schedule, GoalError> {
     let mut sink = BuildSink::default();
     parse_goal(input, name, unit, &mut sink)?;
     Ok(sink.0.expect("parse_goal guarantees num_ranks").finish())
@@ -96,86 +99,78 @@ pub fn read_goal_file(path: &Path, unit: TimeUnit) -> Result<Schedule, GoalError
         col: 0,
         msg: format!("cannot open: {e}"),
     })?;
-    read_goal(std::io::BufReader::with_capacity(1 << 20, file), &name, unit)
+    read_goal(file, &name, unit)
 }
 
-/// A fast, deterministic hasher for short labels (FxHash's multiply-rotate).
-#[derive(Default)]
-struct LabelHasher(u64);
+/// Bytes read from the input at a time.
+const CHUNK: usize = 4 << 20;
 
-impl Hasher for LabelHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
-            let mut w = [0u8; 8];
-            w[..chunk.len()].copy_from_slice(chunk);
-            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-        }
-    }
+/// Parses GOAL text into `sink`. Reads in large chunks and parses lines in place.
+pub fn parse_goal<R: Read, S: GoalSink>(input: R, name: &str, unit: TimeUnit, sink: &mut S) -> Result<(), GoalError> {
+    parse_goal_with(input, name, unit, sink, true)
 }
 
-type Labels = HashMap<Box<[u8]>, (u32, u32), BuildHasherDefault<LabelHasher>>;
-
-struct OpenRank {
-    rank: u64,
-    line: u32,
-    /// label -> (local index, line of definition)
-    labels: Labels,
-}
-
-/// Parses GOAL text into `sink`.
-pub fn parse_goal<R: BufRead, S: GoalSink>(
+/// [`parse_goal`], optionally without the fast path (to test that both agree).
+#[doc(hidden)]
+pub fn parse_goal_with<R: Read, S: GoalSink>(
     mut input: R,
     name: &str,
     unit: TimeUnit,
     sink: &mut S,
+    fast: bool,
 ) -> Result<(), GoalError> {
     let mut p = Parser {
+        fast,
         name,
         unit,
         line: 0,
         num_ranks: None,
         open: None,
-        spare_labels: Labels::default(),
+        labels: LabelTable::default(),
+        in_comment: false,
+        rank_len: 0,
     };
-    let mut lexer = Lexer::default();
-    let mut buf: Vec<u8> = Vec::with_capacity(256);
-    let mut spare: Vec<Tok<'static>> = Vec::new();
-    loop {
-        buf.clear();
-        let n = input
-            .read_until(b'\n', &mut buf)
-            .map_err(|e| p.err(0, format!("read error: {e}")))?;
-        if n == 0 {
-            break;
+    let mut buf: Vec<u8> = vec![0; CHUNK];
+    let mut filled = 0usize;
+    let mut eof = false;
+    while !eof {
+        if filled == buf.len() {
+            // A line longer than the buffer: grow it.
+            buf.resize(buf.len() * 2, 0);
         }
-        p.line += 1;
-        if buf.last() == Some(&b'\n') {
-            buf.pop();
+        let n = loop {
+            match input.read(&mut buf[filled..]) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(p.err(0, format!("read error: {e}"))),
+            }
+        };
+        eof = n == 0;
+        filled += n;
+        let mut start = 0;
+        while let Some(k) = memchr::memchr(b'\n', &buf[start..filled]) {
+            p.line(&buf[start..start + k], sink)?;
+            start += k + 1;
+            if sink.satisfied() {
+                return Ok(());
+            }
         }
-        let mut toks = recycle(spare);
-        lexer.tokens(&buf, &mut toks);
-        p.statements(&toks, sink)?;
-        spare = recycle(toks);
-        if sink.satisfied() {
-            return Ok(());
+        if eof && start < filled {
+            p.line(&buf[start..filled], sink)?;
+            start = filled;
         }
+        buf.copy_within(start..filled, 0);
+        filled -= start;
     }
-    if lexer.in_block_comment() {
+    if p.in_comment {
         return Err(p.err(0, "end of file inside a /* comment: expected '*/'".into()));
     }
     if let Some(open) = &p.open {
-        return Err(GoalError {
-            file: name.to_string(),
-            line: p.line,
-            col: 0,
-            msg: format!(
-                "end of file inside the block of rank {} opened at line {}: expected '}}'",
-                open.rank, open.line
-            ),
-        });
+        let msg = format!(
+            "end of file inside the block of rank {} opened at line {}: expected '}}'",
+            open.rank, open.line
+        );
+        return Err(p.err(0, msg));
     }
     if p.num_ranks.is_none() {
         return Err(GoalError {
@@ -188,41 +183,23 @@ pub fn parse_goal<R: BufRead, S: GoalSink>(
     Ok(())
 }
 
-/// Reuses a token vector's allocation for tokens of another line.
-fn recycle<'b>(mut v: Vec<Tok<'_>>) -> Vec<Tok<'b>> {
-    v.clear();
-    v.into_iter().map(|_| unreachable!()).collect()
+struct OpenRank {
+    rank: u64,
+    line: u32,
 }
 
 struct Parser<'n> {
+    /// Whether to try the fast path first.
+    fast: bool,
     name: &'n str,
     unit: TimeUnit,
     line: u32,
     num_ranks: Option<u32>,
     open: Option<OpenRank>,
-    spare_labels: Labels,
-}
-
-/// A cursor over one line's tokens.
-struct Cur<'t, 'a> {
-    toks: &'t [Tok<'a>],
-    i: usize,
-    /// Column just past the line's last token, for "expected ... at end of line".
-    eol: u32,
-}
-
-impl<'a> Cur<'_, 'a> {
-    fn peek(&self) -> Option<Tok<'a>> {
-        self.toks.get(self.i).copied()
-    }
-    fn next(&mut self) -> Option<Tok<'a>> {
-        let t = self.peek();
-        self.i += 1;
-        t
-    }
-    fn col(&self) -> u32 {
-        self.peek().map_or(self.eol, |t| t.col)
-    }
+    labels: LabelTable,
+    in_comment: bool,
+    /// Operations defined so far in the open rank (the next one's local index).
+    rank_len: u32,
 }
 
 fn found(t: Option<Tok<'_>>) -> String {
@@ -236,6 +213,10 @@ fn is_word(t: Option<Tok<'_>>, w: &[u8]) -> bool {
     matches!(t, Some(Tok { kind: TokKind::Word(x), .. }) if x == w)
 }
 
+fn text(b: &[u8]) -> std::borrow::Cow<'_, str> {
+    String::from_utf8_lossy(b)
+}
+
 impl Parser<'_> {
     fn err(&self, col: u32, msg: String) -> GoalError {
         GoalError {
@@ -247,20 +228,16 @@ impl Parser<'_> {
     }
 
     fn build_err(&self, col: u32, e: BuildError) -> GoalError {
-        let msg = match (&e, &self.open) {
-            (BuildError::Cycle { rank, ops }, Some(open)) => {
-                let mut by_index: HashMap<u32, (&[u8], u32)> = HashMap::new();
-                for (k, &(idx, line)) in &open.labels {
-                    by_index.insert(idx, (k, line));
-                }
-                let names: Vec<String> = ops
-                    .iter()
-                    .chain(ops.first())
-                    .map(|i| match by_index.get(i) {
-                        Some((k, line)) => format!("{} (line {line})", String::from_utf8_lossy(k)),
-                        None => format!("operation #{i}"),
-                    })
-                    .collect();
+        let msg = match &e {
+            BuildError::Cycle { rank, ops } => {
+                let name_of = |i: u32| {
+                    self.labels
+                        .iter()
+                        .find(|(_, d)| d.idx == i)
+                        .map(|(k, d)| format!("{} (line {})", text(k), d.line))
+                        .unwrap_or_else(|| format!("operation #{i}"))
+                };
+                let names: Vec<String> = ops.iter().chain(ops.first()).map(|&i| name_of(i)).collect();
                 format!("dependency cycle in rank {rank}: {}", names.join(" -> "))
             }
             _ => e.to_string(),
@@ -268,23 +245,33 @@ impl Parser<'_> {
         self.err(col, msg)
     }
 
-    fn statements<S: GoalSink>(&mut self, toks: &[Tok<'_>], sink: &mut S) -> Result<(), GoalError> {
-        let eol = toks.last().map_or(1, |t| t.col + 1);
-        let mut c = Cur { toks, i: 0, eol };
-        while let Some(t) = c.peek() {
+    /// Parses one line (without its newline).
+    #[inline]
+    fn line<S: GoalSink>(&mut self, bytes: &[u8], sink: &mut S) -> Result<(), GoalError> {
+        self.line += 1;
+        if self.fast && self.open.is_some() && !self.in_comment {
+            if let Some(f) = fast_statement(bytes) {
+                if self.apply_fast(f, sink)? {
+                    return Ok(());
+                }
+            }
+        }
+        let mut c = Lexer::new(bytes, self.in_comment);
+        while c.peek().is_some() {
             if self.open.is_some() {
                 self.rank_statement(&mut c, sink)?;
             } else {
-                self.top_statement(&mut c, sink, t)?;
+                self.top_statement(&mut c, sink)?;
             }
         }
+        self.in_comment = c.in_comment;
         Ok(())
     }
 
-    fn top_statement<S: GoalSink>(&mut self, c: &mut Cur<'_, '_>, sink: &mut S, t: Tok<'_>) -> Result<(), GoalError> {
+    fn top_statement<S: GoalSink>(&mut self, c: &mut Lexer<'_>, sink: &mut S) -> Result<(), GoalError> {
+        let t = c.next().unwrap();
         match t.kind {
             TokKind::Word(b"num_ranks") => {
-                c.next();
                 if self.num_ranks.is_some() {
                     return Err(self.err(t.col, "'num_ranks' given twice".into()));
                 }
@@ -301,7 +288,6 @@ impl Parser<'_> {
                 self.end_of_statement(c)
             }
             TokKind::Word(b"rank") => {
-                c.next();
                 if self.num_ranks.is_none() {
                     return Err(self.err(t.col, "expected 'num_ranks N' before the first rank block".into()));
                 }
@@ -315,38 +301,34 @@ impl Parser<'_> {
                         ..
                     })
                 ) {
-                    return Err(self.err(
-                        brace.map_or(c.eol, |t| t.col),
-                        format!("expected '{{' after 'rank {r}', found {}", found(brace)),
-                    ));
+                    let at = brace.map_or(c.eol(), |t| t.col);
+                    return Err(self.err(at, format!("expected '{{' after 'rank {r}', found {}", found(brace))));
                 }
                 sink.begin_rank(r).map_err(|e| self.build_err(col, e))?;
-                let mut labels = std::mem::take(&mut self.spare_labels);
-                labels.clear();
+                self.labels.clear();
+                self.rank_len = 0;
                 self.open = Some(OpenRank {
                     rank: r,
                     line: self.line,
-                    labels,
                 });
                 Ok(())
             }
-            _ => Err(self.err(
+            other => Err(self.err(
                 t.col,
                 format!(
                     "expected 'num_ranks N' or 'rank R {{' outside a rank block, found {}",
-                    t.kind.describe()
+                    other.describe()
                 ),
             )),
         }
     }
 
-    fn rank_statement<S: GoalSink>(&mut self, c: &mut Cur<'_, '_>, sink: &mut S) -> Result<(), GoalError> {
+    fn rank_statement<S: GoalSink>(&mut self, c: &mut Lexer<'_>, sink: &mut S) -> Result<(), GoalError> {
         let t = c.next().unwrap();
         match t.kind {
             TokKind::Punct(b'}') => {
                 sink.end_rank().map_err(|e| self.build_err(t.col, e))?;
-                let open = self.open.take().unwrap();
-                self.spare_labels = open.labels;
+                self.open = None;
                 Ok(())
             }
             TokKind::Word(w @ (b"send" | b"recv" | b"calc")) => self.operation(c, sink, w, t.col, None),
@@ -360,8 +342,12 @@ impl Parser<'_> {
                                 self.operation(c, sink, w, op.unwrap().col, Some((label, t.col)))
                             }
                             _ => Err(self.err(
-                                op.map_or(c.eol, |t| t.col),
-                                format!("expected 'send', 'recv' or 'calc' after label '{}:', found {}", String::from_utf8_lossy(label), found(op)),
+                                op.map_or(c.eol(), |t| t.col),
+                                format!(
+                                    "expected 'send', 'recv' or 'calc' after label '{}:', found {}",
+                                    text(label),
+                                    found(op)
+                                ),
                             )),
                         }
                     }
@@ -372,8 +358,8 @@ impl Parser<'_> {
                             Some(TokKind::Word(l)) => self.lookup(l, bt.unwrap().col)?,
                             _ => {
                                 return Err(self.err(
-                                    bt.map_or(c.eol, |t| t.col),
-                                    format!("expected a label after '{}', found {}", String::from_utf8_lossy(kw), found(bt)),
+                                    bt.map_or(c.eol(), |t| t.col),
+                                    format!("expected a label after '{}', found {}", text(kw), found(bt)),
                                 ))
                             }
                         };
@@ -385,10 +371,10 @@ impl Parser<'_> {
                         self.end_of_statement(c)
                     }
                     _ => Err(self.err(
-                        next.map_or(c.eol, |t| t.col),
+                        next.map_or(c.eol(), |t| t.col),
                         format!(
                             "expected ':' (a labelled operation) or 'requires'/'irequires' (a dependency) after '{}', found {}",
-                            String::from_utf8_lossy(label),
+                            text(label),
                             found(next)
                         ),
                     )),
@@ -404,16 +390,16 @@ impl Parser<'_> {
         }
     }
 
+    #[inline]
     fn lookup(&self, label: &[u8], col: u32) -> Result<u32, GoalError> {
-        let open = self.open.as_ref().unwrap();
-        match open.labels.get(label) {
-            Some(&(idx, _)) => Ok(idx),
+        match self.labels.get(label) {
+            Some(d) => Ok(d.idx),
             None => Err(self.err(
                 col,
                 format!(
                     "unknown label '{}': labels must be defined earlier in the block of rank {}",
-                    String::from_utf8_lossy(label),
-                    open.rank
+                    text(label),
+                    self.open.as_ref().unwrap().rank
                 ),
             )),
         }
@@ -421,7 +407,7 @@ impl Parser<'_> {
 
     fn operation<S: GoalSink>(
         &mut self,
-        c: &mut Cur<'_, '_>,
+        c: &mut Lexer<'_>,
         sink: &mut S,
         kind: &[u8],
         col: u32,
@@ -443,25 +429,24 @@ impl Parser<'_> {
                 let bytes = self.int(c, "a message size in bytes, like '10b'")?;
                 let b = c.next();
                 if !is_word(b, b"b") {
+                    let at = b.map_or(c.eol(), |t| t.col);
                     return Err(self.err(
-                        b.map_or(c.eol, |t| t.col),
+                        at,
                         format!("expected 'b' after the message size {bytes}, found {}", found(b)),
                     ));
                 }
                 let dir: &[u8] = if is_send { b"to" } else { b"from" };
                 let d = c.next();
                 if !is_word(d, dir) {
+                    let at = d.map_or(c.eol(), |t| t.col);
                     return Err(self.err(
-                        d.map_or(c.eol, |t| t.col),
-                        format!(
-                            "expected '{}' after the size, found {}",
-                            String::from_utf8_lossy(dir),
-                            found(d)
-                        ),
+                        at,
+                        format!("expected '{}' after the size, found {}", text(dir), found(d)),
                     ));
                 }
                 let pcol = c.col();
-                let peer = match c.next().map(|t| t.kind) {
+                let pt = c.next();
+                let peer = match pt.map(|t| t.kind) {
                     Some(TokKind::MinusOne) if !is_send => ANY_SOURCE,
                     Some(TokKind::Int(Some(r))) if r < num_ranks => r as u32,
                     Some(TokKind::Int(Some(r))) => {
@@ -473,19 +458,13 @@ impl Parser<'_> {
                             ),
                         ))
                     }
-                    other => {
+                    _ => {
                         let what = if is_send {
                             "a destination rank"
                         } else {
                             "a source rank or -1"
                         };
-                        return Err(self.err(
-                            pcol,
-                            format!(
-                                "expected {what}, found {}",
-                                found(other.map(|kind| Tok { col: pcol, kind }))
-                            ),
-                        ));
+                        return Err(self.err(pcol, format!("expected {what}, found {}", found(pt))));
                     }
                 };
                 let opts = self.options(c, &[b"tag", b"cpu", b"nic"])?;
@@ -496,82 +475,145 @@ impl Parser<'_> {
                 }
             }
         };
-        let idx = sink.op(op, self.line).map_err(|e| self.build_err(col, e))?;
+        self.end_of_statement(c)?;
+        self.define(op, col, label, sink)
+    }
+
+    /// Adds an operation and its label.
+    #[inline]
+    fn define<S: GoalSink>(
+        &mut self,
+        op: Op,
+        col: u32,
+        label: Option<(&[u8], u32)>,
+        sink: &mut S,
+    ) -> Result<(), GoalError> {
         if let Some((l, lcol)) = label {
-            let line = self.line;
-            let open = self.open.as_mut().unwrap();
-            if let Some(&(_, first)) = open.labels.get(l) {
+            let def = LabelDef {
+                idx: self.rank_len,
+                line: self.line,
+            };
+            if let Err(first) = self.labels.insert(l, def) {
                 return Err(self.err(
                     lcol,
-                    format!(
-                        "duplicate label '{}': first defined at line {first}",
-                        String::from_utf8_lossy(l)
-                    ),
+                    format!("duplicate label '{}': first defined at line {}", text(l), first.line),
                 ));
             }
-            open.labels.insert(l.into(), (idx, line));
         }
-        self.end_of_statement(c)
+        let idx = sink.op(op, self.line).map_err(|e| self.build_err(col, e))?;
+        debug_assert_eq!(idx, self.rank_len);
+        self.rank_len += 1;
+        Ok(())
+    }
+
+    /// Applies a statement from the fast path. Returns false, having changed nothing,
+    /// when the statement needs an error message (the general parser then words it).
+    #[inline]
+    fn apply_fast<S: GoalSink>(&mut self, f: Fast<'_>, sink: &mut S) -> Result<bool, GoalError> {
+        match f {
+            Fast::Dep { a, b, irequires } => {
+                let (Some(a), Some(b)) = (self.labels.get(a), self.labels.get(b)) else {
+                    return Ok(false);
+                };
+                if irequires {
+                    sink.irequires(a.idx, b.idx);
+                } else {
+                    sink.requires(a.idx, b.idx);
+                }
+                Ok(true)
+            }
+            Fast::Op {
+                label,
+                kind,
+                size,
+                peer,
+                tag,
+                cpu,
+                nic,
+            } => {
+                let op = match kind {
+                    OpKind::Calc => match self.unit.to_time(size) {
+                        Some(ps) => Op::calc(ps.0, cpu),
+                        None => return Ok(false),
+                    },
+                    _ => {
+                        let wild = kind == OpKind::Recv && peer == ANY_SOURCE;
+                        if peer >= self.num_ranks.unwrap() && !wild {
+                            return Ok(false);
+                        }
+                        if kind == OpKind::Send {
+                            Op::send(size, peer, tag, cpu, nic)
+                        } else {
+                            Op::recv(size, peer, tag, cpu, nic)
+                        }
+                    }
+                };
+                if let Some(l) = label {
+                    let def = LabelDef {
+                        idx: self.rank_len,
+                        line: self.line,
+                    };
+                    if self.labels.insert(l, def).is_err() {
+                        return Ok(false); // a duplicate: the general path reports it
+                    }
+                }
+                self.define(op, 1, None, sink)?;
+                Ok(true)
+            }
+        }
     }
 
     /// Parses trailing `tag`, `cpu`, `nic` options, each at most once, in any order.
-    fn options(&self, c: &mut Cur<'_, '_>, allowed: &[&[u8]]) -> Result<OpOptions, GoalError> {
+    fn options(&self, c: &mut Lexer<'_>, allowed: &[&[u8]]) -> Result<OpOptions, GoalError> {
         let mut o = OpOptions { tag: 0, cpu: 0, nic: 0 };
-        let mut seen: Vec<&[u8]> = Vec::new();
+        let mut seen = [false; 3];
         while let Some(t) = c.peek() {
             let TokKind::Word(w) = t.kind else { break };
+            let Some(k) = [&b"tag"[..], b"cpu", b"nic"].iter().position(|x| *x == w) else {
+                break;
+            };
             if !allowed.contains(&w) {
                 break;
             }
-            if seen.contains(&w) {
-                return Err(self.err(t.col, format!("'{}' given twice", String::from_utf8_lossy(w))));
+            if seen[k] {
+                return Err(self.err(t.col, format!("'{}' given twice", text(w))));
             }
-            seen.push(w);
+            seen[k] = true;
             c.next();
             let vcol = c.col();
-            match w {
-                b"tag" => {
-                    o.tag = match c.next().map(|t| t.kind) {
-                        Some(TokKind::MinusOne) => ANY_TAG,
-                        Some(TokKind::Int(Some(v))) if v < ANY_TAG as u64 => v as u32,
-                        other => {
-                            return Err(self.err(
-                                vcol,
-                                format!(
-                                    "expected a tag (0..{}) or -1, found {}",
-                                    ANY_TAG - 1,
-                                    found(other.map(|kind| Tok { col: vcol, kind }))
-                                ),
-                            ))
-                        }
+            let vt = c.next();
+            if k == 0 {
+                o.tag = match vt.map(|t| t.kind) {
+                    Some(TokKind::MinusOne) => ANY_TAG,
+                    Some(TokKind::Int(Some(v))) if v < ANY_TAG as u64 => v as u32,
+                    _ => {
+                        return Err(self.err(
+                            vcol,
+                            format!("expected a tag (0..{}) or -1, found {}", ANY_TAG - 1, found(vt)),
+                        ))
                     }
-                }
-                _ => {
-                    let v = match c.next().map(|t| t.kind) {
-                        Some(TokKind::Int(Some(v))) if v <= 255 => v as u8,
-                        other => {
-                            return Err(self.err(
-                                vcol,
-                                format!(
-                                    "expected a {} index (0..255), found {}",
-                                    String::from_utf8_lossy(w),
-                                    found(other.map(|kind| Tok { col: vcol, kind }))
-                                ),
-                            ))
-                        }
-                    };
-                    if w == b"cpu" {
-                        o.cpu = v;
-                    } else {
-                        o.nic = v;
+                };
+            } else {
+                let v = match vt.map(|t| t.kind) {
+                    Some(TokKind::Int(Some(v))) if v <= 255 => v as u8,
+                    _ => {
+                        return Err(self.err(
+                            vcol,
+                            format!("expected a {} index (0..255), found {}", text(w), found(vt)),
+                        ))
                     }
+                };
+                if k == 1 {
+                    o.cpu = v;
+                } else {
+                    o.nic = v;
                 }
             }
         }
         Ok(o)
     }
 
-    fn int(&self, c: &mut Cur<'_, '_>, what: &str) -> Result<u64, GoalError> {
+    fn int(&self, c: &mut Lexer<'_>, what: &str) -> Result<u64, GoalError> {
         let col = c.col();
         match c.next() {
             Some(Tok {
@@ -590,7 +632,7 @@ impl Parser<'_> {
     }
 
     /// After a statement only `}` (closing the rank) may follow on the same line.
-    fn end_of_statement(&self, c: &mut Cur<'_, '_>) -> Result<(), GoalError> {
+    fn end_of_statement(&self, c: &mut Lexer<'_>) -> Result<(), GoalError> {
         match c.peek() {
             None => Ok(()),
             Some(Tok {

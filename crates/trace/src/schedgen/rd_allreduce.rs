@@ -20,7 +20,7 @@ pub(super) fn rank<W: Write>(p: &Params, r: u32, s: &mut Step<'_, W>) -> io::Res
 
     // Fold: of each pair (2j, 2j+1) below 2·rem, the even rank drops out.
     let newrank = if r < 2 * rem {
-        if r % 2 == 0 {
+        if r.is_multiple_of(2) {
             ops.push(s.send(bytes, r + 1, 0, None)?);
             let back = s.recv(bytes, r + 1, 0, None)?;
             ops.push(back);

@@ -15,7 +15,7 @@ pub(crate) fn dims3(n: u32) -> [u32; 3] {
     let mut m = n;
     let mut f = 2;
     while f * f <= m {
-        while m % f == 0 {
+        while m.is_multiple_of(f) {
             factors.push(f);
             m /= f;
         }

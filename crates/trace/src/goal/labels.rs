@@ -1,0 +1,180 @@
+//! The label table of one rank block: an open-addressing hash table over an arena of
+//! label bytes, cleared (not freed) between ranks, so millions of labels cost no
+//! allocation each.
+
+/// Where a label was defined.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) struct LabelDef {
+    /// Rank-local operation index.
+    pub idx: u32,
+    /// Line of the definition.
+    pub line: u32,
+}
+
+#[derive(Copy, Clone)]
+struct Slot {
+    /// 0 marks an empty slot (real hashes have their low bit set).
+    hash: u64,
+    off: u32,
+    len: u32,
+    def: LabelDef,
+}
+
+const EMPTY: Slot = Slot {
+    hash: 0,
+    off: 0,
+    len: 0,
+    def: LabelDef { idx: 0, line: 0 },
+};
+
+/// Labels of the open rank block.
+pub(crate) struct LabelTable {
+    arena: Vec<u8>,
+    slots: Vec<Slot>,
+    used: usize,
+}
+
+impl Default for LabelTable {
+    fn default() -> Self {
+        LabelTable {
+            arena: Vec::new(),
+            slots: vec![EMPTY; 64],
+            used: 0,
+        }
+    }
+}
+
+#[inline]
+fn hash(key: &[u8]) -> u64 {
+    // FxHash-style multiply-rotate over 8-byte words; deterministic across runs.
+    let mut h: u64 = key.len() as u64;
+    let mut chunks = key.chunks_exact(8);
+    for c in &mut chunks {
+        h = (h.rotate_left(5) ^ u64::from_le_bytes(c.try_into().unwrap())).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+    let rest = chunks.remainder();
+    if !rest.is_empty() {
+        let mut w = [0u8; 8];
+        w[..rest.len()].copy_from_slice(rest);
+        h = (h.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+    (h ^ (h >> 29)) | 1
+}
+
+impl LabelTable {
+    /// Forgets every label, keeping the memory for the next rank.
+    pub fn clear(&mut self) {
+        if self.used > 0 {
+            if self.slots.len() > 4096 && self.used * 16 < self.slots.len() {
+                self.slots = vec![EMPTY; (self.used * 2).next_power_of_two().max(64)];
+            } else {
+                self.slots.fill(EMPTY);
+            }
+        }
+        self.used = 0;
+        self.arena.clear();
+    }
+
+    /// The definition of `key`, if any.
+    #[inline]
+    pub fn get(&self, key: &[u8]) -> Option<LabelDef> {
+        let h = hash(key);
+        let mask = self.slots.len() - 1;
+        let mut i = h as usize & mask;
+        loop {
+            let s = &self.slots[i];
+            if s.hash == 0 {
+                return None;
+            }
+            if s.hash == h && &self.arena[s.off as usize..(s.off + s.len) as usize] == key {
+                return Some(s.def);
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// Defines `key`; if it already exists, returns the existing definition instead.
+    #[inline]
+    pub fn insert(&mut self, key: &[u8], def: LabelDef) -> Result<(), LabelDef> {
+        if (self.used + 1) * 2 > self.slots.len() {
+            self.grow();
+        }
+        let h = hash(key);
+        let mask = self.slots.len() - 1;
+        let mut i = h as usize & mask;
+        loop {
+            let s = &self.slots[i];
+            if s.hash == 0 {
+                break;
+            }
+            if s.hash == h && &self.arena[s.off as usize..(s.off + s.len) as usize] == key {
+                return Err(s.def);
+            }
+            i = (i + 1) & mask;
+        }
+        let off = self.arena.len() as u32;
+        self.arena.extend_from_slice(key);
+        self.slots[i] = Slot {
+            hash: h,
+            off,
+            len: key.len() as u32,
+            def,
+        };
+        self.used += 1;
+        Ok(())
+    }
+
+    fn grow(&mut self) {
+        let doubled = vec![EMPTY; self.slots.len() * 2];
+        let old = std::mem::replace(&mut self.slots, doubled);
+        let mask = self.slots.len() - 1;
+        for s in old.into_iter().filter(|s| s.hash != 0) {
+            let mut i = s.hash as usize & mask;
+            while self.slots[i].hash != 0 {
+                i = (i + 1) & mask;
+            }
+            self.slots[i] = s;
+        }
+    }
+
+    /// Every label with its definition (for error messages).
+    pub fn iter(&self) -> impl Iterator<Item = (&[u8], LabelDef)> {
+        self.slots
+            .iter()
+            .filter(|s| s.hash != 0)
+            .map(|s| (&self.arena[s.off as usize..(s.off + s.len) as usize], s.def))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    #[test]
+    fn behaves_like_a_hashmap_across_growth_and_clears() {
+        let mut t = LabelTable::default();
+        for round in 0..3u32 {
+            let mut shadow = HashMap::new();
+            for i in 0..5000u32 {
+                let key = format!("label_{}_{}", i % 2500, round);
+                let def = LabelDef { idx: i, line: i + 1 };
+                let r = t.insert(key.as_bytes(), def);
+                match shadow.get(&key) {
+                    Some(&first) => assert_eq!(r, Err(first)),
+                    None => {
+                        assert!(r.is_ok());
+                        shadow.insert(key, def);
+                    }
+                }
+            }
+            for (k, v) in &shadow {
+                assert_eq!(t.get(k.as_bytes()), Some(*v));
+            }
+            assert_eq!(t.get(b"missing"), None);
+            assert_eq!(t.iter().count(), shadow.len());
+            t.clear();
+            assert_eq!(t.get(b"label_1_0"), None);
+        }
+    }
+}
