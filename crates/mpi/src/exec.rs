@@ -324,42 +324,47 @@ impl Run<'_> {
     /// freeing order sorted by kind the way `std::sort` does, each at the time its
     /// resources are next free.
     fn enqueue_freed(&mut self) {
+        if self.freed.len() == 1 {
+            let (h, id) = self.freed[0];
+            self.freed.clear();
+            self.enqueue(h, id);
+            return;
+        }
         let mut freed = std::mem::take(&mut self.freed);
         if freed.iter().any(|&(h, _)| h != freed[0].0) {
             freed.sort_by_key(|&(h, _)| h); // stable: keeps freeing order within a rank
         }
-        let mut i = 0;
-        while i < freed.len() {
-            let h = freed[i].0;
-            self.scratch.clear();
-            while i < freed.len() && freed[i].0 == h {
-                self.scratch.push(freed[i].1);
-                i += 1;
-            }
+        let mut scratch = std::mem::take(&mut self.scratch);
+        for group in freed.chunk_by(|a, b| a.0 == b.0) {
+            let h = group[0].0;
+            scratch.clear();
+            scratch.extend(group.iter().map(|&(_, id)| id));
             let sched = &*self.sched;
-            sort_like_libstdcxx(&mut self.scratch, |a, b| {
-                sched.op(OpId(*a)).kind < sched.op(OpId(*b)).kind
-            });
-            for k in 0..self.scratch.len() {
-                let id = self.scratch[k];
-                let op = *sched.op(OpId(id));
-                let cpu = *self.timers.cpu(h, op.cpu);
-                let at = match op.kind {
-                    OpKind::Send => cpu.max(*self.timers.gs(h, op.nic)),
-                    OpKind::Recv | OpKind::Calc => cpu,
-                };
-                self.queue.schedule(
-                    at,
-                    Ev {
-                        op: id,
-                        host: h,
-                        from: NOT_A_MESSAGE,
-                    },
-                );
+            sort_like_libstdcxx(&mut scratch, |a, b| sched.op(OpId(*a)).kind < sched.op(OpId(*b)).kind);
+            for &id in &scratch {
+                self.enqueue(h, id);
             }
         }
         freed.clear();
         self.freed = freed;
+        self.scratch = scratch;
+    }
+
+    /// Queues enabled operation `id` of rank `h` at the time its resources are free.
+    #[inline]
+    fn enqueue(&mut self, h: u32, id: u32) {
+        let op = *self.sched.op(OpId(id));
+        let cpu = *self.timers.cpu(h, op.cpu);
+        let at = match op.kind {
+            OpKind::Send => cpu.max(*self.timers.gs(h, op.nic)),
+            OpKind::Recv | OpKind::Calc => cpu,
+        };
+        let ev = Ev {
+            op: id,
+            host: h,
+            from: NOT_A_MESSAGE,
+        };
+        self.queue.schedule(at, ev);
     }
 
     /// End times if everything ran, or the report of what is stuck. Resets the

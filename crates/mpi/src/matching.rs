@@ -25,43 +25,72 @@ impl Envelope {
     }
 }
 
-/// An ordered queue of envelopes; 8 bytes while it has never been used, so millions of
-/// ranks cost little.
+/// An ordered queue of envelopes. Holds up to one envelope inline (16 bytes in all),
+/// so the usual queue of zero or one entries costs no allocation and no pointer chase.
 #[derive(Default, Debug, Clone)]
-pub struct MatchQueue {
-    // Boxed on purpose: an unused queue must cost one word, not three.
-    #[allow(clippy::box_collection)]
-    items: Option<Box<Vec<Envelope>>>,
+pub enum MatchQueue {
+    /// Nothing queued.
+    #[default]
+    Empty,
+    /// One envelope.
+    One(Envelope),
+    /// More than one, front first.
+    Many(Box<Vec<Envelope>>),
 }
 
 impl MatchQueue {
     /// Appends an envelope at the back.
     #[inline]
     pub fn push(&mut self, e: Envelope) {
-        self.items.get_or_insert_with(Default::default).push(e);
+        match self {
+            MatchQueue::Empty => *self = MatchQueue::One(e),
+            MatchQueue::One(first) => *self = MatchQueue::Many(Box::new(vec![*first, e])),
+            MatchQueue::Many(v) => v.push(e),
+        }
     }
 
     /// Removes and returns the first envelope that matches `(src, tag)`.
     #[inline]
     pub fn take(&mut self, src: u32, tag: u32) -> Option<Envelope> {
-        let v = self.items.as_mut()?;
-        let i = v.iter().position(|e| e.matches(src, tag))?;
-        Some(v.remove(i))
+        match self {
+            MatchQueue::Empty => None,
+            MatchQueue::One(e) => {
+                if e.matches(src, tag) {
+                    let e = *e;
+                    *self = MatchQueue::Empty;
+                    Some(e)
+                } else {
+                    None
+                }
+            }
+            MatchQueue::Many(v) => {
+                let i = v.iter().position(|e| e.matches(src, tag))?;
+                let e = v.remove(i);
+                if v.len() == 1 {
+                    *self = MatchQueue::One(v[0]);
+                }
+                Some(e)
+            }
+        }
     }
 
     /// The envelopes still queued, front first.
-    pub fn iter(&self) -> impl Iterator<Item = &Envelope> {
-        self.items.iter().flat_map(|v| v.iter())
+    pub fn iter(&self) -> std::slice::Iter<'_, Envelope> {
+        match self {
+            MatchQueue::Empty => [].iter(),
+            MatchQueue::One(e) => std::slice::from_ref(e).iter(),
+            MatchQueue::Many(v) => v.iter(),
+        }
     }
 
     /// Number of queued envelopes.
     pub fn len(&self) -> usize {
-        self.items.as_ref().map_or(0, |v| v.len())
+        self.iter().len()
     }
 
     /// True when nothing is queued.
     pub fn is_empty(&self) -> bool {
-        self.len() == 0
+        matches!(self, MatchQueue::Empty)
     }
 }
 
@@ -99,7 +128,17 @@ mod tests {
     }
 
     #[test]
-    fn unused_queue_is_one_word() {
-        assert_eq!(std::mem::size_of::<MatchQueue>(), 8);
+    fn queue_is_small_and_shrinks_back_inline() {
+        assert_eq!(std::mem::size_of::<MatchQueue>(), 16);
+        let mut q = MatchQueue::default();
+        q.push(env(1, 1, 1));
+        q.push(env(2, 2, 2));
+        q.push(env(3, 3, 3));
+        assert_eq!(q.take(2, 2).map(|e| e.op), Some(2));
+        assert_eq!(q.take(1, 1).map(|e| e.op), Some(1));
+        assert!(matches!(q, MatchQueue::One(_)));
+        assert_eq!(q.iter().map(|e| e.op).collect::<Vec<_>>(), vec![3]);
+        assert_eq!(q.take(3, 3).map(|e| e.op), Some(3));
+        assert!(q.is_empty());
     }
 }

@@ -1,6 +1,7 @@
 //! The label table of one rank block: an open-addressing hash table over an arena of
 //! label bytes, cleared (not freed) between ranks, so millions of labels cost no
-//! allocation each.
+//! allocation each. Labels of the form `l<number>` — what generators write — skip the
+//! hash and index a plain vector by their number.
 
 /// Where a label was defined.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -32,6 +33,8 @@ pub(crate) struct LabelTable {
     arena: Vec<u8>,
     slots: Vec<Slot>,
     used: usize,
+    /// `numbered[n]` is label `l<n>`, if defined (`line == 0` marks a hole).
+    numbered: Vec<LabelDef>,
 }
 
 impl Default for LabelTable {
@@ -40,8 +43,29 @@ impl Default for LabelTable {
             arena: Vec::new(),
             slots: vec![EMPTY; 64],
             used: 0,
+            numbered: Vec::new(),
         }
     }
+}
+
+/// Largest `n` of an `l<n>` label kept in the plain vector.
+const MAX_NUMBERED: u64 = 1 << 24;
+
+/// The number of an `l<digits>` label written canonically (no leading zeros).
+#[inline(always)]
+fn numbered(key: &[u8]) -> Option<usize> {
+    let (&first, digits) = key.split_first()?;
+    if first != b'l' || digits.is_empty() || digits.len() > 8 || (digits[0] == b'0' && digits.len() > 1) {
+        return None;
+    }
+    let mut n = 0u64;
+    for &d in digits {
+        if !d.is_ascii_digit() {
+            return None;
+        }
+        n = n * 10 + (d - b'0') as u64;
+    }
+    (n < MAX_NUMBERED).then_some(n as usize)
 }
 
 #[inline]
@@ -64,6 +88,7 @@ fn hash(key: &[u8]) -> u64 {
 impl LabelTable {
     /// Forgets every label, keeping the memory for the next rank.
     pub fn clear(&mut self) {
+        self.numbered.clear();
         if self.used > 0 {
             if self.slots.len() > 4096 && self.used * 16 < self.slots.len() {
                 self.slots = vec![EMPTY; (self.used * 2).next_power_of_two().max(64)];
@@ -78,6 +103,9 @@ impl LabelTable {
     /// The definition of `key`, if any.
     #[inline]
     pub fn get(&self, key: &[u8]) -> Option<LabelDef> {
+        if let Some(n) = numbered(key) {
+            return self.numbered.get(n).copied().filter(|d| d.line != 0);
+        }
         let h = hash(key);
         let mask = self.slots.len() - 1;
         let mut i = h as usize & mask;
@@ -96,6 +124,18 @@ impl LabelTable {
     /// Defines `key`; if it already exists, returns the existing definition instead.
     #[inline]
     pub fn insert(&mut self, key: &[u8], def: LabelDef) -> Result<(), LabelDef> {
+        debug_assert!(def.line != 0, "line numbers start at 1");
+        if let Some(n) = numbered(key) {
+            if n >= self.numbered.len() {
+                self.numbered.resize(n + 1, LabelDef { idx: 0, line: 0 });
+            }
+            let slot = &mut self.numbered[n];
+            if slot.line != 0 {
+                return Err(*slot);
+            }
+            *slot = def;
+            return Ok(());
+        }
         if (self.used + 1) * 2 > self.slots.len() {
             self.grow();
         }
@@ -138,11 +178,20 @@ impl LabelTable {
     }
 
     /// Every label with its definition (for error messages).
-    pub fn iter(&self) -> impl Iterator<Item = (&[u8], LabelDef)> {
-        self.slots
+    pub fn iter(&self) -> impl Iterator<Item = (String, LabelDef)> + '_ {
+        let hashed = self.slots.iter().filter(|s| s.hash != 0).map(|s| {
+            (
+                String::from_utf8_lossy(&self.arena[s.off as usize..(s.off + s.len) as usize]).into_owned(),
+                s.def,
+            )
+        });
+        let numbered = self
+            .numbered
             .iter()
-            .filter(|s| s.hash != 0)
-            .map(|s| (&self.arena[s.off as usize..(s.off + s.len) as usize], s.def))
+            .enumerate()
+            .filter(|(_, d)| d.line != 0)
+            .map(|(n, d)| (format!("l{n}"), *d));
+        hashed.chain(numbered)
     }
 }
 
@@ -157,7 +206,13 @@ mod tests {
         for round in 0..3u32 {
             let mut shadow = HashMap::new();
             for i in 0..5000u32 {
-                let key = format!("label_{}_{}", i % 2500, round);
+                // Hashed names, numbered names, and near-numbered ones that must hash.
+                let key = match i % 4 {
+                    0 => format!("label_{}_{}", i % 2500, round),
+                    1 => format!("l{}", (i * 7) % 1700),
+                    2 => format!("l0{}", i % 900),
+                    _ => format!("l{}x", i % 800),
+                };
                 let def = LabelDef { idx: i, line: i + 1 };
                 let r = t.insert(key.as_bytes(), def);
                 match shadow.get(&key) {
@@ -172,9 +227,14 @@ mod tests {
                 assert_eq!(t.get(k.as_bytes()), Some(*v));
             }
             assert_eq!(t.get(b"missing"), None);
+            assert_eq!(t.get(b"l99999"), None);
             assert_eq!(t.iter().count(), shadow.len());
+            for (k, d) in t.iter() {
+                assert_eq!(shadow.get(&k), Some(&d), "{k}");
+            }
             t.clear();
             assert_eq!(t.get(b"label_1_0"), None);
+            assert_eq!(t.get(b"l7"), None);
         }
     }
 }

@@ -234,7 +234,7 @@ impl Parser<'_> {
                     self.labels
                         .iter()
                         .find(|(_, d)| d.idx == i)
-                        .map(|(k, d)| format!("{} (line {})", text(k), d.line))
+                        .map(|(k, d)| format!("{k} (line {})", d.line))
                         .unwrap_or_else(|| format!("operation #{i}"))
                 };
                 let names: Vec<String> = ops.iter().chain(ops.first()).map(|&i| name_of(i)).collect();
