@@ -53,7 +53,6 @@ pub struct EventQueue<E> {
     past: BinaryHeap<Reverse<PastEntry<E>>>,
     len: usize,
     next_seq: u64,
-    scratch: Vec<Entry<E>>,
 }
 
 struct PastEntry<E>(u64, u64, E);
@@ -94,7 +93,6 @@ impl<E> EventQueue<E> {
             past: BinaryHeap::new(),
             len: 0,
             next_seq: 0,
-            scratch: Vec::new(),
         }
     }
 
@@ -201,9 +199,11 @@ impl<E> EventQueue<E> {
         self.occupied |= 1 << b;
     }
 
-    /// Advances `now` to the earliest pending time and moves that time's events into
-    /// the batch, sorted by sequence. None if nothing is pending.
+    /// Advances `now` to the earliest pending time and makes that time's events the
+    /// batch, sorted by sequence. Works in place: the bucket's vector becomes the batch
+    /// and the empty batch's allocation becomes the bucket. None if nothing is pending.
     fn refill(&mut self) -> Option<()> {
+        debug_assert!(self.batch.is_empty());
         if self.occupied == 0 {
             return None;
         }
@@ -211,22 +211,22 @@ impl<E> EventQueue<E> {
         let mut moving = std::mem::take(&mut self.buckets[b]);
         self.occupied &= !(1 << b);
         self.now = moving.iter().map(|e| e.time).min().unwrap();
-        let mut batch = std::mem::take(&mut self.scratch);
-        for e in moving.drain(..) {
-            if e.time == self.now {
-                batch.push(e);
-            } else {
-                let nb = self.bucket_of(e.time);
-                debug_assert!(nb < b && nb > 0);
-                self.buckets[nb].push(e);
-                self.occupied |= 1 << nb;
+        let mut keep = 0;
+        for i in 0..moving.len() {
+            if moving[i].time == self.now {
+                moving.swap(keep, i);
+                keep += 1;
             }
         }
-        // Keep the allocation for the next time this bucket fills.
-        self.buckets[b] = moving;
-        batch.sort_unstable_by_key(|e| e.seq);
-        self.batch.extend(batch.drain(..));
-        self.scratch = batch;
+        for e in moving.drain(keep..) {
+            let nb = self.bucket_of(e.time);
+            debug_assert!(nb < b && nb > 0);
+            self.buckets[nb].push(e);
+            self.occupied |= 1 << nb;
+        }
+        moving.sort_unstable_by_key(|e| e.seq);
+        let empty = std::mem::replace(&mut self.batch, VecDeque::from(moving));
+        self.buckets[b] = Vec::from(empty);
         Some(())
     }
 }

@@ -19,6 +19,14 @@ use simpi_net::LogGops;
 /// Marks an event that is an operation start rather than a message arrival.
 const NOT_A_MESSAGE: u32 = u32::MAX;
 
+/// A queued event in 4 bytes: an op id, with the top bit set for "the message of this
+/// send arrives". Everything else is found in the op (op ids are below 2^31).
+#[derive(Copy, Clone)]
+struct Packed(u32);
+
+const MSG_BIT: u32 = 1 << 31;
+
+/// An event unpacked for handling.
 #[derive(Copy, Clone)]
 struct Ev {
     /// The operation; for a message, the send that produced it.
@@ -101,10 +109,6 @@ impl Timers {
     fn gr(&mut self, h: u32, n: u8) -> &mut u64 {
         &mut self.t[h as usize * self.stride + self.cpus + self.nics + n as usize]
     }
-    #[inline(always)]
-    fn block(&self, h: u32) -> &u64 {
-        &self.t[h as usize * self.stride]
-    }
     fn end_time(&self, h: usize) -> SimTime {
         SimTime(
             *self.t[h * self.stride..h * self.stride + self.cpus]
@@ -123,7 +127,7 @@ struct Run<'s> {
     timers: Timers,
     posted: Vec<MatchQueue>,
     unexpected: Vec<MatchQueue>,
-    queue: EventQueue<Ev>,
+    queue: EventQueue<Packed>,
     /// Operations enabled by the current event, with their rank, in enabling order.
     freed: Vec<(u32, u32)>,
     scratch: Vec<u32>,
@@ -155,7 +159,7 @@ pub fn run_loggops(
     };
     for h in 0..p as u32 {
         for id in run.sched.rank_ops(h) {
-            if run.sched.unsatisfied(OpId(id)) == 0 {
+            if run.sched.dependencies(OpId(id)) == 0 {
                 run.freed.push((h, id));
             }
         }
@@ -164,25 +168,39 @@ pub fn run_loggops(
     let mut processed = 0u64;
     while let Some(ev) = run.queue.pop() {
         let t = ev.time;
-        let e = ev.event;
-        if let Some(next) = run.queue.peek_ahead(8) {
-            prefetch(run.sched.op(OpId(next.op)));
-            prefetch(run.timers.block(next.host));
-        }
-        let postponed = if e.from != NOT_A_MESSAGE {
-            run.arrive(t, e)
+        let id = ev.event.0 & !MSG_BIT;
+        let op = run.sched.op(OpId(id));
+        let (kind, e) = if ev.event.0 & MSG_BIT != 0 {
+            let e = Ev {
+                op: id,
+                host: op.peer,
+                from: op.rank,
+            };
+            (None, e)
         } else {
-            match run.sched.op(OpId(e.op)).kind {
+            let e = Ev {
+                op: id,
+                host: op.rank,
+                from: NOT_A_MESSAGE,
+            };
+            (Some(op.kind), e)
+        };
+        if let Some(next) = run.queue.peek_ahead(4) {
+            prefetch(run.sched.op(OpId(next.0 & !MSG_BIT)));
+        }
+        let postponed = match kind {
+            None => run.arrive(t, e),
+            Some(kind) => match kind {
                 OpKind::Calc => run.calc(t, e),
                 OpKind::Send => run.send(t, e),
                 OpKind::Recv => {
                     run.recv(t, e);
                     None
                 }
-            }
+            },
         };
         if let Some(later) = postponed {
-            run.queue.reschedule(later, ev.seq, e);
+            run.queue.reschedule(later, ev.seq, ev.event);
         }
         if !run.freed.is_empty() {
             run.enqueue_freed();
@@ -227,14 +245,7 @@ impl Run<'_> {
         self.started(e.host, e.op);
         *self.timers.cpu(e.host, op.cpu) = t.wrapping_add(self.m.send_cpu(op.size));
         *self.timers.gs(e.host, op.nic) = t.wrapping_add(self.m.nic(op.size));
-        self.queue.schedule(
-            t.wrapping_add(self.m.flight()),
-            Ev {
-                op: e.op,
-                host: op.peer,
-                from: e.host,
-            },
-        );
+        self.queue.schedule(t.wrapping_add(self.m.flight()), Packed(e.op | MSG_BIT));
         if self.m.is_eager(op.size) {
             self.completed(e.host, e.op);
         }
@@ -359,12 +370,8 @@ impl Run<'_> {
             OpKind::Send => cpu.max(*self.timers.gs(h, op.nic)),
             OpKind::Recv | OpKind::Calc => cpu,
         };
-        let ev = Ev {
-            op: id,
-            host: h,
-            from: NOT_A_MESSAGE,
-        };
-        self.queue.schedule(at, ev);
+        debug_assert_eq!(h, op.rank);
+        self.queue.schedule(at, Packed(id));
     }
 
     /// End times if everything ran, or the report of what is stuck. Resets the
@@ -387,49 +394,66 @@ impl Run<'_> {
 
     fn stall_report(&self, end_times: Vec<SimTime>) -> Stall {
         let p = self.sched.num_ranks() as usize;
-        let mut per_rank: Vec<Vec<Pending>> = vec![Vec::new(); p];
-        let mut started_not_done = vec![0u32; p];
+        // Which ranks are blocked: an op that never ran, a posted receive, a message
+        // never received, or a rendezvous send never matched (on the sender's side).
+        let mut blocked = vec![false; p];
+        for id in 0..self.sched.num_ops() as u32 {
+            if self.sched.dependencies(OpId(id)) > 0 {
+                blocked[self.sched.rank_of(OpId(id)) as usize] = true;
+            }
+        }
         for h in 0..p {
-            for r in self.posted[h].iter() {
-                per_rank[h].push(Pending::PostedRecv { op: OpId(r.op) });
-                started_not_done[h] += 1;
+            if !self.posted[h].is_empty() {
+                blocked[h] = true;
             }
             for msg in self.unexpected[h].iter() {
-                let send = self.sched.op(OpId(msg.op));
-                if self.m.is_eager(send.size) {
-                    per_rank[h].push(Pending::UnreceivedMessage {
-                        send: OpId(msg.op),
-                        from: msg.src,
-                    });
-                } else {
-                    per_rank[msg.src as usize].push(Pending::RendezvousSend { op: OpId(msg.op) });
-                    started_not_done[msg.src as usize] += 1;
+                let eager = self.m.is_eager(self.sched.op(OpId(msg.op)).size);
+                blocked[if eager { h } else { msg.src as usize }] = true;
+            }
+        }
+        let blocked_ranks = blocked.iter().filter(|&&b| b).count() as u64;
+        // Details for the first few only: a report of millions of ranks helps no one.
+        let detailed: Vec<usize> = (0..p).filter(|&h| blocked[h]).take(Stall::DETAILED).collect();
+        let mut ranks: Vec<StalledRank> = detailed
+            .iter()
+            .map(|&h| {
+                let r = self.sched.rank_ops(h as u32);
+                StalledRank {
+                    rank: h as u32,
+                    done: 0,
+                    total: r.end - r.start,
+                    pending: self.posted[h].iter().map(|e| Pending::PostedRecv { op: OpId(e.op) }).collect(),
+                    waiting_on_dependencies: r.map(OpId).filter(|&id| self.sched.dependencies(id) > 0).collect(),
+                }
+            })
+            .collect();
+        let slot = |h: usize| detailed.binary_search(&h).ok();
+        for h in 0..p {
+            for msg in self.unexpected[h].iter() {
+                if self.m.is_eager(self.sched.op(OpId(msg.op)).size) {
+                    if let Some(i) = slot(h) {
+                        ranks[i].pending.push(Pending::UnreceivedMessage {
+                            send: OpId(msg.op),
+                            from: msg.src,
+                        });
+                    }
+                } else if let Some(i) = slot(msg.src as usize) {
+                    ranks[i].pending.push(Pending::RendezvousSend { op: OpId(msg.op) });
                 }
             }
         }
-        let mut ranks = Vec::new();
-        for (h, pending) in per_rank.into_iter().enumerate() {
-            let r = self.sched.rank_ops(h as u32);
-            let total = r.end - r.start;
-            let waiting: Vec<OpId> = r
-                .clone()
-                .map(OpId)
-                .filter(|&id| self.sched.unsatisfied(id) > 0)
-                .collect();
-            if waiting.is_empty() && pending.is_empty() {
-                continue;
-            }
-            ranks.push(StalledRank {
-                rank: h as u32,
-                done: total - waiting.len() as u32 - started_not_done[h],
-                total,
-                pending,
-                waiting_on_dependencies: waiting,
-            });
+        for r in &mut ranks {
+            let started_not_done = r
+                .pending
+                .iter()
+                .filter(|p| !matches!(p, Pending::UnreceivedMessage { .. }))
+                .count() as u32;
+            r.done = r.total - r.waiting_on_dependencies.len() as u32 - started_not_done;
         }
         Stall {
             end_times,
             ranks,
+            blocked_ranks,
             stats: self.stats.clone(),
         }
     }

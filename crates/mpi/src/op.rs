@@ -39,10 +39,10 @@ pub struct Op {
     /// The single `requires` successor (if `flags & INLINE_SUCC`), or where this op's
     /// successor lists start in the schedule's edge array, or [`NO_SUCC`].
     pub(crate) succ: u32,
-    /// Dependencies not yet satisfied (the executor counts these down).
+    /// Dependencies (both kinds); during a run, those not yet satisfied.
     pub(crate) deps: u32,
-    /// Dependencies in the schedule, to reset `deps` after a run.
-    pub(crate) deps0: u32,
+    /// The rank that owns the operation.
+    pub(crate) rank: u32,
     /// The kind of operation.
     pub kind: OpKind,
     /// The rank-local CPU that executes the operation.
@@ -78,7 +78,7 @@ impl Op {
             tag,
             succ: NO_SUCC,
             deps: 0,
-            deps0: 0,
+            rank: 0,
             kind,
             cpu,
             nic,

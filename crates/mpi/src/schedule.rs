@@ -7,6 +7,9 @@
 
 use crate::op::{Op, OpId, OpKind, Rank, ANY_SOURCE, INLINE_SUCC, NO_SUCC};
 
+/// Most operations a schedule holds: ids keep their top bit free for the executor.
+pub const MAX_OPS: usize = (1 << 31) - 1;
+
 /// A checked, immutable schedule for `num_ranks` ranks.
 #[derive(Clone, Debug)]
 pub struct Schedule {
@@ -59,13 +62,10 @@ impl Schedule {
         a..b
     }
 
-    /// The rank that owns operation `id` (a binary search; for reports, not hot paths).
+    /// The rank that owns operation `id`.
+    #[inline(always)]
     pub fn rank_of(&self, id: OpId) -> Rank {
-        // Ranges are disjoint but not necessarily in rank order.
-        self.ranges
-            .iter()
-            .position(|&[a, b]| id.0 >= a && id.0 < b)
-            .expect("op id out of range") as Rank
+        self.ops[id.0 as usize].rank
     }
 
     /// Position of `id` among its rank's operations (0-based definition order).
@@ -73,14 +73,9 @@ impl Schedule {
         id.0 - self.ranges[self.rank_of(id) as usize][0]
     }
 
-    /// Number of dependencies of operation `id` (both kinds).
+    /// Number of dependencies of operation `id` (both kinds); during a run, the number
+    /// not yet satisfied.
     pub fn dependencies(&self, id: OpId) -> u32 {
-        self.ops[id.0 as usize].deps0
-    }
-
-    /// Dependencies of `id` not yet satisfied during a run (equal to
-    /// [`Schedule::dependencies`] outside a run).
-    pub fn unsatisfied(&self, id: OpId) -> u32 {
         self.ops[id.0 as usize].deps
     }
 
@@ -148,10 +143,28 @@ impl Schedule {
         }
     }
 
-    /// Resets every dependency counter after a run.
+    /// Recounts every operation's dependencies after a run has counted them down.
     pub(crate) fn reset_counters(&mut self) {
         for op in &mut self.ops {
-            op.deps = op.deps0;
+            op.deps = 0;
+        }
+        for id in 0..self.ops.len() as u32 {
+            self.satisfy_inverse(id);
+        }
+    }
+
+    /// Adds one to the counter of each successor of `id` (the inverse of `satisfy`).
+    fn satisfy_inverse(&mut self, id: u32) {
+        let op = self.ops[id as usize];
+        if op.flags & INLINE_SUCC != 0 {
+            self.ops[op.succ as usize].deps += 1;
+        } else if op.succ != NO_SUCC {
+            let s = op.succ as usize;
+            let n = (self.edges[s] + self.edges[s + 1]) as usize;
+            for k in s + 2..s + 2 + n {
+                let succ = self.edges[k];
+                self.ops[succ as usize].deps += 1;
+            }
         }
     }
 
@@ -209,7 +222,7 @@ impl std::fmt::Display for BuildError {
                     "peer rank {peer} is out of range: the schedule has {num_ranks} ranks"
                 )
             }
-            BuildError::TooManyOps => write!(f, "the schedule has more than 2^32-2 operations"),
+            BuildError::TooManyOps => write!(f, "the schedule has more than 2^31-1 operations"),
         }
     }
 }
@@ -299,7 +312,7 @@ impl ScheduleBuilder {
     /// Adds an operation to the open rank; returns its local index.
     pub fn push(&mut self, op: Op) -> Result<u32, BuildError> {
         let cur = self.cur.as_ref().expect("push outside a rank");
-        if self.sched.ops.len() >= (u32::MAX - 1) as usize {
+        if self.sched.ops.len() >= MAX_OPS {
             return Err(BuildError::TooManyOps);
         }
         let wildcard_ok = op.kind == OpKind::Recv && op.peer == ANY_SOURCE;
@@ -315,7 +328,7 @@ impl ScheduleBuilder {
         op.succ = NO_SUCC;
         op.flags = 0;
         op.deps = 0;
-        op.deps0 = 0;
+        op.rank = cur.rank;
         self.sched.ops.push(op);
         Ok(self.sched.ops.len() as u32 - 1 - cur.first)
     }
@@ -332,7 +345,6 @@ impl ScheduleBuilder {
         cur.done.push((b, a));
         let op = &mut self.sched.ops[(cur.first + a) as usize];
         op.deps += 1;
-        op.deps0 += 1;
     }
 
     /// `a irequires b`: local op `a` starts only after local op `b` has started.
@@ -341,7 +353,6 @@ impl ScheduleBuilder {
         cur.start.push((b, a));
         let op = &mut self.sched.ops[(cur.first + a) as usize];
         op.deps += 1;
-        op.deps0 += 1;
     }
 
     /// Closes the open rank: lays out its successor lists and rejects cycles.
@@ -418,7 +429,7 @@ impl ScheduleBuilder {
         sc.indeg.extend(
             self.sched.ops[first as usize..first as usize + n]
                 .iter()
-                .map(|o| o.deps0),
+                .map(|o| o.deps),
         );
         sc.stack.clear();
         sc.stack.extend((0..n as u32).filter(|&i| sc.indeg[i as usize] == 0));

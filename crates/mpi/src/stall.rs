@@ -48,13 +48,18 @@ pub struct StalledRank {
 pub struct Stall {
     /// Per-rank time at which the run stopped.
     pub end_times: Vec<SimTime>,
-    /// The ranks that did not finish, in rank order.
+    /// The first [`Stall::DETAILED`] ranks that did not finish, in rank order.
     pub ranks: Vec<StalledRank>,
+    /// How many ranks did not finish in all.
+    pub blocked_ranks: u64,
     /// Counters of the run.
     pub stats: RunStats,
 }
 
 impl Stall {
+    /// How many blocked ranks a report describes in detail.
+    pub const DETAILED: usize = 64;
+
     /// A human-readable report of at most `max_ranks` ranks. `locate` turns an op into
     /// a place the user can find (e.g. `file.goal:12`), if it can.
     pub fn render(&self, sched: &Schedule, max_ranks: usize, locate: &dyn Fn(OpId) -> Option<String>) -> String {
@@ -63,7 +68,7 @@ impl Stall {
         let _ = writeln!(
             out,
             "the schedule cannot complete: {} rank(s) are blocked (stopped after {} events at simulated time {last})",
-            self.ranks.len(),
+            self.blocked_ranks,
             self.stats.events
         );
         let describe = |id: OpId| {
@@ -117,8 +122,9 @@ impl Stall {
                 );
             }
         }
-        if self.ranks.len() > max_ranks {
-            let _ = writeln!(out, "  ... and {} more blocked rank(s)", self.ranks.len() - max_ranks);
+        let shown = self.ranks.len().min(max_ranks) as u64;
+        if self.blocked_ranks > shown {
+            let _ = writeln!(out, "  ... and {} more blocked rank(s)", self.blocked_ranks - shown);
         }
         out
     }
