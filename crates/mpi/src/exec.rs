@@ -245,7 +245,8 @@ impl Run<'_> {
         self.started(e.host, e.op);
         *self.timers.cpu(e.host, op.cpu) = t.wrapping_add(self.m.send_cpu(op.size));
         *self.timers.gs(e.host, op.nic) = t.wrapping_add(self.m.nic(op.size));
-        self.queue.schedule(t.wrapping_add(self.m.flight()), Packed(e.op | MSG_BIT));
+        self.queue
+            .schedule(t.wrapping_add(self.m.flight()), Packed(e.op | MSG_BIT));
         if self.m.is_eager(op.size) {
             self.completed(e.host, e.op);
         }
@@ -422,7 +423,10 @@ impl Run<'_> {
                     rank: h as u32,
                     done: 0,
                     total: r.end - r.start,
-                    pending: self.posted[h].iter().map(|e| Pending::PostedRecv { op: OpId(e.op) }).collect(),
+                    pending: self.posted[h]
+                        .iter()
+                        .map(|e| Pending::PostedRecv { op: OpId(e.op) })
+                        .collect(),
                     waiting_on_dependencies: r.map(OpId).filter(|&id| self.sched.dependencies(id) > 0).collect(),
                 }
             })

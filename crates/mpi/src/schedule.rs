@@ -11,9 +11,11 @@ use crate::op::{Op, OpId, OpKind, Rank, ANY_SOURCE, INLINE_SUCC, NO_SUCC};
 pub const MAX_OPS: usize = (1 << 31) - 1;
 
 /// A checked, immutable schedule for `num_ranks` ranks.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Schedule {
     num_ranks: u32,
+    /// Whether each rank had a block (possibly empty).
+    defined: Vec<bool>,
     /// `[first, end)` operation ids of each rank.
     ranges: Vec<[u32; 2]>,
     ops: Vec<Op>,
@@ -168,6 +170,52 @@ impl Schedule {
         }
     }
 
+    /// Appends the ranks of `other` (built separately, e.g. by another thread from a
+    /// later part of the same file) after this schedule's operations. The result is
+    /// exactly what one builder fed both parts in order would have made. Fails if a
+    /// rank is defined in both.
+    pub fn append(&mut self, other: Schedule) -> Result<(), BuildError> {
+        assert_eq!(
+            self.num_ranks, other.num_ranks,
+            "appending schedules of different sizes"
+        );
+        if let Some(r) = (0..self.num_ranks as usize).find(|&r| self.defined[r] && other.defined[r]) {
+            return Err(BuildError::DuplicateRank(r as Rank));
+        }
+        if self.ops.len() + other.ops.len() > MAX_OPS {
+            return Err(BuildError::TooManyOps);
+        }
+        let op_off = self.ops.len() as u32;
+        let edge_off = self.edges.len() as u32;
+        let mut edges = other.edges;
+        self.ops.reserve_exact(other.ops.len());
+        for mut op in other.ops {
+            if op.flags & INLINE_SUCC != 0 {
+                op.succ += op_off;
+            } else if op.succ != NO_SUCC {
+                let s = op.succ as usize;
+                let n = (edges[s] + edges[s + 1]) as usize;
+                for e in &mut edges[s + 2..s + 2 + n] {
+                    *e += op_off;
+                }
+                op.succ += edge_off;
+            }
+            self.ops.push(op);
+        }
+        self.edges.extend_from_slice(&edges);
+        for r in 0..self.num_ranks as usize {
+            if other.defined[r] {
+                self.defined[r] = true;
+                let [a, b] = other.ranges[r];
+                self.ranges[r] = [a + op_off, b + op_off];
+            }
+        }
+        self.num_edges += other.num_edges;
+        self.max_cpu = self.max_cpu.max(other.max_cpu);
+        self.max_nic = self.max_nic.max(other.max_nic);
+        Ok(())
+    }
+
     /// Bytes of heap memory the schedule holds.
     pub fn heap_bytes(&self) -> usize {
         self.ranges.capacity() * 8 + self.ops.capacity() * std::mem::size_of::<Op>() + self.edges.capacity() * 4
@@ -232,7 +280,6 @@ impl std::error::Error for BuildError {}
 /// Builds a [`Schedule`] one rank at a time.
 pub struct ScheduleBuilder {
     sched: Schedule,
-    defined: Vec<bool>,
     cur: Option<RankBuild>,
     /// The previous rank's dependency lists, emptied, to reuse their memory.
     spare: Option<RankBuild>,
@@ -263,6 +310,7 @@ impl ScheduleBuilder {
         ScheduleBuilder {
             sched: Schedule {
                 num_ranks,
+                defined: vec![false; num_ranks as usize],
                 ranges: vec![[0, 0]; num_ranks as usize],
                 ops: Vec::new(),
                 edges: Vec::new(),
@@ -270,7 +318,6 @@ impl ScheduleBuilder {
                 max_cpu: 0,
                 max_nic: 0,
             },
-            defined: vec![false; num_ranks as usize],
             cur: None,
             spare: None,
             scratch: Scratch::default(),
@@ -292,10 +339,10 @@ impl ScheduleBuilder {
             });
         }
         let rank = rank as Rank;
-        if self.defined[rank as usize] {
+        if self.sched.defined[rank as usize] {
             return Err(BuildError::DuplicateRank(rank));
         }
-        self.defined[rank as usize] = true;
+        self.sched.defined[rank as usize] = true;
         let (done, start) = match self.spare.take() {
             Some(s) => (s.done, s.start),
             None => (Vec::new(), Vec::new()),
@@ -553,6 +600,32 @@ mod tests {
         b.begin_rank(0).unwrap();
         b.end_rank().unwrap();
         assert_eq!(b.begin_rank(0), Err(BuildError::DuplicateRank(0)));
+    }
+
+    #[test]
+    fn appending_parts_equals_building_at_once() {
+        // Ranks 1 then 0 in one builder, versus two builders appended.
+        let whole = two_rank();
+        let mut a = ScheduleBuilder::new(2);
+        a.begin_rank(1).unwrap();
+        let c = a.push(Op::calc(5, 0)).unwrap();
+        let s = a.push(Op::send(8, 0, 0, 0, 0)).unwrap();
+        let r = a.push(Op::recv(8, 0, 0, 1, 2)).unwrap();
+        a.requires(s, c);
+        a.irequires(r, c);
+        a.requires(r, s);
+        a.end_rank().unwrap();
+        let mut b = ScheduleBuilder::new(2);
+        b.begin_rank(0).unwrap();
+        b.push(Op::recv(8, 1, 0, 0, 0)).unwrap();
+        b.end_rank().unwrap();
+        let mut merged = a.finish();
+        merged.append(b.finish()).unwrap();
+        assert_eq!(merged, whole);
+        let mut dup = ScheduleBuilder::new(2);
+        dup.begin_rank(0).unwrap();
+        dup.end_rank().unwrap();
+        assert_eq!(merged.append(dup.finish()), Err(BuildError::DuplicateRank(0)));
     }
 
     #[test]

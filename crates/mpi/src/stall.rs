@@ -68,8 +68,7 @@ impl Stall {
         let _ = writeln!(
             out,
             "the schedule cannot complete: {} rank(s) are blocked (stopped after {} events at simulated time {last})",
-            self.blocked_ranks,
-            self.stats.events
+            self.blocked_ranks, self.stats.events
         );
         let describe = |id: OpId| {
             let op = sched.op(id);

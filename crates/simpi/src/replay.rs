@@ -27,9 +27,6 @@ pub fn replay_goal(path: &Path, opts: ReplayOptions<'_>) -> Result<Report, Error
     let t0 = Instant::now();
     let mut sched = simpi_trace::read_goal_file(path, opts.unit).map_err(|e| Error::Input(e.to_string()))?;
     let load_seconds = t0.elapsed().as_secs_f64();
-    if std::env::var_os("SIMPI_DEBUG_MEM").is_some() {
-        eprintln!("after load: schedule {} MiB, peak RSS {:?} MiB", sched.heap_bytes() >> 20, crate::report::peak_rss_bytes().map(|b| b >> 20));
-    }
     let t1 = Instant::now();
     let result = run_loggops(&mut sched, &opts.model, opts.progress);
     let sim_seconds = t1.elapsed().as_secs_f64();

@@ -12,5 +12,7 @@ mod reader;
 mod writer;
 
 pub use locate::locate_ops;
-pub use reader::{parse_goal, parse_goal_with, read_goal, read_goal_file, GoalError, GoalSink};
+pub use reader::{
+    halves_joined, parse_goal, parse_goal_with, read_goal, read_goal_file, read_goal_file_with, GoalError, GoalSink,
+};
 pub use writer::{GoalWriter, Label};

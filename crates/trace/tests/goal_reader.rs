@@ -289,3 +289,93 @@ fn fast_path_agrees_with_the_general_parser() {
         assert_eq!(fast, general, "case {case}:\n{text}");
     }
 }
+
+mod halves {
+    use super::*;
+    use simpi_trace::goal::read_goal_file_with;
+    use simpi_trace::schedgen::{generate, generate_random, Params, Pattern, RandomParams};
+
+    fn tmp(name: &str, bytes: &[u8]) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("simpi-halves-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join(name);
+        std::fs::write(&p, bytes).unwrap();
+        p
+    }
+
+    fn both(path: &std::path::Path) -> (Result<simpi_mpi::Schedule, String>, Result<simpi_mpi::Schedule, String>) {
+        let par = read_goal_file_with(path, TimeUnit::Ns, 0).map_err(|e| e.to_string());
+        let seq = read_goal_file_with(path, TimeUnit::Ns, u64::MAX).map_err(|e| e.to_string());
+        (par, seq)
+    }
+
+    #[test]
+    fn two_threads_build_the_same_schedule() {
+        let text = generate(
+            Pattern::Stencil3d,
+            &Params {
+                ranks: 64,
+                bytes: 8,
+                iterations: 3,
+                compute: 5,
+            },
+            Vec::new(),
+        )
+        .unwrap();
+        let p = tmp("stencil.goal", &text);
+        let before = simpi_trace::goal::halves_joined();
+        let (par, seq) = both(&p);
+        assert_eq!(par.unwrap(), seq.unwrap());
+        assert!(simpi_trace::goal::halves_joined() > before, "the file was not split");
+        let rp = RandomParams {
+            ranks: 40,
+            messages: 300,
+            computes: 100,
+            max_bytes: 1 << 17,
+            max_compute: 50,
+            cpus: 2,
+            nics: 2,
+            seed: 5,
+        };
+        let text = generate_random(&rp, Vec::new()).unwrap();
+        let p = tmp("random.goal", &text);
+        let (par, seq) = both(&p);
+        assert_eq!(par.unwrap(), seq.unwrap());
+    }
+
+    #[test]
+    fn a_comment_across_the_middle_falls_back_to_one_thread() {
+        let mut text = String::from("num_ranks 4\nrank 0 {\nl1: calc 1\n}\n/*\n");
+        for _ in 0..200 {
+            text.push_str("rank 3 {\nl1: calc 2\n}\n");
+        }
+        text.push_str("*/\nrank 1 {\nl1: calc 3\n}\n");
+        let p = tmp("comment.goal", text.as_bytes());
+        let (par, seq) = both(&p);
+        let par = par.unwrap();
+        assert_eq!(par, seq.unwrap());
+        assert_eq!(par.num_ops(), 2);
+    }
+
+    #[test]
+    fn errors_in_the_second_half_keep_their_line_numbers() {
+        let mut text = String::from("num_ranks 400\n");
+        for r in 0..400 {
+            text.push_str(&format!("rank {r} {{\nl1: calc 1\n}}\n"));
+        }
+        text.push_str("rank 5 {\n}\n");
+        let p = tmp("dup.goal", text.as_bytes());
+        let (par, seq) = both(&p);
+        assert_eq!(par.unwrap_err(), seq.unwrap_err());
+        let mut text = String::from("num_ranks 300\n");
+        for r in 0..300 {
+            text.push_str(&format!("rank {r} {{\nl1: calc 1\n}}\n"));
+        }
+        text = text.replace("rank 250 {\nl1: calc 1", "rank 250 {\nl1: calc x");
+        let p = tmp("bad.goal", text.as_bytes());
+        let (par, seq) = both(&p);
+        let e = par.unwrap_err();
+        assert_eq!(e, seq.unwrap_err());
+        assert!(e.contains(":753:"), "{e}");
+    }
+}

@@ -90,16 +90,134 @@ pub fn read_goal<R: Read>(input: R, name: &str, unit: TimeUnit) -> Result<Schedu
     Ok(sink.0.expect("parse_goal guarantees num_ranks").finish())
 }
 
-/// Reads a GOAL schedule from a file.
+/// Reads a GOAL schedule from a file; large files are parsed by two threads.
 pub fn read_goal_file(path: &Path, unit: TimeUnit) -> Result<Schedule, GoalError> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    read_goal_file_with(path, unit, if threads >= 2 { PARALLEL_MIN_BYTES } else { u64::MAX })
+}
+
+/// Files at least this large are parsed in two halves at once.
+const PARALLEL_MIN_BYTES: u64 = 8 << 20;
+
+/// [`read_goal_file`] with the size above which two threads are used (for tests).
+#[doc(hidden)]
+pub fn read_goal_file_with(path: &Path, unit: TimeUnit, parallel_min: u64) -> Result<Schedule, GoalError> {
     let name = path.display().to_string();
-    let file = std::fs::File::open(path).map_err(|e| GoalError {
+    let cannot = |e: std::io::Error| GoalError {
         file: name.clone(),
         line: 0,
         col: 0,
         msg: format!("cannot open: {e}"),
-    })?;
+    };
+    let file = std::fs::File::open(path).map_err(cannot)?;
+    let size = file.metadata().map_err(cannot)?.len();
+    if size >= parallel_min {
+        if let Some(s) = read_in_halves(path, &name, unit, size)? {
+            return Ok(s);
+        }
+    }
     read_goal(file, &name, unit)
+}
+
+/// Parses the two halves of a file (split before a `rank` line near the middle) in two
+/// threads and joins the results, which are identical to a sequential parse. Returns
+/// `None` whenever the split might not be clean (the first half ends inside a block or
+/// comment), the second half has any error (so the sequential parse can report it with
+/// the right line number), or the halves define the same rank.
+fn read_in_halves(path: &Path, name: &str, unit: TimeUnit, size: u64) -> Result<Option<Schedule>, GoalError> {
+    use std::io::{Seek, SeekFrom};
+    let open = || std::fs::File::open(path).ok();
+    let Some(head) = open() else { return Ok(None) };
+    let mut probe = NumRanks(None);
+    let _ = parse_goal_part(head, name, unit, &mut probe, None);
+    let Some(n) = probe.0 else { return Ok(None) };
+    let Some(split) = open().and_then(|f| find_split(f, size / 2)) else {
+        return Ok(None);
+    };
+    let (Some(first), Some(mut second)) = (open(), open()) else {
+        return Ok(None);
+    };
+    if second.seek(SeekFrom::Start(split)).is_err() {
+        return Ok(None);
+    }
+    let (a, b) = std::thread::scope(|scope| {
+        let b = scope.spawn(move || {
+            let mut sink = BuildSink(Some(ScheduleBuilder::new(n)));
+            parse_goal_part(second, name, unit, &mut sink, Some(n)).map(|end| (end, sink))
+        });
+        let mut sink = BuildSink::default();
+        let a = parse_goal_part(first.take(split), name, unit, &mut sink, None).map(|end| (end, sink));
+        (a, b.join().expect("parser thread panicked"))
+    });
+    let (end_a, sink_a) = a?;
+    if end_a.in_comment || end_a.open_rank.is_some() {
+        return Ok(None);
+    }
+    let Ok((end_b, sink_b)) = b else { return Ok(None) };
+    if end_b.in_comment || end_b.open_rank.is_some() {
+        return Ok(None);
+    }
+    let (Some(a), Some(b)) = (sink_a.0, sink_b.0) else {
+        return Ok(None);
+    };
+    let mut whole = a.finish();
+    if whole.append(b.finish()).is_err() {
+        return Ok(None);
+    }
+    HALVES_JOINED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    Ok(Some(whole))
+}
+
+static HALVES_JOINED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// How many files were parsed in two halves so far (for tests).
+#[doc(hidden)]
+pub fn halves_joined() -> usize {
+    HALVES_JOINED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// The offset of the first line at or after `from` that starts with `rank` (a place
+/// where, in a well-formed file, a rank block begins).
+fn find_split(mut f: std::fs::File, from: u64) -> Option<u64> {
+    use std::io::{Seek, SeekFrom};
+    f.seek(SeekFrom::Start(from)).ok()?;
+    let mut buf = vec![0u8; 1 << 20];
+    let mut pos = from;
+    loop {
+        let n = f.read(&mut buf).ok()?;
+        if n < 6 {
+            return None;
+        }
+        if let Some(k) = memchr::memmem::find(&buf[..n], b"\nrank ") {
+            return Some(pos + k as u64 + 1);
+        }
+        // Step back a little so a marker across the boundary is still found.
+        pos += (n - 6) as u64;
+        f.seek(SeekFrom::Start(pos)).ok()?;
+    }
+}
+
+/// A sink that only wants `num_ranks`.
+struct NumRanks(Option<u32>);
+
+impl GoalSink for NumRanks {
+    fn num_ranks(&mut self, n: u32) {
+        self.0 = Some(n);
+    }
+    fn begin_rank(&mut self, _rank: u64) -> Result<(), BuildError> {
+        Ok(())
+    }
+    fn op(&mut self, _op: Op, _line: u32) -> Result<u32, BuildError> {
+        Ok(0)
+    }
+    fn requires(&mut self, _a: u32, _b: u32) {}
+    fn irequires(&mut self, _a: u32, _b: u32) {}
+    fn end_rank(&mut self) -> Result<(), BuildError> {
+        Ok(())
+    }
+    fn satisfied(&self) -> bool {
+        self.0.is_some()
+    }
 }
 
 /// Bytes read from the input at a time.
@@ -113,18 +231,71 @@ pub fn parse_goal<R: Read, S: GoalSink>(input: R, name: &str, unit: TimeUnit, si
 /// [`parse_goal`], optionally without the fast path (to test that both agree).
 #[doc(hidden)]
 pub fn parse_goal_with<R: Read, S: GoalSink>(
-    mut input: R,
+    input: R,
     name: &str,
     unit: TimeUnit,
     sink: &mut S,
     fast: bool,
 ) -> Result<(), GoalError> {
+    let end = parse_lines(input, name, unit, sink, fast, None)?;
+    let at_end = |msg: String| GoalError {
+        file: name.to_string(),
+        line: end.lines,
+        col: 0,
+        msg,
+    };
+    if end.in_comment {
+        return Err(at_end("end of file inside a /* comment: expected '*/'".into()));
+    }
+    if let Some((rank, line)) = end.open_rank {
+        return Err(at_end(format!(
+            "end of file inside the block of rank {rank} opened at line {line}: expected '}}'"
+        )));
+    }
+    if !end.saw_num_ranks && !sink.satisfied() {
+        return Err(GoalError {
+            file: name.to_string(),
+            line: 0,
+            col: 0,
+            msg: "no 'num_ranks' line: this is not a GOAL schedule".into(),
+        });
+    }
+    Ok(())
+}
+
+/// Parses part of a file; `num_ranks` is given for a part that starts after the header.
+fn parse_goal_part<R: Read, S: GoalSink>(
+    input: R,
+    name: &str,
+    unit: TimeUnit,
+    sink: &mut S,
+    num_ranks: Option<u32>,
+) -> Result<PartEnd, GoalError> {
+    parse_lines(input, name, unit, sink, true, num_ranks)
+}
+
+/// Where the input stopped.
+struct PartEnd {
+    lines: u32,
+    in_comment: bool,
+    open_rank: Option<(u64, u32)>,
+    saw_num_ranks: bool,
+}
+
+fn parse_lines<R: Read, S: GoalSink>(
+    mut input: R,
+    name: &str,
+    unit: TimeUnit,
+    sink: &mut S,
+    fast: bool,
+    num_ranks: Option<u32>,
+) -> Result<PartEnd, GoalError> {
     let mut p = Parser {
         fast,
         name,
         unit,
         line: 0,
-        num_ranks: None,
+        num_ranks,
         open: None,
         labels: LabelTable::default(),
         in_comment: false,
@@ -133,7 +304,7 @@ pub fn parse_goal_with<R: Read, S: GoalSink>(
     let mut buf: Vec<u8> = vec![0; CHUNK];
     let mut filled = 0usize;
     let mut eof = false;
-    while !eof {
+    'read: while !eof {
         if filled == buf.len() {
             // A line longer than the buffer: grow it.
             buf.resize(buf.len() * 2, 0);
@@ -152,7 +323,7 @@ pub fn parse_goal_with<R: Read, S: GoalSink>(
             p.line(&buf[start..start + k], sink)?;
             start += k + 1;
             if sink.satisfied() {
-                return Ok(());
+                break 'read;
             }
         }
         if eof && start < filled {
@@ -162,25 +333,12 @@ pub fn parse_goal_with<R: Read, S: GoalSink>(
         buf.copy_within(start..filled, 0);
         filled -= start;
     }
-    if p.in_comment {
-        return Err(p.err(0, "end of file inside a /* comment: expected '*/'".into()));
-    }
-    if let Some(open) = &p.open {
-        let msg = format!(
-            "end of file inside the block of rank {} opened at line {}: expected '}}'",
-            open.rank, open.line
-        );
-        return Err(p.err(0, msg));
-    }
-    if p.num_ranks.is_none() {
-        return Err(GoalError {
-            file: name.to_string(),
-            line: 0,
-            col: 0,
-            msg: "no 'num_ranks' line: this is not a GOAL schedule".into(),
-        });
-    }
-    Ok(())
+    Ok(PartEnd {
+        lines: p.line,
+        in_comment: p.in_comment,
+        open_rank: p.open.as_ref().map(|o| (o.rank, o.line)),
+        saw_num_ranks: p.num_ranks.is_some() && num_ranks.is_none(),
+    })
 }
 
 struct OpenRank {
