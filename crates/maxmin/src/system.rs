@@ -1,0 +1,246 @@
+//! The variables and constraints of a max-min system, and which parts changed.
+
+use crate::solve::Solver;
+
+/// A constraint (a link).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct CnstId(pub u32);
+
+/// A variable (a flow).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct VarId(pub u32);
+
+/// How a constraint's capacity is shared.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Policy {
+    /// `Σ a_i x_i ≤ C`: the flows share the capacity.
+    Shared,
+    /// `max a_i x_i ≤ C`: every flow may use the whole capacity.
+    Fatpipe,
+}
+
+pub(crate) struct Constraint {
+    pub capacity: f64,
+    pub policy: Policy,
+    /// Variables on this constraint with their coefficients (in insertion order).
+    pub elems: Vec<(u32, f64)>,
+    /// Set when something on this constraint changed since the last solve.
+    pub dirty: bool,
+}
+
+pub(crate) struct Variable {
+    pub weight: f64,
+    pub bound: Option<f64>,
+    pub elems: Vec<(u32, f64)>,
+    pub value: f64,
+    pub live: bool,
+}
+
+/// A max-min system. See the crate documentation for the semantics.
+pub struct System {
+    pub(crate) cnsts: Vec<Constraint>,
+    pub(crate) vars: Vec<Variable>,
+    free_vars: Vec<u32>,
+    pub(crate) dirty: Vec<u32>,
+    /// Variables changed without any constraint (solved on their own).
+    pub(crate) dirty_vars: Vec<u32>,
+    pub(crate) solver: Solver,
+}
+
+impl Default for System {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl System {
+    /// An empty system.
+    pub fn new() -> System {
+        System {
+            cnsts: Vec::new(),
+            vars: Vec::new(),
+            free_vars: Vec::new(),
+            dirty: Vec::new(),
+            dirty_vars: Vec::new(),
+            solver: Solver::default(),
+        }
+    }
+
+    /// Adds a constraint of `capacity` (> 0).
+    pub fn add_constraint(&mut self, capacity: f64, policy: Policy) -> CnstId {
+        assert!(
+            capacity > 0.0 && capacity.is_finite(),
+            "constraint capacity must be positive"
+        );
+        self.cnsts.push(Constraint {
+            capacity,
+            policy,
+            elems: Vec::new(),
+            dirty: false,
+        });
+        CnstId(self.cnsts.len() as u32 - 1)
+    }
+
+    /// Adds a variable of `weight` (> 0; a smaller weight gets a larger share), an optional
+    /// upper `bound`, and coefficients on constraints. A constraint listed twice gets the
+    /// sum of the coefficients if shared, their maximum if a fat pipe.
+    pub fn add_variable(&mut self, weight: f64, bound: Option<f64>, elems: &[(CnstId, f64)]) -> VarId {
+        assert!(weight > 0.0 && weight.is_finite(), "variable weight must be positive");
+        let mut merged: Vec<(u32, f64)> = Vec::with_capacity(elems.len());
+        for &(c, a) in elems {
+            assert!(a > 0.0, "coefficients must be positive");
+            match merged.iter_mut().find(|(k, _)| *k == c.0) {
+                Some((_, old)) => match self.cnsts[c.0 as usize].policy {
+                    Policy::Shared => *old += a,
+                    Policy::Fatpipe => *old = old.max(a),
+                },
+                None => merged.push((c.0, a)),
+            }
+        }
+        let id = match self.free_vars.pop() {
+            Some(i) => i,
+            None => {
+                self.vars.push(Variable {
+                    weight: 0.0,
+                    bound: None,
+                    elems: Vec::new(),
+                    value: 0.0,
+                    live: false,
+                });
+                self.vars.len() as u32 - 1
+            }
+        };
+        for &(c, a) in &merged {
+            self.cnsts[c as usize].elems.push((id, a));
+            self.touch(c);
+        }
+        if merged.is_empty() {
+            self.dirty_vars.push(id);
+        }
+        self.vars[id as usize] = Variable {
+            weight,
+            bound,
+            elems: merged,
+            value: 0.0,
+            live: true,
+        };
+        VarId(id)
+    }
+
+    /// Removes a variable; its share is redistributed at the next solve.
+    pub fn remove_variable(&mut self, v: VarId) {
+        let var = &mut self.vars[v.0 as usize];
+        assert!(var.live, "removing a removed variable");
+        var.live = false;
+        let elems = std::mem::take(&mut var.elems);
+        for &(c, _) in &elems {
+            let list = &mut self.cnsts[c as usize].elems;
+            let i = list
+                .iter()
+                .position(|&(x, _)| x == v.0)
+                .expect("variable missing from its constraint");
+            list.swap_remove(i);
+            self.touch(c);
+        }
+        self.free_vars.push(v.0);
+    }
+
+    /// Changes a variable's weight.
+    pub fn set_weight(&mut self, v: VarId, weight: f64) {
+        assert!(weight > 0.0 && weight.is_finite());
+        self.vars[v.0 as usize].weight = weight;
+        self.touch_var(v.0);
+    }
+
+    /// Changes a variable's bound.
+    pub fn set_bound(&mut self, v: VarId, bound: Option<f64>) {
+        self.vars[v.0 as usize].bound = bound;
+        self.touch_var(v.0);
+    }
+
+    fn touch_var(&mut self, v: u32) {
+        let n = self.vars[v as usize].elems.len();
+        if n == 0 {
+            self.dirty_vars.push(v);
+        }
+        for k in 0..n {
+            let c = self.vars[v as usize].elems[k].0;
+            self.touch(c);
+        }
+    }
+
+    fn touch(&mut self, c: u32) {
+        let k = &mut self.cnsts[c as usize];
+        if !k.dirty {
+            k.dirty = true;
+            self.dirty.push(c);
+        }
+    }
+
+    /// The variable's value from the last solve (`f64::INFINITY` for an unbounded variable
+    /// on no constraint).
+    pub fn value(&self, v: VarId) -> f64 {
+        self.vars[v.0 as usize].value
+    }
+
+    /// Number of live variables.
+    pub fn num_variables(&self) -> usize {
+        self.vars.len() - self.free_vars.len()
+    }
+
+    /// Number of constraints.
+    pub fn num_constraints(&self) -> usize {
+        self.cnsts.len()
+    }
+
+    /// The live variables, in id order.
+    pub fn variables(&self) -> impl Iterator<Item = VarId> + '_ {
+        self.vars
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| v.live)
+            .map(|(i, _)| VarId(i as u32))
+    }
+
+    /// Recomputes the values of the variables whose connected component changed since
+    /// the last solve. Returns the variables whose value may have changed.
+    pub fn solve(&mut self) -> Vec<VarId> {
+        let mut solver = std::mem::take(&mut self.solver);
+        let changed = solver.solve_dirty(self);
+        self.solver = solver;
+        changed
+    }
+
+    /// Recomputes every variable from scratch (for comparison with [`System::solve`]).
+    pub fn solve_all(&mut self) {
+        for c in 0..self.cnsts.len() as u32 {
+            self.touch(c);
+        }
+        let free: Vec<u32> = (0..self.vars.len() as u32)
+            .filter(|&v| self.vars[v as usize].live && self.vars[v as usize].elems.is_empty())
+            .collect();
+        self.dirty_vars.extend(free);
+        self.solve();
+    }
+
+    /// The coefficient of `v` on `c`, if it crosses it.
+    pub fn coefficient(&self, v: VarId, c: CnstId) -> Option<f64> {
+        self.vars[v.0 as usize].elems.iter().find(|e| e.0 == c.0).map(|e| e.1)
+    }
+
+    /// Weight, bound and constraints of a live variable (for the reference solver).
+    pub fn describe(&self, v: VarId) -> (f64, Option<f64>, Vec<(CnstId, f64)>) {
+        let var = &self.vars[v.0 as usize];
+        (
+            var.weight,
+            var.bound,
+            var.elems.iter().map(|&(c, a)| (CnstId(c), a)).collect(),
+        )
+    }
+
+    /// Capacity and policy of a constraint.
+    pub fn constraint(&self, c: CnstId) -> (f64, Policy) {
+        let k = &self.cnsts[c.0 as usize];
+        (k.capacity, k.policy)
+    }
+}

@@ -1,0 +1,202 @@
+//! Max-min cases whose answers are worked out by hand in the comments, and a
+//! differential test of the fast solver against the reference on random systems.
+
+use simpi_kernel::Rng;
+use simpi_maxmin::{solve_reference, CnstId, Policy, System, VarId};
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * b.abs().max(1.0)
+}
+
+fn solved(sys: &mut System) {
+    sys.solve();
+}
+
+#[test]
+fn one_bottleneck_shared_equally() {
+    // Three equal flows on a 30 link: 10 each.
+    let mut s = System::new();
+    let l = s.add_constraint(30.0, Policy::Shared);
+    let v: Vec<VarId> = (0..3).map(|_| s.add_variable(1.0, None, &[(l, 1.0)])).collect();
+    solved(&mut s);
+    for x in v {
+        assert!(close(s.value(x), 10.0));
+    }
+}
+
+#[test]
+fn weights_split_in_inverse_proportion() {
+    // Weights 1 and 3 on a 40 link: x1 = t, x2 = t/3, t + t/3 = 40 -> t = 30: 30 and 10.
+    let mut s = System::new();
+    let l = s.add_constraint(40.0, Policy::Shared);
+    let a = s.add_variable(1.0, None, &[(l, 1.0)]);
+    let b = s.add_variable(3.0, None, &[(l, 1.0)]);
+    solved(&mut s);
+    assert!(close(s.value(a), 30.0) && close(s.value(b), 10.0));
+}
+
+#[test]
+fn two_bottlenecks() {
+    // Links L1 = 10 (flows a, b) and L2 = 100 (flows b, c).
+    // L1 fills first at t = 5: a = b = 5. Then c alone on L2 gets 100 - 5 = 95.
+    let mut s = System::new();
+    let l1 = s.add_constraint(10.0, Policy::Shared);
+    let l2 = s.add_constraint(100.0, Policy::Shared);
+    let a = s.add_variable(1.0, None, &[(l1, 1.0)]);
+    let b = s.add_variable(1.0, None, &[(l1, 1.0), (l2, 1.0)]);
+    let c = s.add_variable(1.0, None, &[(l2, 1.0)]);
+    solved(&mut s);
+    assert!(close(s.value(a), 5.0) && close(s.value(b), 5.0) && close(s.value(c), 95.0));
+}
+
+#[test]
+fn fatpipe_gives_everyone_the_capacity() {
+    // A fat pipe of 10 carries three flows at 10 each; a shared 12 behind one of them
+    // then splits 12 between that flow and a fourth: 6 and 6.
+    let mut s = System::new();
+    let fp = s.add_constraint(10.0, Policy::Fatpipe);
+    let sh = s.add_constraint(12.0, Policy::Shared);
+    let a = s.add_variable(1.0, None, &[(fp, 1.0)]);
+    let b = s.add_variable(1.0, None, &[(fp, 1.0)]);
+    let c = s.add_variable(1.0, None, &[(fp, 1.0), (sh, 1.0)]);
+    let d = s.add_variable(1.0, None, &[(sh, 1.0)]);
+    solved(&mut s);
+    assert!(close(s.value(a), 10.0) && close(s.value(b), 10.0));
+    assert!(close(s.value(c), 6.0) && close(s.value(d), 6.0));
+}
+
+#[test]
+fn bounded_flows_leave_capacity_to_others() {
+    // 100 shared by three flows, one bounded at 10: the others get 45 each.
+    let mut s = System::new();
+    let l = s.add_constraint(100.0, Policy::Shared);
+    let a = s.add_variable(1.0, Some(10.0), &[(l, 1.0)]);
+    let b = s.add_variable(1.0, None, &[(l, 1.0)]);
+    let c = s.add_variable(1.0, None, &[(l, 1.0)]);
+    solved(&mut s);
+    assert!(close(s.value(a), 10.0) && close(s.value(b), 45.0) && close(s.value(c), 45.0));
+    // A bound above the fair share does not bind: 100 / 2 = 50 < 70.
+    s.set_bound(a, Some(70.0));
+    s.remove_variable(c);
+    solved(&mut s);
+    assert!(close(s.value(a), 50.0) && close(s.value(b), 50.0));
+}
+
+#[test]
+fn split_duplex_with_limiter_gives_one_and_a_half_b() {
+    // Hybrid seed, section 4.2: A and B exchange in both directions at once. Each node
+    // has an up and a down link of bandwidth B and a limiter of 1.5 B shared by all its
+    // flows. A->B crosses up_A, down_B, lim_A, lim_B; B->A crosses up_B, down_A, lim_B,
+    // lim_A. Both limiters carry both flows: each gets 0.75 B < B, so the node sends and
+    // receives 1.5 B in total.
+    let bw = 1.25e8;
+    let mut s = System::new();
+    let up_a = s.add_constraint(bw, Policy::Shared);
+    let down_a = s.add_constraint(bw, Policy::Shared);
+    let lim_a = s.add_constraint(1.5 * bw, Policy::Shared);
+    let up_b = s.add_constraint(bw, Policy::Shared);
+    let down_b = s.add_constraint(bw, Policy::Shared);
+    let lim_b = s.add_constraint(1.5 * bw, Policy::Shared);
+    let ab = s.add_variable(1.0, None, &[(up_a, 1.0), (down_b, 1.0), (lim_a, 1.0), (lim_b, 1.0)]);
+    let ba = s.add_variable(1.0, None, &[(up_b, 1.0), (down_a, 1.0), (lim_b, 1.0), (lim_a, 1.0)]);
+    solved(&mut s);
+    assert!(close(s.value(ab), 0.75 * bw) && close(s.value(ba), 0.75 * bw));
+    assert!(close(s.value(ab) + s.value(ba), 1.5 * bw));
+    // One direction alone is limited by its up/down links: B.
+    s.remove_variable(ba);
+    solved(&mut s);
+    assert!(close(s.value(ab), bw));
+}
+
+#[test]
+fn repeated_constraint_adds_coefficients_on_shared_and_maxes_on_fatpipe() {
+    // Cross traffic: 1 forward + 0.05 backward on the same shared link -> 1.05.
+    let mut s = System::new();
+    let l = s.add_constraint(105.0, Policy::Shared);
+    let f = s.add_constraint(100.0, Policy::Fatpipe);
+    let a = s.add_variable(1.0, None, &[(l, 1.0), (l, 0.05)]);
+    let b = s.add_variable(1.0, None, &[(f, 1.0), (f, 0.05)]);
+    solved(&mut s);
+    assert!(close(s.value(a), 100.0));
+    assert!(close(s.value(b), 100.0));
+    assert_eq!(s.coefficient(a, l), Some(1.05));
+    assert_eq!(s.coefficient(b, f), Some(1.0));
+}
+
+#[test]
+fn unconstrained_variables_take_their_bound_or_infinity() {
+    let mut s = System::new();
+    let a = s.add_variable(1.0, Some(3.0), &[]);
+    let b = s.add_variable(1.0, None, &[]);
+    solved(&mut s);
+    assert_eq!(s.value(a), 3.0);
+    assert_eq!(s.value(b), f64::INFINITY);
+}
+
+#[test]
+fn incremental_solves_only_touched_components() {
+    // Two independent links; changing one must not report the other's flow as changed.
+    let mut s = System::new();
+    let l1 = s.add_constraint(10.0, Policy::Shared);
+    let l2 = s.add_constraint(10.0, Policy::Shared);
+    let a = s.add_variable(1.0, None, &[(l1, 1.0)]);
+    let b = s.add_variable(1.0, None, &[(l2, 1.0)]);
+    s.solve();
+    let c = s.add_variable(1.0, None, &[(l1, 1.0)]);
+    let changed = s.solve();
+    assert!(changed.contains(&a) && changed.contains(&c) && !changed.contains(&b));
+    assert!(close(s.value(a), 5.0) && close(s.value(b), 10.0));
+}
+
+/// Random systems: shared and fat-pipe links, weights, bounds, repeated links; after
+/// random additions and removals, incremental solves must agree with the reference.
+#[test]
+fn fast_solver_matches_reference_on_random_systems() {
+    let mut rng = Rng::new(11);
+    for case in 0..300 {
+        let mut s = System::new();
+        let nc = 1 + rng.below(12) as u32;
+        for _ in 0..nc {
+            let policy = if rng.below(5) == 0 {
+                Policy::Fatpipe
+            } else {
+                Policy::Shared
+            };
+            s.add_constraint(1.0 + rng.below(1000) as f64, policy);
+        }
+        let mut live: Vec<VarId> = Vec::new();
+        for step in 0..40 {
+            if !live.is_empty() && rng.below(4) == 0 {
+                let i = rng.below(live.len() as u64) as usize;
+                s.remove_variable(live.swap_remove(i));
+            } else {
+                let k = rng.below(4);
+                let elems: Vec<(CnstId, f64)> = (0..k)
+                    .map(|_| {
+                        (
+                            CnstId(rng.below(nc as u64) as u32),
+                            [1.0, 0.05, 2.0][rng.below(3) as usize],
+                        )
+                    })
+                    .collect();
+                let weight = [1.0, 0.5, 3.0, 1e-3][rng.below(4) as usize] * (1.0 + rng.unit_f64());
+                let bound = if rng.below(3) == 0 {
+                    Some(1.0 + rng.below(500) as f64)
+                } else {
+                    None
+                };
+                live.push(s.add_variable(weight, bound, &elems));
+            }
+            if rng.below(3) == 0 || step == 39 {
+                s.solve();
+                for (v, want) in solve_reference(&s) {
+                    let got = s.value(v);
+                    assert!(
+                        close(got, want) || (got.is_infinite() && want.is_infinite()),
+                        "case {case} step {step}: {v:?} got {got} want {want}"
+                    );
+                }
+            }
+        }
+    }
+}
