@@ -4,10 +4,13 @@
 
 use crate::system::{CnstId, Policy, System, VarId};
 
+/// Weight, bound and constraints of a variable.
+type VarDesc = (f64, Option<f64>, Vec<(CnstId, f64)>);
+
 /// Values of every live variable of `sys`, solved from scratch (O(n² · m)).
 pub fn solve_reference(sys: &System) -> Vec<(VarId, f64)> {
     let vars: Vec<VarId> = sys.variables().collect();
-    let desc: Vec<(f64, Option<f64>, Vec<(CnstId, f64)>)> = vars.iter().map(|&v| sys.describe(v)).collect();
+    let desc: Vec<VarDesc> = vars.iter().map(|&v| sys.describe(v)).collect();
     let mut value: Vec<Option<f64>> = vec![None; vars.len()];
     for (i, d) in desc.iter().enumerate() {
         if d.2.is_empty() {
