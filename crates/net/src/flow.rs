@@ -1,0 +1,267 @@
+//! Flow-level network: each message is a flow over its route. A flow first waits the
+//! route latency (times the latency factor), then transfers its bytes at a rate given by
+//! weighted max-min sharing of the links it crosses (times the bandwidth factor).
+//! Shares are recomputed, for the affected part of the network only, whenever a flow
+//! starts transferring or ends. Times are picoseconds; rates are computed in floating
+//! point and each event time is rounded to the nearest picosecond here, and only here.
+
+use crate::hybrid::HybridParams;
+use simpi_kernel::SimTime;
+use simpi_maxmin::{CnstId, Policy as MmPolicy, System, VarId};
+use simpi_platform::{HostId, Platform, PlatformError, Policy};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+use std::rc::Rc;
+
+/// The caller's identifier of a message, returned when its flow completes.
+pub type Token = u64;
+
+/// What the model needs of a route.
+struct RouteInfo {
+    links: Vec<(CnstId, f64)>,
+    latency: f64,
+    /// `L + Σ S / bw_l` over the forward route.
+    penalty: f64,
+    min_bw: f64,
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+enum Phase {
+    Latency,
+    Transfer,
+    Done,
+}
+
+struct Flow {
+    token: Token,
+    phase: Phase,
+    version: u32,
+    remaining: f64,
+    rate: f64,
+    last: u64,
+    bw_factor: f64,
+    route: Rc<RouteInfo>,
+    var: Option<VarId>,
+}
+
+/// A network of flows over a platform.
+pub struct FlowNetwork<'p> {
+    platform: &'p Platform,
+    params: HybridParams,
+    sys: System,
+    cnst: Vec<CnstId>,
+    routes: HashMap<(u32, u32), Rc<RouteInfo>>,
+    flows: Vec<Flow>,
+    free: Vec<u32>,
+    var_flow: Vec<u32>,
+    /// (time, seq, flow, version)
+    events: BinaryHeap<Reverse<(u64, u64, u32, u32)>>,
+    seq: u64,
+    active: usize,
+}
+
+impl<'p> FlowNetwork<'p> {
+    /// A network over `platform` with the model `params`.
+    pub fn new(platform: &'p Platform, params: HybridParams) -> FlowNetwork<'p> {
+        let mut sys = System::new();
+        let cnst = platform
+            .links()
+            .iter()
+            .map(|l| {
+                let policy = match l.policy {
+                    Policy::Shared => MmPolicy::Shared,
+                    Policy::Fatpipe => MmPolicy::Fatpipe,
+                };
+                sys.add_constraint(l.bandwidth, policy)
+            })
+            .collect();
+        FlowNetwork {
+            platform,
+            params,
+            sys,
+            cnst,
+            routes: HashMap::new(),
+            flows: Vec::new(),
+            free: Vec::new(),
+            var_flow: Vec::new(),
+            events: BinaryHeap::new(),
+            seq: 0,
+            active: 0,
+        }
+    }
+
+    /// The model's parameters.
+    pub fn params(&self) -> &HybridParams {
+        &self.params
+    }
+
+    /// Flows not yet completed.
+    pub fn active_flows(&self) -> usize {
+        self.active
+    }
+
+    fn route(&mut self, src: HostId, dst: HostId) -> Result<Rc<RouteInfo>, PlatformError> {
+        if let Some(r) = self.routes.get(&(src.0, dst.0)) {
+            return Ok(r.clone());
+        }
+        let fwd = self.platform.route(src, dst)?;
+        let mut links: Vec<(CnstId, f64)> = fwd.links.iter().map(|&l| (self.cnst[l.0 as usize], 1.0)).collect();
+        if let Some(w) = self.params.cross_traffic {
+            let back = self.platform.route(dst, src)?;
+            links.extend(back.links.iter().map(|&l| (self.cnst[l.0 as usize], w)));
+        }
+        let s = self.params.weight_s;
+        let penalty = fwd.latency + fwd.links.iter().map(|&l| s / self.platform.link(l).bandwidth).sum::<f64>();
+        let min_bw = fwd.links.iter().map(|&l| self.platform.link(l).bandwidth).fold(f64::INFINITY, f64::min);
+        let info = Rc::new(RouteInfo {
+            links,
+            latency: fwd.latency,
+            penalty,
+            min_bw,
+        });
+        self.routes.insert((src.0, dst.0), info.clone());
+        Ok(info)
+    }
+
+    fn push_event(&mut self, time: u64, flow: u32) {
+        self.seq += 1;
+        let v = self.flows[flow as usize].version;
+        self.events.push(Reverse((time, self.seq, flow, v)));
+    }
+
+    /// Starts a message of `bytes` (the envelope is added here) from `src` to `dst` at
+    /// `now`; `token` comes back from [`FlowNetwork::advance`] when it has arrived.
+    pub fn start(&mut self, now: SimTime, src: HostId, dst: HostId, bytes: u64, token: Token) -> Result<(), PlatformError> {
+        let route = self.route(src, dst)?;
+        let payload = bytes + self.params.envelope;
+        let lat = route.latency * self.params.lat_factor.factor(payload);
+        let flow = Flow {
+            token,
+            phase: Phase::Latency,
+            version: 0,
+            remaining: payload as f64,
+            rate: 0.0,
+            last: now.ps(),
+            bw_factor: self.params.bw_factor.factor(payload),
+            route,
+            var: None,
+        };
+        let id = match self.free.pop() {
+            Some(i) => {
+                self.flows[i as usize] = flow;
+                i
+            }
+            None => {
+                self.flows.push(flow);
+                self.flows.len() as u32 - 1
+            }
+        };
+        self.active += 1;
+        self.push_event(now.ps() + SimTime::from_secs_f64(lat).ps(), id);
+        Ok(())
+    }
+
+    /// When the next flow finishes its latency or its transfer, if any flow is active.
+    pub fn next_time(&mut self) -> Option<SimTime> {
+        while let Some(Reverse((t, _, f, v))) = self.events.peek() {
+            let fl = &self.flows[*f as usize];
+            if fl.version == *v && fl.phase != Phase::Done {
+                return Some(SimTime(*t));
+            }
+            self.events.pop();
+        }
+        None
+    }
+
+    /// Processes everything due at `now` (which must be [`FlowNetwork::next_time`]) and
+    /// appends the tokens of completed messages to `done`, in a deterministic order.
+    pub fn advance(&mut self, now: SimTime, done: &mut Vec<Token>) {
+        let t = now.ps();
+        let mut changed = false;
+        while let Some(&Reverse((et, _, f, v))) = self.events.peek() {
+            if et != t {
+                break;
+            }
+            self.events.pop();
+            let fl = &self.flows[f as usize];
+            if fl.version != v || fl.phase == Phase::Done {
+                continue;
+            }
+            match fl.phase {
+                Phase::Latency => {
+                    changed |= self.begin_transfer(f, t, done);
+                }
+                Phase::Transfer => {
+                    self.finish(f, done);
+                    changed = true;
+                }
+                Phase::Done => unreachable!(),
+            }
+        }
+        if changed {
+            self.reshare(t);
+        }
+    }
+
+    /// Latency over: the flow joins the sharing (or is done, if it carries nothing).
+    fn begin_transfer(&mut self, f: u32, t: u64, done: &mut Vec<Token>) -> bool {
+        let p = &self.params;
+        let fl = &self.flows[f as usize];
+        if fl.remaining <= 0.0 {
+            self.finish(f, done);
+            return false;
+        }
+        let r = fl.route.clone();
+        let weight = if p.weight_s == 0.0 || r.latency == 0.0 { 1.0 } else { r.penalty };
+        let bound = match p.tcp_gamma {
+            Some(g) if r.latency > 0.0 => Some(r.min_bw.min(g / (2.0 * r.latency))),
+            Some(_) => Some(r.min_bw),
+            None => None,
+        };
+        let var = self.sys.add_variable(weight, bound, &r.links);
+        if self.var_flow.len() <= var.0 as usize {
+            self.var_flow.resize(var.0 as usize + 1, u32::MAX);
+        }
+        self.var_flow[var.0 as usize] = f;
+        let fl = &mut self.flows[f as usize];
+        fl.var = Some(var);
+        fl.phase = Phase::Transfer;
+        fl.last = t;
+        fl.version += 1;
+        true
+    }
+
+    fn finish(&mut self, f: u32, done: &mut Vec<Token>) {
+        let fl = &mut self.flows[f as usize];
+        fl.phase = Phase::Done;
+        fl.version += 1;
+        done.push(fl.token);
+        if let Some(v) = fl.var.take() {
+            self.sys.remove_variable(v);
+        }
+        self.active -= 1;
+        self.free.push(f);
+    }
+
+    /// Re-solves the changed part of the sharing and reschedules the affected flows.
+    fn reshare(&mut self, t: u64) {
+        for var in self.sys.solve() {
+            let f = self.var_flow[var.0 as usize];
+            let value = self.sys.value(var);
+            let fl = &mut self.flows[f as usize];
+            if fl.phase != Phase::Transfer || fl.var != Some(var) {
+                continue;
+            }
+            fl.remaining -= fl.rate * (t - fl.last) as f64 * 1e-12;
+            fl.last = t;
+            fl.rate = value * fl.bw_factor;
+            fl.version += 1;
+            let dt = if fl.remaining <= 0.0 || fl.rate.is_infinite() {
+                0
+            } else {
+                SimTime::from_secs_f64(fl.remaining / fl.rate).ps()
+            };
+            self.push_event(t + dt, f);
+        }
+    }
+}

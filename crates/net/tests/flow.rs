@@ -1,0 +1,116 @@
+//! The flow network against SimGrid 3.32: one-message times observed in SimGrid runs
+//! (recorded in the SMPI notes of this project: a send posted at 1e-8 s because of an
+//! MPI_Wtime call, so 1e-8 is subtracted), and sharing cases worked out by hand.
+
+use simpi_kernel::SimTime;
+use simpi_net::{FlowNetwork, HybridParams};
+use simpi_platform::cluster::{cluster_platform, ClusterSpec};
+use simpi_platform::model::{HostId, Platform, Policy};
+use simpi_platform::zone::{TableKind, TableRoute, TableZone, ZoneRouting};
+
+/// Runs flows started at time 0 and returns each token's completion time in seconds.
+fn run(p: &Platform, params: HybridParams, flows: &[(u32, u32, u64)]) -> Vec<f64> {
+    let mut net = FlowNetwork::new(p, params);
+    for (i, &(a, b, bytes)) in flows.iter().enumerate() {
+        net.start(SimTime::ZERO, HostId(a), HostId(b), bytes, i as u64).unwrap();
+    }
+    let mut end = vec![f64::NAN; flows.len()];
+    let mut done = Vec::new();
+    while let Some(t) = net.next_time() {
+        net.advance(t, &mut done);
+        for tok in done.drain(..) {
+            end[tok as usize] = t.as_secs_f64();
+        }
+    }
+    end
+}
+
+fn rel(a: f64, b: f64) -> f64 {
+    ((a - b) / b).abs()
+}
+
+#[test]
+fn one_message_matches_simgrid_across_factor_boundaries() {
+    // Platform A of the notes: a cluster, 125 MBps, 50 us, split-duplex (L = 100 us).
+    let p = cluster_platform(&ClusterSpec::flat("c", 2, 1e9, 1.25e8, 50e-6)).unwrap();
+    let observed = [
+        (0u64, 0.000201634619),
+        (240, 0.000203998907),
+        (241, 0.000204008758),
+        (65455, 0.001099383038),
+        (65456, 0.001099394502),
+        (65457, 0.001721175933),
+        (100000, 0.002014942024),
+    ];
+    for (s, t) in observed {
+        let got = run(&p, HybridParams::smpi(), &[(0, 1, s)])[0];
+        let want = t - 1e-8;
+        assert!(rel(got, want) < 1e-8, "size {s}: got {got}, SimGrid {want}");
+    }
+}
+
+#[test]
+fn tcp_gamma_bounds_a_long_fat_link() {
+    // One fat-pipe link, 1 GBps, 10 ms; 1e6 bytes. Bound 4194304 / (2 * 0.01) < 1e9.
+    // SimGrid: 0.121505084402 (including the 1e-8 Wtime step).
+    let mut p = Platform::new("z", ZoneRouting::Table(TableZone::new(TableKind::Full)));
+    let root = p.root();
+    p.add_host(root, "a", 1e9, 1).unwrap();
+    p.add_host(root, "b", 1e9, 1).unwrap();
+    let l = p.add_link("l", 1e9, 0.01, Policy::Fatpipe).unwrap();
+    let mut t = TableZone::new(TableKind::Full);
+    t.add_route(&p, 0, 1, TableRoute { links: vec![l], gateways: None }, true).unwrap();
+    p.zone_mut(root).routing = ZoneRouting::Table(t);
+    p.seal().unwrap();
+    let got = run(&p, HybridParams::smpi(), &[(0, 1, 1_000_000)])[0];
+    assert!(rel(got, 0.121505084402 - 1e-8) < 1e-8, "{got}");
+}
+
+#[test]
+fn weight_s_and_cross_traffic_share_like_simgrid() {
+    // Hosts A, B, C; lA = lB = lC = 100 MBps, latencies 10 us, 100 us, 10 us; routes
+    // A->C = [lA, lC], B->C = [lB, lC] (symmetrical, shared links: cross-traffic puts
+    // 1.05 on each). 1e6 bytes from A and B at once. SimGrid: 0.018320876369 and
+    // 0.022557172995 (these flows were started at time 0 in the SimGrid run).
+    let mut p = Platform::new("z", ZoneRouting::Table(TableZone::new(TableKind::Full)));
+    let root = p.root();
+    for h in ["A", "B", "C"] {
+        p.add_host(root, h, 1e9, 1).unwrap();
+    }
+    let la = p.add_link("lA", 1e8, 10e-6, Policy::Shared).unwrap();
+    let lb = p.add_link("lB", 1e8, 100e-6, Policy::Shared).unwrap();
+    let lc = p.add_link("lC", 1e8, 10e-6, Policy::Shared).unwrap();
+    let mut t = TableZone::new(TableKind::Full);
+    t.add_route(&p, 0, 2, TableRoute { links: vec![la, lc], gateways: None }, true).unwrap();
+    t.add_route(&p, 1, 2, TableRoute { links: vec![lb, lc], gateways: None }, true).unwrap();
+    p.zone_mut(root).routing = ZoneRouting::Table(t);
+    p.seal().unwrap();
+    let got = run(&p, HybridParams::smpi(), &[(0, 2, 1_000_000), (1, 2, 1_000_000)]);
+    assert!(rel(got[0], 0.018320876369) < 1e-9, "{got:?}");
+    assert!(rel(got[1], 0.022557172995) < 1e-9, "{got:?}");
+}
+
+#[test]
+fn plain_flows_share_a_backbone_equally() {
+    // 4 flows cross a 100 MB/s backbone; private links 1 GB/s, 1 us each way, backbone
+    // 5 us: latency 7 us, then each gets 25 MB/s: 1e6 bytes take 40 ms.
+    let mut s = ClusterSpec::flat("c", 8, 1e9, 1e9, 1e-6);
+    s.backbone = Some((1e8, 5e-6, Policy::Shared));
+    let p = cluster_platform(&s).unwrap();
+    let flows: Vec<(u32, u32, u64)> = (0..4).map(|i| (i, i + 4, 1_000_000)).collect();
+    for t in run(&p, HybridParams::plain(), &flows) {
+        assert!(rel(t, 7e-6 + 0.04) < 1e-9, "{t}");
+    }
+}
+
+#[test]
+fn a_finishing_flow_frees_bandwidth_for_the_others() {
+    // Two flows on one 100 MB/s backbone, 1e6 and 3e6 bytes, no latency worth noting
+    // (links of 0 latency). Both at 50 MB/s until the first ends at 20 ms; the second
+    // has 2e6 left, now at 100 MB/s: 20 ms more, ends at 40 ms.
+    let mut s = ClusterSpec::flat("c", 4, 1e9, 1e12, 0.0);
+    s.backbone = Some((1e8, 0.0, Policy::Shared));
+    let p = cluster_platform(&s).unwrap();
+    let got = run(&p, HybridParams::plain(), &[(0, 2, 1_000_000), (1, 3, 3_000_000)]);
+    assert!(rel(got[0], 0.02) < 1e-9 && rel(got[1], 0.04) < 1e-9, "{got:?}");
+}
