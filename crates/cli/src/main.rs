@@ -1,5 +1,6 @@
 //! `simpi`: replay traces and schedules on simulated clusters, generate schedules.
 
+mod platform_cmd;
 mod replay;
 mod schedgen;
 
@@ -23,6 +24,8 @@ enum Command {
     Replay(replay::ReplayArgs),
     /// Write the GOAL schedule of a collective or application pattern.
     Schedgen(schedgen::SchedgenArgs),
+    /// Check or summarise a platform file.
+    Platform(platform_cmd::PlatformArgs),
 }
 
 /// Exit code for malformed input.
@@ -35,6 +38,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Replay(a) => replay::run(a),
         Command::Schedgen(a) => schedgen::run(a),
+        Command::Platform(a) => platform_cmd::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

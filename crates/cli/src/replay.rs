@@ -2,15 +2,35 @@
 
 use crate::{EXIT_INPUT, EXIT_STALL};
 use clap::{Args, ValueEnum};
-use simpi::{replay_goal, Error, LogGops, ReplayOptions, TimeUnit};
+use simpi::{platform, replay_goal, Error, HybridParams, LogGops, Model, Piecewise, ReplayOptions, TimeUnit};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::Instant;
 
-#[derive(Copy, Clone, ValueEnum)]
-enum Model {
+#[derive(Copy, Clone, ValueEnum, PartialEq)]
+enum ModelName {
     /// LogGOPS with LogGOPSim's semantics.
     Loggops,
+    /// Flows over the platform's routes, max-min sharing; messages flow when sent.
+    Flow,
+    /// SMPI's hybrid model: piece-wise factors, overheads, protocol thresholds.
+    Hybrid,
+}
+
+#[derive(Copy, Clone, ValueEnum)]
+enum Preset {
+    /// SimGrid 3.32's SMPI defaults.
+    Smpi,
+    /// No factors, overheads, envelope, TCP bound or cross-traffic.
+    Plain,
+}
+
+#[derive(Copy, Clone, ValueEnum)]
+enum MappingKind {
+    /// Consecutive ranks on a host (see --ranks-per-host), hosts in platform order.
+    Block,
+    /// Rank r on host r mod hosts.
+    RoundRobin,
 }
 
 #[derive(Copy, Clone, ValueEnum)]
@@ -27,7 +47,43 @@ pub struct ReplayArgs {
     file: PathBuf,
     /// The network model.
     #[arg(long, value_enum, default_value = "loggops")]
-    model: Model,
+    model: ModelName,
+    /// Platform file (.toml, or SimGrid .xml) for the flow and hybrid models.
+    #[arg(long)]
+    platform: Option<PathBuf>,
+    /// Parameter set of the hybrid model.
+    #[arg(long, value_enum, default_value = "smpi")]
+    preset: Preset,
+    /// How ranks are placed on hosts.
+    #[arg(long, value_enum, default_value = "block")]
+    mapping: MappingKind,
+    /// Ranks per host for the block mapping.
+    #[arg(long, default_value_t = 1)]
+    ranks_per_host: u32,
+    /// A host file (one host name per line, optionally `name:count`), instead of --mapping.
+    #[arg(long)]
+    hostfile: Option<PathBuf>,
+    /// Hybrid: latency factors by size, SimGrid syntax `bound:factor;...`.
+    #[arg(long)]
+    lat_factor: Option<String>,
+    /// Hybrid: bandwidth factors by size, SimGrid syntax.
+    #[arg(long)]
+    bw_factor: Option<String>,
+    /// Hybrid: send overhead `bound:a:b;...` (a + b*size seconds).
+    #[arg(long)]
+    os: Option<String>,
+    /// Hybrid: receive overhead `bound:a:b;...`.
+    #[arg(long = "or")]
+    or_: Option<String>,
+    /// Hybrid: messages below this many bytes flow before the receive is posted.
+    #[arg(long)]
+    async_small: Option<u64>,
+    /// Hybrid: sends below this many bytes are detached (rendezvous above).
+    #[arg(long)]
+    detached: Option<u64>,
+    /// Hybrid: weight-S in bytes (0: equal sharing).
+    #[arg(long)]
+    weight_s: Option<f64>,
     /// LogGOPS latency L, in the time unit.
     #[arg(short = 'L', default_value_t = 2500)]
     l: u64,
@@ -64,7 +120,6 @@ pub struct ReplayArgs {
 }
 
 pub fn run(a: ReplayArgs) -> Result<(), (u8, String)> {
-    let Model::Loggops = a.model;
     let overflow = |what: &str| {
         (
             EXIT_INPUT,
@@ -72,7 +127,7 @@ pub fn run(a: ReplayArgs) -> Result<(), (u8, String)> {
         )
     };
     let k = a.time_unit.ps_per_unit();
-    let model = LogGops {
+    let loggops = LogGops {
         l: a.l.checked_mul(k).ok_or_else(|| overflow("-L"))?,
         o: a.o.checked_mul(k).ok_or_else(|| overflow("-o"))?,
         g: a.g.checked_mul(k).ok_or_else(|| overflow("-g"))?,
@@ -90,6 +145,36 @@ pub fn run(a: ReplayArgs) -> Result<(), (u8, String)> {
                 p.events,
                 p.now
             );
+        }
+    };
+    let platform = match (&a.platform, a.model) {
+        (None, ModelName::Loggops) => None,
+        (Some(_), ModelName::Loggops) => {
+            return Err((
+                EXIT_INPUT,
+                "--platform is used by the flow and hybrid models: add --model flow or --model hybrid".into(),
+            ))
+        }
+        (None, _) => return Err((EXIT_INPUT, "the flow and hybrid models need --platform FILE".into())),
+        (Some(path), _) => Some(platform::load(path).map_err(|e| (EXIT_INPUT, e.to_string()))?),
+    };
+    let model = match &platform {
+        None => Model::LogGops(loggops),
+        Some(p) => {
+            let ranks = goal_ranks(&a.file)?;
+            let mapping = match &a.hostfile {
+                Some(f) => platform::Mapping::from_host_file(p, f, ranks).map_err(|e| (EXIT_INPUT, e.to_string()))?,
+                None => match a.mapping {
+                    MappingKind::Block => platform::Mapping::block(p, ranks, a.ranks_per_host),
+                    MappingKind::RoundRobin => platform::Mapping::round_robin(p, ranks),
+                },
+            };
+            let hosts = (0..ranks).map(|r| mapping.host(r)).collect();
+            Model::Flow {
+                platform: p,
+                hosts,
+                params: hybrid_params(&a)?,
+            }
         }
     };
     let opts = ReplayOptions {
@@ -129,4 +214,63 @@ pub fn run(a: ReplayArgs) -> Result<(), (u8, String)> {
 /// Re-exported so the progress callback can name its argument type.
 mod simpi_mpi_progress {
     pub use simpi::Progress;
+}
+
+/// The number of ranks a GOAL file declares (its `num_ranks` line), read cheaply.
+fn goal_ranks(path: &std::path::Path) -> Result<u32, (u8, String)> {
+    use std::io::BufRead;
+    let f = std::fs::File::open(path).map_err(|e| (EXIT_INPUT, format!("{}: cannot open: {e}", path.display())))?;
+    for line in std::io::BufReader::new(f).lines().take(10_000) {
+        let line = line.map_err(|e| (EXIT_INPUT, format!("{}: {e}", path.display())))?;
+        let mut w = line.split_whitespace();
+        if w.next() == Some("num_ranks") {
+            if let Some(Ok(n)) = w.next().map(str::parse::<u32>) {
+                return Ok(n);
+            }
+        }
+    }
+    Err((
+        EXIT_INPUT,
+        format!(
+            "{}: no 'num_ranks' line near the top: not a GOAL schedule",
+            path.display()
+        ),
+    ))
+}
+
+fn hybrid_params(a: &ReplayArgs) -> Result<HybridParams, (u8, String)> {
+    let mut p = match (a.model, a.preset) {
+        (ModelName::Flow, _) => HybridParams::flow(),
+        (_, Preset::Smpi) => HybridParams::smpi(),
+        (_, Preset::Plain) => HybridParams::plain(),
+    };
+    let parse = |flag: &str, s: &str| Piecewise::parse(s).map_err(|e| (EXIT_INPUT, format!("--{flag}: {e}")));
+    if let Some(s) = &a.lat_factor {
+        p.lat_factor = parse("lat-factor", s)?;
+    }
+    if let Some(s) = &a.bw_factor {
+        p.bw_factor = parse("bw-factor", s)?;
+    }
+    if let Some(s) = &a.os {
+        p.os = parse("os", s)?;
+    }
+    if let Some(s) = &a.or_ {
+        p.or = parse("or", s)?;
+    }
+    if let Some(v) = a.async_small {
+        p.async_small = v;
+    }
+    if let Some(v) = a.detached {
+        p.detached = v;
+    }
+    if let Some(v) = a.weight_s {
+        p.weight_s = v;
+    }
+    if p.async_small > p.detached {
+        return Err((
+            EXIT_INPUT,
+            "--async-small must not exceed --detached (as in SimGrid)".into(),
+        ));
+    }
+    Ok(p)
 }

@@ -155,6 +155,17 @@ impl<E> EventQueue<E> {
         })
     }
 
+    /// The time of the earliest pending event, if any.
+    pub fn peek_time(&mut self) -> Option<u64> {
+        if let Some(Reverse(PastEntry(t, _, _))) = self.past.peek() {
+            return Some(*t);
+        }
+        if self.batch.is_empty() {
+            self.refill()?;
+        }
+        self.batch.front().map(|e| e.time)
+    }
+
     /// The event that the `n+1`-th next [`EventQueue::pop`] will return, if already
     /// known (it is at the current time); lets callers prefetch what it will touch.
     #[inline]
@@ -259,8 +270,10 @@ mod tests {
         q.schedule(20, 'a');
         q.schedule(50, 'c');
         q.schedule(100, 'd');
+        assert_eq!(q.peek_time(), Some(20));
         let order: Vec<char> = std::iter::from_fn(|| q.pop().map(|s| s.event)).collect();
         assert_eq!(order, vec!['a', 'b', 'c', 'd', 'y']);
+        assert_eq!(q.peek_time(), None);
         assert!(q.is_empty());
     }
 

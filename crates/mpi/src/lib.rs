@@ -5,12 +5,14 @@
 
 pub mod cxx_sort;
 pub mod exec;
+pub mod exec_flow;
 pub mod matching;
 pub mod op;
 pub mod schedule;
 pub mod stall;
 
 pub use exec::{run_loggops, Outcome, Progress, RunStats};
+pub use exec_flow::{run_flow, FlowError};
 pub use op::{Op, OpId, OpKind, Rank, ANY_SOURCE, ANY_TAG};
 pub use schedule::{BuildError, Schedule, ScheduleBuilder};
 pub use stall::{Pending, Stall, StalledRank};

@@ -111,8 +111,17 @@ impl<'p> FlowNetwork<'p> {
             links.extend(back.links.iter().map(|&l| (self.cnst[l.0 as usize], w)));
         }
         let s = self.params.weight_s;
-        let penalty = fwd.latency + fwd.links.iter().map(|&l| s / self.platform.link(l).bandwidth).sum::<f64>();
-        let min_bw = fwd.links.iter().map(|&l| self.platform.link(l).bandwidth).fold(f64::INFINITY, f64::min);
+        let penalty = fwd.latency
+            + fwd
+                .links
+                .iter()
+                .map(|&l| s / self.platform.link(l).bandwidth)
+                .sum::<f64>();
+        let min_bw = fwd
+            .links
+            .iter()
+            .map(|&l| self.platform.link(l).bandwidth)
+            .fold(f64::INFINITY, f64::min);
         let info = Rc::new(RouteInfo {
             links,
             latency: fwd.latency,
@@ -131,7 +140,14 @@ impl<'p> FlowNetwork<'p> {
 
     /// Starts a message of `bytes` (the envelope is added here) from `src` to `dst` at
     /// `now`; `token` comes back from [`FlowNetwork::advance`] when it has arrived.
-    pub fn start(&mut self, now: SimTime, src: HostId, dst: HostId, bytes: u64, token: Token) -> Result<(), PlatformError> {
+    pub fn start(
+        &mut self,
+        now: SimTime,
+        src: HostId,
+        dst: HostId,
+        bytes: u64,
+        token: Token,
+    ) -> Result<(), PlatformError> {
         let route = self.route(src, dst)?;
         let payload = bytes + self.params.envelope;
         let lat = route.latency * self.params.lat_factor.factor(payload);
@@ -212,7 +228,11 @@ impl<'p> FlowNetwork<'p> {
             return false;
         }
         let r = fl.route.clone();
-        let weight = if p.weight_s == 0.0 || r.latency == 0.0 { 1.0 } else { r.penalty };
+        let weight = if p.weight_s == 0.0 || r.latency == 0.0 {
+            1.0
+        } else {
+            r.penalty
+        };
         let bound = match p.tcp_gamma {
             Some(g) if r.latency > 0.0 => Some(r.min_bw.min(g / (2.0 * r.latency))),
             Some(_) => Some(r.min_bw),

@@ -14,3 +14,4 @@ pub use flow::{FlowNetwork, Token};
 pub use hybrid::HybridParams;
 pub use loggops::LogGops;
 pub use piecewise::Piecewise;
+pub use simpi_platform::{HostId, Platform, PlatformError};

@@ -25,7 +25,11 @@ impl Piecewise {
                 .parse()
                 .map_err(|_| format!("expected 'bound:value' chunks like '65472:0.94', found '{chunk}'"))?;
             let values: Vec<f64> = fields
-                .map(|v| v.trim().parse::<f64>().map_err(|_| format!("'{v}' in '{chunk}' is not a number")))
+                .map(|v| {
+                    v.trim()
+                        .parse::<f64>()
+                        .map_err(|_| format!("'{v}' in '{chunk}' is not a number"))
+                })
                 .collect::<Result<_, _>>()?;
             if values.is_empty() {
                 return Err(format!("'{chunk}' has a bound but no value"));

@@ -59,7 +59,17 @@ fn tcp_gamma_bounds_a_long_fat_link() {
     p.add_host(root, "b", 1e9, 1).unwrap();
     let l = p.add_link("l", 1e9, 0.01, Policy::Fatpipe).unwrap();
     let mut t = TableZone::new(TableKind::Full);
-    t.add_route(&p, 0, 1, TableRoute { links: vec![l], gateways: None }, true).unwrap();
+    t.add_route(
+        &p,
+        0,
+        1,
+        TableRoute {
+            links: vec![l],
+            gateways: None,
+        },
+        true,
+    )
+    .unwrap();
     p.zone_mut(root).routing = ZoneRouting::Table(t);
     p.seal().unwrap();
     let got = run(&p, HybridParams::smpi(), &[(0, 1, 1_000_000)])[0];
@@ -81,8 +91,28 @@ fn weight_s_and_cross_traffic_share_like_simgrid() {
     let lb = p.add_link("lB", 1e8, 100e-6, Policy::Shared).unwrap();
     let lc = p.add_link("lC", 1e8, 10e-6, Policy::Shared).unwrap();
     let mut t = TableZone::new(TableKind::Full);
-    t.add_route(&p, 0, 2, TableRoute { links: vec![la, lc], gateways: None }, true).unwrap();
-    t.add_route(&p, 1, 2, TableRoute { links: vec![lb, lc], gateways: None }, true).unwrap();
+    t.add_route(
+        &p,
+        0,
+        2,
+        TableRoute {
+            links: vec![la, lc],
+            gateways: None,
+        },
+        true,
+    )
+    .unwrap();
+    t.add_route(
+        &p,
+        1,
+        2,
+        TableRoute {
+            links: vec![lb, lc],
+            gateways: None,
+        },
+        true,
+    )
+    .unwrap();
     p.zone_mut(root).routing = ZoneRouting::Table(t);
     p.seal().unwrap();
     let got = run(&p, HybridParams::smpi(), &[(0, 2, 1_000_000), (1, 2, 1_000_000)]);

@@ -6,11 +6,12 @@
 pub mod replay;
 pub mod report;
 
-pub use replay::{replay_goal, ReplayOptions};
+pub use replay::{replay_goal, Model, ReplayOptions};
 pub use report::Report;
 pub use simpi_kernel::{SimTime, TimeUnit};
 pub use simpi_mpi::Progress;
-pub use simpi_net::LogGops;
+pub use simpi_net::{HybridParams, LogGops, Piecewise};
+pub use simpi_platform as platform;
 
 /// Why a simulation could not produce a result.
 #[derive(Debug)]

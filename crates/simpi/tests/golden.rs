@@ -4,7 +4,7 @@
 //! schedule's comments) or from LogGOPSim itself (`tests/golden/loggopsim/`); a file
 //! that reads `stall` expects the schedule to be reported as unable to complete.
 
-use simpi::{replay_goal, Error, LogGops, ReplayOptions, TimeUnit};
+use simpi::{replay_goal, Error, LogGops, Model, ReplayOptions, TimeUnit};
 use std::path::{Path, PathBuf};
 
 fn golden_root() -> PathBuf {
@@ -42,7 +42,7 @@ fn run_case(dir: &Path) -> Result<(), String> {
         &dir.join("schedule.goal"),
         ReplayOptions {
             unit,
-            model,
+            model: Model::LogGops(model),
             progress: None,
             max_blocked_ranks: 5,
         },

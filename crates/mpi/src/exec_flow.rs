@@ -1,0 +1,367 @@
+//! Runs a [`Schedule`] over a flow-level network (the `flow` and `hybrid` models), with
+//! SMPI's point-to-point protocol:
+//!
+//! * a send occupies its CPU for the overhead `os`, then is posted; a send below the
+//!   detached threshold completes there, a larger one (rendezvous) when its data has
+//!   arrived;
+//! * a message's flow starts when both the send and a matching receive are posted, or at
+//!   once for messages below the asynchronous threshold (all messages in the `flow`
+//!   model);
+//! * a receive completes when its data has arrived, plus the overhead `or` if the sender
+//!   was detached.
+//!
+//! Matching is MPI's (source and tag with wildcards, in posting order). A compute op
+//! occupies its CPU. A rank's end time is when its last operation completes.
+
+use crate::matching::{Envelope, MatchQueue};
+use crate::op::{OpId, OpKind};
+use crate::schedule::Schedule;
+use crate::stall::{Pending, Stall, StalledRank};
+use crate::{Outcome, Progress, RunStats};
+use simpi_kernel::{EventQueue, SimTime};
+use simpi_net::{FlowNetwork, HostId, HybridParams, Platform};
+use std::collections::HashMap;
+
+/// Why a flow-model run stopped without a result.
+#[derive(Debug)]
+pub enum FlowError {
+    /// Operations remain that can never run.
+    Stall(Box<Stall>),
+    /// A message between hosts that have no route.
+    Route(String),
+}
+
+#[derive(Copy, Clone)]
+enum Ev {
+    /// An enabled operation tries to start.
+    Start(u32),
+    /// A compute op ends.
+    CalcDone(u32),
+    /// A send has paid its overhead and is posted.
+    SendPosted(u32),
+    /// A receive completes after its overhead.
+    RecvDone(u32),
+}
+
+/// A message between its posting and its receipt.
+#[derive(Default)]
+struct Message {
+    recv: Option<u32>,
+    flow_started: bool,
+    arrived: bool,
+    detached: bool,
+}
+
+struct Run<'a, 'p> {
+    sched: &'a mut Schedule,
+    net: FlowNetwork<'p>,
+    hosts: &'a [HostId],
+    cpu: Vec<u64>,
+    cpus: usize,
+    end: Vec<u64>,
+    posted: Vec<MatchQueue>,
+    unexpected: Vec<MatchQueue>,
+    messages: HashMap<u32, Message>,
+    queue: EventQueue<Ev>,
+    freed: Vec<u32>,
+    ops_done: u64,
+}
+
+/// Simulates `sched` with rank `r` on host `hosts[r]` of `platform` under `params`.
+pub fn run_flow(
+    sched: &mut Schedule,
+    platform: &Platform,
+    hosts: &[HostId],
+    params: HybridParams,
+    mut progress: Option<&mut dyn FnMut(Progress)>,
+) -> Result<Outcome, FlowError> {
+    let p = sched.num_ranks() as usize;
+    assert!(hosts.len() >= p, "every rank needs a host");
+    let cpus = sched.cpus();
+    let mut run = Run {
+        net: FlowNetwork::new(platform, params),
+        hosts,
+        cpu: vec![0; p * cpus],
+        cpus,
+        end: vec![0; p],
+        posted: vec![MatchQueue::default(); p],
+        unexpected: vec![MatchQueue::default(); p],
+        messages: HashMap::new(),
+        queue: EventQueue::new(),
+        freed: Vec::new(),
+        ops_done: 0,
+        sched,
+    };
+    for id in 0..run.sched.num_ops() as u32 {
+        if run.sched.dependencies(OpId(id)) == 0 {
+            run.queue.schedule(0, Ev::Start(id));
+        }
+    }
+    let mut done = Vec::new();
+    let mut processed = 0u64;
+    let total = run.sched.num_ops() as u64;
+    let result = loop {
+        let tq = run.queue.peek_time();
+        let tn = run.net.next_time().map(|t| t.ps());
+        let t = match (tq, tn) {
+            (None, None) => break Ok(()),
+            (Some(a), Some(b)) if b <= a => {
+                run.net.advance(SimTime(b), &mut done);
+                for tok in done.drain(..) {
+                    run.arrived(b, tok as u32);
+                }
+                b
+            }
+            (None, Some(b)) => {
+                run.net.advance(SimTime(b), &mut done);
+                for tok in done.drain(..) {
+                    run.arrived(b, tok as u32);
+                }
+                b
+            }
+            _ => {
+                let ev = run.queue.pop().unwrap();
+                if let Err(e) = run.handle(ev.time, ev.seq, ev.event) {
+                    break Err(e);
+                }
+                ev.time
+            }
+        };
+        run.enqueue_freed(t);
+        processed += 1;
+        if processed.is_multiple_of(1 << 20) {
+            if let Some(cb) = progress.as_mut() {
+                cb(Progress {
+                    events: processed,
+                    ops_done: run.ops_done,
+                    ops_total: total,
+                    now: SimTime(t),
+                });
+            }
+        }
+    };
+    let stats = RunStats {
+        events: processed,
+        size_mismatches: 0,
+    };
+    let outcome = match result {
+        Err(e) => Err(FlowError::Route(e)),
+        Ok(()) if run.ops_done == total && run.unexpected.iter().all(|q| q.is_empty()) => Ok(Outcome {
+            end_times: run.end.iter().map(|&t| SimTime(t)).collect(),
+            stats,
+        }),
+        Ok(()) => Err(FlowError::Stall(Box::new(run.stall(stats)))),
+    };
+    run.sched.reset_counters();
+    outcome
+}
+
+impl Run<'_, '_> {
+    fn handle(&mut self, t: u64, seq: simpi_kernel::Seq, ev: Ev) -> Result<(), String> {
+        match ev {
+            Ev::Start(id) => {
+                let op = *self.sched.op(OpId(id));
+                let r = op.rank as usize;
+                match op.kind {
+                    OpKind::Recv => {
+                        self.started(id);
+                        return self.post_recv(t, id);
+                    }
+                    OpKind::Calc | OpKind::Send => {
+                        let c = r * self.cpus + op.cpu as usize;
+                        if self.cpu[c] > t {
+                            self.queue.reschedule(self.cpu[c], seq, ev);
+                            return Ok(());
+                        }
+                        self.started(id);
+                        if op.kind == OpKind::Calc {
+                            self.cpu[c] = t + op.size;
+                            self.queue.schedule(t + op.size, Ev::CalcDone(id));
+                        } else {
+                            let os = SimTime::from_secs_f64(self.net.params().os.overhead(op.size)).ps();
+                            self.cpu[c] = t + os;
+                            if os == 0 {
+                                return self.post_send(t, id);
+                            }
+                            self.queue.schedule(t + os, Ev::SendPosted(id));
+                        }
+                    }
+                }
+            }
+            Ev::CalcDone(id) | Ev::RecvDone(id) => self.completed(t, id),
+            Ev::SendPosted(id) => return self.post_send(t, id),
+        }
+        Ok(())
+    }
+
+    fn post_send(&mut self, t: u64, id: u32) -> Result<(), String> {
+        let op = *self.sched.op(OpId(id));
+        let params = self.net.params();
+        let detached = params.eager_all || op.size < params.detached;
+        let eager_flow = params.eager_all || op.size < params.async_small;
+        if detached {
+            self.completed(t, id);
+        }
+        let mut msg = Message {
+            detached,
+            ..Message::default()
+        };
+        match self.posted[op.peer as usize].take(op.rank, op.tag) {
+            Some(r) => {
+                msg.recv = Some(r.op);
+                msg.flow_started = true;
+            }
+            None => {
+                self.unexpected[op.peer as usize].push(Envelope {
+                    src: op.rank,
+                    tag: op.tag,
+                    op: id,
+                });
+                msg.flow_started = eager_flow;
+            }
+        }
+        let start = msg.flow_started;
+        self.messages.insert(id, msg);
+        if start {
+            self.start_flow(t, id)?;
+        }
+        Ok(())
+    }
+
+    fn post_recv(&mut self, t: u64, id: u32) -> Result<(), String> {
+        let op = *self.sched.op(OpId(id));
+        match self.unexpected[op.rank as usize].take(op.peer, op.tag) {
+            Some(m) => {
+                let msg = self.messages.get_mut(&m.op).expect("unexpected message without state");
+                msg.recv = Some(id);
+                if msg.arrived {
+                    self.deliver(t, m.op);
+                } else if !msg.flow_started {
+                    msg.flow_started = true;
+                    return self.start_flow(t, m.op);
+                }
+            }
+            None => self.posted[op.rank as usize].push(Envelope {
+                src: op.peer,
+                tag: op.tag,
+                op: id,
+            }),
+        }
+        Ok(())
+    }
+
+    fn start_flow(&mut self, t: u64, send: u32) -> Result<(), String> {
+        let op = *self.sched.op(OpId(send));
+        let (a, b) = (self.hosts[op.rank as usize], self.hosts[op.peer as usize]);
+        self.net
+            .start(SimTime(t), a, b, op.size, send as u64)
+            .map_err(|e| e.to_string())
+    }
+
+    /// A message's data has arrived.
+    fn arrived(&mut self, t: u64, send: u32) {
+        let msg = self.messages.get_mut(&send).expect("flow without message");
+        msg.arrived = true;
+        if msg.recv.is_some() {
+            self.deliver(t, send);
+        }
+    }
+
+    /// Completes the receive of an arrived, matched message (and a rendezvous send).
+    fn deliver(&mut self, t: u64, send: u32) {
+        let msg = self.messages.remove(&send).expect("delivering an unknown message");
+        let recv = msg.recv.expect("delivering an unmatched message");
+        if !msg.detached {
+            self.completed(t, send);
+        }
+        let size = self.sched.op(OpId(send)).size;
+        let or = if msg.detached {
+            SimTime::from_secs_f64(self.net.params().or.overhead(size)).ps()
+        } else {
+            0
+        };
+        if or == 0 {
+            self.completed(t, recv);
+        } else {
+            let r = *self.sched.op(OpId(recv));
+            let c = r.rank as usize * self.cpus + r.cpu as usize;
+            self.cpu[c] = self.cpu[c].max(t) + or;
+            self.queue.schedule(t + or, Ev::RecvDone(recv));
+        }
+    }
+
+    fn started(&mut self, id: u32) {
+        let freed = &mut self.freed;
+        self.sched.satisfy(id, false, |s| freed.push(s));
+    }
+
+    fn completed(&mut self, t: u64, id: u32) {
+        self.ops_done += 1;
+        let r = self.sched.rank_of(OpId(id)) as usize;
+        self.end[r] = self.end[r].max(t);
+        let freed = &mut self.freed;
+        self.sched.satisfy(id, true, |s| freed.push(s));
+    }
+
+    fn enqueue_freed(&mut self, t: u64) {
+        for i in 0..self.freed.len() {
+            let id = self.freed[i];
+            self.queue.schedule(t, Ev::Start(id));
+        }
+        self.freed.clear();
+    }
+
+    fn stall(&self, stats: RunStats) -> Stall {
+        let p = self.sched.num_ranks() as usize;
+        let mut pending: Vec<Vec<Pending>> = (0..p)
+            .map(|h| {
+                self.posted[h]
+                    .iter()
+                    .map(|e| Pending::PostedRecv { op: OpId(e.op) })
+                    .collect()
+            })
+            .collect();
+        for (h, q) in self.unexpected.iter().enumerate() {
+            for m in q.iter() {
+                if self.messages.get(&m.op).is_some_and(|s| s.detached) {
+                    pending[h].push(Pending::UnreceivedMessage {
+                        send: OpId(m.op),
+                        from: m.src,
+                    });
+                } else {
+                    pending[m.src as usize].push(Pending::RendezvousSend { op: OpId(m.op) });
+                }
+            }
+        }
+        let mut ranks = Vec::new();
+        let mut blocked = 0u64;
+        for (h, pending) in pending.into_iter().enumerate() {
+            let ops = self.sched.rank_ops(h as u32);
+            let total = ops.end - ops.start;
+            let waiting: Vec<OpId> = ops.map(OpId).filter(|&id| self.sched.dependencies(id) > 0).collect();
+            if waiting.is_empty() && pending.is_empty() {
+                continue;
+            }
+            blocked += 1;
+            if ranks.len() < Stall::DETAILED {
+                let stuck = pending
+                    .iter()
+                    .filter(|p| !matches!(p, Pending::UnreceivedMessage { .. }))
+                    .count() as u32;
+                ranks.push(StalledRank {
+                    rank: h as u32,
+                    done: total.saturating_sub(waiting.len() as u32 + stuck),
+                    total,
+                    pending,
+                    waiting_on_dependencies: waiting,
+                });
+            }
+        }
+        Stall {
+            end_times: self.end.iter().map(|&t| SimTime(t)).collect(),
+            ranks,
+            blocked_ranks: blocked,
+            stats,
+        }
+    }
+}
