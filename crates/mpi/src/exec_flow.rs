@@ -1,9 +1,9 @@
 //! Runs a [`Schedule`] over a flow-level network (the `flow` and `hybrid` models), with
 //! SMPI's point-to-point protocol:
 //!
-//! * a send occupies its CPU for the overhead `os`, then is posted; a send below the
-//!   detached threshold completes there, a larger one (rendezvous) when its data has
-//!   arrived;
+//! * a send below the detached threshold occupies its CPU for the overhead `os`, is
+//!   posted and completes; a larger one (rendezvous) is posted at once and completes
+//!   when its data has arrived;
 //! * a message's flow starts when both the send and a matching receive are posted, or at
 //!   once for messages below the asynchronous threshold (all messages in the `flow`
 //!   model);
@@ -178,7 +178,11 @@ impl Run<'_, '_> {
                             self.cpu[c] = t + op.size;
                             self.queue.schedule(t + op.size, Ev::CalcDone(id));
                         } else {
-                            let os = SimTime::from_secs_f64(self.net.params().os.overhead(op.size)).ps();
+                            // SMPI charges `os` to detached sends only (a blocking rendezvous
+                            // MPI_Send pays none).
+                            let prm = self.net.params();
+                            let detached = prm.eager_all || op.size < prm.detached;
+                            let os = if detached { SimTime::from_secs_f64(prm.os.overhead(op.size)).ps() } else { 0 };
                             self.cpu[c] = t + os;
                             if os == 0 {
                                 return self.post_send(t, id);

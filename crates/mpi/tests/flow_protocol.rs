@@ -1,0 +1,93 @@
+//! The point-to-point protocol of the flow executor, on a two-host cluster with the
+//! `plain` preset (no factors): private links of B = 1e8 B/s and 10 us each way, so a
+//! message of s bytes takes L + s/B with L = 20 us once it flows. Expected times are
+//! worked out by hand in each test.
+
+use simpi_kernel::SimTime;
+use simpi_mpi::{run_flow, FlowError, Op, ScheduleBuilder};
+use simpi_net::{HostId, HybridParams, Piecewise};
+use simpi_platform::cluster::{cluster_platform, ClusterSpec};
+
+const L: f64 = 20e-6;
+const B: f64 = 1e8;
+
+/// Rank 0 sends `s` bytes to rank 1; rank 1 computes `delay` seconds first, then receives.
+fn exchange(s: u64, delay: f64, params: HybridParams) -> Result<Vec<f64>, FlowError> {
+    let p = cluster_platform(&ClusterSpec::flat("c", 2, 1e9, B, 10e-6)).unwrap();
+    let mut b = ScheduleBuilder::new(2);
+    b.begin_rank(0).unwrap();
+    b.push(Op::send(s, 1, 0, 0, 0)).unwrap();
+    b.end_rank().unwrap();
+    b.begin_rank(1).unwrap();
+    let c = b.push(Op::calc(SimTime::from_secs_f64(delay).ps(), 0)).unwrap();
+    let r = b.push(Op::recv(s, 0, 0, 0, 0)).unwrap();
+    b.requires(r, c);
+    b.end_rank().unwrap();
+    let mut sched = b.finish();
+    let out = run_flow(&mut sched, &p, &[HostId(0), HostId(1)], params, None)?;
+    Ok(out.end_times.iter().map(|t| t.as_secs_f64()).collect())
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-11 + 1e-9 * b.abs()
+}
+
+#[test]
+fn detached_send_returns_at_once_and_flows_when_the_receive_is_posted() {
+    let t = exchange(1000, 0.0, HybridParams::plain()).unwrap();
+    assert!(close(t[0], 0.0) && close(t[1], L + 1000.0 / B), "{t:?}");
+    // Receiver busy until 1 ms: the transfer starts then.
+    let t = exchange(1000, 1e-3, HybridParams::plain()).unwrap();
+    assert!(close(t[0], 0.0) && close(t[1], 1e-3 + L + 1000.0 / B), "{t:?}");
+}
+
+#[test]
+fn rendezvous_send_returns_when_the_data_has_arrived() {
+    let t = exchange(1_000_000, 1e-3, HybridParams::plain()).unwrap();
+    let end = 1e-3 + L + 1e6 / B;
+    assert!(close(t[0], end) && close(t[1], end), "{t:?}");
+}
+
+#[test]
+fn small_asynchronous_messages_flow_before_the_receive_is_posted() {
+    let mut p = HybridParams::plain();
+    p.async_small = 2000;
+    let t = exchange(1000, 1e-3, p).unwrap();
+    // Arrived at L + s/B < 1 ms: the receive completes as it is posted.
+    assert!(close(t[1], 1e-3), "{t:?}");
+}
+
+#[test]
+fn overheads_delay_the_send_and_the_receive_of_detached_messages() {
+    let mut p = HybridParams::plain();
+    p.os = Piecewise::parse("0:2e-6:0").unwrap();
+    p.or = Piecewise::parse("0:1e-6:1e-9").unwrap();
+    let t = exchange(1000, 0.0, p.clone()).unwrap();
+    assert!(close(t[0], 2e-6), "{t:?}");
+    assert!(close(t[1], 2e-6 + L + 1000.0 / B + 1e-6 + 1000.0 * 1e-9), "{t:?}");
+    // A rendezvous send pays neither (as SMPI's blocking MPI_Send above the threshold).
+    let t = exchange(1_000_000, 0.0, p).unwrap();
+    let end = L + 1e6 / B;
+    assert!(close(t[0], end) && close(t[1], end), "{t:?}");
+}
+
+#[test]
+fn the_flow_model_sends_everything_at_once() {
+    let t = exchange(1_000_000, 1e-3, HybridParams::flow()).unwrap();
+    assert!(close(t[0], 0.0), "{t:?}");
+    assert!(close(t[1], L + 1e6 / B), "{t:?}");
+}
+
+#[test]
+fn an_unmatched_receive_is_a_stall() {
+    let p = cluster_platform(&ClusterSpec::flat("c", 2, 1e9, B, 10e-6)).unwrap();
+    let mut b = ScheduleBuilder::new(2);
+    b.begin_rank(1).unwrap();
+    b.push(Op::recv(8, 0, 3, 0, 0)).unwrap();
+    b.end_rank().unwrap();
+    let mut sched = b.finish();
+    match run_flow(&mut sched, &p, &[HostId(0), HostId(1)], HybridParams::smpi(), None) {
+        Err(FlowError::Stall(s)) => assert_eq!(s.blocked_ranks, 1),
+        other => panic!("expected a stall, got {other:?}"),
+    }
+}
