@@ -3,8 +3,9 @@
 //!
 //! At level `t` every unfrozen variable runs at `t / w`. A shared constraint with frozen
 //! load `F` and unfrozen load factor `U = Σ a/w` fills at `t = (C - F) / U`; a fat pipe at
-//! `t = C / max a/w`. Freezing variables only raises these levels, so stale heap entries
-//! can simply be skipped (each carries the version it was computed for).
+//! `t = C / max a/w`. Freezing variables only raises these levels, so a heap entry is a
+//! lower bound of its constraint's level: an entry found stale when popped is recomputed
+//! and pushed back, instead of pushing every constraint again at every freeze.
 
 use crate::system::{Policy, System, VarId};
 use std::cmp::Ordering;
@@ -145,10 +146,20 @@ impl Solver {
                 continue;
             }
             let c = ev.what;
-            if ev.version != self.version[c as usize] || self.unfrozen[c as usize] == 0 {
+            if self.unfrozen[c as usize] == 0 {
                 continue;
             }
-            let level = ev.level;
+            // Levels only rise as variables freeze, so a stale entry is a lower bound:
+            // recompute, and put the constraint back if it now fills later.
+            let level = self.level(sys, c);
+            if ev.version != self.version[c as usize] && level > ev.level * (1.0 + 1e-12) {
+                self.heap.push(Event {
+                    level,
+                    what: c,
+                    version: self.version[c as usize],
+                });
+                continue;
+            }
             // Freeze every unfrozen variable of the full constraint at this level.
             let n = sys.cnsts[c as usize].elems.len();
             for k in 0..n {
@@ -161,16 +172,22 @@ impl Solver {
         }
     }
 
+    /// The level at which constraint `c` fills, given what is frozen now.
+    fn level(&self, sys: &System, c: u32) -> f64 {
+        let ci = c as usize;
+        let k = &sys.cnsts[ci];
+        match k.policy {
+            Policy::Shared => ((k.capacity - self.load[ci]).max(0.0)) / self.factor[ci],
+            Policy::Fatpipe => k.capacity / self.factor[ci],
+        }
+    }
+
     fn push_cnst(&mut self, sys: &System, c: u32) {
         let ci = c as usize;
         if self.unfrozen[ci] == 0 {
             return;
         }
-        let k = &sys.cnsts[ci];
-        let level = match k.policy {
-            Policy::Shared => ((k.capacity - self.load[ci]).max(0.0)) / self.factor[ci],
-            Policy::Fatpipe => k.capacity / self.factor[ci],
-        };
+        let level = self.level(sys, c);
         self.heap.push(Event {
             level,
             what: c,
@@ -206,7 +223,6 @@ impl Solver {
                         .fold(0.0, f64::max);
                 }
             }
-            self.push_cnst(sys, c);
         }
     }
 }
