@@ -258,7 +258,7 @@ impl Run<'_> {
     fn recv(&mut self, t: u64, e: Ev) {
         let op = *self.sched.op(OpId(e.op));
         self.started(e.host, e.op);
-        match self.unexpected[e.host as usize].take(op.peer, op.tag) {
+        match self.unexpected[e.host as usize].take(op.peer, op.tag, self.sched.context(e.op)) {
             Some(msg) => {
                 let send = *self.sched.op(OpId(msg.op));
                 self.note_sizes(op.size, send.size);
@@ -273,6 +273,7 @@ impl Run<'_> {
                 src: op.peer,
                 tag: op.tag,
                 op: e.op,
+                ctx: self.sched.context(e.op),
             }),
         }
     }
@@ -287,7 +288,7 @@ impl Run<'_> {
         }
         *self.timers.cpu(e.host, send.cpu) = t.wrapping_add(self.m.recv_cpu(send.size));
         *self.timers.gr(e.host, send.nic) = t.wrapping_add(self.m.nic(send.size));
-        match self.posted[e.host as usize].take(e.from, send.tag) {
+        match self.posted[e.host as usize].take(e.from, send.tag, self.sched.context(e.op)) {
             Some(r) => {
                 self.note_sizes(self.sched.op(OpId(r.op)).size, send.size);
                 if !self.m.is_eager(send.size) {
@@ -299,6 +300,7 @@ impl Run<'_> {
                 src: e.from,
                 tag: send.tag,
                 op: e.op,
+                ctx: self.sched.context(e.op),
             }),
         }
         None

@@ -182,7 +182,11 @@ impl Run<'_, '_> {
                             // MPI_Send pays none).
                             let prm = self.net.params();
                             let detached = prm.eager_all || op.size < prm.detached;
-                            let os = if detached { SimTime::from_secs_f64(prm.os.overhead(op.size)).ps() } else { 0 };
+                            let os = if detached {
+                                SimTime::from_secs_f64(prm.os.overhead(op.size)).ps()
+                            } else {
+                                0
+                            };
                             self.cpu[c] = t + os;
                             if os == 0 {
                                 return self.post_send(t, id);
@@ -210,7 +214,7 @@ impl Run<'_, '_> {
             detached,
             ..Message::default()
         };
-        match self.posted[op.peer as usize].take(op.rank, op.tag) {
+        match self.posted[op.peer as usize].take(op.rank, op.tag, self.sched.context(id)) {
             Some(r) => {
                 msg.recv = Some(r.op);
                 msg.flow_started = true;
@@ -220,6 +224,7 @@ impl Run<'_, '_> {
                     src: op.rank,
                     tag: op.tag,
                     op: id,
+                    ctx: self.sched.context(id),
                 });
                 msg.flow_started = eager_flow;
             }
@@ -234,7 +239,7 @@ impl Run<'_, '_> {
 
     fn post_recv(&mut self, t: u64, id: u32) -> Result<(), String> {
         let op = *self.sched.op(OpId(id));
-        match self.unexpected[op.rank as usize].take(op.peer, op.tag) {
+        match self.unexpected[op.rank as usize].take(op.peer, op.tag, self.sched.context(id)) {
             Some(m) => {
                 let msg = self.messages.get_mut(&m.op).expect("unexpected message without state");
                 msg.recv = Some(id);
@@ -249,6 +254,7 @@ impl Run<'_, '_> {
                 src: op.peer,
                 tag: op.tag,
                 op: id,
+                ctx: self.sched.context(id),
             }),
         }
         Ok(())

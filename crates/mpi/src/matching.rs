@@ -15,17 +15,21 @@ pub struct Envelope {
     pub tag: u32,
     /// The operation this envelope stands for (the receive, or the send of a message).
     pub op: u32,
+    /// The matching context (communicator and point-to-point or collective traffic);
+    /// only equal contexts match.
+    pub ctx: u32,
 }
 
 impl Envelope {
     #[inline(always)]
-    fn matches(&self, src: u32, tag: u32) -> bool {
-        (src == ANY_SOURCE || self.src == ANY_SOURCE || self.src == src)
+    fn matches(&self, src: u32, tag: u32, ctx: u32) -> bool {
+        self.ctx == ctx
+            && (src == ANY_SOURCE || self.src == ANY_SOURCE || self.src == src)
             && (tag == ANY_TAG || self.tag == ANY_TAG || self.tag == tag)
     }
 }
 
-/// An ordered queue of envelopes. Holds up to one envelope inline (16 bytes in all),
+/// An ordered queue of envelopes. Holds up to one envelope inline (24 bytes in all),
 /// so the usual queue of zero or one entries costs no allocation and no pointer chase.
 #[derive(Default, Debug, Clone)]
 pub enum MatchQueue {
@@ -49,13 +53,13 @@ impl MatchQueue {
         }
     }
 
-    /// Removes and returns the first envelope that matches `(src, tag)`.
+    /// Removes and returns the first envelope of context `ctx` that matches `(src, tag)`.
     #[inline]
-    pub fn take(&mut self, src: u32, tag: u32) -> Option<Envelope> {
+    pub fn take(&mut self, src: u32, tag: u32, ctx: u32) -> Option<Envelope> {
         match self {
             MatchQueue::Empty => None,
             MatchQueue::One(e) => {
-                if e.matches(src, tag) {
+                if e.matches(src, tag, ctx) {
                     let e = *e;
                     *self = MatchQueue::Empty;
                     Some(e)
@@ -64,7 +68,7 @@ impl MatchQueue {
                 }
             }
             MatchQueue::Many(v) => {
-                let i = v.iter().position(|e| e.matches(src, tag))?;
+                let i = v.iter().position(|e| e.matches(src, tag, ctx))?;
                 let e = v.remove(i);
                 if v.len() == 1 {
                     *self = MatchQueue::One(v[0]);
@@ -99,7 +103,7 @@ mod tests {
     use super::*;
 
     fn env(src: u32, tag: u32, op: u32) -> Envelope {
-        Envelope { src, tag, op }
+        Envelope { src, tag, op, ctx: 0 }
     }
 
     #[test]
@@ -108,9 +112,9 @@ mod tests {
         q.push(env(1, 5, 10));
         q.push(env(2, 5, 11));
         q.push(env(1, 5, 12));
-        assert_eq!(q.take(1, 5).map(|e| e.op), Some(10));
-        assert_eq!(q.take(1, 5).map(|e| e.op), Some(12));
-        assert_eq!(q.take(1, 5), None);
+        assert_eq!(q.take(1, 5, 0).map(|e| e.op), Some(10));
+        assert_eq!(q.take(1, 5, 0).map(|e| e.op), Some(12));
+        assert_eq!(q.take(1, 5, 0), None);
         assert_eq!(q.len(), 1);
     }
 
@@ -118,27 +122,40 @@ mod tests {
     fn wildcards_match_on_either_side() {
         let mut q = MatchQueue::default();
         q.push(env(3, 7, 1));
-        assert_eq!(q.take(ANY_SOURCE, 8), None);
-        assert_eq!(q.take(ANY_SOURCE, 7).map(|e| e.op), Some(1));
+        assert_eq!(q.take(ANY_SOURCE, 8, 0), None);
+        assert_eq!(q.take(ANY_SOURCE, 7, 0).map(|e| e.op), Some(1));
         q.push(env(ANY_SOURCE, ANY_TAG, 2)); // a posted wildcard receive
-        assert_eq!(q.take(9, 99).map(|e| e.op), Some(2));
+        assert_eq!(q.take(9, 99, 0).map(|e| e.op), Some(2));
         q.push(env(4, ANY_TAG, 3));
-        assert_eq!(q.take(5, 1), None);
-        assert_eq!(q.take(4, 1).map(|e| e.op), Some(3));
+        assert_eq!(q.take(5, 1, 0), None);
+        assert_eq!(q.take(4, 1, 0).map(|e| e.op), Some(3));
+    }
+
+    #[test]
+    fn contexts_never_match_each_other() {
+        let mut q = MatchQueue::default();
+        q.push(Envelope {
+            src: 1,
+            tag: 5,
+            op: 7,
+            ctx: 2,
+        });
+        assert_eq!(q.take(ANY_SOURCE, ANY_TAG, 3), None);
+        assert_eq!(q.take(1, 5, 2).map(|e| e.op), Some(7));
     }
 
     #[test]
     fn queue_is_small_and_shrinks_back_inline() {
-        assert_eq!(std::mem::size_of::<MatchQueue>(), 16);
+        assert!(std::mem::size_of::<MatchQueue>() <= 24);
         let mut q = MatchQueue::default();
         q.push(env(1, 1, 1));
         q.push(env(2, 2, 2));
         q.push(env(3, 3, 3));
-        assert_eq!(q.take(2, 2).map(|e| e.op), Some(2));
-        assert_eq!(q.take(1, 1).map(|e| e.op), Some(1));
+        assert_eq!(q.take(2, 2, 0).map(|e| e.op), Some(2));
+        assert_eq!(q.take(1, 1, 0).map(|e| e.op), Some(1));
         assert!(matches!(q, MatchQueue::One(_)));
         assert_eq!(q.iter().map(|e| e.op).collect::<Vec<_>>(), vec![3]);
-        assert_eq!(q.take(3, 3).map(|e| e.op), Some(3));
+        assert_eq!(q.take(3, 3, 0).map(|e| e.op), Some(3));
         assert!(q.is_empty());
     }
 }

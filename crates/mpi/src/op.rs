@@ -54,6 +54,8 @@ pub struct Op {
 
 /// `Op::flags`: `succ` is the one successor itself.
 pub(crate) const INLINE_SUCC: u8 = 1;
+/// `Op::flags`: the op starts when any one of its predecessors completes.
+pub(crate) const ANY_DEPS: u8 = 2;
 
 impl Op {
     /// A send of `bytes` to `to`.

@@ -5,7 +5,7 @@
 //! more than one successor, whatever the source text looked like. Ranks may be added in any order; each rank's operations are
 //! contiguous and keep their order of definition.
 
-use crate::op::{Op, OpId, OpKind, Rank, ANY_SOURCE, INLINE_SUCC, NO_SUCC};
+use crate::op::{Op, OpId, OpKind, Rank, ANY_DEPS, ANY_SOURCE, INLINE_SUCC, NO_SUCC};
 
 /// Most operations a schedule holds: ids keep their top bit free for the executor.
 pub const MAX_OPS: usize = (1 << 31) - 1;
@@ -21,6 +21,8 @@ pub struct Schedule {
     ops: Vec<Op>,
     /// Per op with successors not stored inline: `[n_done, n_start, done.., start..]`.
     edges: Vec<u32>,
+    /// Matching context of each op (communicator); empty when every op is in context 0.
+    contexts: Vec<u32>,
     num_edges: usize,
     max_cpu: u8,
     max_nic: u8,
@@ -75,6 +77,16 @@ impl Schedule {
         id.0 - self.ranges[self.rank_of(id) as usize][0]
     }
 
+    /// The matching context of operation `id` (0 unless set by the builder).
+    #[inline(always)]
+    pub fn context(&self, id: u32) -> u32 {
+        if self.contexts.is_empty() {
+            0
+        } else {
+            self.contexts[id as usize]
+        }
+    }
+
     /// Number of dependencies of operation `id` (both kinds); during a run, the number
     /// not yet satisfied.
     pub fn dependencies(&self, id: OpId) -> u32 {
@@ -118,9 +130,12 @@ impl Schedule {
         if op.flags & INLINE_SUCC != 0 {
             if done {
                 let d = &mut self.ops[op.succ as usize].deps;
-                *d -= 1;
-                if *d == 0 {
-                    ready(op.succ);
+                // An any-of op is already enabled (0) once one predecessor completed.
+                if *d > 0 {
+                    *d -= 1;
+                    if *d == 0 {
+                        ready(op.succ);
+                    }
                 }
             }
             return;
@@ -138,9 +153,11 @@ impl Schedule {
         };
         for &succ in &self.edges[list] {
             let d = &mut self.ops[succ as usize].deps;
-            *d -= 1;
-            if *d == 0 {
-                ready(succ);
+            if *d > 0 {
+                *d -= 1;
+                if *d == 0 {
+                    ready(succ);
+                }
             }
         }
     }
@@ -152,6 +169,11 @@ impl Schedule {
         }
         for id in 0..self.ops.len() as u32 {
             self.satisfy_inverse(id);
+        }
+        for op in &mut self.ops {
+            if op.flags & ANY_DEPS != 0 {
+                op.deps = op.deps.min(1);
+            }
         }
     }
 
@@ -203,6 +225,14 @@ impl Schedule {
             self.ops.push(op);
         }
         self.edges.extend_from_slice(&edges);
+        if !self.contexts.is_empty() || !other.contexts.is_empty() {
+            self.contexts.resize(op_off as usize, 0);
+            if other.contexts.is_empty() {
+                self.contexts.resize(self.ops.len(), 0);
+            } else {
+                self.contexts.extend_from_slice(&other.contexts);
+            }
+        }
         for r in 0..self.num_ranks as usize {
             if other.defined[r] {
                 self.defined[r] = true;
@@ -314,6 +344,7 @@ impl ScheduleBuilder {
                 ranges: vec![[0, 0]; num_ranks as usize],
                 ops: Vec::new(),
                 edges: Vec::new(),
+                contexts: Vec::new(),
                 num_edges: 0,
                 max_cpu: 0,
                 max_nic: 0,
@@ -384,6 +415,28 @@ impl ScheduleBuilder {
     pub fn open_len(&self) -> u32 {
         let cur = self.cur.as_ref().expect("no open rank");
         self.sched.ops.len() as u32 - cur.first
+    }
+
+    /// Puts local op `a` of the open rank in matching context `ctx`.
+    pub fn set_context(&mut self, a: u32, ctx: u32) {
+        let cur = self.cur.as_ref().expect("set_context outside a rank");
+        let id = (cur.first + a) as usize;
+        if ctx != 0 && self.sched.contexts.len() < self.sched.ops.len() {
+            self.sched.contexts.resize(self.sched.ops.len(), 0);
+        }
+        if !self.sched.contexts.is_empty() {
+            self.sched.contexts.resize(self.sched.ops.len(), 0);
+            self.sched.contexts[id] = ctx;
+        }
+    }
+
+    /// Makes local op `a` start once *any one* of its `requires` predecessors has
+    /// completed (as after MPI_Waitany), instead of all of them. Call after adding them.
+    pub fn any_of(&mut self, a: u32) {
+        let cur = self.cur.as_ref().expect("any_of outside a rank");
+        let op = &mut self.sched.ops[(cur.first + a) as usize];
+        op.flags |= ANY_DEPS;
+        op.deps = op.deps.min(1);
     }
 
     /// `a requires b`: local op `a` starts only after local op `b` completes.
@@ -473,11 +526,18 @@ impl ScheduleBuilder {
     fn rank_is_acyclic(&mut self, first: u32, n: usize) -> bool {
         let sc = &mut self.scratch;
         sc.indeg.clear();
-        sc.indeg.extend(
-            self.sched.ops[first as usize..first as usize + n]
+        sc.indeg.resize(n, 0);
+        for v in 0..n as u32 {
+            let id = OpId(first + v);
+            for &w in self
+                .sched
+                .done_successors(id)
                 .iter()
-                .map(|o| o.deps),
-        );
+                .chain(self.sched.start_successors(id))
+            {
+                sc.indeg[(w - first) as usize] += 1;
+            }
+        }
         sc.stack.clear();
         sc.stack.extend((0..n as u32).filter(|&i| sc.indeg[i as usize] == 0));
         let mut seen = 0;
@@ -503,6 +563,9 @@ impl ScheduleBuilder {
     /// The finished schedule. Panics if a rank is still open.
     pub fn finish(mut self) -> Schedule {
         assert!(self.cur.is_none(), "finish while a rank is open");
+        if !self.sched.contexts.is_empty() {
+            self.sched.contexts.resize(self.sched.ops.len(), 0);
+        }
         self.sched.ops.shrink_to_fit();
         self.sched.edges.shrink_to_fit();
         self.sched
