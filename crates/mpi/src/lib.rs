@@ -3,6 +3,7 @@
 //! Every way into simpi (GOAL schedules, traces, live programs) becomes a [`Schedule`] of
 //! sends, receives and computes with dependencies; [`run_loggops`] executes it.
 
+pub mod coll;
 pub mod cxx_sort;
 pub mod exec;
 pub mod exec_flow;
@@ -15,4 +16,5 @@ pub use exec::{run_loggops, Outcome, Progress, RunStats};
 pub use exec_flow::{run_flow, FlowError};
 pub use op::{Op, OpId, OpKind, Rank, ANY_SOURCE, ANY_TAG};
 pub use schedule::{BuildError, Schedule, ScheduleBuilder};
+pub use simpi_net::LogGops as LogGopsParams;
 pub use stall::{Pending, Stall, StalledRank};

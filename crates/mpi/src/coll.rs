@@ -1,0 +1,273 @@
+//! Collective operations as point-to-point schedules.
+//!
+//! Every algorithm is a function that, for one rank of a communicator, emits the sends,
+//! receives and their dependencies that this rank performs, through an [`Emitter`]. The
+//! same description drives two emitters: [`emit::ScheduleEmitter`] appends the operations
+//! to a [`crate::ScheduleBuilder`] (for simulation), and [`verify`] replays all ranks
+//! symbolically to check that the right data ends in the right place.
+//!
+//! Data is described in *blocks*: a collective's buffer space cut into pieces whose sizes
+//! the layout gives (see [`Collective`] for what blocks mean per operation). A message
+//! names the blocks it carries; its size is their total. A receive either copies blocks or
+//! combines them into the receiver's partial results (reductions).
+//!
+//! One algorithm per file under `coll/<operation>/`, each citing where it comes from;
+//! [`registry`] lists them and [`find`] looks one up by name.
+
+pub mod allgather;
+pub mod allgatherv;
+pub mod allreduce;
+pub mod alltoall;
+pub mod alltoallv;
+pub mod barrier;
+pub mod bcast;
+pub mod emit;
+pub mod gather;
+pub mod gatherv;
+pub mod reduce;
+pub mod reduce_scatter;
+pub mod scan;
+pub mod scatter;
+pub mod scatterv;
+pub mod verify;
+
+use std::fmt;
+
+/// A collective operation. What its blocks are:
+///
+/// | operation | blocks | before | after |
+/// |---|---|---|---|
+/// | Bcast | pieces of the message (algorithm's choice) | root has all | everyone has all |
+/// | Reduce, Allreduce, Scan, Exscan | pieces of the vector (algorithm's choice) | everyone has its own contribution to every piece | root / everyone has every piece reduced over all ranks; Scan: over ranks `0..=r`; Exscan: `0..r` |
+/// | ReduceScatter | one per rank (`counts`) | as Reduce | rank `r` has piece `r` reduced over all |
+/// | Gather(v), Allgather(v) | one per rank (`bytes` or `counts`) | rank `r` has block `r` | root / everyone has all |
+/// | Scatter(v) | one per rank | root has all | rank `r` has block `r` |
+/// | Alltoall(v) | `s·P + d` for each pair | rank `s` has `(s, ·)` | rank `d` has `(·, d)` |
+/// | Barrier | one zero-byte token per rank | rank `r` has token `r` | everyone has heard from everyone |
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Collective {
+    /// MPI_Bcast.
+    Bcast,
+    /// MPI_Reduce.
+    Reduce,
+    /// MPI_Allreduce.
+    Allreduce,
+    /// MPI_Allgather.
+    Allgather,
+    /// MPI_Allgatherv.
+    Allgatherv,
+    /// MPI_Alltoall.
+    Alltoall,
+    /// MPI_Alltoallv.
+    Alltoallv,
+    /// MPI_Gather.
+    Gather,
+    /// MPI_Gatherv.
+    Gatherv,
+    /// MPI_Scatter.
+    Scatter,
+    /// MPI_Scatterv.
+    Scatterv,
+    /// MPI_Reduce_scatter.
+    ReduceScatter,
+    /// MPI_Barrier.
+    Barrier,
+    /// MPI_Scan.
+    Scan,
+    /// MPI_Exscan.
+    Exscan,
+}
+
+impl Collective {
+    /// Every collective.
+    pub const ALL: [Collective; 15] = [
+        Collective::Bcast,
+        Collective::Reduce,
+        Collective::Allreduce,
+        Collective::Allgather,
+        Collective::Allgatherv,
+        Collective::Alltoall,
+        Collective::Alltoallv,
+        Collective::Gather,
+        Collective::Gatherv,
+        Collective::Scatter,
+        Collective::Scatterv,
+        Collective::ReduceScatter,
+        Collective::Barrier,
+        Collective::Scan,
+        Collective::Exscan,
+    ];
+
+    /// The lower-case name used on the command line (`--coll bcast=binomial`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Collective::Bcast => "bcast",
+            Collective::Reduce => "reduce",
+            Collective::Allreduce => "allreduce",
+            Collective::Allgather => "allgather",
+            Collective::Allgatherv => "allgatherv",
+            Collective::Alltoall => "alltoall",
+            Collective::Alltoallv => "alltoallv",
+            Collective::Gather => "gather",
+            Collective::Gatherv => "gatherv",
+            Collective::Scatter => "scatter",
+            Collective::Scatterv => "scatterv",
+            Collective::ReduceScatter => "reduce_scatter",
+            Collective::Barrier => "barrier",
+            Collective::Scan => "scan",
+            Collective::Exscan => "exscan",
+        }
+    }
+
+    /// The collective called `name`.
+    pub fn from_name(name: &str) -> Option<Collective> {
+        Collective::ALL.into_iter().find(|c| c.name() == name)
+    }
+}
+
+impl fmt::Display for Collective {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// What one rank knows about a collective call.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CollSpec {
+    /// The operation.
+    pub coll: Collective,
+    /// Communicator size.
+    pub size: u32,
+    /// This rank's index in the communicator.
+    pub me: u32,
+    /// Root (communicator index) of rooted operations.
+    pub root: u32,
+    /// Bytes: the message (bcast), the vector (reductions, scans), or one rank's block
+    /// (gather, scatter, allgather, alltoall per pair).
+    pub bytes: u64,
+    /// Per-rank bytes: blocks of the v-variants, receive counts of reduce_scatter.
+    pub counts: Vec<u64>,
+    /// Alltoallv: bytes this rank sends to each rank.
+    pub send_counts: Vec<u64>,
+    /// Alltoallv: bytes this rank receives from each rank.
+    pub recv_counts: Vec<u64>,
+}
+
+impl CollSpec {
+    /// A spec for `coll` on rank `me` of `size` with `bytes` and root 0.
+    pub fn new(coll: Collective, size: u32, me: u32, bytes: u64) -> CollSpec {
+        CollSpec {
+            coll,
+            size,
+            me,
+            root: 0,
+            bytes,
+            counts: Vec::new(),
+            send_counts: Vec::new(),
+            recv_counts: Vec::new(),
+        }
+    }
+
+    /// This rank's index relative to the root (`(me - root) mod size`).
+    pub fn vrank(&self) -> u32 {
+        (self.me + self.size - self.root) % self.size
+    }
+
+    /// The communicator index of relative rank `v`.
+    pub fn real(&self, v: u32) -> u32 {
+        (v + self.root) % self.size
+    }
+}
+
+/// A step emitted for this rank (an index local to the collective).
+pub type Step = u32;
+
+/// How a receive merges the blocks it gets.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Merge {
+    /// The received blocks replace the receiver's.
+    Copy,
+    /// The received partial results are combined with the receiver's (reductions); the
+    /// two must cover disjoint sets of ranks.
+    Reduce,
+    /// Tokens are added to the receiver's (barriers; overlaps allowed).
+    Union,
+}
+
+/// Where an algorithm writes one rank's operations.
+pub trait Emitter {
+    /// Cuts the buffer into blocks of these sizes (vector collectives; must add up to the
+    /// vector). Gathers, scatters, all-to-alls and barriers have a fixed layout.
+    fn layout(&mut self, sizes: &[u64]);
+    /// The size of block `b` in bytes.
+    fn block_size(&self, b: u32) -> u64;
+    /// Sends `blocks` to communicator rank `to`, after the steps `after` complete (or after
+    /// the collective starts, if `after` is empty).
+    fn send(&mut self, to: u32, tag: u32, blocks: &[u32], after: &[Step]) -> Step;
+    /// Receives `blocks` from `from`, merging them as `merge` says.
+    fn recv(&mut self, from: u32, tag: u32, blocks: &[u32], merge: Merge, after: &[Step]) -> Step;
+    /// Sends a message that carries no data (a synchronisation) of `bytes` bytes.
+    fn send_sync(&mut self, to: u32, tag: u32, bytes: u64, after: &[Step]) -> Step;
+    /// Receives a message that carries no data.
+    fn recv_sync(&mut self, from: u32, tag: u32, bytes: u64, after: &[Step]) -> Step;
+}
+
+/// One algorithm of one collective.
+#[derive(Copy, Clone)]
+pub struct Algorithm {
+    /// The collective it implements.
+    pub coll: Collective,
+    /// Its name on the command line.
+    pub name: &'static str,
+    /// Where it comes from (library, file) and what it is.
+    pub source: &'static str,
+    /// The name of the same algorithm in SimGrid 3.32 (`--cfg=smpi/<coll>:<name>`), if it
+    /// has one; used to run both simulators with the same algorithms.
+    pub simgrid: Option<&'static str>,
+    /// Emits one rank's operations.
+    pub emit: fn(&CollSpec, &mut dyn Emitter),
+}
+
+impl fmt::Debug for Algorithm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}={}", self.coll, self.name)
+    }
+}
+
+/// Every algorithm, grouped by collective.
+pub fn registry() -> Vec<&'static Algorithm> {
+    let lists: [&'static [Algorithm]; 15] = [
+        bcast::ALGORITHMS,
+        reduce::ALGORITHMS,
+        allreduce::ALGORITHMS,
+        allgather::ALGORITHMS,
+        allgatherv::ALGORITHMS,
+        alltoall::ALGORITHMS,
+        alltoallv::ALGORITHMS,
+        gather::ALGORITHMS,
+        gatherv::ALGORITHMS,
+        scatter::ALGORITHMS,
+        scatterv::ALGORITHMS,
+        reduce_scatter::ALGORITHMS,
+        barrier::ALGORITHMS,
+        scan::ALGORITHMS,
+        scan::EXSCAN_ALGORITHMS,
+    ];
+    lists.iter().flat_map(|l| l.iter()).collect()
+}
+
+/// The algorithm `name` of `coll`.
+pub fn find(coll: Collective, name: &str) -> Option<&'static Algorithm> {
+    registry().into_iter().find(|a| a.coll == coll && a.name == name)
+}
+
+/// Splits `total` bytes into `n` pieces as evenly as possible (the first ones larger).
+pub fn split_even(total: u64, n: u32) -> Vec<u64> {
+    let n = n.max(1) as u64;
+    (0..n).map(|i| total / n + u64::from(i < total % n)).collect()
+}
+
+/// Largest power of two not above `n` (`n >= 1`).
+pub fn pow2_floor(n: u32) -> u32 {
+    1 << (31 - n.leading_zeros())
+}

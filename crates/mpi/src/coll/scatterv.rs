@@ -1,0 +1,6 @@
+//! MPI_Scatterv algorithms.
+
+use crate::coll::Algorithm;
+
+/// The scatterv algorithms.
+pub const ALGORITHMS: &[Algorithm] = &[];

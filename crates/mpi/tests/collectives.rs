@@ -1,0 +1,146 @@
+//! Every registered collective algorithm: (1) moves the right data, checked symbolically
+//! on many communicator sizes, roots and sizes; (2) takes the time its closed-form
+//! LogGOPS cost predicts on a contention-free network (formulas derived in the comments
+//! of `closed_form_*` tests, per algorithm).
+
+use simpi_kernel::{Rng, TimeUnit};
+use simpi_mpi::coll::verify::{loggops_end_times, verify};
+use simpi_mpi::coll::{find, registry, Algorithm, CollSpec, Collective};
+use simpi_net::LogGops;
+
+const SIZES: [u32; 11] = [1, 2, 3, 4, 5, 6, 7, 8, 12, 16, 17];
+
+/// A spec of `coll` for rank `me` of `n`, with `bytes` and per-rank counts derived from
+/// a seed (the same for every rank, so the ranks agree).
+fn spec(coll: Collective, n: u32, me: u32, root: u32, bytes: u64, seed: u64) -> CollSpec {
+    let mut s = CollSpec::new(coll, n, me, bytes);
+    s.root = root;
+    let mut rng = Rng::new(seed);
+    let matrix: Vec<u64> = (0..n * n).map(|_| rng.below(3 * bytes.max(1) + 1)).collect();
+    s.counts = (0..n).map(|r| matrix[r as usize]).collect();
+    s.send_counts = (0..n).map(|d| matrix[(me * n + d) as usize]).collect();
+    s.recv_counts = (0..n).map(|src| matrix[(src * n + me) as usize]).collect();
+    s
+}
+
+#[test]
+fn every_algorithm_moves_the_right_data() {
+    let algs = registry();
+    assert!(!algs.is_empty());
+    let mut failures = Vec::new();
+    for alg in &algs {
+        for &n in &SIZES {
+            let roots: Vec<u32> = [0, n - 1, n / 2].into_iter().collect();
+            for root in roots {
+                for (k, bytes) in [1u64, 8, 1000, 65_536 * 3 + 7].into_iter().enumerate() {
+                    let seed = (n as u64) * 131 + k as u64;
+                    let f = |me: u32| spec(alg.coll, n, me, root, bytes, seed);
+                    if let Err(e) = verify(alg, &f) {
+                        failures.push(format!("{alg:?} n={n} root={root} bytes={bytes}: {e}"));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn algorithm_names_are_unique_and_sourced() {
+    let algs = registry();
+    for (i, a) in algs.iter().enumerate() {
+        assert!(!a.source.is_empty(), "{a:?} has no source");
+        assert!(
+            algs[..i].iter().all(|b| b.coll != a.coll || b.name != a.name),
+            "{a:?} registered twice"
+        );
+    }
+}
+
+/// Simulates `alg` on `n` ranks under `m`; returns every rank's end time in ns.
+pub fn loggops_times(alg: &Algorithm, n: u32, root: u32, bytes: u64, m: &LogGops) -> Vec<u64> {
+    let f = |r: u32| spec(alg.coll, n, r, root, bytes, 1);
+    loggops_end_times(alg, n, &f, m).iter().map(|t| t / 1000).collect()
+}
+
+/// LogGOPS parameters (ns): L=2000 o=300 g=100 G=2 O=0, everything eager.
+fn params() -> LogGops {
+    LogGops::from_units(TimeUnit::Ns, 2000, 300, 100, 2, 0, 1 << 40)
+}
+
+#[test]
+fn closed_form_binomial_bcast() {
+    // A message of s bytes from an idle sender is received (receive complete) after
+    // m = o + L + o + (s-1)G. A rank sends its children one after the other, every
+    // c = max(o, g + (s-1)G). So the k-th child (k from 0, largest subtree first) of a
+    // rank that received at T is received at T + k·c + m. A rank ends when its CPU is
+    // idle: at T if it has no child, else o after its last send starts.
+    let alg = find(Collective::Bcast, "binomial").unwrap();
+    let (l, o, g, gg) = (2000u64, 300u64, 100u64, 2u64);
+    for n in [2u32, 5, 8, 13, 16] {
+        for s in [1u64, 100, 4000] {
+            let m = 2 * o + l + (s - 1) * gg;
+            let c = o.max(g + (s - 1) * gg);
+            let mut t = vec![0u64; n as usize];
+            let mut end = vec![0u64; n as usize];
+            // Ranks in increasing relative order: parents before children.
+            for v in 0..n {
+                let low = if v == 0 {
+                    n.next_power_of_two()
+                } else {
+                    v & v.wrapping_neg()
+                };
+                let children: Vec<u32> = (0..32)
+                    .rev()
+                    .map(|k| 1u32 << k)
+                    .filter(|&b| b < low && v + b < n)
+                    .collect();
+                for (k, &b) in children.iter().enumerate() {
+                    t[(v + b) as usize] = t[v as usize] + k as u64 * c + m;
+                }
+                end[v as usize] = if children.is_empty() {
+                    t[v as usize]
+                } else {
+                    t[v as usize] + (children.len() as u64 - 1) * c + o
+                };
+            }
+            assert_eq!(loggops_times(alg, n, 0, s, &params()), end, "n={n} s={s}");
+        }
+    }
+}
+
+#[test]
+fn closed_form_recursive_doubling_allreduce() {
+    // With 2^k ranks every step is a simultaneous exchange: the send starts at the step's
+    // start t (CPU until t+o), the partner's message arrives at t+o+L and is taken in by
+    // t + 2o + L + (s-1)G, when the next step starts. k steps: k·(2o + L + (s-1)G), since
+    // the NIC gap g + (s-1)G is shorter than a step.
+    let alg = find(Collective::Allreduce, "rdb").unwrap();
+    let (l, o, gg) = (2000u64, 300u64, 2u64);
+    for k in 1..=5u32 {
+        let n = 1 << k;
+        for s in [1u64, 8, 4096] {
+            let want = k as u64 * (2 * o + l + (s - 1) * gg);
+            let got = loggops_times(alg, n, 0, s, &params());
+            assert!(got.iter().all(|&t| t == want), "n={n} s={s}: {got:?} != {want}");
+        }
+    }
+}
+
+#[test]
+fn closed_form_dissemination_barrier() {
+    // Zero-byte messages with G = 0: each of ceil(log2 n) rounds costs 2o + L.
+    let alg = find(Collective::Barrier, "bruck").unwrap();
+    let m = LogGops::from_units(TimeUnit::Ns, 2000, 300, 100, 0, 0, 1 << 40);
+    for n in [2u32, 3, 5, 8, 9, 16] {
+        let rounds = 32 - (n - 1).leading_zeros();
+        let want = rounds as u64 * (600 + 2000);
+        let got = loggops_times(alg, n, 0, 0, &m);
+        assert!(got.iter().all(|&t| t == want), "n={n}: {got:?} != {want}");
+    }
+}
