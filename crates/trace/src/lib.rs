@@ -2,5 +2,6 @@
 
 pub mod goal;
 pub mod schedgen;
+pub mod tit;
 
 pub use goal::{read_goal, read_goal_file, GoalError, GoalWriter};

@@ -1,0 +1,591 @@
+//! One TIT action: its grammar and how its arguments are read (numbers follow SimGrid's
+//! parsing: counts may be written as floats and are truncated; partners, tags, roots and
+//! count arrays take the integer prefix).
+
+use super::datatypes::datatype_size;
+
+/// A parsed action. Sizes are in bytes (count × datatype size).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    /// `init [x]`: `x` present makes MPI_DOUBLE the default datatype.
+    Init {
+        /// Whether the default datatype becomes MPI_DOUBLE.
+        double_default: bool,
+    },
+    /// Actions that take no time (`finalize`, `location`, `comm_size`, SimGrid-style
+    /// `comm_split`/`comm_dup` without arguments, `startall`).
+    NoOp,
+    /// `send`, `isend`, `Ssend`, `ISsend`, `bsend`, `ibsend`.
+    Send {
+        /// False for the non-blocking forms.
+        blocking: bool,
+        /// Destination world rank.
+        peer: i64,
+        /// Tag.
+        tag: i64,
+        /// Bytes.
+        bytes: u64,
+    },
+    /// `recv`, `irecv`.
+    Recv {
+        /// False for `irecv`.
+        blocking: bool,
+        /// Source world rank (negative: any).
+        peer: i64,
+        /// Tag (negative: any).
+        tag: i64,
+        /// Bytes (0 when the trace gives a negative count: probe first).
+        bytes: u64,
+    },
+    /// `Start peer tag bytes dt`: a persistent request started (bytes, not elements).
+    Start {
+        /// Partner (this rank for a receive).
+        peer: i64,
+        /// Tag.
+        tag: i64,
+        /// Bytes.
+        bytes: u64,
+    },
+    /// `wait src dst tag`.
+    Wait {
+        /// Source world rank of the request.
+        src: i64,
+        /// Destination world rank.
+        dst: i64,
+        /// Tag.
+        tag: i64,
+    },
+    /// `test src dst tag`.
+    Test {
+        /// Source world rank of the request.
+        src: i64,
+        /// Destination world rank.
+        dst: i64,
+        /// Tag.
+        tag: i64,
+    },
+    /// `waitall [count]`: every outstanding request.
+    Waitall,
+    /// `waitAny`/`waitany [count]`: any one outstanding request.
+    Waitany,
+    /// `testany`, `testall`, `testsome`: a non-blocking check.
+    TestSome,
+    /// `sendRecv scount dst rcount src [sdt] [rdt]` (both tags 0).
+    SendRecv {
+        /// Bytes sent.
+        sbytes: u64,
+        /// Destination.
+        dst: i64,
+        /// Bytes received.
+        rbytes: u64,
+        /// Source.
+        src: i64,
+    },
+    /// `compute flops`.
+    Compute {
+        /// Floating-point operations.
+        flops: f64,
+    },
+    /// `sleep seconds`.
+    Sleep {
+        /// Seconds.
+        seconds: f64,
+    },
+    /// `barrier`.
+    Barrier,
+    /// `bcast count [root] [dt]`.
+    Bcast {
+        /// Bytes.
+        bytes: u64,
+        /// Root (communicator rank).
+        root: i64,
+    },
+    /// `reduce count comp [root] [dt]`.
+    Reduce {
+        /// Bytes.
+        bytes: u64,
+        /// Flops of the reduction, computed after it.
+        comp: f64,
+        /// Root.
+        root: i64,
+    },
+    /// `allreduce count comp [dt]`.
+    Allreduce {
+        /// Bytes.
+        bytes: u64,
+        /// Flops computed after it.
+        comp: f64,
+    },
+    /// `alltoall scount rcount [sdt] [rdt]`.
+    Alltoall {
+        /// Bytes sent to each rank.
+        sbytes: u64,
+    },
+    /// `alltoallv ssum sc.. rsum rc.. [sdt] [rdt]`.
+    Alltoallv {
+        /// Bytes sent to each rank.
+        send: Vec<u64>,
+        /// Bytes received from each rank.
+        recv: Vec<u64>,
+    },
+    /// `gather sc rc [root] [sdt] [rdt]` and `allgather sc rc [sdt] [rdt]`.
+    Gather {
+        /// True for allgather.
+        all: bool,
+        /// Bytes each rank contributes.
+        sbytes: u64,
+        /// Root.
+        root: i64,
+    },
+    /// `gatherv sc rc.. [root] [sdt] [rdt]` and `allgatherv sc rc.. [...]`.
+    Gatherv {
+        /// True for allgatherv.
+        all: bool,
+        /// Bytes this rank contributes.
+        sbytes: u64,
+        /// Bytes gathered from each rank (meaningful where they are written).
+        recv: Vec<u64>,
+        /// Root.
+        root: i64,
+    },
+    /// `scatter sc rc [root] [sdt] [rdt]`.
+    Scatter {
+        /// Bytes each rank receives.
+        rbytes: u64,
+        /// Root.
+        root: i64,
+    },
+    /// `scatterv sc.. rc [root] [sdt] [rdt]`.
+    Scatterv {
+        /// Bytes sent to each rank (meaningful at the root).
+        send: Vec<u64>,
+        /// Bytes this rank receives.
+        rbytes: u64,
+        /// Root.
+        root: i64,
+    },
+    /// `reducescatter rc.. comp [dt]`.
+    ReduceScatter {
+        /// Bytes each rank ends with.
+        recv: Vec<u64>,
+        /// Flops computed after it.
+        comp: f64,
+    },
+    /// `scan count comp [dt]` / `exscan ...`.
+    Scan {
+        /// True for exscan.
+        exclusive: bool,
+        /// Bytes.
+        bytes: u64,
+        /// Flops computed after it.
+        comp: f64,
+    },
+    /// `comm_split parent color key new|-` (simpi's extension).
+    CommSplit {
+        /// Parent communicator id.
+        parent: String,
+        /// Color (negative: MPI_UNDEFINED).
+        color: i64,
+        /// Key.
+        key: i64,
+        /// New communicator id, if this rank gets one.
+        new: Option<String>,
+    },
+    /// `comm_dup parent new` (simpi's extension).
+    CommDup {
+        /// Parent id.
+        parent: String,
+        /// New id.
+        new: String,
+    },
+    /// `comm_create parent new|- members..` (simpi's extension).
+    CommCreate {
+        /// Parent id.
+        parent: String,
+        /// New id, if this rank is in the group.
+        new: Option<String>,
+        /// World ranks of the group, in order.
+        members: Vec<u32>,
+    },
+}
+
+/// Reads one action from its name and arguments. `comm_size` sizes the count arrays;
+/// `double_default` says whether a missing datatype means MPI_DOUBLE (else MPI_BYTE).
+pub(crate) fn parse(name: &str, a: &[&str], comm_size: usize, double_default: bool) -> Result<Action, String> {
+    let need = |k: usize, what: &str| -> Result<(), String> {
+        if a.len() < k {
+            Err(format!("'{name}' needs {what}"))
+        } else {
+            Ok(())
+        }
+    };
+    let dt = |i: usize| -> Result<u64, String> {
+        match a.get(i) {
+            None => Ok(if double_default { 8 } else { 1 }),
+            Some(t) => {
+                let id = int_prefix(t).ok_or_else(|| format!("'{t}' is not a datatype id"))?;
+                datatype_size(id).ok_or_else(|| format!("unknown datatype id {id}"))
+            }
+        }
+    };
+    let count = |i: usize| -> Result<i64, String> { count(a[i]) };
+    let bytes = |c: i64, size: u64| -> u64 { c.max(0) as u64 * size };
+    let int = |i: usize| -> Result<i64, String> {
+        int_prefix(a[i]).ok_or_else(|| format!("expected an integer, found '{}'", a[i]))
+    };
+    let opt_int = |i: usize, d: i64| -> Result<i64, String> { a.get(i).map_or(Ok(d), |_| int(i)) };
+    let float = |i: usize| -> Result<f64, String> {
+        a[i].parse::<f64>()
+            .ok()
+            .filter(|v| v.is_finite())
+            .ok_or_else(|| format!("expected a number, found '{}'", a[i]))
+    };
+    let array = |from: usize| -> Result<Vec<i64>, String> {
+        if a.len() < from + comm_size {
+            return Err(format!(
+                "'{name}' needs {comm_size} counts (one per rank of the communicator)"
+            ));
+        }
+        (from..from + comm_size).map(int).collect()
+    };
+    Ok(match name {
+        "init" => Action::Init {
+            double_default: !a.is_empty(),
+        },
+        "finalize" | "location" | "comm_size" | "Startall" | "startall" => Action::NoOp,
+        "send" | "isend" | "Ssend" | "ISsend" | "bsend" | "ibsend" => {
+            need(3, "a destination, a tag and a count")?;
+            Action::Send {
+                blocking: matches!(name, "send" | "Ssend" | "bsend"),
+                peer: int(0)?,
+                tag: int(1)?,
+                bytes: bytes(count(2)?, dt(3)?),
+            }
+        }
+        "recv" | "irecv" => {
+            need(3, "a source, a tag and a count")?;
+            Action::Recv {
+                blocking: name == "recv",
+                peer: int(0)?,
+                tag: int(1)?,
+                bytes: bytes(count(2)?, dt(3)?),
+            }
+        }
+        "Start" => {
+            need(3, "a partner, a tag and a size in bytes")?;
+            Action::Start {
+                peer: int(0)?,
+                tag: int(1)?,
+                bytes: count(2)?.max(0) as u64,
+            }
+        }
+        "wait" | "test" => {
+            need(3, "a source, a destination and a tag")?;
+            let (src, dst, tag) = (int(0)?, int(1)?, int(2)?);
+            if name == "wait" {
+                Action::Wait { src, dst, tag }
+            } else {
+                Action::Test { src, dst, tag }
+            }
+        }
+        "waitall" => Action::Waitall,
+        "waitAny" | "waitany" => Action::Waitany,
+        "testany" | "testall" | "testsome" => Action::TestSome,
+        "sendRecv" => {
+            need(4, "a send count, a destination, a receive count and a source")?;
+            Action::SendRecv {
+                sbytes: bytes(count(0)?, dt(4)?),
+                dst: int(1)?,
+                rbytes: bytes(count(2)?, dt(5)?),
+                src: int(3)?,
+            }
+        }
+        "compute" => {
+            need(1, "a number of flops")?;
+            Action::Compute { flops: float(0)? }
+        }
+        "sleep" => {
+            need(1, "a duration in seconds")?;
+            Action::Sleep { seconds: float(0)? }
+        }
+        "barrier" => Action::Barrier,
+        "bcast" => {
+            need(1, "a count")?;
+            Action::Bcast {
+                bytes: bytes(count(0)?, dt(2)?),
+                root: opt_int(1, 0)?,
+            }
+        }
+        "reduce" => {
+            need(2, "a count and a computation amount")?;
+            Action::Reduce {
+                bytes: bytes(count(0)?, dt(3)?),
+                comp: float(1)?,
+                root: opt_int(2, 0)?,
+            }
+        }
+        "allreduce" => {
+            need(2, "a count and a computation amount")?;
+            Action::Allreduce {
+                bytes: bytes(count(0)?, dt(2)?),
+                comp: float(1)?,
+            }
+        }
+        "alltoall" => {
+            need(2, "a send and a receive count")?;
+            Action::Alltoall {
+                sbytes: bytes(count(0)?, dt(2)?),
+            }
+        }
+        "alltoallv" => {
+            let sc = array(1)?;
+            let rc = array(2 + comm_size)?;
+            let (sd, rd) = (dt(2 + 2 * comm_size)?, dt(3 + 2 * comm_size)?);
+            Action::Alltoallv {
+                send: sc.iter().map(|&c| bytes(c, sd)).collect(),
+                recv: rc.iter().map(|&c| bytes(c, rd)).collect(),
+            }
+        }
+        "gather" | "allgather" => {
+            need(2, "a send and a receive count")?;
+            let all = name == "allgather";
+            let (root, sdt_at) = if all { (0, 2) } else { (opt_int(2, 0)?, 3) };
+            Action::Gather {
+                all,
+                sbytes: bytes(count(0)?, dt(sdt_at)?),
+                root,
+            }
+        }
+        "gatherv" | "allgatherv" => {
+            need(1, "a send count")?;
+            let rc = array(1)?;
+            let all = name == "allgatherv";
+            let rest = a.len() - 1 - comm_size;
+            let (root, sdt_at, rdt_at) = if all {
+                // Optional: "sdt rdt", "sdt rdt displs..", or "displs.." alone.
+                if rest == comm_size {
+                    (0, usize::MAX, usize::MAX)
+                } else {
+                    (0, 1 + comm_size, 2 + comm_size)
+                }
+            } else {
+                (opt_int(1 + comm_size, 0)?, 2 + comm_size, 3 + comm_size)
+            };
+            let sd = if sdt_at == usize::MAX {
+                dt(usize::MAX)?
+            } else {
+                dt(sdt_at)?
+            };
+            let rd = if rdt_at == usize::MAX {
+                dt(usize::MAX)?
+            } else {
+                dt(rdt_at)?
+            };
+            Action::Gatherv {
+                all,
+                sbytes: bytes(count(0)?, sd),
+                recv: rc.iter().map(|&c| bytes(c, rd)).collect(),
+                root,
+            }
+        }
+        "scatter" => {
+            need(2, "a send and a receive count")?;
+            Action::Scatter {
+                rbytes: bytes(count(1)?, dt(4)?),
+                root: opt_int(2, 0)?,
+            }
+        }
+        "scatterv" => {
+            let sc = array(0)?;
+            need(comm_size + 1, "send counts and a receive count")?;
+            let (sd, rd) = (dt(comm_size + 2)?, dt(comm_size + 3)?);
+            Action::Scatterv {
+                send: sc.iter().map(|&c| bytes(c, sd)).collect(),
+                rbytes: bytes(count(comm_size)?, rd),
+                root: opt_int(comm_size + 1, 0)?,
+            }
+        }
+        "reducescatter" => {
+            let rc = array(0)?;
+            need(comm_size + 1, "receive counts and a computation amount")?;
+            let d = dt(comm_size + 1)?;
+            Action::ReduceScatter {
+                recv: rc.iter().map(|&c| bytes(c, d)).collect(),
+                comp: float(comm_size)?,
+            }
+        }
+        "scan" | "exscan" => {
+            need(2, "a count and a computation amount")?;
+            Action::Scan {
+                exclusive: name == "exscan",
+                bytes: bytes(count(0)?, dt(2)?),
+                comp: float(1)?,
+            }
+        }
+        "comm_split" if !a.is_empty() => {
+            need(
+                4,
+                "a parent communicator, a color, a key and the new communicator's id (or -)",
+            )?;
+            Action::CommSplit {
+                parent: a[0].to_string(),
+                color: int(1)?,
+                key: int(2)?,
+                new: (a[3] != "-").then(|| a[3].to_string()),
+            }
+        }
+        "comm_dup" if !a.is_empty() => {
+            need(2, "a parent communicator and the new communicator's id")?;
+            Action::CommDup {
+                parent: a[0].to_string(),
+                new: a[1].to_string(),
+            }
+        }
+        "comm_create" => {
+            need(2, "a parent communicator, the new id (or -) and the members")?;
+            let members = a[2..]
+                .iter()
+                .map(|t| {
+                    t.parse::<u32>()
+                        .map_err(|_| format!("expected a world rank, found '{t}'"))
+                })
+                .collect::<Result<_, _>>()?;
+            Action::CommCreate {
+                parent: a[0].to_string(),
+                new: (a[1] != "-").then(|| a[1].to_string()),
+                members,
+            }
+        }
+        "comm_split" | "comm_dup" => Action::NoOp,
+        other => return Err(format!("unknown action '{other}'")),
+    })
+}
+
+/// SimGrid's `stoi`: the integer prefix of the token (`1e3` reads 1, `5.9` reads 5).
+pub(crate) fn int_prefix(t: &str) -> Option<i64> {
+    let b = t.as_bytes();
+    let mut i = usize::from(matches!(b.first(), Some(b'-' | b'+')));
+    let start = i;
+    while i < b.len() && b[i].is_ascii_digit() {
+        i += 1;
+    }
+    if i == start {
+        return None;
+    }
+    t[..i].parse().ok()
+}
+
+/// A count: parsed as a number and truncated (`1e6` works, `2.7` reads 2).
+fn count(t: &str) -> Result<i64, String> {
+    let v: f64 = t.parse().map_err(|_| format!("expected a count, found '{t}'"))?;
+    if !v.is_finite() || v.abs() > 9.0e18 {
+        return Err(format!("count '{t}' is out of range"));
+    }
+    Ok(v.trunc() as i64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_follow_simgrid() {
+        assert_eq!(int_prefix("1e3"), Some(1));
+        assert_eq!(int_prefix("-444"), Some(-444));
+        assert_eq!(int_prefix("x"), None);
+        assert_eq!(count("1e6"), Ok(1_000_000));
+        assert_eq!(count("2.7"), Ok(2));
+    }
+
+    #[test]
+    fn point_to_point_sizes_use_the_datatype() {
+        assert_eq!(
+            parse("send", &["1", "42", "1000", "0"], 2, false).unwrap(),
+            Action::Send {
+                blocking: true,
+                peer: 1,
+                tag: 42,
+                bytes: 8000
+            }
+        );
+        // Missing datatype: MPI_BYTE, or MPI_DOUBLE after `init 1`.
+        assert_eq!(
+            parse("irecv", &["0", "1", "10"], 2, false).unwrap(),
+            Action::Recv {
+                blocking: false,
+                peer: 0,
+                tag: 1,
+                bytes: 10
+            }
+        );
+        assert_eq!(
+            parse("irecv", &["0", "1", "10"], 2, true).unwrap(),
+            Action::Recv {
+                blocking: false,
+                peer: 0,
+                tag: 1,
+                bytes: 80
+            }
+        );
+    }
+
+    #[test]
+    fn collectives_read_positional_fields() {
+        assert_eq!(
+            parse("bcast", &["100", "2", "0"], 4, false).unwrap(),
+            Action::Bcast { bytes: 800, root: 2 }
+        );
+        assert_eq!(
+            parse("reduce", &["10", "0", "1", "5"], 4, false).unwrap(),
+            Action::Reduce {
+                bytes: 40,
+                comp: 0.0,
+                root: 1
+            }
+        );
+        assert_eq!(
+            parse(
+                "alltoallv",
+                &["10", "1", "2", "3", "4", "10", "1", "2", "3", "4", "0", "0"],
+                4,
+                false
+            )
+            .unwrap(),
+            Action::Alltoallv {
+                send: vec![8, 16, 24, 32],
+                recv: vec![8, 16, 24, 32]
+            }
+        );
+        assert_eq!(
+            parse("gatherv", &["5", "5", "5", "5", "5", "3", "0", "0"], 4, false).unwrap(),
+            Action::Gatherv {
+                all: false,
+                sbytes: 40,
+                recv: vec![40; 4],
+                root: 3
+            }
+        );
+        assert_eq!(
+            parse("reducescatter", &["5", "5", "5", "5", "0", "0"], 4, false).unwrap(),
+            Action::ReduceScatter {
+                recv: vec![40; 4],
+                comp: 0.0
+            }
+        );
+        assert!(parse("alltoallv", &["10", "1"], 4, false)
+            .unwrap_err()
+            .contains("needs 4 counts"));
+    }
+
+    #[test]
+    fn errors_are_clear() {
+        assert_eq!(parse("jump", &[], 2, false), Err("unknown action 'jump'".into()));
+        assert_eq!(
+            parse("send", &["1"], 2, false),
+            Err("'send' needs a destination, a tag and a count".into())
+        );
+        assert!(parse("send", &["1", "2", "3", "99"], 2, false)
+            .unwrap_err()
+            .contains("unknown datatype"));
+    }
+}

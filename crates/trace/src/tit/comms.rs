@@ -1,0 +1,176 @@
+//! Communicators of a trace: `world` plus those its `comm_split`, `comm_dup` and
+//! `comm_create` lines define, with their members in communicator order.
+
+use std::collections::HashMap;
+
+/// A communicator.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Comm {
+    /// Its id in the trace.
+    pub id: String,
+    /// World ranks of the members, in communicator rank order.
+    pub members: Vec<u32>,
+}
+
+/// One creation call seen on one rank.
+#[derive(Clone, Debug)]
+pub(crate) enum Creation {
+    Split {
+        parent: String,
+        color: i64,
+        key: i64,
+        new: Option<String>,
+    },
+    Dup {
+        parent: String,
+        new: String,
+    },
+    Create {
+        parent: String,
+        new: Option<String>,
+        members: Vec<u32>,
+    },
+}
+
+/// All communicators, `world` first (index 0).
+#[derive(Clone, Debug)]
+pub struct CommTable {
+    comms: Vec<Comm>,
+    by_id: HashMap<String, usize>,
+}
+
+impl CommTable {
+    /// Builds the table from each rank's creation calls (`calls[r]`, in program order).
+    pub(crate) fn build(ranks: u32, calls: &[Vec<(Creation, u32)>]) -> Result<CommTable, (u32, u32, String)> {
+        let mut t = CommTable {
+            comms: vec![Comm {
+                id: "world".into(),
+                members: (0..ranks).collect(),
+            }],
+            by_id: HashMap::from([("world".to_string(), 0)]),
+        };
+        // Gather, for every new id, who declared it and how.
+        let mut decl: HashMap<String, Vec<(u32, &Creation, u32)>> = HashMap::new();
+        let mut order: Vec<String> = Vec::new();
+        for (r, list) in calls.iter().enumerate() {
+            for (c, line) in list {
+                let new = match c {
+                    Creation::Split { new, .. } | Creation::Create { new, .. } => new.clone(),
+                    Creation::Dup { new, .. } => Some(new.clone()),
+                };
+                if let Some(id) = new {
+                    if id == "world" {
+                        return Err((
+                            r as u32,
+                            *line,
+                            "'world' is MPI_COMM_WORLD and cannot be created".into(),
+                        ));
+                    }
+                    if !decl.contains_key(&id) {
+                        order.push(id.clone());
+                    }
+                    decl.entry(id).or_default().push((r as u32, c, *line));
+                }
+            }
+        }
+        // Resolve parents first, repeatedly.
+        let mut pending = order;
+        while !pending.is_empty() {
+            let before = pending.len();
+            let mut still = Vec::new();
+            for id in pending {
+                let ds = &decl[&id];
+                let parent = match ds[0].1 {
+                    Creation::Split { parent, .. } | Creation::Dup { parent, .. } | Creation::Create { parent, .. } => {
+                        parent
+                    }
+                };
+                let Some(&pi) = t.by_id.get(parent) else {
+                    still.push(id);
+                    continue;
+                };
+                let pmembers = t.comms[pi].members.clone();
+                let pos = |r: u32| pmembers.iter().position(|&m| m == r);
+                let members = match ds[0].1 {
+                    Creation::Split { color: first_color, .. } => {
+                        let mut v: Vec<(i64, usize, u32)> = Vec::new();
+                        for (r, c, line) in ds {
+                            let Creation::Split { key, color, .. } = c else {
+                                return Err((
+                                    *r,
+                                    *line,
+                                    format!("communicator '{id}' is created by different calls on different ranks"),
+                                ));
+                            };
+                            if color != first_color {
+                                return Err((
+                                    *r,
+                                    *line,
+                                    format!("ranks split into communicator '{id}' with different colors"),
+                                ));
+                            }
+                            let p = pos(*r).ok_or((
+                                *r,
+                                *line,
+                                format!("rank {r} splits '{parent}' but is not a member of it"),
+                            ))?;
+                            v.push((*key, p, *r));
+                        }
+                        v.sort();
+                        v.into_iter().map(|(_, _, r)| r).collect()
+                    }
+                    Creation::Dup { .. } => pmembers.clone(),
+                    Creation::Create { members, .. } => members.clone(),
+                };
+                for (r, _, line) in ds {
+                    if !members.contains(r) {
+                        return Err((
+                            *r,
+                            *line,
+                            format!("rank {r} is not a member of the communicator '{id}' it names"),
+                        ));
+                    }
+                }
+                t.by_id.insert(id.clone(), t.comms.len());
+                t.comms.push(Comm { id, members });
+            }
+            if still.len() == before {
+                let id = &still[0];
+                let (r, _, line) = decl[id][0];
+                return Err((r, line, format!("communicator '{id}' has an unknown parent")));
+            }
+            pending = still;
+        }
+        Ok(t)
+    }
+
+    /// The communicator `id` and its index.
+    pub fn get(&self, id: &str) -> Option<(usize, &Comm)> {
+        self.by_id.get(id).map(|&i| (i, &self.comms[i]))
+    }
+
+    /// The communicator at `index`.
+    pub fn comm(&self, index: usize) -> &Comm {
+        &self.comms[index]
+    }
+
+    /// Number of communicators, `world` included.
+    pub fn len(&self) -> usize {
+        self.comms.len()
+    }
+
+    /// Always false: `world` is always there.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// The matching context of point-to-point traffic on communicator `index`.
+    pub fn p2p_context(index: usize) -> u32 {
+        2 * index as u32
+    }
+
+    /// The matching context of collective traffic on communicator `index`.
+    pub fn coll_context(index: usize) -> u32 {
+        2 * index as u32 + 1
+    }
+}

@@ -1,0 +1,545 @@
+//! Turns a TIT trace into a schedule, rank by rank: each action becomes operations whose
+//! dependencies follow MPI's semantics (SimGrid 3.32's replayer where it defines them).
+//!
+//! * A blocking call waits for everything the program waited for so far (the *frontier*)
+//!   and becomes the new frontier. A non-blocking `isend`/`irecv` waits for the frontier
+//!   but nothing waits for it until a `wait` (the oldest request with that source,
+//!   destination and tag) or `waitall` (every request) adds it to the frontier.
+//! * `waitany` waits for any one outstanding request; `test`, `testany`, `testall` and
+//!   `testsome` cost `test_cost` seconds (SimGrid's `smpi/test` sleep) and complete
+//!   nothing; `startall` does nothing (its requests are unknown).
+//! * Collectives are expanded by the algorithm `choose` picks, in the communicator's
+//!   collective context; reductions then compute their `comp` flops.
+//! * `compute f` takes `f / speed(rank)` seconds; `sleep s` takes `s` seconds.
+//! * Negative sources are MPI_ANY_SOURCE (SimGrid writes -333 or -555), negative tags
+//!   MPI_ANY_TAG (-444); sends to a negative rank (MPI_PROC_NULL) are dropped, counted.
+
+use super::actions::{parse, Action};
+use super::comms::{CommTable, Creation};
+use super::source::{Source, SourceError};
+use simpi_kernel::SimTime;
+use simpi_mpi::coll::emit::ScheduleEmitter;
+use simpi_mpi::coll::{Algorithm, CollSpec, Collective};
+use simpi_mpi::{BuildError, Op, Schedule, ScheduleBuilder, ANY_SOURCE, ANY_TAG};
+use std::collections::{HashMap, VecDeque};
+use std::fmt;
+use std::path::Path;
+
+/// How to convert a trace.
+pub struct TitOptions<'a> {
+    /// Flop/s of the host rank `r` runs on (for `compute` and reduction costs).
+    pub speed: &'a dyn Fn(u32) -> f64,
+    /// The algorithm of a collective call.
+    pub choose: &'a dyn Fn(&CollSpec) -> &'static Algorithm,
+    /// Seconds an MPI_Test-like call costs.
+    pub test_cost: f64,
+}
+
+/// A converted trace.
+#[derive(Debug)]
+pub struct TitTrace {
+    /// The schedule.
+    pub schedule: Schedule,
+    /// Its communicators.
+    pub comms: CommTable,
+    /// Every MPI call, in each rank's program order.
+    pub calls: Vec<CallRecord>,
+    /// Things the user should know.
+    pub warnings: Vec<String>,
+}
+
+/// One MPI call of the trace and the operations it became.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CallRecord {
+    /// The rank.
+    pub rank: u32,
+    /// The action's name as written.
+    pub name: String,
+    /// First operation id (global).
+    pub first_op: u32,
+    /// One past the last operation id.
+    pub end_op: u32,
+}
+
+/// A problem in a trace, with its file and line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TitError {
+    /// File.
+    pub file: String,
+    /// 1-based line, 0 if not at a line.
+    pub line: u32,
+    /// What is wrong.
+    pub msg: String,
+}
+
+impl fmt::Display for TitError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.line == 0 {
+            write!(f, "{}: {}", self.file, self.msg)
+        } else {
+            write!(f, "{}:{}: {}", self.file, self.line, self.msg)
+        }
+    }
+}
+
+impl std::error::Error for TitError {}
+
+impl From<SourceError> for TitError {
+    fn from(e: SourceError) -> Self {
+        TitError {
+            file: e.file,
+            line: e.line,
+            msg: e.msg,
+        }
+    }
+}
+
+fn at(file: &Path, line: u32, msg: impl Into<String>) -> SourceError {
+    SourceError {
+        file: file.display().to_string(),
+        line,
+        msg: msg.into(),
+    }
+}
+
+/// Splits `<rank> [@comm] <action> <args>` into (comm id, action name, arguments).
+fn split(text: &str) -> (Option<&str>, &str, Vec<&str>) {
+    let mut w = text.split_whitespace();
+    w.next(); // rank
+    let mut name = w.next().unwrap_or("");
+    let mut comm = None;
+    if let Some(c) = name.strip_prefix('@') {
+        comm = Some(c);
+        name = w.next().unwrap_or("");
+    }
+    (comm, name, w.collect())
+}
+
+/// Reads the TIT trace at `path` (index file or trace file) into a schedule.
+pub fn read_tit(path: &Path, opts: &TitOptions<'_>) -> Result<TitTrace, TitError> {
+    let src = Source::open(path)?;
+    let p = src.ranks() as u32;
+    if p == 0 {
+        return Err(TitError {
+            file: path.display().to_string(),
+            line: 0,
+            msg: "the trace has no rank".into(),
+        });
+    }
+    // Pass 1: communicator creations.
+    let mut skipped_first = 0u64;
+    let mut creations: Vec<Vec<(Creation, u32)>> = vec![Vec::new(); p as usize];
+    let mut files: Vec<String> = vec![String::new(); p as usize];
+    for r in 0..p as usize {
+        src.for_each(r, &mut skipped_first, |file, line, text| {
+            files[r] = file.display().to_string();
+            let (_, name, args) = split(text);
+            if !name.starts_with("comm_") || args.is_empty() {
+                return Ok(());
+            }
+            let a = parse(name, &args, 0, false).map_err(|m| at(file, line, m))?;
+            let c = match a {
+                Action::CommSplit {
+                    parent,
+                    color,
+                    key,
+                    new,
+                } => Creation::Split {
+                    parent,
+                    color,
+                    key,
+                    new,
+                },
+                Action::CommDup { parent, new } => Creation::Dup { parent, new },
+                Action::CommCreate { parent, new, members } => Creation::Create { parent, new, members },
+                _ => return Ok(()),
+            };
+            creations[r].push((c, line));
+            Ok(())
+        })?;
+    }
+    let comms = CommTable::build(p, &creations).map_err(|(r, line, msg)| TitError {
+        file: files[r as usize].clone(),
+        line,
+        msg,
+    })?;
+    // Pass 2: conversion.
+    let mut skipped = 0u64;
+    let mut b = ScheduleBuilder::new(p);
+    let mut calls = Vec::new();
+    let mut dropped = 0u64;
+    let mut first_global = 0u32;
+    for r in 0..p {
+        b.begin_rank(r as u64).map_err(|e| TitError {
+            file: files[r as usize].clone(),
+            line: 0,
+            msg: e.to_string(),
+        })?;
+        let mut conv = RankConv {
+            b: &mut b,
+            r,
+            p,
+            comms: &comms,
+            opts,
+            after: Vec::new(),
+            store: HashMap::new(),
+            double_default: false,
+            dropped: &mut dropped,
+        };
+        src.for_each(r as usize, &mut skipped, |file, line, text| {
+            let before = conv.b.open_len();
+            let (comm, name, args) = split(text);
+            conv.action(comm, name, &args).map_err(|m| at(file, line, m))?;
+            let after = conv.b.open_len();
+            if after > before {
+                calls.push(CallRecord {
+                    rank: r,
+                    name: name.to_string(),
+                    first_op: first_global + before,
+                    end_op: first_global + after,
+                });
+            }
+            Ok(())
+        })?;
+        first_global += b.open_len();
+        b.end_rank().map_err(|e| TitError {
+            file: files[r as usize].clone(),
+            line: 0,
+            msg: e.to_string(),
+        })?;
+    }
+    let mut warnings = Vec::new();
+    if skipped > 0 {
+        warnings.push(format!(
+            "{skipped} line(s) of per-rank files belonged to another rank and were skipped"
+        ));
+    }
+    if dropped > 0 {
+        warnings.push(format!(
+            "{dropped} send(s) to MPI_PROC_NULL (a negative rank) were dropped"
+        ));
+    }
+    Ok(TitTrace {
+        schedule: b.finish(),
+        comms,
+        calls,
+        warnings,
+    })
+}
+
+type Key = (i64, i64, i64);
+
+struct RankConv<'a, 'o> {
+    b: &'a mut ScheduleBuilder,
+    r: u32,
+    p: u32,
+    comms: &'a CommTable,
+    opts: &'a TitOptions<'o>,
+    /// What the next blocking call must wait for.
+    after: Vec<u32>,
+    /// Outstanding requests by (source, destination, tag), oldest first.
+    store: HashMap<Key, VecDeque<u32>>,
+    double_default: bool,
+    dropped: &'a mut u64,
+}
+
+fn build(e: BuildError) -> String {
+    e.to_string()
+}
+
+impl RankConv<'_, '_> {
+    /// Adds `op` after the frontier; returns its local index.
+    fn add(&mut self, op: Op, ctx: u32) -> Result<u32, String> {
+        let l = self.b.push(op).map_err(build)?;
+        self.b.set_context(l, ctx);
+        for &a in &self.after {
+            self.b.requires(l, a);
+        }
+        Ok(l)
+    }
+
+    fn calc(&mut self, seconds: f64) -> Result<(), String> {
+        let l = self.add(Op::calc(SimTime::from_secs_f64(seconds.max(0.0)).ps(), 0), 0)?;
+        self.after = vec![l];
+        Ok(())
+    }
+
+    fn rank_arg(&self, v: i64, what: &str) -> Result<u32, String> {
+        if v < 0 || v >= self.p as i64 {
+            return Err(format!("{what} {v} is out of range: the trace has {} ranks", self.p));
+        }
+        Ok(v as u32)
+    }
+
+    fn action(&mut self, comm: Option<&str>, name: &str, args: &[&str]) -> Result<(), String> {
+        let (ci, members) = match comm {
+            None => (0, None),
+            Some(id) => {
+                let (i, c) = self
+                    .comms
+                    .get(id)
+                    .ok_or_else(|| format!("unknown communicator '{id}'"))?;
+                (i, Some(&c.members))
+            }
+        };
+        let n = members.map_or(self.p as usize, |m| m.len());
+        let action = match parse(name, args, n, self.double_default)? {
+            Action::Start { peer, tag, bytes } if peer != self.r as i64 => Action::Send {
+                blocking: false,
+                peer,
+                tag,
+                bytes,
+            },
+            a => a,
+        };
+        let p2p = CommTable::p2p_context(ci);
+        match action {
+            Action::Init { double_default } => self.double_default = double_default,
+            Action::NoOp | Action::CommSplit { .. } | Action::CommDup { .. } | Action::CommCreate { .. } => {}
+            Action::Start { peer, tag, bytes } if peer == self.r as i64 => {
+                // A persistent receive: the trace does not say from whom.
+                let l = self.add(Op::recv(bytes, ANY_SOURCE, wild_tag(tag), 0, 0), p2p)?;
+                self.store.entry((-1, self.r as i64, tag)).or_default().push_back(l);
+            }
+            Action::Start { .. } => unreachable!("started sends become isends above"),
+            Action::Send {
+                blocking,
+                peer,
+                tag,
+                bytes,
+            } => {
+                if peer < 0 {
+                    *self.dropped += 1;
+                    return Ok(());
+                }
+                let to = self.rank_arg(peer, "destination")?;
+                let l = self.add(Op::send(bytes, to, wild_tag(tag), 0, 0), p2p)?;
+                if blocking {
+                    self.after = vec![l];
+                } else {
+                    self.store.entry((self.r as i64, peer, tag)).or_default().push_back(l);
+                }
+            }
+            Action::Recv {
+                blocking,
+                peer,
+                tag,
+                bytes,
+            } => {
+                let from = if peer < 0 {
+                    ANY_SOURCE
+                } else {
+                    self.rank_arg(peer, "source")?
+                };
+                let l = self.add(Op::recv(bytes, from, wild_tag(tag), 0, 0), p2p)?;
+                if blocking {
+                    self.after = vec![l];
+                } else {
+                    self.store.entry((peer, self.r as i64, tag)).or_default().push_back(l);
+                }
+            }
+            Action::Wait { src, dst, tag } => {
+                if self.store.values().all(|q| q.is_empty()) {
+                    return Err("'wait' without any outstanding isend or irecv".into());
+                }
+                // A persistent receive is stored with an unknown source.
+                if let Some(op) = self.store.get_mut(&(src, dst, tag)).and_then(|q| q.pop_front()) {
+                    self.after.push(op);
+                } else if let Some(op) = self.store.get_mut(&(-1, dst, tag)).and_then(|q| q.pop_front()) {
+                    self.after.push(op);
+                }
+            }
+            Action::Test { src, dst, tag } => {
+                if let Some(q) = self.store.get_mut(&(src, dst, tag)) {
+                    if let Some(op) = q.pop_front() {
+                        q.push_back(op);
+                    }
+                    let cost = self.opts.test_cost;
+                    self.calc(cost)?;
+                }
+            }
+            Action::TestSome => {
+                let cost = self.opts.test_cost;
+                self.calc(cost)?;
+            }
+            Action::Waitall => {
+                let mut all: Vec<u32> = self.store.values_mut().flat_map(|q| q.drain(..)).collect();
+                all.sort_unstable();
+                self.after.extend(all);
+            }
+            Action::Waitany => {
+                let mut all: Vec<u32> = self.store.values().flat_map(|q| q.iter().copied()).collect();
+                all.sort_unstable();
+                if !all.is_empty() {
+                    let j = self.b.push(Op::calc(0, 0)).map_err(build)?;
+                    for op in all {
+                        self.b.requires(j, op);
+                    }
+                    self.b.any_of(j);
+                    self.after.push(j);
+                }
+            }
+            Action::SendRecv {
+                sbytes,
+                dst,
+                rbytes,
+                src,
+            } => {
+                let to = self.rank_arg(dst, "destination")?;
+                let from = if src < 0 {
+                    ANY_SOURCE
+                } else {
+                    self.rank_arg(src, "source")?
+                };
+                let s = self.add(Op::send(sbytes, to, 0, 0, 0), p2p)?;
+                let r = self.add(Op::recv(rbytes, from, 0, 0, 0), p2p)?;
+                self.after = vec![s, r];
+            }
+            Action::Compute { flops } => {
+                let secs = flops / (self.opts.speed)(self.r);
+                self.calc(secs)?;
+            }
+            Action::Sleep { seconds } => self.calc(seconds)?,
+            coll => return self.collective(ci, members, coll),
+        }
+        Ok(())
+    }
+
+    fn collective(&mut self, ci: usize, members: Option<&Vec<u32>>, a: Action) -> Result<(), String> {
+        let world: Vec<u32>;
+        let members: &[u32] = match members {
+            Some(m) => m,
+            None => {
+                world = (0..self.p).collect();
+                &world
+            }
+        };
+        let n = members.len() as u32;
+        let me = members
+            .iter()
+            .position(|&m| m == self.r)
+            .ok_or_else(|| format!("rank {} calls a collective on a communicator it is not in", self.r))?
+            as u32;
+        let root_of = |root: i64| -> Result<u32, String> {
+            if root < 0 || root >= n as i64 {
+                return Err(format!("root {root} is out of range: the communicator has {n} ranks"));
+            }
+            Ok(root as u32)
+        };
+        let mut comp = 0.0;
+        let spec = |coll: Collective, bytes: u64| CollSpec::new(coll, n, me, bytes);
+        let s = match a {
+            Action::Barrier => spec(Collective::Barrier, 0),
+            Action::Bcast { bytes, root } => CollSpec {
+                root: root_of(root)?,
+                ..spec(Collective::Bcast, bytes)
+            },
+            Action::Reduce { bytes, comp: c, root } => {
+                comp = c;
+                CollSpec {
+                    root: root_of(root)?,
+                    ..spec(Collective::Reduce, bytes)
+                }
+            }
+            Action::Allreduce { bytes, comp: c } => {
+                comp = c;
+                spec(Collective::Allreduce, bytes)
+            }
+            Action::Scan {
+                exclusive,
+                bytes,
+                comp: c,
+            } => {
+                comp = c;
+                spec(
+                    if exclusive {
+                        Collective::Exscan
+                    } else {
+                        Collective::Scan
+                    },
+                    bytes,
+                )
+            }
+            Action::Alltoall { sbytes } => spec(Collective::Alltoall, sbytes),
+            Action::Alltoallv { send, recv } => CollSpec {
+                send_counts: send,
+                recv_counts: recv,
+                ..spec(Collective::Alltoallv, 0)
+            },
+            Action::Gather { all, sbytes, root } => CollSpec {
+                root: if all { 0 } else { root_of(root)? },
+                ..spec(if all { Collective::Allgather } else { Collective::Gather }, sbytes)
+            },
+            Action::Gatherv {
+                all,
+                sbytes,
+                mut recv,
+                root,
+            } => {
+                // Non-roots know only their own contribution.
+                recv[me as usize] = sbytes;
+                CollSpec {
+                    root: if all { 0 } else { root_of(root)? },
+                    counts: recv,
+                    ..spec(
+                        if all {
+                            Collective::Allgatherv
+                        } else {
+                            Collective::Gatherv
+                        },
+                        0,
+                    )
+                }
+            }
+            Action::Scatter { rbytes, root } => CollSpec {
+                root: root_of(root)?,
+                ..spec(Collective::Scatter, rbytes)
+            },
+            Action::Scatterv { mut send, rbytes, root } => {
+                send[me as usize] = rbytes;
+                CollSpec {
+                    root: root_of(root)?,
+                    counts: send,
+                    ..spec(Collective::Scatterv, 0)
+                }
+            }
+            Action::ReduceScatter { recv, comp: c } => {
+                comp = c;
+                CollSpec {
+                    counts: recv,
+                    ..spec(Collective::ReduceScatter, 0)
+                }
+            }
+            other => unreachable!("not a collective: {other:?}"),
+        };
+        let alg = (self.opts.choose)(&s);
+        let entry = match self.after.len() {
+            0 => None,
+            1 => Some(self.after[0]),
+            _ => {
+                let j = self.b.push(Op::calc(0, 0)).map_err(build)?;
+                for &a in &self.after {
+                    self.b.requires(j, a);
+                }
+                Some(j)
+            }
+        };
+        let mut e = ScheduleEmitter::new(self.b, &s, members, CommTable::coll_context(ci), entry);
+        (alg.emit)(&s, &mut e);
+        let end = e.finish().map_err(build)?;
+        self.after = end.into_iter().collect();
+        if comp > 0.0 {
+            let secs = comp / (self.opts.speed)(self.r);
+            self.calc(secs)?;
+        }
+        Ok(())
+    }
+}
+
+fn wild_tag(t: i64) -> u32 {
+    if t < 0 || t >= ANY_TAG as i64 {
+        ANY_TAG
+    } else {
+        t as u32
+    }
+}

@@ -1,0 +1,159 @@
+//! Where a trace's lines come from: an index file listing one file per rank, an index
+//! with a single file holding every rank's lines, or such a file given directly.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+
+/// A TIT trace on disk.
+pub(crate) enum Source {
+    /// `files[r]` holds rank `r`'s lines.
+    PerRank(Vec<PathBuf>),
+    /// One file; its lines grouped by rank: (line number, text).
+    Shared {
+        file: PathBuf,
+        ranks: Vec<Vec<(u32, String)>>,
+    },
+}
+
+/// A problem reading the files.
+pub(crate) struct SourceError {
+    pub file: String,
+    pub line: u32,
+    pub msg: String,
+}
+
+fn err(file: &Path, line: u32, msg: impl Into<String>) -> SourceError {
+    SourceError {
+        file: file.display().to_string(),
+        line,
+        msg: msg.into(),
+    }
+}
+
+/// True if `line` is a trace line (`<rank> <action> ...`) rather than an index entry.
+fn is_action_line(line: &str) -> bool {
+    let mut w = line.split_whitespace();
+    matches!((w.next(), w.next()), (Some(r), Some(_)) if r.parse::<u32>().is_ok())
+}
+
+fn meaningful(line: &str) -> Option<&str> {
+    let t = line.trim();
+    (!t.is_empty() && !t.starts_with('#')).then_some(t)
+}
+
+impl Source {
+    /// Opens `path`: an index file, or a trace file of `<rank> <action>` lines.
+    pub fn open(path: &Path) -> Result<Source, SourceError> {
+        let text = std::fs::read_to_string(path).map_err(|e| err(path, 0, format!("cannot read: {e}")))?;
+        let first = text.lines().find_map(meaningful);
+        let Some(first) = first else {
+            return Err(err(
+                path,
+                0,
+                "the file is empty: expected an index of per-rank trace files, or trace lines",
+            ));
+        };
+        if is_action_line(first) {
+            return Self::shared(path, &text);
+        }
+        // An index: paths relative to the current directory (as SimGrid) or, failing that,
+        // to the index's own directory.
+        let base = path.parent().unwrap_or(Path::new("."));
+        let entries: Vec<(u32, PathBuf)> = text
+            .lines()
+            .enumerate()
+            .filter_map(|(i, l)| meaningful(l).map(|l| (i as u32 + 1, PathBuf::from(l))))
+            .collect();
+        let resolve = |p: &PathBuf| {
+            if p.exists() || p.is_absolute() {
+                p.clone()
+            } else {
+                base.join(p)
+            }
+        };
+        if entries.len() == 1 {
+            let f = resolve(&entries[0].1);
+            let t = std::fs::read_to_string(&f).map_err(|e| {
+                err(
+                    path,
+                    entries[0].0,
+                    format!("cannot read trace file {}: {e}", f.display()),
+                )
+            })?;
+            return Self::shared(&f, &t);
+        }
+        let mut files = Vec::new();
+        for (line, p) in entries {
+            let f = resolve(&p);
+            if !f.exists() {
+                return Err(err(path, line, format!("trace file {} does not exist", p.display())));
+            }
+            files.push(f);
+        }
+        Ok(Source::PerRank(files))
+    }
+
+    fn shared(path: &Path, text: &str) -> Result<Source, SourceError> {
+        let mut ranks: Vec<Vec<(u32, String)>> = Vec::new();
+        for (i, l) in text.lines().enumerate() {
+            let Some(t) = meaningful(l) else { continue };
+            let r: usize = t
+                .split_whitespace()
+                .next()
+                .and_then(|w| w.parse().ok())
+                .ok_or_else(|| {
+                    err(
+                        path,
+                        i as u32 + 1,
+                        format!("expected '<rank> <action> ...', found '{t}'"),
+                    )
+                })?;
+            if r >= ranks.len() {
+                ranks.resize(r + 1, Vec::new());
+            }
+            ranks[r].push((i as u32 + 1, t.to_string()));
+        }
+        Ok(Source::Shared {
+            file: path.to_path_buf(),
+            ranks,
+        })
+    }
+
+    /// Number of ranks.
+    pub fn ranks(&self) -> usize {
+        match self {
+            Source::PerRank(f) => f.len(),
+            Source::Shared { ranks, .. } => ranks.len(),
+        }
+    }
+
+    /// Calls `f(file, line number, text)` for each of rank `r`'s lines, in order. Lines of
+    /// other ranks in a per-rank file are skipped (as SimGrid does) and counted.
+    pub fn for_each<F>(&self, r: usize, skipped: &mut u64, mut f: F) -> Result<(), SourceError>
+    where
+        F: FnMut(&Path, u32, &str) -> Result<(), SourceError>,
+    {
+        match self {
+            Source::Shared { file, ranks } => {
+                for (line, text) in &ranks[r] {
+                    f(file, *line, text)?;
+                }
+            }
+            Source::PerRank(files) => {
+                let path = &files[r];
+                let file = std::fs::File::open(path).map_err(|e| err(path, 0, format!("cannot read: {e}")))?;
+                let me = r.to_string();
+                for (i, line) in BufReader::new(file).lines().enumerate() {
+                    let line = line.map_err(|e| err(path, i as u32 + 1, format!("read error: {e}")))?;
+                    let Some(t) = meaningful(&line) else { continue };
+                    if t.split_whitespace().next() != Some(me.as_str()) {
+                        *skipped += 1;
+                        continue;
+                    }
+                    f(path, i as u32 + 1, t)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}

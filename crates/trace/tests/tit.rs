@@ -1,0 +1,175 @@
+//! TIT traces: actions become the right operations and dependencies (checked through
+//! LogGOPS end times worked out by hand), communicators, index files, and errors.
+
+use simpi_kernel::TimeUnit;
+use simpi_mpi::coll::{find, Algorithm, CollSpec, Collective};
+use simpi_mpi::run_loggops;
+use simpi_net::LogGops;
+use simpi_trace::tit::{read_tit, TitOptions, TitTrace};
+use std::path::PathBuf;
+
+fn dir() -> PathBuf {
+    let d = std::env::temp_dir().join(format!("simpi-tit-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn write(name: &str, text: &str) -> PathBuf {
+    let p = dir().join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+fn choose(s: &CollSpec) -> &'static Algorithm {
+    let name = match s.coll {
+        Collective::Bcast => "binomial",
+        Collective::Allreduce => "rdb",
+        Collective::Barrier => "bruck",
+        other => panic!("no default for {other} in this test"),
+    };
+    find(s.coll, name).unwrap()
+}
+
+fn read(p: &std::path::Path) -> Result<TitTrace, String> {
+    let speed = |_r: u32| 1e9;
+    let opts = TitOptions {
+        speed: &speed,
+        choose: &choose,
+        test_cost: 1e-4,
+    };
+    read_tit(p, &opts).map_err(|e| e.to_string())
+}
+
+/// End times in ns under L=1000 o=100, no gaps, everything eager.
+fn times(t: &mut TitTrace) -> Vec<u64> {
+    let m = LogGops::from_units(TimeUnit::Ns, 1000, 100, 0, 0, 0, 1 << 40);
+    let out = run_loggops(&mut t.schedule, &m, None).unwrap();
+    out.end_times.iter().map(|t| t.ps() / 1000).collect()
+}
+
+#[test]
+fn ping_pong_with_computation() {
+    // Rank 0 computes 1 ms, sends; rank 1 receives (arrival 1e6+100+1000, taken in by
+    // +100), computes 2.5 ms, answers; rank 0 receives at 3,501,200 + 1,100 + 100.
+    let p = write(
+        "pp.txt",
+        "0 init\n0 compute 1e+06\n0 send 1 42 1000 0\n0 recv 1 43 1000 0\n0 finalize\n\
+         1 init\n1 recv 0 42 1000 0\n1 compute 2.5e+06\n1 send 0 43 1000 0\n1 finalize\n",
+    );
+    let mut t = read(&p).unwrap();
+    assert_eq!(t.schedule.num_ranks(), 2);
+    assert_eq!(t.schedule.num_ops(), 6);
+    assert_eq!(times(&mut t), vec![3_502_400, 3_501_300]);
+    let names: Vec<&str> = t.calls.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["compute", "send", "recv", "recv", "compute", "send"]);
+}
+
+#[test]
+fn non_blocking_ring_with_waitall() {
+    // Four ranks post irecv from the left and isend to the right, then compute 0.5 ms,
+    // then waitall, then compute 1 ms. Messages arrive at 1,100 and are taken in by
+    // 1,200 (the CPU is free: the send took 0..100, the compute starts at 100 and runs
+    // to 500,100 — the message arrival waits for the CPU: 500,100 + 100 = 500,200).
+    // The final compute starts at 500,200 and ends at 1,500,200.
+    let mut text = String::new();
+    for r in 0..4 {
+        let (l, rt) = ((r + 3) % 4, (r + 1) % 4);
+        text += &format!("{r} init\n{r} irecv {l} 7 2048 2\n{r} isend {rt} 7 2048 2\n{r} compute 500000\n{r} waitall 2\n{r} compute 1e6\n");
+    }
+    let p = write("ring.txt", &text);
+    let mut t = read(&p).unwrap();
+    assert_eq!(times(&mut t), vec![1_500_200; 4]);
+}
+
+#[test]
+fn wait_picks_the_oldest_request_with_that_key() {
+    // Rank 1 has two irecvs with the same key; `wait 0 1 5` waits for the first only.
+    // Rank 0 sends immediately and again after 2 ms of compute. Rank 1 computes 1 ms
+    // after the wait: from the first arrival (1,100 + 100 = 1,200) to 1,001,200; the
+    // second message arrives at 2,000,100 + 1,100 and is taken in by 2,001,300.
+    let p = write(
+        "wait.txt",
+        "0 send 1 5 8 6\n0 compute 2e6\n0 send 1 5 8 6\n\
+         1 irecv 0 5 8 6\n1 irecv 0 5 8 6\n1 wait 0 1 5\n1 compute 1e6\n",
+    );
+    let mut t = read(&p).unwrap();
+    assert_eq!(times(&mut t), vec![2_000_200, 2_001_300]);
+}
+
+#[test]
+fn waitany_continues_after_the_first_completion() {
+    // Rank 0 waits for any of two receives, then computes 1 ms. Rank 1 sends at once;
+    // rank 2 after 5 ms. The compute starts when rank 1's message is in (1,200).
+    let p = write(
+        "any.txt",
+        "0 irecv 1 1 8 6\n0 irecv 2 1 8 6\n0 waitAny 2\n0 compute 1e6\n\
+         1 send 0 1 8 6\n2 compute 5e6\n2 send 0 1 8 6\n",
+    );
+    let mut t = read(&p).unwrap();
+    let end = times(&mut t);
+    // Rank 0 ends when the second message is taken in: 5,000,000 + 100 + 1,000 + 100.
+    assert_eq!(end[0], 5_001_200);
+    // Without waitany semantics the compute would end at 6,001,200; check it started early:
+    // rank 0's CPU was busy 1,200..1,001,200 and idle when the second message arrived.
+    assert!(end[0] < 6_001_200);
+}
+
+#[test]
+fn communicators_split_and_collectives_stay_inside() {
+    // Split 4 ranks into evens and odds (key = -rank: reversed order); each half runs an
+    // allreduce of 8 bytes by recursive doubling over 2 ranks: one exchange,
+    // 2o + L = 1,200 ns. Then a barrier on world (bruck, 2 rounds of 1,200).
+    let mut text = String::new();
+    for r in 0..4 {
+        let c = if r % 2 == 0 { "even" } else { "odd" };
+        text += &format!(
+            "{r} comm_split world {} {} {c}\n{r} @{c} allreduce 1 0 0\n{r} barrier\n",
+            r % 2,
+            -(r as i64)
+        );
+    }
+    let p = write("split.txt", &text);
+    let mut t = read(&p).unwrap();
+    let (_, even) = t.comms.get("even").unwrap();
+    assert_eq!(even.members, vec![2, 0]);
+    assert_eq!(times(&mut t), vec![3_600; 4]);
+}
+
+#[test]
+fn index_files_and_shared_files_read_the_same() {
+    let r0 = write("r0.txt", "0 send 1 1 10 6\n");
+    let r1 = write("r1.txt", "1 recv 0 1 10 6\n0 send 1 1 10 6\n");
+    let idx = write("index.txt", &format!("{}\n{}\n", r0.display(), r1.display()));
+    let mut a = read(&idx).unwrap();
+    assert!(a.warnings.iter().any(|w| w.contains("1 line(s)")), "{:?}", a.warnings);
+    let shared = write("shared.txt", "0 send 1 1 10 6\n1 recv 0 1 10 6\n");
+    let one = write("one.txt", &format!("{}\n", shared.display()));
+    let mut b = read(&one).unwrap();
+    assert_eq!(times(&mut a), times(&mut b));
+}
+
+#[test]
+fn errors_name_file_and_line() {
+    let p = write("bad1.txt", "0 init\n0 jump 3\n");
+    assert!(read(&p).unwrap_err().ends_with("bad1.txt:2: unknown action 'jump'"));
+    let p = write("bad2.txt", "0 wait 0 1 2\n");
+    assert!(read(&p)
+        .unwrap_err()
+        .ends_with("bad2.txt:1: 'wait' without any outstanding isend or irecv"));
+    let p = write("bad3.txt", "0 send 5 1 10 6\n1 init\n");
+    assert!(read(&p)
+        .unwrap_err()
+        .ends_with("bad3.txt:1: destination 5 is out of range: the trace has 2 ranks"));
+    let p = write("bad4.txt", "0 @nope barrier\n");
+    assert!(read(&p)
+        .unwrap_err()
+        .ends_with("bad4.txt:1: unknown communicator 'nope'"));
+    let p = write("bad5.txt", "0 bcast 10 3 0\n1 bcast 10 3 0\n");
+    assert!(read(&p)
+        .unwrap_err()
+        .ends_with("bad5.txt:1: root 3 is out of range: the communicator has 2 ranks"));
+    let p = write("bad6.txt", "0 comm_split sub 0 0 a\n");
+    assert!(read(&p)
+        .unwrap_err()
+        .ends_with("bad6.txt:1: communicator 'a' has an unknown parent"));
+}
