@@ -44,6 +44,21 @@ pub struct Outcome {
     pub end_times: Vec<SimTime>,
     /// Counters of the run.
     pub stats: RunStats,
+    /// Per operation (by id), when it started, stopped waiting for its peer and ended;
+    /// empty unless the run was asked to record them.
+    pub op_times: Vec<OpTime>,
+}
+
+/// When an operation started, when its data started to move (for a receive: when its
+/// message was matched; otherwise its start) and when it ended, in picoseconds.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct OpTime {
+    /// Start.
+    pub start: u64,
+    /// End of waiting for the peer.
+    pub ready: u64,
+    /// End.
+    pub end: u64,
 }
 
 impl Outcome {
@@ -132,6 +147,7 @@ struct Run<'s> {
     freed: Vec<(u32, u32)>,
     scratch: Vec<u32>,
     stats: RunStats,
+    times: Vec<OpTime>,
 }
 
 /// Simulates `sched` under `model`. Returns per-rank end times, or a [`Stall`] report
@@ -141,7 +157,17 @@ struct Run<'s> {
 pub fn run_loggops(
     sched: &mut Schedule,
     model: &LogGops,
+    progress: Option<&mut dyn FnMut(Progress)>,
+) -> Result<Outcome, Box<Stall>> {
+    run_loggops_with(sched, model, progress, false)
+}
+
+/// [`run_loggops`], optionally recording every operation's times ([`Outcome::op_times`]).
+pub fn run_loggops_with(
+    sched: &mut Schedule,
+    model: &LogGops,
     mut progress: Option<&mut dyn FnMut(Progress)>,
+    record: bool,
 ) -> Result<Outcome, Box<Stall>> {
     let p = sched.num_ranks() as usize;
     let (cpus, nics, total_ops) = (sched.cpus(), sched.nics(), sched.num_ops() as u64);
@@ -155,6 +181,11 @@ pub fn run_loggops(
         freed: Vec::new(),
         scratch: Vec::new(),
         stats: RunStats::default(),
+        times: if record {
+            vec![OpTime::default(); sched.num_ops()]
+        } else {
+            Vec::new()
+        },
         sched,
     };
     for h in 0..p as u32 {
@@ -230,9 +261,27 @@ impl Run<'_> {
             return Some(*cpu);
         }
         *cpu = t.wrapping_add(op.size);
+        self.mark(e.op, t, t, t.wrapping_add(op.size));
         self.started(e.host, e.op);
         self.completed(e.host, e.op);
         None
+    }
+
+    /// Records an operation's times when recording.
+    #[inline(always)]
+    fn mark(&mut self, op: u32, start: u64, ready: u64, end: u64) {
+        if !self.times.is_empty() {
+            self.times[op as usize] = OpTime { start, ready, end };
+        }
+    }
+
+    #[inline(always)]
+    fn mark_end(&mut self, op: u32, ready: u64, end: u64) {
+        if !self.times.is_empty() {
+            let t = &mut self.times[op as usize];
+            t.ready = ready;
+            t.end = end;
+        }
     }
 
     /// A send: needs its CPU and its NIC's send side; eager sends complete at once.
@@ -243,6 +292,7 @@ impl Run<'_> {
             return Some(free);
         }
         self.started(e.host, e.op);
+        self.mark(e.op, t, t, t.wrapping_add(self.m.send_cpu(op.size)));
         *self.timers.cpu(e.host, op.cpu) = t.wrapping_add(self.m.send_cpu(op.size));
         *self.timers.gs(e.host, op.nic) = t.wrapping_add(self.m.nic(op.size));
         self.queue
@@ -258,6 +308,7 @@ impl Run<'_> {
     fn recv(&mut self, t: u64, e: Ev) {
         let op = *self.sched.op(OpId(e.op));
         self.started(e.host, e.op);
+        self.mark(e.op, t, t, t);
         match self.unexpected[e.host as usize].take(op.peer, op.tag, self.sched.context(e.op)) {
             Some(msg) => {
                 let send = *self.sched.op(OpId(msg.op));
@@ -294,6 +345,7 @@ impl Run<'_> {
                 if !self.m.is_eager(send.size) {
                     self.release_sender(t, e.from, e.op, send.cpu, send.nic);
                 }
+                self.mark_end(r.op, t, t.wrapping_add(self.m.recv_cpu(send.size)));
                 self.completed(e.host, r.op);
             }
             None => self.unexpected[e.host as usize].push(Envelope {
@@ -308,6 +360,7 @@ impl Run<'_> {
 
     /// Completes a rendezvous send on its rank and moves that rank's timers up to now.
     fn release_sender(&mut self, t: u64, rank: u32, send_op: u32, cpu: u8, nic: u8) {
+        self.mark_end(send_op, t, t);
         self.completed(rank, send_op);
         let c = self.timers.cpu(rank, cpu);
         *c = (*c).max(t);
@@ -379,7 +432,7 @@ impl Run<'_> {
 
     /// End times if everything ran, or the report of what is stuck. Resets the
     /// schedule's counters either way.
-    fn finish(self) -> Result<Outcome, Box<Stall>> {
+    fn finish(mut self) -> Result<Outcome, Box<Stall>> {
         let p = self.sched.num_ranks() as usize;
         let end_times: Vec<SimTime> = (0..p).map(|h| self.timers.end_time(h)).collect();
         let complete = self.ops_done == self.sched.num_ops() as u64 && self.unexpected.iter().all(|q| q.is_empty());
@@ -387,6 +440,7 @@ impl Run<'_> {
             Ok(Outcome {
                 end_times,
                 stats: self.stats.clone(),
+                op_times: std::mem::take(&mut self.times),
             })
         } else {
             Err(Box::new(self.stall_report(end_times)))

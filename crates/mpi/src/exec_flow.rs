@@ -13,6 +13,7 @@
 //! Matching is MPI's (source and tag with wildcards, in posting order). A compute op
 //! occupies its CPU. A rank's end time is when its last operation completes.
 
+use crate::exec::OpTime;
 use crate::matching::{Envelope, MatchQueue};
 use crate::op::{OpId, OpKind};
 use crate::schedule::Schedule;
@@ -65,6 +66,7 @@ struct Run<'a, 'p> {
     queue: EventQueue<Ev>,
     freed: Vec<u32>,
     ops_done: u64,
+    times: Vec<OpTime>,
 }
 
 /// Simulates `sched` with rank `r` on host `hosts[r]` of `platform` under `params`.
@@ -74,6 +76,7 @@ pub fn run_flow(
     hosts: &[HostId],
     params: HybridParams,
     mut progress: Option<&mut dyn FnMut(Progress)>,
+    record: bool,
 ) -> Result<Outcome, FlowError> {
     let p = sched.num_ranks() as usize;
     assert!(hosts.len() >= p, "every rank needs a host");
@@ -90,6 +93,11 @@ pub fn run_flow(
         queue: EventQueue::new(),
         freed: Vec::new(),
         ops_done: 0,
+        times: if record {
+            vec![OpTime::default(); sched.num_ops()]
+        } else {
+            Vec::new()
+        },
         sched,
     };
     for id in 0..run.sched.num_ops() as u32 {
@@ -149,6 +157,7 @@ pub fn run_flow(
         Ok(()) if run.ops_done == total && run.unexpected.iter().all(|q| q.is_empty()) => Ok(Outcome {
             end_times: run.end.iter().map(|&t| SimTime(t)).collect(),
             stats,
+            op_times: std::mem::take(&mut run.times),
         }),
         Ok(()) => Err(FlowError::Stall(Box::new(run.stall(stats)))),
     };
@@ -165,6 +174,7 @@ impl Run<'_, '_> {
                 match op.kind {
                     OpKind::Recv => {
                         self.started(id);
+                        self.mark_start(id, t);
                         return self.post_recv(t, id);
                     }
                     OpKind::Calc | OpKind::Send => {
@@ -174,6 +184,7 @@ impl Run<'_, '_> {
                             return Ok(());
                         }
                         self.started(id);
+                        self.mark_start(id, t);
                         if op.kind == OpKind::Calc {
                             self.cpu[c] = t + op.size;
                             self.queue.schedule(t + op.size, Ev::CalcDone(id));
@@ -216,6 +227,8 @@ impl Run<'_, '_> {
         };
         match self.posted[op.peer as usize].take(op.rank, op.tag, self.sched.context(id)) {
             Some(r) => {
+                self.mark_ready(r.op, t);
+                self.mark_ready(id, t);
                 msg.recv = Some(r.op);
                 msg.flow_started = true;
             }
@@ -241,6 +254,8 @@ impl Run<'_, '_> {
         let op = *self.sched.op(OpId(id));
         match self.unexpected[op.rank as usize].take(op.peer, op.tag, self.sched.context(id)) {
             Some(m) => {
+                self.mark_ready(id, t);
+                self.mark_ready(m.op, t);
                 let msg = self.messages.get_mut(&m.op).expect("unexpected message without state");
                 msg.recv = Some(id);
                 if msg.arrived {
@@ -305,7 +320,31 @@ impl Run<'_, '_> {
         self.sched.satisfy(id, false, |s| freed.push(s));
     }
 
+    fn mark_start(&mut self, id: u32, t: u64) {
+        if !self.times.is_empty() {
+            // `end` stays unset (MAX) until the op completes.
+            self.times[id as usize] = OpTime {
+                start: t,
+                ready: t,
+                end: u64::MAX,
+            };
+        }
+    }
+
+    fn mark_ready(&mut self, id: u32, t: u64) {
+        if !self.times.is_empty() {
+            let e = &mut self.times[id as usize];
+            // A detached send is done before it is matched: keep its own times.
+            if e.end == u64::MAX {
+                e.ready = t.max(e.start);
+            }
+        }
+    }
+
     fn completed(&mut self, t: u64, id: u32) {
+        if !self.times.is_empty() {
+            self.times[id as usize].end = t;
+        }
         self.ops_done += 1;
         let r = self.sched.rank_of(OpId(id)) as usize;
         self.end[r] = self.end[r].max(t);

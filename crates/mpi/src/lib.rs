@@ -12,7 +12,7 @@ pub mod op;
 pub mod schedule;
 pub mod stall;
 
-pub use exec::{run_loggops, Outcome, Progress, RunStats};
+pub use exec::{run_loggops, run_loggops_with, OpTime, Outcome, Progress, RunStats};
 pub use exec_flow::{run_flow, FlowError};
 pub use op::{Op, OpId, OpKind, Rank, ANY_SOURCE, ANY_TAG};
 pub use schedule::{BuildError, Schedule, ScheduleBuilder};

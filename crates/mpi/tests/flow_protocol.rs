@@ -24,7 +24,7 @@ fn exchange(s: u64, delay: f64, params: HybridParams) -> Result<Vec<f64>, FlowEr
     b.requires(r, c);
     b.end_rank().unwrap();
     let mut sched = b.finish();
-    let out = run_flow(&mut sched, &p, &[HostId(0), HostId(1)], params, None)?;
+    let out = run_flow(&mut sched, &p, &[HostId(0), HostId(1)], params, None, false)?;
     Ok(out.end_times.iter().map(|t| t.as_secs_f64()).collect())
 }
 
@@ -86,7 +86,14 @@ fn an_unmatched_receive_is_a_stall() {
     b.push(Op::recv(8, 0, 3, 0, 0)).unwrap();
     b.end_rank().unwrap();
     let mut sched = b.finish();
-    match run_flow(&mut sched, &p, &[HostId(0), HostId(1)], HybridParams::smpi(), None) {
+    match run_flow(
+        &mut sched,
+        &p,
+        &[HostId(0), HostId(1)],
+        HybridParams::smpi(),
+        None,
+        false,
+    ) {
         Err(FlowError::Stall(s)) => assert_eq!(s.blocked_ranks, 1),
         other => panic!("expected a stall, got {other:?}"),
     }

@@ -59,7 +59,7 @@ pub fn replay_goal(path: &Path, opts: ReplayOptions<'_>) -> Result<Report, Error
                     hosts.len()
                 )));
             }
-            run_flow(&mut sched, platform, &hosts, params, opts.progress)
+            run_flow(&mut sched, platform, &hosts, params, opts.progress, false)
         }
     };
     let sim_seconds = t1.elapsed().as_secs_f64();
