@@ -2,7 +2,10 @@
 
 use crate::{EXIT_INPUT, EXIT_STALL};
 use clap::{Args, ValueEnum};
-use simpi::{platform, replay_goal, Error, HybridParams, LogGops, Model, Piecewise, ReplayOptions, TimeUnit};
+use simpi::{
+    count_ranks, load, platform, simulate, CollChoice, Error, Format, HybridParams, LoadOptions, LogGops, Model,
+    Piecewise, SimOptions, TimeUnit,
+};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::Instant;
@@ -34,17 +37,44 @@ enum MappingKind {
 }
 
 #[derive(Copy, Clone, ValueEnum)]
-enum Format {
+enum OutFormat {
     /// A short summary for people.
     Human,
     /// LogGOPSim's `Host <i>: <t>` lines, in the schedule's time unit.
     Loggopsim,
 }
 
+#[derive(Copy, Clone, ValueEnum)]
+enum InputFormat {
+    /// LogGOPSim's GOAL schedule.
+    Goal,
+    /// SimGrid time-independent trace (index file or trace file).
+    Tit,
+}
+
 #[derive(Args)]
 pub struct ReplayArgs {
-    /// The GOAL schedule to replay.
+    /// The GOAL schedule or TIT trace (index file) to replay.
     file: PathBuf,
+    /// Input format (default: detected from the file).
+    #[arg(long, value_enum)]
+    input: Option<InputFormat>,
+    /// Use this algorithm for a collective, e.g. `--coll bcast=binomial` (repeatable;
+    /// `simpi list-algorithms` lists them).
+    #[arg(long = "coll", value_name = "OP=ALGO")]
+    coll: Vec<String>,
+    /// Host speed in flop/s for traces' `compute` when there is no platform.
+    #[arg(long, default_value = "1e9")]
+    speed: f64,
+    /// Seconds each MPI_Test-like call of a trace costs (SimGrid's smpi/test).
+    #[arg(long, default_value = "1e-4")]
+    test_cost: f64,
+    /// Print the time breakdown per rank and statistics per MPI call.
+    #[arg(long)]
+    report: bool,
+    /// Write a timeline: `.json` for Chrome trace events (Perfetto), `.paje` for ViTE.
+    #[arg(long, value_name = "FILE")]
+    timeline: Option<PathBuf>,
     /// The network model.
     #[arg(long, value_enum, default_value = "loggops")]
     model: ModelName,
@@ -107,7 +137,7 @@ pub struct ReplayArgs {
     time_unit: TimeUnit,
     /// Output format.
     #[arg(long, value_enum, default_value = "human")]
-    format: Format,
+    format: OutFormat,
     /// Print one JSON object instead: makespan_ps, per-rank end_ps, events, wall_seconds.
     #[arg(long, conflicts_with = "format")]
     json: bool,
@@ -158,10 +188,15 @@ pub fn run(a: ReplayArgs) -> Result<(), (u8, String)> {
         (None, _) => return Err((EXIT_INPUT, "the flow and hybrid models need --platform FILE".into())),
         (Some(path), _) => Some(platform::load(path).map_err(|e| (EXIT_INPUT, e.to_string()))?),
     };
-    let model = match &platform {
-        None => Model::LogGops(loggops),
+    let format = a.input.map(|f| match f {
+        InputFormat::Goal => Format::Goal,
+        InputFormat::Tit => Format::Tit,
+    });
+    let input_err = |e: Error| (EXIT_INPUT, e.to_string());
+    let ranks = count_ranks(&a.file, format).map_err(input_err)?;
+    let hosts: Vec<platform::HostId> = match &platform {
+        None => Vec::new(),
         Some(p) => {
-            let ranks = goal_ranks(&a.file)?;
             let mapping = match &a.hostfile {
                 Some(f) => platform::Mapping::from_host_file(p, f, ranks).map_err(|e| (EXIT_INPUT, e.to_string()))?,
                 None => match a.mapping {
@@ -169,21 +204,45 @@ pub fn run(a: ReplayArgs) -> Result<(), (u8, String)> {
                     MappingKind::RoundRobin => platform::Mapping::round_robin(p, ranks),
                 },
             };
-            let hosts = (0..ranks).map(|r| mapping.host(r)).collect();
-            Model::Flow {
-                platform: p,
-                hosts,
-                params: hybrid_params(&a)?,
-            }
+            (0..ranks).map(|r| mapping.host(r)).collect()
         }
     };
-    let opts = ReplayOptions {
-        unit: a.time_unit,
-        model,
+    if !(a.speed > 0.0 && a.speed.is_finite()) {
+        return Err((EXIT_INPUT, "--speed must be a positive number of flop/s".into()));
+    }
+    let speed = |r: u32| match &platform {
+        Some(p) => p.host(hosts[r as usize]).speed,
+        None => a.speed,
+    };
+    let mut coll = CollChoice::new(Box::new(simpi::default_algorithm));
+    for c in &a.coll {
+        coll.add_override(c).map_err(|e| (EXIT_INPUT, format!("--coll: {e}")))?;
+    }
+    let mut workload = load(
+        &a.file,
+        &LoadOptions {
+            format,
+            unit: a.time_unit,
+            speed: &speed,
+            collectives: &coll,
+            test_cost: a.test_cost,
+        },
+    )
+    .map_err(input_err)?;
+    let model = match &platform {
+        None => Model::LogGops(loggops),
+        Some(p) => Model::Flow {
+            platform: p,
+            hosts,
+            params: hybrid_params(&a)?,
+        },
+    };
+    let opts = SimOptions {
         progress: Some(&mut progress),
         max_blocked_ranks: a.max_blocked_ranks,
+        record: a.report || a.timeline.is_some(),
     };
-    let result = replay_goal(&a.file, opts);
+    let result = simulate(&mut workload, &model, opts);
     if show_progress && started.elapsed().as_secs() >= 2 {
         eprintln!();
     }
@@ -199,12 +258,29 @@ pub fn run(a: ReplayArgs) -> Result<(), (u8, String)> {
         report.write_json(&mut out).map_err(io)?;
     } else {
         match a.format {
-            Format::Human => out.write_all(report.summary().as_bytes()).map_err(io)?,
-            Format::Loggopsim => report.write_loggopsim(&mut out, a.time_unit).map_err(io)?,
+            OutFormat::Human => {
+                out.write_all(report.summary().as_bytes()).map_err(io)?;
+                if a.report {
+                    out.write_all(report.details().as_bytes()).map_err(io)?;
+                }
+            }
+            OutFormat::Loggopsim => report.write_loggopsim(&mut out, a.time_unit).map_err(io)?,
         }
     }
+    if let Some(path) = &a.timeline {
+        let f =
+            std::fs::File::create(path).map_err(|e| (EXIT_INPUT, format!("{}: cannot create: {e}", path.display())))?;
+        let w = std::io::BufWriter::new(f);
+        let ranks = report.end_times.len() as u32;
+        let r = if path.extension().is_some_and(|e| e == "paje" || e == "trace") {
+            simpi::timeline::write_paje(w, ranks, &report.spans)
+        } else {
+            simpi::timeline::write_chrome(w, ranks, &report.spans)
+        };
+        r.map_err(|e| (EXIT_INPUT, format!("{}: {e}", path.display())))?;
+    }
     for w in &report.warnings {
-        if a.json || matches!(a.format, Format::Loggopsim) {
+        if a.json || matches!(a.format, OutFormat::Loggopsim) {
             eprintln!("simpi: warning: {w}");
         }
     }
@@ -214,28 +290,6 @@ pub fn run(a: ReplayArgs) -> Result<(), (u8, String)> {
 /// Re-exported so the progress callback can name its argument type.
 mod simpi_mpi_progress {
     pub use simpi::Progress;
-}
-
-/// The number of ranks a GOAL file declares (its `num_ranks` line), read cheaply.
-fn goal_ranks(path: &std::path::Path) -> Result<u32, (u8, String)> {
-    use std::io::BufRead;
-    let f = std::fs::File::open(path).map_err(|e| (EXIT_INPUT, format!("{}: cannot open: {e}", path.display())))?;
-    for line in std::io::BufReader::new(f).lines().take(10_000) {
-        let line = line.map_err(|e| (EXIT_INPUT, format!("{}: {e}", path.display())))?;
-        let mut w = line.split_whitespace();
-        if w.next() == Some("num_ranks") {
-            if let Some(Ok(n)) = w.next().map(str::parse::<u32>) {
-                return Ok(n);
-            }
-        }
-    }
-    Err((
-        EXIT_INPUT,
-        format!(
-            "{}: no 'num_ranks' line near the top: not a GOAL schedule",
-            path.display()
-        ),
-    ))
 }
 
 fn hybrid_params(a: &ReplayArgs) -> Result<HybridParams, (u8, String)> {

@@ -3,15 +3,19 @@
 //! This is the API boundary for front ends (the `simpi` binary, bindings): they see
 //! these types, not the crates below.
 
+pub mod analysis;
 pub mod replay;
 pub mod report;
+pub mod timeline;
+pub mod workload;
 
-pub use replay::{replay_goal, Model, ReplayOptions};
+pub use replay::{replay_goal, simulate, Model, ReplayOptions, SimOptions};
 pub use report::Report;
 pub use simpi_kernel::{SimTime, TimeUnit};
 pub use simpi_mpi::Progress;
 pub use simpi_net::{HybridParams, LogGops, Piecewise};
 pub use simpi_platform as platform;
+pub use workload::{count_ranks, load, CollChoice, Format, LoadOptions, Workload};
 
 /// Why a simulation could not produce a result.
 #[derive(Debug)]
@@ -33,3 +37,12 @@ impl std::fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
+
+/// The algorithm simpi uses for a collective when neither a selector nor an override
+/// says otherwise: the first registered one.
+pub fn default_algorithm(s: &simpi_mpi::coll::CollSpec) -> &'static simpi_mpi::coll::Algorithm {
+    simpi_mpi::coll::registry()
+        .into_iter()
+        .find(|a| a.coll == s.coll)
+        .unwrap_or_else(|| panic!("no algorithm registered for {}", s.coll))
+}

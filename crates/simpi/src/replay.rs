@@ -1,10 +1,12 @@
-//! Replaying recorded or generated workloads: GOAL schedules under LogGOPS or over a
-//! platform with the flow or hybrid model.
+//! Simulating a loaded workload under LogGOPS or over a platform with the flow or hybrid
+//! model, and the GOAL shortcut used by tests.
 
+use crate::analysis::{breakdown, call_stats, spans};
 use crate::report::Report;
+use crate::workload::{load, CollChoice, Format, LoadOptions, Workload};
 use crate::Error;
 use simpi_kernel::TimeUnit;
-use simpi_mpi::{run_flow, run_loggops, FlowError, OpId, Outcome, Progress, Schedule, Stall};
+use simpi_mpi::{run_flow, run_loggops_with, FlowError, OpId, Progress, Schedule, Stall};
 use simpi_net::{HybridParams, LogGops};
 use simpi_platform::{HostId, Platform};
 use simpi_trace::goal::locate_ops;
@@ -27,7 +29,73 @@ pub enum Model<'a> {
     },
 }
 
-/// How to replay a GOAL schedule.
+/// How to simulate.
+pub struct SimOptions<'p> {
+    /// Called about every million events with the run's progress.
+    pub progress: Option<&'p mut dyn FnMut(Progress)>,
+    /// How many blocked ranks a stall report lists in detail.
+    pub max_blocked_ranks: usize,
+    /// Record every operation's times, for breakdowns, call statistics and timelines.
+    pub record: bool,
+}
+
+/// Simulates `w` under `model`.
+pub fn simulate(w: &mut Workload, model: &Model<'_>, opts: SimOptions<'_>) -> Result<Report, Error> {
+    let t1 = Instant::now();
+    let sched = &mut w.schedule;
+    let result = match model {
+        Model::LogGops(m) => run_loggops_with(sched, m, opts.progress, opts.record).map_err(FlowError::Stall),
+        Model::Flow {
+            platform,
+            hosts,
+            params,
+        } => {
+            if hosts.len() < sched.num_ranks() as usize {
+                return Err(Error::Input(format!(
+                    "the workload has {} ranks but only {} are mapped to hosts",
+                    sched.num_ranks(),
+                    hosts.len()
+                )));
+            }
+            run_flow(sched, platform, hosts, params.clone(), opts.progress, opts.record)
+        }
+    };
+    let sim_seconds = t1.elapsed().as_secs_f64();
+    match result {
+        Ok(out) => {
+            let mut warnings = w.warnings.clone();
+            if out.stats.size_mismatches > 0 {
+                warnings.push(format!(
+                    "{} receive(s) matched a message of a different size; the message size was used",
+                    out.stats.size_mismatches
+                ));
+            }
+            let ends: Vec<u64> = out.end_times.iter().map(|t| t.ps()).collect();
+            let (breakdown, calls, spans) = if out.op_times.is_empty() {
+                (Vec::new(), Vec::new(), Vec::new())
+            } else {
+                let sp = spans(sched, &out.op_times, w.calls.as_deref());
+                (breakdown(sched, &out.op_times, &ends), call_stats(&sp), sp)
+            };
+            Ok(Report {
+                end_times: out.end_times,
+                events: out.stats.events,
+                ops: sched.num_ops() as u64,
+                load_seconds: w.load_seconds,
+                sim_seconds,
+                peak_rss_bytes: crate::report::peak_rss_bytes(),
+                warnings,
+                breakdown,
+                calls,
+                spans,
+            })
+        }
+        Err(FlowError::Route(e)) => Err(Error::Input(format!("{}: {e}", w.path.display()))),
+        Err(FlowError::Stall(stall)) => Err(Error::Stall(render_stall(w, &stall, opts.max_blocked_ranks))),
+    }
+}
+
+/// How to replay a GOAL schedule (the short path used by the golden tests).
 pub struct ReplayOptions<'p> {
     /// The unit of times in the schedule.
     pub unit: TimeUnit,
@@ -41,77 +109,51 @@ pub struct ReplayOptions<'p> {
 
 /// Reads the GOAL schedule at `path` and simulates it.
 pub fn replay_goal(path: &Path, opts: ReplayOptions<'_>) -> Result<Report, Error> {
-    let t0 = Instant::now();
-    let mut sched = simpi_trace::read_goal_file(path, opts.unit).map_err(|e| Error::Input(e.to_string()))?;
-    let load_seconds = t0.elapsed().as_secs_f64();
-    let t1 = Instant::now();
-    let result = match opts.model {
-        Model::LogGops(m) => run_loggops(&mut sched, &m, opts.progress).map_err(FlowError::Stall),
-        Model::Flow {
-            platform,
-            hosts,
-            params,
-        } => {
-            if hosts.len() < sched.num_ranks() as usize {
-                return Err(Error::Input(format!(
-                    "the schedule has {} ranks but only {} are mapped to hosts",
-                    sched.num_ranks(),
-                    hosts.len()
-                )));
+    let speed = |_r: u32| 1e9;
+    let coll = CollChoice::new(Box::new(crate::default_algorithm));
+    let mut w = load(
+        path,
+        &LoadOptions {
+            format: Some(Format::Goal),
+            unit: opts.unit,
+            speed: &speed,
+            collectives: &coll,
+            test_cost: 0.0,
+        },
+    )?;
+    simulate(
+        &mut w,
+        &opts.model,
+        SimOptions {
+            progress: opts.progress,
+            max_blocked_ranks: opts.max_blocked_ranks,
+            record: false,
+        },
+    )
+}
+
+/// The stall report, with the GOAL file lines of the operations it shows.
+fn render_stall(w: &Workload, stall: &Stall, shown: usize) -> String {
+    let sched: &Schedule = &w.schedule;
+    let lines: HashMap<(u32, u32), u32> = if w.format == Format::Goal {
+        let mut wanted = Vec::new();
+        for r in stall.ranks.iter().take(shown) {
+            let mut ids: Vec<OpId> = r.waiting_on_dependencies.iter().take(1).copied().collect();
+            for p in &r.pending {
+                ids.push(match p {
+                    simpi_mpi::Pending::PostedRecv { op } | simpi_mpi::Pending::RendezvousSend { op } => *op,
+                    simpi_mpi::Pending::UnreceivedMessage { send, .. } => *send,
+                });
             }
-            run_flow(&mut sched, platform, &hosts, params, opts.progress, false)
+            for id in ids {
+                wanted.push((sched.rank_of(id), sched.local_index(id)));
+            }
         }
+        locate_ops(&w.path, w.unit, &wanted)
+    } else {
+        HashMap::new()
     };
-    let sim_seconds = t1.elapsed().as_secs_f64();
-    match result {
-        Ok(out) => Ok(report(&sched, out, load_seconds, sim_seconds)),
-        Err(FlowError::Route(e)) => Err(Error::Input(format!("{}: {e}", path.display()))),
-        Err(FlowError::Stall(stall)) => Err(Error::Stall(render_stall(
-            path,
-            opts.unit,
-            &sched,
-            &stall,
-            opts.max_blocked_ranks,
-        ))),
-    }
-}
-
-fn report(sched: &Schedule, out: Outcome, load_seconds: f64, sim_seconds: f64) -> Report {
-    let mut warnings = Vec::new();
-    if out.stats.size_mismatches > 0 {
-        warnings.push(format!(
-            "{} receive(s) matched a message of a different size; the message size was used",
-            out.stats.size_mismatches
-        ));
-    }
-    Report {
-        end_times: out.end_times,
-        events: out.stats.events,
-        ops: sched.num_ops() as u64,
-        load_seconds,
-        sim_seconds,
-        peak_rss_bytes: crate::report::peak_rss_bytes(),
-        warnings,
-    }
-}
-
-/// The stall report, with the file lines of the operations it shows.
-fn render_stall(path: &Path, unit: TimeUnit, sched: &Schedule, stall: &Stall, shown: usize) -> String {
-    let mut wanted = Vec::new();
-    for r in stall.ranks.iter().take(shown) {
-        let mut ids: Vec<OpId> = r.waiting_on_dependencies.iter().take(1).copied().collect();
-        for p in &r.pending {
-            ids.push(match p {
-                simpi_mpi::Pending::PostedRecv { op } | simpi_mpi::Pending::RendezvousSend { op } => *op,
-                simpi_mpi::Pending::UnreceivedMessage { send, .. } => *send,
-            });
-        }
-        for id in ids {
-            wanted.push((sched.rank_of(id), sched.local_index(id)));
-        }
-    }
-    let lines: HashMap<(u32, u32), u32> = locate_ops(path, unit, &wanted);
-    let file = path.display().to_string();
+    let file = w.path.display().to_string();
     let locate = |id: OpId| {
         let key = (sched.rank_of(id), sched.local_index(id));
         lines.get(&key).map(|l| format!("{file}:{l}"))

@@ -4,6 +4,9 @@ use simpi_kernel::{SimTime, TimeUnit};
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
+/// Reads one number out of a rank's breakdown.
+type Field = dyn Fn(&crate::analysis::RankBreakdown) -> u64;
+
 /// What a simulation produced.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Report {
@@ -21,6 +24,12 @@ pub struct Report {
     pub peak_rss_bytes: Option<u64>,
     /// Things the user should know that did not stop the run.
     pub warnings: Vec<String>,
+    /// Per-rank time breakdown (when the run recorded operation times).
+    pub breakdown: Vec<crate::analysis::RankBreakdown>,
+    /// Per-call statistics (when recorded).
+    pub calls: Vec<crate::analysis::CallStat>,
+    /// The timeline's spans (when recorded).
+    pub spans: Vec<crate::analysis::Span>,
 }
 
 /// Peak resident set size of this process (Linux `VmHWM`), if available.
@@ -96,6 +105,44 @@ impl Report {
         h
     }
 
+    /// The time breakdown and the call table, for people.
+    pub fn details(&self) -> String {
+        let mut s = String::new();
+        if !self.breakdown.is_empty() {
+            let n = self.breakdown.len() as f64;
+            let avg = |f: &dyn Fn(&crate::analysis::RankBreakdown) -> u64| {
+                SimTime((self.breakdown.iter().map(f).sum::<u64>() as f64 / n) as u64)
+            };
+            let max = |f: &dyn Fn(&crate::analysis::RankBreakdown) -> u64| {
+                SimTime(self.breakdown.iter().map(f).max().unwrap_or(0))
+            };
+            let _ = writeln!(s, "\ntime per rank      average          max");
+            let rows: [(&str, &Field); 4] = [
+                ("compute", &|b| b.compute),
+                ("communication", &|b| b.comm),
+                ("waiting", &|b| b.wait),
+                ("idle", &|b| b.idle),
+            ];
+            for (name, f) in rows {
+                let _ = writeln!(s, "  {name:<14} {:>14} {:>14}", avg(f).to_string(), max(f).to_string());
+            }
+        }
+        if !self.calls.is_empty() {
+            let _ = writeln!(s, "\ncall                count          total        longest");
+            for c in &self.calls {
+                let _ = writeln!(
+                    s,
+                    "  {:<14} {:>9} {:>14} {:>14}",
+                    c.name,
+                    c.count,
+                    SimTime(c.total).to_string(),
+                    SimTime(c.max).to_string()
+                );
+            }
+        }
+        s
+    }
+
     /// LogGOPSim's output lines, `Host <i>: <t>` with `t` in the schedule's unit, so
     /// scripts written for LogGOPSim keep working. Times that are not whole units are
     /// printed with a fraction.
@@ -121,7 +168,18 @@ impl Report {
             if i > 0 {
                 out.write_all(b", ")?;
             }
-            write!(out, "{{\"rank\": {i}, \"end_ps\": {}}}", t.ps())?;
+            match self.breakdown.get(i) {
+                Some(b) => write!(
+                    out,
+                    "{{\"rank\": {i}, \"end_ps\": {}, \"compute_ps\": {}, \"comm_ps\": {}, \"wait_ps\": {}, \"idle_ps\": {}}}",
+                    t.ps(),
+                    b.compute,
+                    b.comm,
+                    b.wait,
+                    b.idle
+                )?,
+                None => write!(out, "{{\"rank\": {i}, \"end_ps\": {}}}", t.ps())?,
+            }
         }
         writeln!(
             out,
@@ -162,6 +220,9 @@ mod tests {
             sim_seconds: 0.25,
             peak_rss_bytes: None,
             warnings: vec![],
+            breakdown: vec![],
+            calls: vec![],
+            spans: vec![],
         }
     }
 

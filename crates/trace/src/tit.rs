@@ -21,5 +21,5 @@ mod source;
 
 pub use actions::Action;
 pub use comms::{Comm, CommTable};
-pub use convert::{read_tit, CallRecord, TitError, TitOptions, TitTrace};
+pub use convert::{looks_like_tit, read_tit, tit_ranks, CallRecord, TitError, TitOptions, TitTrace};
 pub use datatypes::datatype_size;

@@ -115,6 +115,27 @@ fn split(text: &str) -> (Option<&str>, &str, Vec<&str>) {
     (comm, name, w.collect())
 }
 
+/// Number of ranks of the TIT trace at `path` (reads only the index, or the shared file).
+pub fn tit_ranks(path: &Path) -> Result<u32, TitError> {
+    Ok(Source::open(path)?.ranks() as u32)
+}
+
+/// True if `path` looks like a TIT trace or index rather than a GOAL schedule: its first
+/// meaningful line is `<rank> <action>` or a file name, not `num_ranks N`.
+pub fn looks_like_tit(path: &Path) -> bool {
+    use std::io::BufRead;
+    let Ok(f) = std::fs::File::open(path) else { return false };
+    for line in std::io::BufReader::new(f).lines().take(1000) {
+        let Ok(line) = line else { return false };
+        let t = line.trim();
+        if t.is_empty() || t.starts_with('#') || t.starts_with("//") || t.starts_with("/*") {
+            continue;
+        }
+        return !t.starts_with("num_ranks");
+    }
+    false
+}
+
 /// Reads the TIT trace at `path` (index file or trace file) into a schedule.
 pub fn read_tit(path: &Path, opts: &TitOptions<'_>) -> Result<TitTrace, TitError> {
     let src = Source::open(path)?;

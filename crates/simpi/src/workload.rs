@@ -1,0 +1,171 @@
+//! Loading workloads: GOAL schedules and TIT traces become one [`Workload`].
+
+use crate::Error;
+use simpi_kernel::TimeUnit;
+use simpi_mpi::coll::{registry, Algorithm, CollSpec, Collective};
+use simpi_mpi::Schedule;
+use simpi_trace::tit::{read_tit, CallRecord, TitOptions};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Which format an input is in.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// LogGOPSim's GOAL schedule.
+    Goal,
+    /// SimGrid time-independent trace (or simpi's dialect of it).
+    Tit,
+}
+
+impl Format {
+    /// Guesses from the file's first meaningful line.
+    pub fn detect(path: &Path) -> Format {
+        if simpi_trace::tit::looks_like_tit(path) {
+            Format::Tit
+        } else {
+            Format::Goal
+        }
+    }
+}
+
+/// How collectives are expanded: per-operation overrides, else a selector.
+pub struct CollChoice {
+    /// `--coll OP=ALGO` overrides.
+    pub overrides: HashMap<Collective, &'static Algorithm>,
+    /// The algorithm for everything else.
+    pub select: Box<dyn Fn(&CollSpec) -> &'static Algorithm>,
+}
+
+impl CollChoice {
+    /// Overrides on top of `select`.
+    pub fn new(select: Box<dyn Fn(&CollSpec) -> &'static Algorithm>) -> CollChoice {
+        CollChoice {
+            overrides: HashMap::new(),
+            select,
+        }
+    }
+
+    /// The algorithm for a call.
+    pub fn choose(&self, s: &CollSpec) -> &'static Algorithm {
+        match self.overrides.get(&s.coll) {
+            Some(a) => a,
+            None => (self.select)(s),
+        }
+    }
+
+    /// Parses `op=algo` into an override.
+    pub fn add_override(&mut self, spec: &str) -> Result<(), String> {
+        let (op, alg) = spec
+            .split_once('=')
+            .ok_or_else(|| format!("expected OP=ALGORITHM, found '{spec}'"))?;
+        let coll = Collective::from_name(op).ok_or_else(|| {
+            let names: Vec<&str> = Collective::ALL.iter().map(|c| c.name()).collect();
+            format!("unknown collective '{op}': expected one of {}", names.join(", "))
+        })?;
+        let a = registry()
+            .into_iter()
+            .find(|a| a.coll == coll && a.name == alg)
+            .ok_or_else(|| {
+                let names: Vec<&str> = registry()
+                    .into_iter()
+                    .filter(|a| a.coll == coll)
+                    .map(|a| a.name)
+                    .collect();
+                format!("unknown {op} algorithm '{alg}': expected one of {}", names.join(", "))
+            })?;
+        self.overrides.insert(coll, a);
+        Ok(())
+    }
+}
+
+/// What loading needs to know.
+pub struct LoadOptions<'a> {
+    /// The format (None: detect).
+    pub format: Option<Format>,
+    /// Time unit of GOAL schedules.
+    pub unit: TimeUnit,
+    /// Flop/s of rank `r`'s host (TIT `compute` and reduction costs).
+    pub speed: &'a dyn Fn(u32) -> f64,
+    /// How collectives are expanded (TIT).
+    pub collectives: &'a CollChoice,
+    /// Seconds an MPI_Test costs (TIT).
+    pub test_cost: f64,
+}
+
+/// A workload ready to simulate.
+pub struct Workload {
+    /// Where it came from.
+    pub path: PathBuf,
+    /// Its format.
+    pub format: Format,
+    /// The GOAL time unit.
+    pub unit: TimeUnit,
+    /// The operations.
+    pub schedule: Schedule,
+    /// The MPI calls, for traces.
+    pub calls: Option<Vec<CallRecord>>,
+    /// Things the user should know.
+    pub warnings: Vec<String>,
+    /// Seconds spent loading.
+    pub load_seconds: f64,
+}
+
+/// Number of ranks of the workload at `path` without loading it.
+pub fn count_ranks(path: &Path, format: Option<Format>) -> Result<u32, Error> {
+    match format.unwrap_or_else(|| Format::detect(path)) {
+        Format::Tit => simpi_trace::tit::tit_ranks(path).map_err(|e| Error::Input(e.to_string())),
+        Format::Goal => {
+            use std::io::BufRead;
+            let f =
+                std::fs::File::open(path).map_err(|e| Error::Input(format!("{}: cannot open: {e}", path.display())))?;
+            for line in std::io::BufReader::new(f).lines().take(10_000) {
+                let line = line.map_err(|e| Error::Input(format!("{}: {e}", path.display())))?;
+                let mut w = line.split_whitespace();
+                if w.next() == Some("num_ranks") {
+                    if let Some(Ok(n)) = w.next().map(str::parse::<u32>) {
+                        return Ok(n);
+                    }
+                }
+            }
+            Err(Error::Input(format!(
+                "{}: no 'num_ranks' line near the top: not a GOAL schedule",
+                path.display()
+            )))
+        }
+    }
+}
+
+/// Loads the workload at `path`.
+pub fn load(path: &Path, opts: &LoadOptions<'_>) -> Result<Workload, Error> {
+    let t0 = Instant::now();
+    let format = opts.format.unwrap_or_else(|| Format::detect(path));
+    let (schedule, calls, warnings) = match format {
+        Format::Goal => {
+            let s = simpi_trace::read_goal_file(path, opts.unit).map_err(|e| Error::Input(e.to_string()))?;
+            (s, None, Vec::new())
+        }
+        Format::Tit => {
+            let choose = |s: &CollSpec| opts.collectives.choose(s);
+            let t = read_tit(
+                path,
+                &TitOptions {
+                    speed: opts.speed,
+                    choose: &choose,
+                    test_cost: opts.test_cost,
+                },
+            )
+            .map_err(|e| Error::Input(e.to_string()))?;
+            (t.schedule, Some(t.calls), t.warnings)
+        }
+    };
+    Ok(Workload {
+        path: path.to_path_buf(),
+        format,
+        unit: opts.unit,
+        schedule,
+        calls,
+        warnings,
+        load_seconds: t0.elapsed().as_secs_f64(),
+    })
+}
