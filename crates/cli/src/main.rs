@@ -20,8 +20,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Replay a GOAL schedule and report when every rank finishes.
-    Replay(replay::ReplayArgs),
+    /// Replay a GOAL schedule or a TIT trace and report when every rank finishes.
+    Replay(Box<replay::ReplayArgs>),
     /// Write the GOAL schedule of a collective or application pattern.
     Schedgen(schedgen::SchedgenArgs),
     /// Check or summarise a platform file.
@@ -36,7 +36,7 @@ pub const EXIT_STALL: u8 = 3;
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Replay(a) => replay::run(a),
+        Command::Replay(a) => replay::run(*a),
         Command::Schedgen(a) => schedgen::run(a),
         Command::Platform(a) => platform_cmd::run(a),
     };
