@@ -1,5 +1,6 @@
 //! `simpi`: replay traces and schedules on simulated clusters, generate schedules.
 
+mod convert;
 mod platform_cmd;
 mod replay;
 mod schedgen;
@@ -26,6 +27,10 @@ enum Command {
     Schedgen(schedgen::SchedgenArgs),
     /// Check or summarise a platform file.
     Platform(platform_cmd::PlatformArgs),
+    /// Convert a trace (collectives expanded) or schedule to GOAL.
+    Convert(convert::ConvertArgs),
+    /// List the collective algorithms.
+    ListAlgorithms,
 }
 
 /// Exit code for malformed input.
@@ -39,6 +44,8 @@ fn main() -> ExitCode {
         Command::Replay(a) => replay::run(*a),
         Command::Schedgen(a) => schedgen::run(a),
         Command::Platform(a) => platform_cmd::run(a),
+        Command::Convert(a) => convert::run(a),
+        Command::ListAlgorithms => convert::list_algorithms(),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -93,6 +93,11 @@ impl Schedule {
         self.ops[id.0 as usize].deps
     }
 
+    /// True if `id` starts once any one of its predecessors has completed.
+    pub fn is_any_of(&self, id: OpId) -> bool {
+        self.ops[id.0 as usize].flags & ANY_DEPS != 0
+    }
+
     /// Operations that may start only once `id` has completed (`requires`).
     #[inline(always)]
     pub fn done_successors(&self, id: OpId) -> &[u32] {

@@ -12,6 +12,7 @@ pub mod workload;
 pub use replay::{replay_goal, simulate, Model, ReplayOptions, SimOptions};
 pub use report::Report;
 pub use simpi_kernel::{SimTime, TimeUnit};
+pub use simpi_mpi as mpi;
 pub use simpi_mpi::Progress;
 pub use simpi_net::{HybridParams, LogGops, Piecewise};
 pub use simpi_platform as platform;

@@ -173,3 +173,36 @@ fn errors_name_file_and_line() {
         .unwrap_err()
         .ends_with("bad6.txt:1: communicator 'a' has an unknown parent"));
 }
+
+#[test]
+fn traces_convert_to_goal_with_the_same_times() {
+    // The communicator trace above, through GOAL text and back: same end times.
+    let mut text = String::new();
+    for r in 0..4 {
+        let c = if r % 2 == 0 { "even" } else { "odd" };
+        text += &format!(
+            "{r} comm_split world {} {} {c}\n{r} @{c} allreduce 1 0 0\n{r} compute 1e5\n{r} barrier\n",
+            r % 2,
+            -(r as i64)
+        );
+        text += &format!(
+            "{r} isend {} 3 100 1\n{r} irecv {} 3 100 1\n{r} waitall\n",
+            (r + 1) % 4,
+            (r + 3) % 4
+        );
+    }
+    let p = write("conv.txt", &text);
+    let mut t = read(&p).unwrap();
+    let direct = times(&mut t);
+    let (goal, rep) = simpi_trace::goal::write_schedule(&t.schedule, Vec::new(), TimeUnit::Ns).unwrap();
+    assert_eq!(rep.rounded_computes, 0);
+    let mut back = simpi_trace::read_goal(&goal[..], "conv.goal", TimeUnit::Ns).unwrap();
+    let m = LogGops::from_units(TimeUnit::Ns, 1000, 100, 0, 0, 0, 1 << 40);
+    let via_goal: Vec<u64> = run_loggops(&mut back, &m, None)
+        .unwrap()
+        .end_times
+        .iter()
+        .map(|t| t.ps() / 1000)
+        .collect();
+    assert_eq!(direct, via_goal);
+}

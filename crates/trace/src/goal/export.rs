@@ -1,0 +1,79 @@
+//! Writes any schedule as GOAL text (`simpi convert --to goal`): TIT traces and
+//! generated workloads become schedules LogGOPSim can run.
+//!
+//! GOAL has no communicators and no "any one of" dependencies, so: a message in matching
+//! context `c > 0` gets tag `c · 2^24 + tag` (distinct contexts stay apart; a wildcard
+//! tag of such a receive is written as -1 and may then match across contexts), and an
+//! any-of operation becomes an all-of one. Both are counted in the returned report.
+//! Compute times are rounded to whole time units.
+
+use super::writer::{GoalWriter, Label};
+use simpi_kernel::TimeUnit;
+use simpi_mpi::{OpId, OpKind, Schedule, ANY_TAG};
+use std::io::{self, Write};
+
+/// What the export had to approximate.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ExportReport {
+    /// Receives with a wildcard tag in a non-world context.
+    pub wildcard_tags_across_contexts: u64,
+    /// Any-of operations written as all-of.
+    pub any_of_as_all_of: u64,
+    /// Compute operations whose time was rounded to the unit.
+    pub rounded_computes: u64,
+    /// Tags too large to carry a context.
+    pub tag_overflows: u64,
+}
+
+/// Writes `s` as GOAL with times in `unit`.
+pub fn write_schedule<W: Write>(s: &Schedule, out: W, unit: TimeUnit) -> io::Result<(W, ExportReport)> {
+    let mut rep = ExportReport::default();
+    let mut w = GoalWriter::new(out, s.num_ranks())?;
+    let k = unit.ps_per_unit();
+    for r in 0..s.num_ranks() {
+        let ops = s.rank_ops(r);
+        if ops.is_empty() {
+            continue;
+        }
+        w.begin_rank(r)?;
+        let first = ops.start;
+        for id in ops.clone() {
+            let op = s.op(OpId(id));
+            let ctx = s.context(id);
+            let tag = if ctx == 0 {
+                op.tag
+            } else if op.tag == ANY_TAG {
+                rep.wildcard_tags_across_contexts += 1;
+                ANY_TAG
+            } else if op.tag >= 1 << 24 || ctx >= 255 {
+                rep.tag_overflows += 1;
+                op.tag
+            } else {
+                (ctx << 24) | op.tag
+            };
+            match op.kind {
+                OpKind::Send => w.send_on(op.size, op.peer, tag, op.cpu, op.nic)?,
+                OpKind::Recv => w.recv_on(op.size, op.peer, tag, op.cpu, op.nic)?,
+                OpKind::Calc => {
+                    if op.size % k != 0 {
+                        rep.rounded_computes += 1;
+                    }
+                    w.calc_on((op.size + k / 2) / k, op.cpu)?
+                }
+            };
+            if s.is_any_of(OpId(id)) {
+                rep.any_of_as_all_of += 1;
+            }
+        }
+        for id in ops {
+            for &succ in s.done_successors(OpId(id)) {
+                w.requires(Label(succ - first), Label(id - first))?;
+            }
+            for &succ in s.start_successors(OpId(id)) {
+                w.irequires(Label(succ - first), Label(id - first))?;
+            }
+        }
+        w.end_rank()?;
+    }
+    Ok((w.finish()?, rep))
+}
