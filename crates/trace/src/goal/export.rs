@@ -55,7 +55,7 @@ pub fn write_schedule<W: Write>(s: &Schedule, out: W, unit: TimeUnit) -> io::Res
                 OpKind::Send => w.send_on(op.size, op.peer, tag, op.cpu, op.nic)?,
                 OpKind::Recv => w.recv_on(op.size, op.peer, tag, op.cpu, op.nic)?,
                 OpKind::Calc => {
-                    if op.size % k != 0 {
+                    if !op.size.is_multiple_of(k) {
                         rep.rounded_computes += 1;
                     }
                     w.calc_on((op.size + k / 2) / k, op.cpu)?
