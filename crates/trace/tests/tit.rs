@@ -206,3 +206,91 @@ fn traces_convert_to_goal_with_the_same_times() {
         .collect();
     assert_eq!(direct, via_goal);
 }
+
+// ---- simpi's tracer dialect: completions name their requests ----
+
+#[test]
+fn waitall_with_listed_requests_waits_only_for_them() {
+    // Rank 0 waits for its eager send (done at 100), computes 1 ms (to 1,000,100); the
+    // receive of rank 1's late answer (sent at 2,001,200, arrives 2,002,300) is taken in by
+    // 2,002,400. SimGrid's drain-everything waitall would put the compute after it.
+    let p = write(
+        "listed.txt",
+        "0 irecv 1 5 8\n0 isend 1 6 8\n0 waitall 1 0 1 6\n0 compute 1e6\n0 wait 1 0 5\n\
+         1 recv 0 6 8\n1 compute 2e6\n1 send 0 5 8\n",
+    );
+    let mut t = read(&p).unwrap();
+    assert_eq!(times(&mut t), vec![2_002_400, 2_001_300]);
+}
+
+#[test]
+fn non_blocking_collectives_overlap_computation() {
+    // Rank 0 starts a barrier, computes 1 ms and then waits: the barrier's receive (arrival
+    // 1,100) is taken in after the compute, by 1,000,200. A blocking barrier would end at
+    // 1,200 and the compute at 1,001,200.
+    let p = write("ibarrier.txt", "0 ibarrier\n0 compute 1e6\n0 wait -3 0 0\n1 barrier\n");
+    let mut t = read(&p).unwrap();
+    assert_eq!(times(&mut t)[0], 1_000_200);
+}
+
+#[test]
+fn persistent_receives_keep_their_source() {
+    // Rank 0's persistent receive names rank 1, so rank 2's earlier message (same tag, taken
+    // in on arrival, 1,100..1,200, as LogGOPSim does for unexpected eager messages) waits for
+    // the plain receive. Rank 1 computes to 1,000,000 and sends (to 1,000,100); its message
+    // arrives at 1,001,100 and is taken in by 1,001,200. Matching any source would stall.
+    let p = write(
+        "persistent.txt",
+        "0 recv_init\n0 Start 1 3 16 6 r\n0 wait 1 0 3\n0 recv 2 3 16\n0 request_free\n\
+         1 compute 1e6\n1 send 0 3 16\n2 send 0 3 16\n",
+    );
+    let mut t = read(&p).unwrap();
+    assert_eq!(times(&mut t), vec![1_001_200, 1_000_100, 100]);
+    // startall lists each request with its partner and direction.
+    let p = write(
+        "startall.txt",
+        "0 startall 2 1 3 16 s 1 4 16 r\n0 waitall 2 0 1 3 1 0 4\n1 recv 0 3 16\n1 send 0 4 16\n",
+    );
+    let mut t = read(&p).unwrap();
+    assert_eq!(times(&mut t), vec![2_400, 1_300]);
+}
+
+#[test]
+fn sendrecv_carries_its_tags_and_proc_null_is_dropped() {
+    // Rank 0 sends tag 5 (arrives 1,100, received by 1,200), rank 1 answers with tag 9
+    // (sent 1,200..1,300, arrives 2,300, received by 2,400). Operations with the tracer's
+    // MPI_PROC_NULL (-2) vanish.
+    let p = write(
+        "sendrecv.txt",
+        "0 sendRecv 8 1 8 1 6 6 5 9\n0 recv -2 1 8\n0 sendRecv 8 -2 8 -2 6 6 0 0\n\
+         1 recv 0 5 8\n1 send 0 9 8\n1 send -2 1 8\n",
+    );
+    let mut t = read(&p).unwrap();
+    assert_eq!(times(&mut t), vec![2_400, 1_300]);
+}
+
+#[test]
+fn waitsome_and_tests_complete_what_the_real_calls_completed() {
+    // testsome found nothing: 0.1 ms of test cost. waitsome completed tag 2 (arrived at
+    // 1,100, taken in after the test cost: 100,100); the compute runs to 1,100,100; tag 1
+    // (sent at 3,000,100, arrives 3,001,200) is taken in by 3,001,300.
+    let p = write(
+        "waitsome.txt",
+        "0 irecv 1 1 8\n0 irecv 1 2 8\n0 testsome 2 0\n0 waitsome 2 1 1 0 2\n0 compute 1e6\n\
+         0 test 1 0 1 1\n1 send 0 2 8\n1 compute 3e6\n1 send 0 1 8\n",
+    );
+    let mut t = read(&p).unwrap();
+    // The final successful test waits for tag 1, then costs its 0.1 ms.
+    assert_eq!(times(&mut t), vec![3_101_300, 3_000_200]);
+}
+
+#[test]
+fn collectives_on_the_self_communicator_move_nothing() {
+    let p = write(
+        "self.txt",
+        "0 @self bcast 100 0 6\n0 @self allreduce 100 0 6\n0 compute 1e3\n1 compute 2e3\n",
+    );
+    let mut t = read(&p).unwrap();
+    assert_eq!(t.schedule.num_ops(), 2);
+    assert_eq!(times(&mut t), vec![1_000, 2_000]);
+}

@@ -4,6 +4,17 @@
 
 use super::datatypes::datatype_size;
 
+/// A request's identity in a trace: (source, destination, tag) in world ranks.
+pub(crate) type Key = (i64, i64, i64);
+
+/// The source simpi's tracer writes for a request of the `k`-th non-blocking collective.
+pub(crate) const ICOLL_SOURCE: i64 = -3;
+/// The source simpi's tracer writes for a request the trace does not model (a null request,
+/// a file or generalized request): waiting on it takes no time.
+pub(crate) const UNMODELLED_SOURCE: i64 = -4;
+/// The partner simpi's tracer writes for MPI_PROC_NULL: the operation is dropped.
+pub(crate) const PROC_NULL: i64 = -2;
+
 /// A parsed action. Sizes are in bytes (count × datatype size).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Action {
@@ -37,14 +48,23 @@ pub enum Action {
         /// Bytes (0 when the trace gives a negative count: probe first).
         bytes: u64,
     },
-    /// `Start peer tag bytes dt`: a persistent request started (bytes, not elements).
+    /// `Start peer tag bytes dt [r]`: a persistent request started (bytes, not elements).
+    /// SimGrid writes this rank as the partner of a receive; simpi's tracer writes the
+    /// source and a final `r`.
     Start {
-        /// Partner (this rank for a receive).
+        /// Partner (this rank for a SimGrid receive).
         peer: i64,
         /// Tag.
         tag: i64,
         /// Bytes.
         bytes: u64,
+        /// True when the trace marks it a receive (`r`).
+        recv: bool,
+    },
+    /// `startall n (peer tag bytes s|r)*n` (simpi's tracer; SimGrid's `Startall` is a no-op).
+    Startall {
+        /// (partner, tag, bytes, is a receive) of each started request.
+        starts: Vec<(i64, i64, u64, bool)>,
     },
     /// `wait src dst tag`.
     Wait {
@@ -55,7 +75,7 @@ pub enum Action {
         /// Tag.
         tag: i64,
     },
-    /// `test src dst tag`.
+    /// `test src dst tag [flag]`; simpi's tracer adds flag 1 when the request completed.
     Test {
         /// Source world rank of the request.
         src: i64,
@@ -63,14 +83,33 @@ pub enum Action {
         dst: i64,
         /// Tag.
         tag: i64,
+        /// The real call found it complete.
+        done: bool,
     },
-    /// `waitall [count]`: every outstanding request.
-    Waitall,
-    /// `waitAny`/`waitany [count]`: any one outstanding request.
-    Waitany,
-    /// `testany`, `testall`, `testsome`: a non-blocking check.
-    TestSome,
-    /// `sendRecv scount dst rcount src [sdt] [rdt]` (both tags 0).
+    /// `waitall [count [src dst tag]*count]`: every outstanding request, or the listed ones.
+    Waitall {
+        /// The requests waited for, when the trace lists them.
+        reqs: Option<Vec<Key>>,
+    },
+    /// `waitAny`/`waitany [count [src dst tag]]`: any one outstanding request, or the one
+    /// the real call completed.
+    Waitany {
+        /// The request that completed, when the trace says.
+        done: Option<Key>,
+    },
+    /// `waitsome count k [src dst tag]*k` (simpi's tracer): the requests that completed.
+    Waitsome {
+        /// The requests that completed.
+        done: Vec<Key>,
+    },
+    /// `testany`, `testall`, `testsome`, `iprobe`: a non-blocking check; simpi's tracer lists
+    /// the requests the real call completed (`testany n flag [key]`, `testall n flag [key*n]`,
+    /// `testsome n k [key*k]`).
+    TestSome {
+        /// The requests the real call completed.
+        done: Vec<Key>,
+    },
+    /// `sendRecv scount dst rcount src [sdt] [rdt] [stag rtag]` (tags 0 unless given).
     SendRecv {
         /// Bytes sent.
         sbytes: u64,
@@ -80,7 +119,13 @@ pub enum Action {
         rbytes: u64,
         /// Source.
         src: i64,
+        /// Send tag.
+        stag: i64,
+        /// Receive tag.
+        rtag: i64,
     },
+    /// A non-blocking collective (`ibcast`, `iallreduce`, ...): the collective it starts.
+    Nonblocking(Box<Action>),
     /// `compute flops`.
     Compute {
         /// Floating-point operations.
@@ -198,7 +243,10 @@ pub enum Action {
         /// New id.
         new: String,
     },
-    /// `comm_create parent new|- members..` (simpi's extension).
+    /// `comm_create parent new|- members..` (simpi's extension), also written for the other
+    /// calls that make a communicator from a known member list (`comm_split_type`,
+    /// `comm_create_group`, `cart_create`, `cart_sub`, `graph_create`, `dist_graph_create`,
+    /// `dist_graph_create_adjacent`).
     CommCreate {
         /// Parent id.
         parent: String,
@@ -248,15 +296,61 @@ pub(crate) fn parse(name: &str, a: &[&str], comm_size: usize, double_default: bo
         }
         (from..from + comm_size).map(int).collect()
     };
+    // `count` keys of three integers starting at argument `from`, if they are all there.
+    let keys = |from: usize, count: usize| -> Result<Option<Vec<Key>>, String> {
+        if count == 0 || a.len() < from + 3 * count {
+            return Ok(None);
+        }
+        (0..count)
+            .map(|k| Ok((int(from + 3 * k)?, int(from + 3 * k + 1)?, int(from + 3 * k + 2)?)))
+            .collect::<Result<Vec<_>, String>>()
+            .map(Some)
+    };
+    let small = |i: usize| -> Result<usize, String> {
+        let v = int(i)?;
+        if !(0..=1 << 24).contains(&v) {
+            return Err(format!("request count {v} is out of range"));
+        }
+        Ok(v as usize)
+    };
+    if let Some(inner) = name.strip_prefix('i').filter(|n| is_collective(n)) {
+        return Ok(Action::Nonblocking(Box::new(parse(
+            inner,
+            a,
+            comm_size,
+            double_default,
+        )?)));
+    }
     Ok(match name {
         "init" => Action::Init {
             double_default: !a.is_empty(),
         },
-        "finalize" | "location" | "comm_size" | "Startall" | "startall" => Action::NoOp,
-        "send" | "isend" | "Ssend" | "ISsend" | "bsend" | "ibsend" => {
+        "finalize" | "location" | "comm_size" | "Startall" | "comm_free" | "request_free" | "probe" | "send_init"
+        | "ssend_init" | "bsend_init" | "rsend_init" | "recv_init" => Action::NoOp,
+        "iprobe" => Action::TestSome { done: Vec::new() },
+        "startall" => {
+            let n = if a.is_empty() { 0 } else { small(0)? };
+            need(
+                1 + 4 * n,
+                "a count and, per request, a partner, a tag, a size and s or r",
+            )?;
+            let starts = (0..n)
+                .map(|k| {
+                    let at = 1 + 4 * k;
+                    let recv = match a[at + 3] {
+                        "r" => true,
+                        "s" => false,
+                        t => return Err(format!("expected s or r, found '{t}'")),
+                    };
+                    Ok((int(at)?, int(at + 1)?, count(at + 2)?.max(0) as u64, recv))
+                })
+                .collect::<Result<_, String>>()?;
+            Action::Startall { starts }
+        }
+        "send" | "isend" | "Ssend" | "ISsend" | "bsend" | "ibsend" | "rsend" | "irsend" => {
             need(3, "a destination, a tag and a count")?;
             Action::Send {
-                blocking: matches!(name, "send" | "Ssend" | "bsend"),
+                blocking: matches!(name, "send" | "Ssend" | "bsend" | "rsend"),
                 peer: int(0)?,
                 tag: int(1)?,
                 bytes: bytes(count(2)?, dt(3)?),
@@ -277,6 +371,7 @@ pub(crate) fn parse(name: &str, a: &[&str], comm_size: usize, double_default: bo
                 peer: int(0)?,
                 tag: int(1)?,
                 bytes: count(2)?.max(0) as u64,
+                recv: a.get(4) == Some(&"r"),
             }
         }
         "wait" | "test" => {
@@ -285,19 +380,59 @@ pub(crate) fn parse(name: &str, a: &[&str], comm_size: usize, double_default: bo
             if name == "wait" {
                 Action::Wait { src, dst, tag }
             } else {
-                Action::Test { src, dst, tag }
+                Action::Test {
+                    src,
+                    dst,
+                    tag,
+                    done: a.get(3).is_some_and(|f| int_prefix(f) == Some(1)),
+                }
             }
         }
-        "waitall" => Action::Waitall,
-        "waitAny" | "waitany" => Action::Waitany,
-        "testany" | "testall" | "testsome" => Action::TestSome,
-        "sendRecv" => {
+        "waitall" => Action::Waitall {
+            reqs: if a.is_empty() { None } else { keys(1, small(0)?)? },
+        },
+        "waitAny" | "waitany" => Action::Waitany {
+            done: keys(1, 1)?.map(|k| k[0]),
+        },
+        "waitsome" => {
+            need(2, "a request count and a completed count")?;
+            let k = small(1)?;
+            need(2 + 3 * k, "a source, a destination and a tag per completed request")?;
+            Action::Waitsome {
+                done: keys(2, k)?.unwrap_or_default(),
+            }
+        }
+        "testany" | "testall" | "testsome" => {
+            // simpi's tracer: `n flag|k keys..`; SimGrid writes no argument.
+            let done = if a.len() >= 2 {
+                let k = small(1)?;
+                let k = match name {
+                    "testany" => k.min(1),
+                    "testall" => {
+                        if k == 1 {
+                            small(0)?
+                        } else {
+                            0
+                        }
+                    }
+                    _ => k,
+                };
+                need(2 + 3 * k, "a source, a destination and a tag per completed request")?;
+                keys(2, k)?.unwrap_or_default()
+            } else {
+                Vec::new()
+            };
+            Action::TestSome { done }
+        }
+        "sendRecv" | "sendrecv_replace" => {
             need(4, "a send count, a destination, a receive count and a source")?;
             Action::SendRecv {
                 sbytes: bytes(count(0)?, dt(4)?),
                 dst: int(1)?,
                 rbytes: bytes(count(2)?, dt(5)?),
                 src: int(3)?,
+                stag: opt_int(6, 0)?,
+                rtag: opt_int(7, 0)?,
             }
         }
         "compute" => {
@@ -405,6 +540,14 @@ pub(crate) fn parse(name: &str, a: &[&str], comm_size: usize, double_default: bo
                 root: opt_int(comm_size + 1, 0)?,
             }
         }
+        "reducescatterblock" => {
+            need(2, "a receive count and a computation amount")?;
+            let d = dt(2)?;
+            Action::ReduceScatter {
+                recv: vec![bytes(count(0)?, d); comm_size],
+                comp: float(1)?,
+            }
+        }
         "reducescatter" => {
             let rc = array(0)?;
             need(comm_size + 1, "receive counts and a computation amount")?;
@@ -441,7 +584,14 @@ pub(crate) fn parse(name: &str, a: &[&str], comm_size: usize, double_default: bo
                 new: a[1].to_string(),
             }
         }
-        "comm_create" => {
+        "comm_create"
+        | "comm_split_type"
+        | "comm_create_group"
+        | "cart_create"
+        | "cart_sub"
+        | "graph_create"
+        | "dist_graph_create"
+        | "dist_graph_create_adjacent" => {
             need(2, "a parent communicator, the new id (or -) and the members")?;
             let members = a[2..]
                 .iter()
@@ -459,6 +609,29 @@ pub(crate) fn parse(name: &str, a: &[&str], comm_size: usize, double_default: bo
         "comm_split" | "comm_dup" => Action::NoOp,
         other => return Err(format!("unknown action '{other}'")),
     })
+}
+
+/// True for the names of collective actions (their non-blocking forms prefix an `i`).
+fn is_collective(name: &str) -> bool {
+    matches!(
+        name,
+        "barrier"
+            | "bcast"
+            | "reduce"
+            | "allreduce"
+            | "alltoall"
+            | "alltoallv"
+            | "gather"
+            | "allgather"
+            | "gatherv"
+            | "allgatherv"
+            | "scatter"
+            | "scatterv"
+            | "reducescatter"
+            | "reducescatterblock"
+            | "scan"
+            | "exscan"
+    )
 }
 
 /// SimGrid's `stoi`: the integer prefix of the token (`1e3` reads 1, `5.9` reads 5).
@@ -575,6 +748,39 @@ mod tests {
         assert!(parse("alltoallv", &["10", "1"], 4, false)
             .unwrap_err()
             .contains("needs 4 counts"));
+    }
+
+    #[test]
+    fn tracer_extensions_parse() {
+        assert_eq!(
+            parse("reducescatterblock", &["3", "0", "1"], 3, false).unwrap(),
+            Action::ReduceScatter {
+                recv: vec![12; 3],
+                comp: 0.0
+            }
+        );
+        assert_eq!(
+            parse("ibcast", &["16", "1", "6"], 4, false).unwrap(),
+            Action::Nonblocking(Box::new(Action::Bcast { bytes: 16, root: 1 }))
+        );
+        assert_eq!(
+            parse("testany", &["3", "1", "2", "0", "7"], 4, false).unwrap(),
+            Action::TestSome { done: vec![(2, 0, 7)] }
+        );
+        assert_eq!(
+            parse("testall", &["2", "0"], 4, false).unwrap(),
+            Action::TestSome { done: vec![] }
+        );
+        assert_eq!(
+            parse("waitany", &["1"], 4, false).unwrap(),
+            Action::Waitany { done: None }
+        );
+        assert!(parse("startall", &["1", "0", "1", "8", "x"], 4, false)
+            .unwrap_err()
+            .contains("expected s or r"));
+        assert!(parse("waitsome", &["2", "2", "0", "1", "2"], 4, false)
+            .unwrap_err()
+            .contains("per completed request"));
     }
 
     #[test]

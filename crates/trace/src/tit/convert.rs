@@ -2,19 +2,23 @@
 //! dependencies follow MPI's semantics (SimGrid 3.32's replayer where it defines them).
 //!
 //! * A blocking call waits for everything the program waited for so far (the *frontier*)
-//!   and becomes the new frontier. A non-blocking `isend`/`irecv` waits for the frontier
-//!   but nothing waits for it until a `wait` (the oldest request with that source,
-//!   destination and tag) or `waitall` (every request) adds it to the frontier.
-//! * `waitany` waits for any one outstanding request; `test`, `testany`, `testall` and
-//!   `testsome` cost `test_cost` seconds (SimGrid's `smpi/test` sleep) and complete
-//!   nothing; `startall` does nothing (its requests are unknown).
+//!   and becomes the new frontier. A non-blocking `isend`/`irecv`/`Start`, or a non-blocking
+//!   collective, waits for the frontier but nothing waits for it until a completion call adds
+//!   it to the frontier: `wait` (the oldest request with that source, destination and tag).
+//! * Completion calls that list their requests (simpi's tracer) complete exactly those:
+//!   `waitall n keys`, `waitany n key`, `waitsome n k keys`, and tests that found requests
+//!   complete. Without a list (SimGrid), `waitall` waits for every request, `waitany` for
+//!   any one, and tests complete nothing. Every test costs `test_cost` seconds (SimGrid's
+//!   `smpi/test` sleep).
 //! * Collectives are expanded by the algorithm `choose` picks, in the communicator's
-//!   collective context; reductions then compute their `comp` flops.
+//!   collective context; reductions then compute their `comp` flops. `@self` is a
+//!   communicator of one rank.
 //! * `compute f` takes `f / speed(rank)` seconds; `sleep s` takes `s` seconds.
 //! * Negative sources are MPI_ANY_SOURCE (SimGrid writes -333 or -555), negative tags
-//!   MPI_ANY_TAG (-444); sends to a negative rank (MPI_PROC_NULL) are dropped, counted.
+//!   MPI_ANY_TAG (-444); operations with a negative destination, or simpi's MPI_PROC_NULL
+//!   (-2) as source, are dropped and counted.
 
-use super::actions::{parse, Action};
+use super::actions::{parse, Action, Key, ICOLL_SOURCE, PROC_NULL, UNMODELLED_SOURCE};
 use super::comms::{CommTable, Creation};
 use super::source::{Source, SourceError};
 use simpi_kernel::SimTime;
@@ -155,7 +159,7 @@ pub fn read_tit(path: &Path, opts: &TitOptions<'_>) -> Result<TitTrace, TitError
         src.for_each(r, &mut skipped_first, |file, line, text| {
             files[r] = file.display().to_string();
             let (_, name, args) = split(text);
-            if !name.starts_with("comm_") || args.is_empty() {
+            if !is_creator(name) || args.is_empty() {
                 return Ok(());
             }
             let a = parse(name, &args, 0, false).map_err(|m| at(file, line, m))?;
@@ -206,6 +210,7 @@ pub fn read_tit(path: &Path, opts: &TitOptions<'_>) -> Result<TitTrace, TitError
             store: HashMap::new(),
             double_default: false,
             dropped: &mut dropped,
+            icolls: 0,
         };
         src.for_each(r as usize, &mut skipped, |file, line, text| {
             let before = conv.b.open_len();
@@ -248,7 +253,14 @@ pub fn read_tit(path: &Path, opts: &TitOptions<'_>) -> Result<TitTrace, TitError
     })
 }
 
-type Key = (i64, i64, i64);
+/// Actions that may define a communicator.
+fn is_creator(name: &str) -> bool {
+    name.starts_with("comm_")
+        || matches!(
+            name,
+            "cart_create" | "cart_sub" | "graph_create" | "dist_graph_create" | "dist_graph_create_adjacent"
+        )
+}
 
 struct RankConv<'a, 'o> {
     b: &'a mut ScheduleBuilder,
@@ -262,6 +274,8 @@ struct RankConv<'a, 'o> {
     store: HashMap<Key, VecDeque<u32>>,
     double_default: bool,
     dropped: &'a mut u64,
+    /// Non-blocking collectives started so far.
+    icolls: i64,
 }
 
 fn build(e: BuildError) -> String {
@@ -293,36 +307,30 @@ impl RankConv<'_, '_> {
     }
 
     fn action(&mut self, comm: Option<&str>, name: &str, args: &[&str]) -> Result<(), String> {
+        let self_comm = [self.r];
         let (ci, members) = match comm {
             None => (0, None),
+            // Each rank's MPI_COMM_SELF: nothing crosses it.
+            Some("self") => (0, Some(&self_comm[..])),
             Some(id) => {
                 let (i, c) = self
                     .comms
                     .get(id)
                     .ok_or_else(|| format!("unknown communicator '{id}'"))?;
-                (i, Some(&c.members))
+                (i, Some(&c.members[..]))
             }
         };
         let n = members.map_or(self.p as usize, |m| m.len());
-        let action = match parse(name, args, n, self.double_default)? {
-            Action::Start { peer, tag, bytes } if peer != self.r as i64 => Action::Send {
-                blocking: false,
-                peer,
-                tag,
-                bytes,
-            },
-            a => a,
-        };
         let p2p = CommTable::p2p_context(ci);
-        match action {
+        match parse(name, args, n, self.double_default)? {
             Action::Init { double_default } => self.double_default = double_default,
             Action::NoOp | Action::CommSplit { .. } | Action::CommDup { .. } | Action::CommCreate { .. } => {}
-            Action::Start { peer, tag, bytes } if peer == self.r as i64 => {
-                // A persistent receive: the trace does not say from whom.
-                let l = self.add(Op::recv(bytes, ANY_SOURCE, wild_tag(tag), 0, 0), p2p)?;
-                self.store.entry((-1, self.r as i64, tag)).or_default().push_back(l);
+            Action::Start { peer, tag, bytes, recv } => self.start(peer, tag, bytes, recv, p2p)?,
+            Action::Startall { starts } => {
+                for (peer, tag, bytes, recv) in starts {
+                    self.start(peer, tag, bytes, recv, p2p)?;
+                }
             }
-            Action::Start { .. } => unreachable!("started sends become isends above"),
             Action::Send {
                 blocking,
                 peer,
@@ -347,6 +355,10 @@ impl RankConv<'_, '_> {
                 tag,
                 bytes,
             } => {
+                if peer == PROC_NULL {
+                    *self.dropped += 1;
+                    return Ok(());
+                }
                 let from = if peer < 0 {
                     ANY_SOURCE
                 } else {
@@ -360,35 +372,49 @@ impl RankConv<'_, '_> {
                 }
             }
             Action::Wait { src, dst, tag } => {
-                if self.store.values().all(|q| q.is_empty()) {
+                let special = src == ICOLL_SOURCE || src == UNMODELLED_SOURCE;
+                if !special && self.store.values().all(|q| q.is_empty()) {
                     return Err("'wait' without any outstanding isend or irecv".into());
                 }
-                // A persistent receive is stored with an unknown source.
-                if let Some(op) = self.store.get_mut(&(src, dst, tag)).and_then(|q| q.pop_front()) {
-                    self.after.push(op);
-                } else if let Some(op) = self.store.get_mut(&(-1, dst, tag)).and_then(|q| q.pop_front()) {
-                    self.after.push(op);
-                }
+                self.complete((src, dst, tag));
             }
-            Action::Test { src, dst, tag } => {
-                if let Some(q) = self.store.get_mut(&(src, dst, tag)) {
+            Action::Test { src, dst, tag, done } => {
+                if done {
+                    self.complete((src, dst, tag));
+                } else if let Some(q) = self.store.get_mut(&(src, dst, tag)) {
                     if let Some(op) = q.pop_front() {
                         q.push_back(op);
                     }
+                }
+                if done || self.store.contains_key(&(src, dst, tag)) {
                     let cost = self.opts.test_cost;
                     self.calc(cost)?;
                 }
             }
-            Action::TestSome => {
+            Action::TestSome { done } => {
+                for k in done {
+                    self.complete(k);
+                }
                 let cost = self.opts.test_cost;
                 self.calc(cost)?;
             }
-            Action::Waitall => {
+            Action::Waitall { reqs: Some(reqs) } => {
+                for k in reqs {
+                    self.complete(k);
+                }
+            }
+            Action::Waitall { reqs: None } => {
                 let mut all: Vec<u32> = self.store.values_mut().flat_map(|q| q.drain(..)).collect();
                 all.sort_unstable();
                 self.after.extend(all);
             }
-            Action::Waitany => {
+            Action::Waitany { done: Some(k) } => self.complete(k),
+            Action::Waitsome { done } => {
+                for k in done {
+                    self.complete(k);
+                }
+            }
+            Action::Waitany { done: None } => {
                 let mut all: Vec<u32> = self.store.values().flat_map(|q| q.iter().copied()).collect();
                 all.sort_unstable();
                 if !all.is_empty() {
@@ -405,28 +431,108 @@ impl RankConv<'_, '_> {
                 dst,
                 rbytes,
                 src,
+                stag,
+                rtag,
             } => {
-                let to = self.rank_arg(dst, "destination")?;
-                let from = if src < 0 {
-                    ANY_SOURCE
-                } else {
-                    self.rank_arg(src, "source")?
-                };
-                let s = self.add(Op::send(sbytes, to, 0, 0, 0), p2p)?;
-                let r = self.add(Op::recv(rbytes, from, 0, 0, 0), p2p)?;
-                self.after = vec![s, r];
+                let mut ends = Vec::new();
+                if dst >= 0 {
+                    let to = self.rank_arg(dst, "destination")?;
+                    ends.push(self.add(Op::send(sbytes, to, wild_tag(stag), 0, 0), p2p)?);
+                }
+                if src != PROC_NULL {
+                    let from = if src < 0 {
+                        ANY_SOURCE
+                    } else {
+                        self.rank_arg(src, "source")?
+                    };
+                    ends.push(self.add(Op::recv(rbytes, from, wild_tag(rtag), 0, 0), p2p)?);
+                }
+                if !ends.is_empty() {
+                    self.after = ends;
+                }
             }
             Action::Compute { flops } => {
                 let secs = flops / (self.opts.speed)(self.r);
                 self.calc(secs)?;
             }
             Action::Sleep { seconds } => self.calc(seconds)?,
-            coll => return self.collective(ci, members, coll),
+            Action::Nonblocking(coll) => {
+                let k = self.icolls;
+                self.icolls += 1;
+                let (end, _) = self.collective(ci, members, *coll)?;
+                if let Some(end) = end {
+                    self.store
+                        .entry((ICOLL_SOURCE, self.r as i64, k))
+                        .or_default()
+                        .push_back(end);
+                }
+            }
+            coll => {
+                let (end, comp) = self.collective(ci, members, coll)?;
+                if let Some(end) = end {
+                    self.after = vec![end];
+                }
+                if comp > 0.0 {
+                    let secs = comp / (self.opts.speed)(self.r);
+                    self.calc(secs)?;
+                }
+            }
         }
         Ok(())
     }
 
-    fn collective(&mut self, ci: usize, members: Option<&Vec<u32>>, a: Action) -> Result<(), String> {
+    /// Starts a persistent request: a send to `peer`, or a receive (`recv`, or SimGrid's
+    /// convention of naming this rank) from `peer` (any source when unknown).
+    fn start(&mut self, peer: i64, tag: i64, bytes: u64, recv: bool, ctx: u32) -> Result<(), String> {
+        let me = self.r as i64;
+        if peer == PROC_NULL {
+            *self.dropped += 1;
+            return Ok(());
+        }
+        if recv || peer == me {
+            let src = if recv { peer } else { -1 };
+            let from = if src < 0 {
+                ANY_SOURCE
+            } else {
+                self.rank_arg(src, "source")?
+            };
+            let l = self.add(Op::recv(bytes, from, wild_tag(tag), 0, 0), ctx)?;
+            self.store.entry((src, me, tag)).or_default().push_back(l);
+        } else {
+            let to = self.rank_arg(peer, "destination")?;
+            let l = self.add(Op::send(bytes, to, wild_tag(tag), 0, 0), ctx)?;
+            self.store.entry((me, peer, tag)).or_default().push_back(l);
+        }
+        Ok(())
+    }
+
+    /// Waits for the oldest outstanding request with key `k`. A persistent receive stored
+    /// without its source, and a SimGrid wait on a non-blocking collective (whose key holds
+    /// internal values), fall back to the oldest candidate; an unknown request completes at once.
+    fn complete(&mut self, k: Key) {
+        let (src, dst, tag) = k;
+        if src == UNMODELLED_SOURCE {
+            return;
+        }
+        let mut pop = |key: Key| self.store.get_mut(&key).and_then(|q| q.pop_front());
+        let op = pop(k).or_else(|| pop((-1, dst, tag))).or_else(|| {
+            // The oldest non-blocking collective still outstanding.
+            let oldest = self
+                .store
+                .iter()
+                .filter(|(key, q)| key.0 == ICOLL_SOURCE && !q.is_empty())
+                .map(|(key, _)| *key)
+                .min_by_key(|key| key.2)?;
+            self.store.get_mut(&oldest).and_then(|q| q.pop_front())
+        });
+        if let Some(op) = op {
+            self.after.push(op);
+        }
+    }
+
+    /// Expands a collective after the frontier; returns its last operation and the flops it
+    /// computes afterwards.
+    fn collective(&mut self, ci: usize, members: Option<&[u32]>, a: Action) -> Result<(Option<u32>, f64), String> {
         let world: Vec<u32>;
         let members: &[u32] = match members {
             Some(m) => m,
@@ -548,12 +654,7 @@ impl RankConv<'_, '_> {
         let mut e = ScheduleEmitter::new(self.b, &s, members, CommTable::coll_context(ci), entry);
         (alg.emit)(&s, &mut e);
         let end = e.finish().map_err(build)?;
-        self.after = end.into_iter().collect();
-        if comp > 0.0 {
-            let secs = comp / (self.opts.speed)(self.r);
-            self.calc(secs)?;
-        }
-        Ok(())
+        Ok((end, comp))
     }
 }
 
