@@ -4,6 +4,7 @@ mod convert;
 mod platform_cmd;
 mod replay;
 mod schedgen;
+mod tracer;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -31,6 +32,10 @@ enum Command {
     Convert(convert::ConvertArgs),
     /// List the collective algorithms.
     ListAlgorithms,
+    /// Run an MPI program under simpi's tracer: `simpi trace -o DIR -- mpirun -np 4 ./app`.
+    Trace(tracer::TraceArgs),
+    /// Summarise a trace directory written by `simpi trace`.
+    TraceInfo(tracer::TraceInfoArgs),
 }
 
 /// Exit code for malformed input.
@@ -46,6 +51,8 @@ fn main() -> ExitCode {
         Command::Platform(a) => platform_cmd::run(a),
         Command::Convert(a) => convert::run(a),
         Command::ListAlgorithms => convert::list_algorithms(),
+        Command::Trace(a) => tracer::run(a),
+        Command::TraceInfo(a) => tracer::trace_info(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -585,6 +585,7 @@ pub(crate) fn parse(name: &str, a: &[&str], comm_size: usize, double_default: bo
             }
         }
         "comm_create"
+        | "comm_known"
         | "comm_split_type"
         | "comm_create_group"
         | "cart_create"

@@ -1,0 +1,1280 @@
+/*
+ * simpi's MPI tracer: a preloaded library that interposes the MPI calls of an unmodified
+ * program through the PMPI profiling interface and writes, per rank,
+ *   rank-<r>.tit     the calls in simpi's TIT dialect (docs/formats.md),
+ *   rank-<r>.times   for each TIT line, its name and measured start and end (seconds),
+ *   rank-<r>.counts  how often the program called every MPI function, traced or not.
+ * Time between calls becomes `compute` lines in flops at SIMPI_TRACE_SPEED flop/s.
+ *
+ * Built by `simpi trace` against the MPI it will run with, together with generated
+ * pass-through wrappers that count every other MPI function of that library's mpi.h.
+ * Assumes MPI calls come from one thread at a time (MPI_THREAD_FUNNELED or SERIALIZED).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "simpi_fns.h"
+
+unsigned long long simpi_calls[SIMPI_FN_COUNT];
+/* Depth of MPI calls in progress: only calls the program makes itself (depth 0) count. */
+int simpi_depth;
+
+static FILE *tit_out, *times_out;
+static int me = -1;
+static int active;
+static double epoch, last_exit, carry;
+static double speed = 1e9, min_gap = 1e-6;
+static char out_dir[4096] = "simpi-trace";
+static long long icoll_count;
+
+/* ------------------------------------------------------------------ clock and lines */
+
+static double clock_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double rel_now(void) { return clock_now() - epoch; }
+
+/* Starts a traced call: time since the previous call is the program's own computation. */
+static double enter(void) {
+    double t = rel_now();
+    if (!active) return t;
+    if (t > last_exit) carry += t - last_exit;
+    if (carry >= min_gap) {
+        fprintf(tit_out, "%d compute %.9g\n", me, carry * speed);
+        fprintf(times_out, "compute %.9f %.9f\n", t - carry, t);
+        carry = 0;
+    }
+    return t;
+}
+
+static void leave(const char *name, double start) {
+    double t = rel_now();
+    fprintf(times_out, "%s %.9f %.9f\n", name, start, t);
+    last_exit = t;
+}
+
+#define ENTER(fn)                                        \
+    int outer_ = (simpi_depth++ == 0);                   \
+    if (outer_) simpi_calls[SIMPI_FN_##fn]++;            \
+    int trace_ = outer_ && active;                       \
+    double t0_ = trace_ ? enter() : 0.0
+#define LEAVE() simpi_depth--
+
+static long long type_bytes(long long count, MPI_Datatype dt) {
+    int size = 0;
+    if (dt == MPI_DATATYPE_NULL || count <= 0) return 0;
+    PMPI_Type_size(dt, &size);
+    return count * (long long)size;
+}
+
+/* ------------------------------------------------------------------ communicators */
+
+typedef struct {
+    MPI_Comm handle;
+    char id[48];
+    int size;
+    int inter;
+    int *world; /* world rank of each rank (of the remote group for an intercommunicator) */
+} comm_rec;
+
+static comm_rec *comms;
+static int ncomms, cap_comms;
+
+typedef struct {
+    uint64_t hash;
+    unsigned count;
+} ordinal_rec;
+static ordinal_rec *ordinals;
+static int nordinals, cap_ordinals;
+
+static void *grow(void *p, int *cap, size_t elem) {
+    int c = *cap ? *cap * 2 : 16;
+    void *q = realloc(p, (size_t)c * elem);
+    if (!q) {
+        fprintf(stderr, "simpi tracer: out of memory\n");
+        abort();
+    }
+    *cap = c;
+    return q;
+}
+
+static int *group_to_world(MPI_Group g, int *n_out) {
+    MPI_Group wg;
+    int n = 0;
+    PMPI_Group_size(g, &n);
+    int *ranks = malloc(sizeof(int) * (size_t)(n ? n : 1));
+    int *world = malloc(sizeof(int) * (size_t)(n ? n : 1));
+    for (int i = 0; i < n; i++) ranks[i] = i;
+    PMPI_Comm_group(MPI_COMM_WORLD, &wg);
+    PMPI_Group_translate_ranks(g, n, ranks, wg, world);
+    PMPI_Group_free(&wg);
+    free(ranks);
+    *n_out = n;
+    return world;
+}
+
+/* The same member list gets the same id on every member: its hash and how many
+ * communicators with those members this rank has made before. */
+static void make_id(char *id, size_t len, const int *world, int n, int ordinal) {
+    uint64_t h = 1469598103934665603ULL;
+    for (int i = 0; i < n; i++) {
+        uint32_t v = (uint32_t)world[i];
+        for (int b = 0; b < 4; b++) {
+            h ^= (v >> (8 * b)) & 0xff;
+            h *= 1099511628211ULL;
+        }
+    }
+    unsigned k = 0;
+    if (ordinal) {
+        int i;
+        for (i = 0; i < nordinals && ordinals[i].hash != h; i++) {
+        }
+        if (i == nordinals) {
+            if (nordinals == cap_ordinals) ordinals = grow(ordinals, &cap_ordinals, sizeof *ordinals);
+            ordinals[nordinals].hash = h;
+            ordinals[nordinals].count = 0;
+            nordinals++;
+        }
+        k = ordinals[i].count++;
+        snprintf(id, len, "c%016llx.%u", (unsigned long long)h, k);
+    } else {
+        snprintf(id, len, "k%016llx", (unsigned long long)h);
+    }
+}
+
+static comm_rec *comm_lookup(MPI_Comm c) {
+    for (int i = 0; i < ncomms; i++)
+        if (comms[i].handle == c) return &comms[i];
+    return NULL;
+}
+
+static comm_rec *comm_register(MPI_Comm c, int ordinal) {
+    if (ncomms == cap_comms) comms = grow(comms, &cap_comms, sizeof *comms);
+    comm_rec *r = &comms[ncomms++];
+    MPI_Group g;
+    r->handle = c;
+    r->inter = 0;
+    PMPI_Comm_test_inter(c, &r->inter);
+    if (r->inter)
+        PMPI_Comm_remote_group(c, &g);
+    else
+        PMPI_Comm_group(c, &g);
+    r->world = group_to_world(g, &r->size);
+    PMPI_Group_free(&g);
+    if (c == MPI_COMM_WORLD)
+        snprintf(r->id, sizeof r->id, "world");
+    else if (c == MPI_COMM_SELF)
+        snprintf(r->id, sizeof r->id, "self");
+    else
+        make_id(r->id, sizeof r->id, r->world, r->size, ordinal);
+    return r;
+}
+
+/* A communicator the trace has not seen made (an intercommunicator merge, say) is
+ * declared on first use by its members. */
+static comm_rec *comm_of(MPI_Comm c) {
+    comm_rec *r = comm_lookup(c);
+    if (r) return r;
+    r = comm_register(c, 0);
+    if (!r->inter && c != MPI_COMM_WORLD && c != MPI_COMM_SELF) {
+        fprintf(tit_out, "%d comm_known world %s", me, r->id);
+        for (int i = 0; i < r->size; i++) fprintf(tit_out, " %d", r->world[i]);
+        fprintf(tit_out, "\n");
+        fprintf(times_out, "comm_known %.9f %.9f\n", last_exit, last_exit);
+    }
+    return r;
+}
+
+static void comm_forget(MPI_Comm c) {
+    for (int i = 0; i < ncomms; i++)
+        if (comms[i].handle == c) {
+            free(comms[i].world);
+            comms[i] = comms[--ncomms];
+            return;
+        }
+}
+
+/* World rank of `rank` in `comm`: -1 for MPI_ANY_SOURCE, -2 for MPI_PROC_NULL. */
+static int world_of(comm_rec *c, int rank) {
+    if (rank == MPI_ANY_SOURCE) return -1;
+    if (rank == MPI_PROC_NULL) return -2;
+    if (rank < 0 || rank >= c->size) return -2;
+    return c->world[rank];
+}
+
+static int tag_of(int tag) { return tag == MPI_ANY_TAG ? -1 : tag; }
+
+/* Starts a TIT line: the rank and, off MPI_COMM_WORLD, the communicator. */
+static void line_start(comm_rec *c) {
+    if (c->handle == MPI_COMM_WORLD)
+        fprintf(tit_out, "%d ", me);
+    else
+        fprintf(tit_out, "%d @%s ", me, c->id);
+}
+
+/* A line naming a new communicator made from `parent`: `<name> parent new|- [members]`. */
+static void creation_line(const char *name, MPI_Comm parent, MPI_Comm made, int with_members, MPI_Group g) {
+    comm_rec *p = comm_of(parent);
+    fprintf(tit_out, "%d %s %s ", me, name, p->id);
+    if (made != MPI_COMM_NULL) {
+        comm_rec *n = comm_register(made, 1);
+        fprintf(tit_out, "%s", n->id);
+        if (with_members)
+            for (int i = 0; i < n->size; i++) fprintf(tit_out, " %d", n->world[i]);
+    } else {
+        fprintf(tit_out, "-");
+        if (with_members && g != MPI_GROUP_NULL) {
+            int n;
+            int *w = group_to_world(g, &n);
+            for (int i = 0; i < n; i++) fprintf(tit_out, " %d", w[i]);
+            free(w);
+        }
+    }
+    fprintf(tit_out, "\n");
+}
+
+/* ------------------------------------------------------------------ requests */
+
+enum { REQ_P2P = 1, REQ_PERSISTENT_SEND, REQ_PERSISTENT_RECV, REQ_COLL };
+
+typedef struct {
+    MPI_Request handle;
+    int used;
+    int kind;
+    int src, dst, tag; /* the key its completion names */
+    int peer;          /* persistent: partner world rank */
+    long long bytes;   /* persistent: size */
+} req_rec;
+
+static req_rec *reqs;
+static int cap_reqs, nreqs;
+
+static uint64_t req_hash(MPI_Request h) {
+    uint64_t v = 0;
+    memcpy(&v, &h, sizeof h < sizeof v ? sizeof h : sizeof v);
+    v ^= v >> 31;
+    v *= 0x9e3779b97f4a7c15ULL;
+    return v ^ (v >> 29);
+}
+
+static req_rec *req_slot(MPI_Request h) {
+    uint64_t i = req_hash(h) & (uint64_t)(cap_reqs - 1);
+    while (reqs[i].used && reqs[i].handle != h) i = (i + 1) & (uint64_t)(cap_reqs - 1);
+    return &reqs[i];
+}
+
+static void req_put(MPI_Request h, req_rec rec) {
+    if (h == MPI_REQUEST_NULL) return;
+    if (2 * (nreqs + 1) > cap_reqs) {
+        req_rec *old = reqs;
+        int old_cap = cap_reqs;
+        cap_reqs = cap_reqs ? cap_reqs * 2 : 1024;
+        reqs = calloc((size_t)cap_reqs, sizeof *reqs);
+        for (int i = 0; i < old_cap; i++)
+            if (old[i].used) *req_slot(old[i].handle) = old[i];
+        free(old);
+    }
+    req_rec *s = req_slot(h);
+    if (!s->used) nreqs++;
+    rec.handle = h;
+    rec.used = 1;
+    *s = rec;
+}
+
+static req_rec *req_get(MPI_Request h) {
+    if (!cap_reqs || h == MPI_REQUEST_NULL) return NULL;
+    req_rec *s = req_slot(h);
+    return s->used ? s : NULL;
+}
+
+/* Removes a record, re-seating the entries after it (linear probing). */
+static void req_del(MPI_Request h) {
+    req_rec *s = req_get(h);
+    if (!s) return;
+    uint64_t mask = (uint64_t)(cap_reqs - 1);
+    uint64_t i = (uint64_t)(s - reqs);
+    reqs[i].used = 0;
+    nreqs--;
+    for (uint64_t j = (i + 1) & mask; reqs[j].used; j = (j + 1) & mask) {
+        req_rec r = reqs[j];
+        reqs[j].used = 0;
+        *req_slot(r.handle) = r;
+    }
+}
+
+static void p2p_req(MPI_Request h, int src, int dst, int tag) {
+    req_rec r = {0};
+    r.kind = REQ_P2P;
+    if (src == -2 || dst == -2) {
+        r.src = -4, r.dst = me, r.tag = 0;
+    } else {
+        r.src = src, r.dst = dst, r.tag = tag;
+    }
+    req_put(h, r);
+}
+
+/* Writes the key a completion names: " src dst tag". */
+static void put_key(MPI_Request h) {
+    req_rec *r = req_get(h);
+    if (!r || r->kind == 0)
+        fprintf(tit_out, " -4 %d 0", me);
+    else
+        fprintf(tit_out, " %d %d %d", r->src, r->dst, r->tag);
+}
+
+/* After a completion: non-persistent requests are gone. */
+static void completed(MPI_Request h) {
+    req_rec *r = req_get(h);
+    if (r && (r->kind == REQ_P2P || r->kind == REQ_COLL)) req_del(h);
+}
+
+static MPI_Request *copy_reqs(int n, const MPI_Request *a, MPI_Request *stack, int cap) {
+    MPI_Request *c = n <= cap ? stack : malloc(sizeof(MPI_Request) * (size_t)n);
+    memcpy(c, a, sizeof(MPI_Request) * (size_t)n);
+    return c;
+}
+
+/* ------------------------------------------------------------------ setup and teardown */
+
+static void fail(const char *what, const char *path) {
+    fprintf(stderr, "simpi tracer: cannot %s %s: %s\n", what, path, strerror(errno));
+    PMPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+static void mkdirs(const char *dir) {
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s", dir);
+    for (char *p = tmp + 1; *p; p++)
+        if (*p == '/') {
+            *p = 0;
+            mkdir(tmp, 0777);
+            *p = '/';
+        }
+    if (mkdir(tmp, 0777) != 0 && errno != EEXIST) fail("create the directory", dir);
+}
+
+static void start_tracing(void) {
+    const char *d = getenv("SIMPI_TRACE_DIR");
+    const char *s = getenv("SIMPI_TRACE_SPEED");
+    const char *g = getenv("SIMPI_TRACE_MIN_COMPUTE");
+    int n;
+    char path[4200];
+    if (d && *d) snprintf(out_dir, sizeof out_dir, "%s", d);
+    if (s && atof(s) > 0) speed = atof(s);
+    if (g && atof(g) >= 0) min_gap = atof(g);
+    PMPI_Comm_rank(MPI_COMM_WORLD, &me);
+    PMPI_Comm_size(MPI_COMM_WORLD, &n);
+    mkdirs(out_dir);
+    snprintf(path, sizeof path, "%s/rank-%d.tit", out_dir, me);
+    if (!(tit_out = fopen(path, "w"))) fail("write", path);
+    setvbuf(tit_out, NULL, _IOFBF, 1 << 20);
+    snprintf(path, sizeof path, "%s/rank-%d.times", out_dir, me);
+    if (!(times_out = fopen(path, "w"))) fail("write", path);
+    setvbuf(times_out, NULL, _IOFBF, 1 << 20);
+    if (me == 0) {
+        char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+        int len = 0;
+        snprintf(path, sizeof path, "%s/index.txt", out_dir);
+        FILE *f = fopen(path, "w");
+        if (!f) fail("write", path);
+        for (int r = 0; r < n; r++) fprintf(f, "rank-%d.tit\n", r);
+        fclose(f);
+        snprintf(path, sizeof path, "%s/meta.txt", out_dir);
+        if (!(f = fopen(path, "w"))) fail("write", path);
+        PMPI_Get_library_version(lib, &len);
+        for (int i = 0; i < len; i++)
+            if (lib[i] == '\n') lib[i] = ' ';
+        fprintf(f, "ranks %d\nspeed %.17g\nmin_compute %.17g\nlibrary %.*s\n", n, speed, min_gap, len, lib);
+        fclose(f);
+    }
+    comm_register(MPI_COMM_WORLD, 0);
+    comm_register(MPI_COMM_SELF, 0);
+    /* One clock origin for all ranks: rank 0's, just after everyone left MPI_Init. */
+    PMPI_Barrier(MPI_COMM_WORLD);
+    double t = clock_now();
+    PMPI_Bcast(&t, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    epoch = t;
+    last_exit = rel_now();
+    active = 1;
+    fprintf(tit_out, "%d init\n", me);
+    fprintf(times_out, "init %.9f %.9f\n", last_exit, last_exit);
+}
+
+static void stop_tracing(void) {
+    char path[4200];
+    active = 0;
+    fclose(tit_out);
+    fclose(times_out);
+    snprintf(path, sizeof path, "%s/rank-%d.counts", out_dir, me);
+    FILE *f = fopen(path, "w");
+    if (!f) fail("write", path);
+    for (int i = 0; i < SIMPI_FN_COUNT; i++)
+        if (simpi_calls[i]) fprintf(f, "%s %llu\n", simpi_fn_names[i], simpi_calls[i]);
+    fclose(f);
+}
+
+int MPI_Init(int *argc, char ***argv) {
+    ENTER(MPI_Init);
+    (void)t0_;
+    int rc = PMPI_Init(argc, argv);
+    if (outer_ && rc == MPI_SUCCESS) start_tracing();
+    LEAVE();
+    return rc;
+}
+
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
+    ENTER(MPI_Init_thread);
+    (void)t0_;
+    int rc = PMPI_Init_thread(argc, argv, required, provided);
+    if (outer_ && rc == MPI_SUCCESS) start_tracing();
+    LEAVE();
+    return rc;
+}
+
+int MPI_Finalize(void) {
+    ENTER(MPI_Finalize);
+    if (trace_) {
+        fprintf(tit_out, "%d finalize\n", me);
+        leave("finalize", t0_);
+        stop_tracing();
+    }
+    int rc = PMPI_Finalize();
+    LEAVE();
+    return rc;
+}
+
+/* ------------------------------------------------------------------ point to point */
+
+#define SEND(fn, name)                                                                         \
+    int fn(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {    \
+        ENTER(fn);                                                                             \
+        int rc = P##fn(buf, count, dt, dest, tag, comm);                                       \
+        if (trace_) {                                                                          \
+            comm_rec *c = comm_of(comm);                                                       \
+            line_start(c);                                                                     \
+            fprintf(tit_out, name " %d %d %lld 6\n", world_of(c, dest), tag, type_bytes(count, dt)); \
+            leave(name, t0_);                                                                  \
+        }                                                                                      \
+        LEAVE();                                                                               \
+        return rc;                                                                             \
+    }
+SEND(MPI_Send, "send")
+SEND(MPI_Ssend, "Ssend")
+SEND(MPI_Bsend, "bsend")
+SEND(MPI_Rsend, "rsend")
+
+#define ISEND(fn, name)                                                                        \
+    int fn(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,      \
+           MPI_Request *req) {                                                                 \
+        ENTER(fn);                                                                             \
+        int rc = P##fn(buf, count, dt, dest, tag, comm, req);                                  \
+        if (trace_) {                                                                          \
+            comm_rec *c = comm_of(comm);                                                       \
+            int to = world_of(c, dest);                                                        \
+            line_start(c);                                                                     \
+            fprintf(tit_out, name " %d %d %lld 6\n", to, tag, type_bytes(count, dt));          \
+            p2p_req(*req, me, to, tag);                                                        \
+            leave(name, t0_);                                                                  \
+        }                                                                                      \
+        LEAVE();                                                                               \
+        return rc;                                                                             \
+    }
+ISEND(MPI_Isend, "isend")
+ISEND(MPI_Issend, "ISsend")
+ISEND(MPI_Ibsend, "ibsend")
+ISEND(MPI_Irsend, "irsend")
+
+/* A blocking receive records whom it received from and how much, so the replay matches
+ * the same message. */
+int MPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Status *status) {
+    ENTER(MPI_Recv);
+    MPI_Status own;
+    if (status == MPI_STATUS_IGNORE) status = &own;
+    int rc = PMPI_Recv(buf, count, dt, source, tag, comm, status);
+    if (trace_) {
+        comm_rec *c = comm_of(comm);
+        int got = 0;
+        long long bytes = type_bytes(count, dt);
+        if (source != MPI_PROC_NULL) {
+            source = status->MPI_SOURCE;
+            tag = status->MPI_TAG;
+            if (PMPI_Get_count(status, MPI_BYTE, &got) == MPI_SUCCESS && got != MPI_UNDEFINED) bytes = got;
+        }
+        line_start(c);
+        fprintf(tit_out, "recv %d %d %lld 6\n", world_of(c, source), tag_of(tag), bytes);
+        leave("recv", t0_);
+    }
+    LEAVE();
+    return rc;
+}
+
+int MPI_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Request *req) {
+    ENTER(MPI_Irecv);
+    int rc = PMPI_Irecv(buf, count, dt, source, tag, comm, req);
+    if (trace_) {
+        comm_rec *c = comm_of(comm);
+        int from = world_of(c, source);
+        line_start(c);
+        fprintf(tit_out, "irecv %d %d %lld 6\n", from, tag_of(tag), type_bytes(count, dt));
+        p2p_req(*req, from, me, tag_of(tag));
+        leave("irecv", t0_);
+    }
+    LEAVE();
+    return rc;
+}
+
+static void sendrecv_line(const char *name, comm_rec *c, long long sbytes, int dest, int stag, long long rbytes,
+                          int source, int rtag, MPI_Status *st) {
+    int got = 0;
+    if (source != MPI_PROC_NULL) {
+        source = st->MPI_SOURCE;
+        rtag = st->MPI_TAG;
+        if (PMPI_Get_count(st, MPI_BYTE, &got) == MPI_SUCCESS && got != MPI_UNDEFINED) rbytes = got;
+    }
+    line_start(c);
+    fprintf(tit_out, "%s %lld %d %lld %d 6 6 %d %d\n", name, sbytes, world_of(c, dest), rbytes, world_of(c, source),
+            stag, tag_of(rtag));
+}
+
+int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype sdt, int dest, int stag, void *rbuf, int rcount,
+                 MPI_Datatype rdt, int source, int rtag, MPI_Comm comm, MPI_Status *status) {
+    ENTER(MPI_Sendrecv);
+    MPI_Status own;
+    if (status == MPI_STATUS_IGNORE) status = &own;
+    int rc = PMPI_Sendrecv(sbuf, scount, sdt, dest, stag, rbuf, rcount, rdt, source, rtag, comm, status);
+    if (trace_) {
+        sendrecv_line("sendRecv", comm_of(comm), type_bytes(scount, sdt), dest, stag, type_bytes(rcount, rdt), source,
+                      rtag, status);
+        leave("sendRecv", t0_);
+    }
+    LEAVE();
+    return rc;
+}
+
+int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int stag, int source, int rtag,
+                         MPI_Comm comm, MPI_Status *status) {
+    ENTER(MPI_Sendrecv_replace);
+    MPI_Status own;
+    if (status == MPI_STATUS_IGNORE) status = &own;
+    int rc = PMPI_Sendrecv_replace(buf, count, dt, dest, stag, source, rtag, comm, status);
+    if (trace_) {
+        long long b = type_bytes(count, dt);
+        sendrecv_line("sendrecv_replace", comm_of(comm), b, dest, stag, b, source, rtag, status);
+        leave("sendrecv_replace", t0_);
+    }
+    LEAVE();
+    return rc;
+}
+
+int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status) {
+    ENTER(MPI_Probe);
+    int rc = PMPI_Probe(source, tag, comm, status);
+    if (trace_) {
+        comm_rec *c = comm_of(comm);
+        line_start(c);
+        fprintf(tit_out, "probe %d %d\n", world_of(c, source), tag_of(tag));
+        leave("probe", t0_);
+    }
+    LEAVE();
+    return rc;
+}
+
+int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status) {
+    ENTER(MPI_Iprobe);
+    int rc = PMPI_Iprobe(source, tag, comm, flag, status);
+    if (trace_) {
+        comm_rec *c = comm_of(comm);
+        line_start(c);
+        fprintf(tit_out, "iprobe %d %d %d\n", world_of(c, source), tag_of(tag), *flag ? 1 : 0);
+        leave("iprobe", t0_);
+    }
+    LEAVE();
+    return rc;
+}
+
+/* ------------------------------------------------------------------ persistent requests */
+
+#define PINIT(fn, name, is_recv)                                                                \
+    int fn(CONSTBUF(is_recv) buf, int count, MPI_Datatype dt, int peer, int tag, MPI_Comm comm, \
+           MPI_Request *req) {                                                                  \
+        ENTER(fn);                                                                              \
+        int rc = P##fn(buf, count, dt, peer, tag, comm, req);                                   \
+        if (trace_) {                                                                           \
+            comm_rec *c = comm_of(comm);                                                        \
+            req_rec r = {0};                                                                    \
+            r.kind = is_recv ? REQ_PERSISTENT_RECV : REQ_PERSISTENT_SEND;                       \
+            r.peer = world_of(c, peer);                                                         \
+            r.bytes = type_bytes(count, dt);                                                    \
+            r.tag = is_recv ? tag_of(tag) : tag;                                                \
+            r.src = is_recv ? r.peer : me;                                                      \
+            r.dst = is_recv ? me : r.peer;                                                      \
+            if (r.peer == -2) r.src = -4, r.dst = me, r.tag = 0;                                \
+            req_put(*req, r);                                                                   \
+            line_start(c);                                                                      \
+            fprintf(tit_out, name " %d %d %lld\n", r.peer, r.tag, r.bytes);                     \
+            leave(name, t0_);                                                                   \
+        }                                                                                       \
+        LEAVE();                                                                                \
+        return rc;                                                                              \
+    }
+#define CONSTBUF(is_recv) CONSTBUF_##is_recv
+#define CONSTBUF_0 const void *
+#define CONSTBUF_1 void *
+PINIT(MPI_Send_init, "send_init", 0)
+PINIT(MPI_Ssend_init, "ssend_init", 0)
+PINIT(MPI_Bsend_init, "bsend_init", 0)
+PINIT(MPI_Rsend_init, "rsend_init", 0)
+PINIT(MPI_Recv_init, "recv_init", 1)
+
+/* " peer tag bytes s|r" for a started persistent request. */
+static void put_start(MPI_Request h, int with_kind) {
+    req_rec *r = req_get(h);
+    if (!r || (r->kind != REQ_PERSISTENT_SEND && r->kind != REQ_PERSISTENT_RECV)) {
+        fprintf(tit_out, with_kind ? " -2 0 0 s" : " -2 0 0 6");
+        return;
+    }
+    int recv = r->kind == REQ_PERSISTENT_RECV;
+    if (with_kind)
+        fprintf(tit_out, " %d %d %lld %s", r->peer, r->tag, r->bytes, recv ? "r" : "s");
+    else
+        fprintf(tit_out, " %d %d %lld 6%s", r->peer, r->tag, r->bytes, recv ? " r" : "");
+}
+
+int MPI_Start(MPI_Request *req) {
+    ENTER(MPI_Start);
+    MPI_Request h = *req;
+    int rc = PMPI_Start(req);
+    if (trace_) {
+        fprintf(tit_out, "%d Start", me);
+        put_start(h, 0);
+        fprintf(tit_out, "\n");
+        leave("Start", t0_);
+    }
+    LEAVE();
+    return rc;
+}
+
+int MPI_Startall(int n, MPI_Request reqs_in[]) {
+    ENTER(MPI_Startall);
+    MPI_Request stack[64];
+    MPI_Request *h = trace_ ? copy_reqs(n, reqs_in, stack, 64) : NULL;
+    int rc = PMPI_Startall(n, reqs_in);
+    if (trace_) {
+        fprintf(tit_out, "%d startall %d", me, n);
+        for (int i = 0; i < n; i++) put_start(h[i], 1);
+        fprintf(tit_out, "\n");
+        if (h != stack) free(h);
+        leave("startall", t0_);
+    }
+    LEAVE();
+    return rc;
+}
+
+int MPI_Request_free(MPI_Request *req) {
+    ENTER(MPI_Request_free);
+    MPI_Request h = *req;
+    int rc = PMPI_Request_free(req);
+    if (trace_) {
+        req_del(h);
+        fprintf(tit_out, "%d request_free\n", me);
+        leave("request_free", t0_);
+    }
+    LEAVE();
+    return rc;
+}
+
+/* ------------------------------------------------------------------ completions */
+
+int MPI_Wait(MPI_Request *req, MPI_Status *status) {
+    ENTER(MPI_Wait);
+    MPI_Request h = *req;
+    int rc = PMPI_Wait(req, status);
+    if (trace_) {
+        fprintf(tit_out, "%d wait", me);
+        put_key(h);
+        fprintf(tit_out, "\n");
+        completed(h);
+        leave("wait", t0_);
+    }
+    LEAVE();
+    return rc;
+}
+
+int MPI_Waitall(int n, MPI_Request reqs_in[], MPI_Status statuses[]) {
+    ENTER(MPI_Waitall);
+    MPI_Request stack[64];
+    MPI_Request *h = trace_ ? copy_reqs(n, reqs_in, stack, 64) : NULL;
+    int rc = PMPI_Waitall(n, reqs_in, statuses);
+    if (trace_) {
+        fprintf(tit_out, "%d waitall %d", me, n);
+        for (int i = 0; i < n; i++) put_key(h[i]);
+        fprintf(tit_out, "\n");
+        for (int i = 0; i < n; i++) completed(h[i]);
+        if (h != stack) free(h);
+        leave("waitall", t0_);
+    }
+    LEAVE();
+    return rc;
+}
+
+int MPI_Waitany(int n, MPI_Request reqs_in[], int *index, MPI_Status *status) {
+    ENTER(MPI_Waitany);
+    MPI_Request stack[64];
+    MPI_Request *h = trace_ ? copy_reqs(n, reqs_in, stack, 64) : NULL;
+    int rc = PMPI_Waitany(n, reqs_in, index, status);
+    if (trace_) {
+        fprintf(tit_out, "%d waitany %d", me, n);
+        if (*index != MPI_UNDEFINED && *index >= 0 && *index < n) {
+            put_key(h[*index]);
+            completed(h[*index]);
+        } else {
+            fprintf(tit_out, " -4 %d 0", me);
+        }
+        fprintf(tit_out, "\n");
+        if (h != stack) free(h);
+        leave("waitany", t0_);
+    }
+    LEAVE();
+    return rc;
+}
+
+static void some_line(const char *name, int n, MPI_Request *h, int outcount, const int *idx) {
+    int k = outcount == MPI_UNDEFINED ? 0 : outcount;
+    fprintf(tit_out, "%d %s %d %d", me, name, n, k);
+    for (int i = 0; i < k; i++) put_key(h[idx[i]]);
+    fprintf(tit_out, "\n");
+    for (int i = 0; i < k; i++) completed(h[idx[i]]);
+}
+
+int MPI_Waitsome(int n, MPI_Request reqs_in[], int *outcount, int idx[], MPI_Status statuses[]) {
+    ENTER(MPI_Waitsome);
+    MPI_Request stack[64];
+    MPI_Request *h = trace_ ? copy_reqs(n, reqs_in, stack, 64) : NULL;
+    int rc = PMPI_Waitsome(n, reqs_in, outcount, idx, statuses);
+    if (trace_) {
+        some_line("waitsome", n, h, *outcount, idx);
+        if (h != stack) free(h);
+        leave("waitsome", t0_);
+    }
+    LEAVE();
+    return rc;
+}
+
+int MPI_Testsome(int n, MPI_Request reqs_in[], int *outcount, int idx[], MPI_Status statuses[]) {
+    ENTER(MPI_Testsome);
+    MPI_Request stack[64];
+    MPI_Request *h = trace_ ? copy_reqs(n, reqs_in, stack, 64) : NULL;
+    int rc = PMPI_Testsome(n, reqs_in, outcount, idx, statuses);
+    if (trace_) {
+        some_line("testsome", n, h, *outcount, idx);
+        if (h != stack) free(h);
+        leave("testsome", t0_);
+    }
+    LEAVE();
+    return rc;
+}
+
+int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status) {
+    ENTER(MPI_Test);
+    MPI_Request h = *req;
+    int rc = PMPI_Test(req, flag, status);
+    if (trace_) {
+        fprintf(tit_out, "%d test", me);
+        put_key(h);
+        fprintf(tit_out, " %d\n", *flag ? 1 : 0);
+        if (*flag) completed(h);
+        leave("test", t0_);
+    }
+    LEAVE();
+    return rc;
+}
+
+int MPI_Testany(int n, MPI_Request reqs_in[], int *index, int *flag, MPI_Status *status) {
+    ENTER(MPI_Testany);
+    MPI_Request stack[64];
+    MPI_Request *h = trace_ ? copy_reqs(n, reqs_in, stack, 64) : NULL;
+    int rc = PMPI_Testany(n, reqs_in, index, flag, status);
+    if (trace_) {
+        int got = *flag && *index != MPI_UNDEFINED && *index >= 0 && *index < n;
+        fprintf(tit_out, "%d testany %d %d", me, n, got);
+        if (got) {
+            put_key(h[*index]);
+            completed(h[*index]);
+        }
+        fprintf(tit_out, "\n");
+        if (h != stack) free(h);
+        leave("testany", t0_);
+    }
+    LEAVE();
+    return rc;
+}
+
+int MPI_Testall(int n, MPI_Request reqs_in[], int *flag, MPI_Status statuses[]) {
+    ENTER(MPI_Testall);
+    MPI_Request stack[64];
+    MPI_Request *h = trace_ ? copy_reqs(n, reqs_in, stack, 64) : NULL;
+    int rc = PMPI_Testall(n, reqs_in, flag, statuses);
+    if (trace_) {
+        fprintf(tit_out, "%d testall %d %d", me, n, *flag ? 1 : 0);
+        if (*flag) {
+            for (int i = 0; i < n; i++) put_key(h[i]);
+            for (int i = 0; i < n; i++) completed(h[i]);
+        }
+        fprintf(tit_out, "\n");
+        if (h != stack) free(h);
+        leave("testall", t0_);
+    }
+    LEAVE();
+    return rc;
+}
+
+/* ------------------------------------------------------------------ collectives */
+
+/* Starts a collective line (`i` prefixed when non-blocking); returns its communicator. */
+static comm_rec *coll_start(MPI_Comm comm, const char *name, MPI_Request *req) {
+    comm_rec *c = comm_of(comm);
+    if (c->inter) {
+        fprintf(tit_out, "# %s on an intercommunicator is not traced\n", name);
+        return NULL;
+    }
+    line_start(c);
+    fprintf(tit_out, "%s%s", req ? "i" : "", name);
+    return c;
+}
+
+static void coll_end(MPI_Request *req, const char *name, double t0) {
+    char full[64];
+    fprintf(tit_out, "\n");
+    if (req) {
+        req_rec r = {0};
+        r.kind = REQ_COLL;
+        r.src = -3, r.dst = me, r.tag = (int)icoll_count++;
+        req_put(*req, r);
+    }
+    snprintf(full, sizeof full, "%s%s", req ? "i" : "", name);
+    leave(full, t0);
+}
+
+static int rank_in(MPI_Comm comm) {
+    int r;
+    PMPI_Comm_rank(comm, &r);
+    return r;
+}
+
+static void t_barrier(MPI_Comm comm, MPI_Request *req, double t0) {
+    if (coll_start(comm, "barrier", req)) coll_end(req, "barrier", t0);
+}
+
+static void t_bcast(int count, MPI_Datatype dt, int root, MPI_Comm comm, MPI_Request *req, double t0) {
+    if (!coll_start(comm, "bcast", req)) return;
+    fprintf(tit_out, " %lld %d 6", type_bytes(count, dt), root);
+    coll_end(req, "bcast", t0);
+}
+
+static void t_reduce(int count, MPI_Datatype dt, int root, MPI_Comm comm, MPI_Request *req, double t0) {
+    if (!coll_start(comm, "reduce", req)) return;
+    fprintf(tit_out, " %lld 0 %d 6", type_bytes(count, dt), root);
+    coll_end(req, "reduce", t0);
+}
+
+static void t_counted(const char *name, int count, MPI_Datatype dt, MPI_Comm comm, MPI_Request *req, double t0) {
+    if (!coll_start(comm, name, req)) return;
+    fprintf(tit_out, " %lld 0 6", type_bytes(count, dt));
+    coll_end(req, name, t0);
+}
+
+static void t_gather(const char *name, int all, const void *sbuf, int scount, MPI_Datatype sdt, int rcount,
+                     MPI_Datatype rdt, int root, MPI_Comm comm, MPI_Request *req, double t0) {
+    comm_rec *c = coll_start(comm, name, req);
+    if (!c) return;
+    int here = all || rank_in(comm) == root;
+    long long s = sbuf == MPI_IN_PLACE ? type_bytes(rcount, rdt) : type_bytes(scount, sdt);
+    long long r = here ? type_bytes(rcount, rdt) : s;
+    if (all)
+        fprintf(tit_out, " %lld %lld 6 6", s, r);
+    else
+        fprintf(tit_out, " %lld %lld %d 6 6", s, r, root);
+    coll_end(req, name, t0);
+}
+
+static void t_scatter(const char *name, int scount, MPI_Datatype sdt, const void *rbuf, int rcount, MPI_Datatype rdt,
+                      int root, MPI_Comm comm, MPI_Request *req, double t0) {
+    if (!coll_start(comm, name, req)) return;
+    long long r = rbuf == MPI_IN_PLACE ? type_bytes(scount, sdt) : type_bytes(rcount, rdt);
+    long long s = rank_in(comm) == root ? type_bytes(scount, sdt) : r;
+    fprintf(tit_out, " %lld %lld %d 6 6", s, r, root);
+    coll_end(req, name, t0);
+}
+
+static void t_alltoall(const void *sbuf, int scount, MPI_Datatype sdt, int rcount, MPI_Datatype rdt, MPI_Comm comm,
+                       MPI_Request *req, double t0) {
+    if (!coll_start(comm, "alltoall", req)) return;
+    long long r = type_bytes(rcount, rdt);
+    long long s = sbuf == MPI_IN_PLACE ? r : type_bytes(scount, sdt);
+    fprintf(tit_out, " %lld %lld 6 6", s, r);
+    coll_end(req, "alltoall", t0);
+}
+
+static void put_counts(const int *counts, MPI_Datatype dt, int n, int valid) {
+    for (int i = 0; i < n; i++) fprintf(tit_out, " %lld", valid ? type_bytes(counts[i], dt) : 0LL);
+}
+
+static void t_alltoallv(const void *sbuf, const int *sc, MPI_Datatype sdt, const int *rc, MPI_Datatype rdt,
+                        MPI_Comm comm, MPI_Request *req, double t0) {
+    comm_rec *c = coll_start(comm, "alltoallv", req);
+    if (!c) return;
+    int n = c->size;
+    if (sbuf == MPI_IN_PLACE) sc = rc, sdt = rdt;
+    long long ss = 0, rs = 0;
+    for (int i = 0; i < n; i++) ss += type_bytes(sc[i], sdt), rs += type_bytes(rc[i], rdt);
+    fprintf(tit_out, " %lld", ss);
+    put_counts(sc, sdt, n, 1);
+    fprintf(tit_out, " %lld", rs);
+    put_counts(rc, rdt, n, 1);
+    fprintf(tit_out, " 6 6");
+    coll_end(req, "alltoallv", t0);
+}
+
+static void t_gatherv(const char *name, int all, const void *sbuf, int scount, MPI_Datatype sdt, const int *rc,
+                      MPI_Datatype rdt, int root, MPI_Comm comm, MPI_Request *req, double t0) {
+    comm_rec *c = coll_start(comm, name, req);
+    if (!c) return;
+    int mine = rank_in(comm);
+    int here = all || mine == root;
+    long long s = sbuf == MPI_IN_PLACE ? type_bytes(rc[mine], rdt) : type_bytes(scount, sdt);
+    fprintf(tit_out, " %lld", s);
+    put_counts(rc, rdt, c->size, here);
+    if (all)
+        fprintf(tit_out, " 6 6");
+    else
+        fprintf(tit_out, " %d 6 6", root);
+    coll_end(req, name, t0);
+}
+
+static void t_scatterv(const int *sc, MPI_Datatype sdt, const void *rbuf, int rcount, MPI_Datatype rdt, int root,
+                       MPI_Comm comm, MPI_Request *req, double t0) {
+    comm_rec *c = coll_start(comm, "scatterv", req);
+    if (!c) return;
+    int mine = rank_in(comm);
+    int here = mine == root;
+    put_counts(sc, sdt, c->size, here);
+    long long r = rbuf == MPI_IN_PLACE ? type_bytes(sc[mine], sdt) : type_bytes(rcount, rdt);
+    fprintf(tit_out, " %lld %d 6 6", r, root);
+    coll_end(req, "scatterv", t0);
+}
+
+static void t_reduce_scatter(const int *rc, MPI_Datatype dt, MPI_Comm comm, MPI_Request *req, double t0) {
+    comm_rec *c = coll_start(comm, "reducescatter", req);
+    if (!c) return;
+    put_counts(rc, dt, c->size, 1);
+    fprintf(tit_out, " 0 6");
+    coll_end(req, "reducescatter", t0);
+}
+
+#define COLL_BEGIN(fn) ENTER(fn)
+#define COLL_END() \
+    LEAVE();       \
+    return rc
+
+int MPI_Barrier(MPI_Comm comm) {
+    COLL_BEGIN(MPI_Barrier);
+    int rc = PMPI_Barrier(comm);
+    if (trace_) t_barrier(comm, NULL, t0_);
+    COLL_END();
+}
+int MPI_Ibarrier(MPI_Comm comm, MPI_Request *req) {
+    COLL_BEGIN(MPI_Ibarrier);
+    int rc = PMPI_Ibarrier(comm, req);
+    if (trace_) t_barrier(comm, req, t0_);
+    COLL_END();
+}
+int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm) {
+    COLL_BEGIN(MPI_Bcast);
+    int rc = PMPI_Bcast(buf, count, dt, root, comm);
+    if (trace_) t_bcast(count, dt, root, comm, NULL, t0_);
+    COLL_END();
+}
+int MPI_Ibcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm, MPI_Request *req) {
+    COLL_BEGIN(MPI_Ibcast);
+    int rc = PMPI_Ibcast(buf, count, dt, root, comm, req);
+    if (trace_) t_bcast(count, dt, root, comm, req, t0_);
+    COLL_END();
+}
+int MPI_Reduce(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm) {
+    COLL_BEGIN(MPI_Reduce);
+    int rc = PMPI_Reduce(s, r, count, dt, op, root, comm);
+    if (trace_) t_reduce(count, dt, root, comm, NULL, t0_);
+    COLL_END();
+}
+int MPI_Ireduce(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm,
+                MPI_Request *req) {
+    COLL_BEGIN(MPI_Ireduce);
+    int rc = PMPI_Ireduce(s, r, count, dt, op, root, comm, req);
+    if (trace_) t_reduce(count, dt, root, comm, req, t0_);
+    COLL_END();
+}
+/* Reductions without a root, blocking and non-blocking (MPI_<x> and MPI_I<x>). */
+#define COUNTED(suffix, isuffix, name)                                                                      \
+    int MPI_##suffix(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm) { \
+        COLL_BEGIN(MPI_##suffix);                                                                  \
+        int rc = PMPI_##suffix(s, r, count, dt, op, comm);                                         \
+        if (trace_) t_counted(name, count, dt, comm, NULL, t0_);                                   \
+        COLL_END();                                                                                \
+    }                                                                                              \
+    int MPI_##isuffix(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm, \
+                      MPI_Request *req) {                                                          \
+        COLL_BEGIN(MPI_##isuffix);                                                                 \
+        int rc = PMPI_##isuffix(s, r, count, dt, op, comm, req);                                   \
+        if (trace_) t_counted(name, count, dt, comm, req, t0_);                                    \
+        COLL_END();                                                                                \
+    }
+COUNTED(Allreduce, Iallreduce, "allreduce")
+COUNTED(Scan, Iscan, "scan")
+COUNTED(Exscan, Iexscan, "exscan")
+
+#define GATHER(suffix, isuffix, name, all)                                                                  \
+    int MPI_##suffix(const void *s, int sc, MPI_Datatype sdt, void *r, int rc_, MPI_Datatype rdt,  \
+                     GATHER_ROOT_##all MPI_Comm comm) {                                            \
+        COLL_BEGIN(MPI_##suffix);                                                                  \
+        int rc = PMPI_##suffix(s, sc, sdt, r, rc_, rdt, GATHER_ARG_##all comm);                    \
+        if (trace_) t_gather(name, all, s, sc, sdt, rc_, rdt, GATHER_VAL_##all, comm, NULL, t0_);  \
+        COLL_END();                                                                                \
+    }                                                                                              \
+    int MPI_##isuffix(const void *s, int sc, MPI_Datatype sdt, void *r, int rc_, MPI_Datatype rdt, \
+                      GATHER_ROOT_##all MPI_Comm comm, MPI_Request *req) {                         \
+        COLL_BEGIN(MPI_##isuffix);                                                                 \
+        int rc = PMPI_##isuffix(s, sc, sdt, r, rc_, rdt, GATHER_ARG_##all comm, req);              \
+        if (trace_) t_gather(name, all, s, sc, sdt, rc_, rdt, GATHER_VAL_##all, comm, req, t0_);   \
+        COLL_END();                                                                                \
+    }
+#define GATHER_ROOT_0 int root,
+#define GATHER_ARG_0 root,
+#define GATHER_VAL_0 root
+#define GATHER_ROOT_1
+#define GATHER_ARG_1
+#define GATHER_VAL_1 0
+GATHER(Gather, Igather, "gather", 0)
+GATHER(Allgather, Iallgather, "allgather", 1)
+
+int MPI_Scatter(const void *s, int sc, MPI_Datatype sdt, void *r, int rc_, MPI_Datatype rdt, int root,
+                MPI_Comm comm) {
+    COLL_BEGIN(MPI_Scatter);
+    int rc = PMPI_Scatter(s, sc, sdt, r, rc_, rdt, root, comm);
+    if (trace_) t_scatter("scatter", sc, sdt, r, rc_, rdt, root, comm, NULL, t0_);
+    COLL_END();
+}
+int MPI_Iscatter(const void *s, int sc, MPI_Datatype sdt, void *r, int rc_, MPI_Datatype rdt, int root,
+                 MPI_Comm comm, MPI_Request *req) {
+    COLL_BEGIN(MPI_Iscatter);
+    int rc = PMPI_Iscatter(s, sc, sdt, r, rc_, rdt, root, comm, req);
+    if (trace_) t_scatter("scatter", sc, sdt, r, rc_, rdt, root, comm, req, t0_);
+    COLL_END();
+}
+int MPI_Alltoall(const void *s, int sc, MPI_Datatype sdt, void *r, int rc_, MPI_Datatype rdt, MPI_Comm comm) {
+    COLL_BEGIN(MPI_Alltoall);
+    int rc = PMPI_Alltoall(s, sc, sdt, r, rc_, rdt, comm);
+    if (trace_) t_alltoall(s, sc, sdt, rc_, rdt, comm, NULL, t0_);
+    COLL_END();
+}
+int MPI_Ialltoall(const void *s, int sc, MPI_Datatype sdt, void *r, int rc_, MPI_Datatype rdt, MPI_Comm comm,
+                  MPI_Request *req) {
+    COLL_BEGIN(MPI_Ialltoall);
+    int rc = PMPI_Ialltoall(s, sc, sdt, r, rc_, rdt, comm, req);
+    if (trace_) t_alltoall(s, sc, sdt, rc_, rdt, comm, req, t0_);
+    COLL_END();
+}
+int MPI_Alltoallv(const void *s, const int sc[], const int sd[], MPI_Datatype sdt, void *r, const int rc_[],
+                  const int rd[], MPI_Datatype rdt, MPI_Comm comm) {
+    COLL_BEGIN(MPI_Alltoallv);
+    int rc = PMPI_Alltoallv(s, sc, sd, sdt, r, rc_, rd, rdt, comm);
+    if (trace_) t_alltoallv(s, sc, sdt, rc_, rdt, comm, NULL, t0_);
+    COLL_END();
+}
+int MPI_Ialltoallv(const void *s, const int sc[], const int sd[], MPI_Datatype sdt, void *r, const int rc_[],
+                   const int rd[], MPI_Datatype rdt, MPI_Comm comm, MPI_Request *req) {
+    COLL_BEGIN(MPI_Ialltoallv);
+    int rc = PMPI_Ialltoallv(s, sc, sd, sdt, r, rc_, rd, rdt, comm, req);
+    if (trace_) t_alltoallv(s, sc, sdt, rc_, rdt, comm, req, t0_);
+    COLL_END();
+}
+int MPI_Gatherv(const void *s, int sc, MPI_Datatype sdt, void *r, const int rc_[], const int d[], MPI_Datatype rdt,
+                int root, MPI_Comm comm) {
+    COLL_BEGIN(MPI_Gatherv);
+    int rc = PMPI_Gatherv(s, sc, sdt, r, rc_, d, rdt, root, comm);
+    if (trace_) t_gatherv("gatherv", 0, s, sc, sdt, rc_, rdt, root, comm, NULL, t0_);
+    COLL_END();
+}
+int MPI_Igatherv(const void *s, int sc, MPI_Datatype sdt, void *r, const int rc_[], const int d[], MPI_Datatype rdt,
+                 int root, MPI_Comm comm, MPI_Request *req) {
+    COLL_BEGIN(MPI_Igatherv);
+    int rc = PMPI_Igatherv(s, sc, sdt, r, rc_, d, rdt, root, comm, req);
+    if (trace_) t_gatherv("gatherv", 0, s, sc, sdt, rc_, rdt, root, comm, req, t0_);
+    COLL_END();
+}
+int MPI_Allgatherv(const void *s, int sc, MPI_Datatype sdt, void *r, const int rc_[], const int d[],
+                   MPI_Datatype rdt, MPI_Comm comm) {
+    COLL_BEGIN(MPI_Allgatherv);
+    int rc = PMPI_Allgatherv(s, sc, sdt, r, rc_, d, rdt, comm);
+    if (trace_) t_gatherv("allgatherv", 1, s, sc, sdt, rc_, rdt, 0, comm, NULL, t0_);
+    COLL_END();
+}
+int MPI_Iallgatherv(const void *s, int sc, MPI_Datatype sdt, void *r, const int rc_[], const int d[],
+                    MPI_Datatype rdt, MPI_Comm comm, MPI_Request *req) {
+    COLL_BEGIN(MPI_Iallgatherv);
+    int rc = PMPI_Iallgatherv(s, sc, sdt, r, rc_, d, rdt, comm, req);
+    if (trace_) t_gatherv("allgatherv", 1, s, sc, sdt, rc_, rdt, 0, comm, req, t0_);
+    COLL_END();
+}
+int MPI_Scatterv(const void *s, const int sc[], const int d[], MPI_Datatype sdt, void *r, int rc_, MPI_Datatype rdt,
+                 int root, MPI_Comm comm) {
+    COLL_BEGIN(MPI_Scatterv);
+    int rc = PMPI_Scatterv(s, sc, d, sdt, r, rc_, rdt, root, comm);
+    if (trace_) t_scatterv(sc, sdt, r, rc_, rdt, root, comm, NULL, t0_);
+    COLL_END();
+}
+int MPI_Iscatterv(const void *s, const int sc[], const int d[], MPI_Datatype sdt, void *r, int rc_,
+                  MPI_Datatype rdt, int root, MPI_Comm comm, MPI_Request *req) {
+    COLL_BEGIN(MPI_Iscatterv);
+    int rc = PMPI_Iscatterv(s, sc, d, sdt, r, rc_, rdt, root, comm, req);
+    if (trace_) t_scatterv(sc, sdt, r, rc_, rdt, root, comm, req, t0_);
+    COLL_END();
+}
+int MPI_Reduce_scatter(const void *s, void *r, const int rc_[], MPI_Datatype dt, MPI_Op op, MPI_Comm comm) {
+    COLL_BEGIN(MPI_Reduce_scatter);
+    int rc = PMPI_Reduce_scatter(s, r, rc_, dt, op, comm);
+    if (trace_) t_reduce_scatter(rc_, dt, comm, NULL, t0_);
+    COLL_END();
+}
+int MPI_Ireduce_scatter(const void *s, void *r, const int rc_[], MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+                        MPI_Request *req) {
+    COLL_BEGIN(MPI_Ireduce_scatter);
+    int rc = PMPI_Ireduce_scatter(s, r, rc_, dt, op, comm, req);
+    if (trace_) t_reduce_scatter(rc_, dt, comm, req, t0_);
+    COLL_END();
+}
+int MPI_Reduce_scatter_block(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm) {
+    COLL_BEGIN(MPI_Reduce_scatter_block);
+    int rc = PMPI_Reduce_scatter_block(s, r, count, dt, op, comm);
+    if (trace_) t_counted("reducescatterblock", count, dt, comm, NULL, t0_);
+    COLL_END();
+}
+int MPI_Ireduce_scatter_block(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+                              MPI_Request *req) {
+    COLL_BEGIN(MPI_Ireduce_scatter_block);
+    int rc = PMPI_Ireduce_scatter_block(s, r, count, dt, op, comm, req);
+    if (trace_) t_counted("reducescatterblock", count, dt, comm, req, t0_);
+    COLL_END();
+}
+
+/* ------------------------------------------------------------------ communicators */
+
+int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm) {
+    ENTER(MPI_Comm_split);
+    int rc = PMPI_Comm_split(comm, color, key, newcomm);
+    if (trace_) {
+        comm_rec *p = comm_of(comm);
+        fprintf(tit_out, "%d comm_split %s %d %d ", me, p->id, color == MPI_UNDEFINED ? -1 : color, key);
+        if (*newcomm != MPI_COMM_NULL)
+            fprintf(tit_out, "%s\n", comm_register(*newcomm, 1)->id);
+        else
+            fprintf(tit_out, "-\n");
+        leave("comm_split", t0_);
+    }
+    LEAVE();
+    return rc;
+}
+
+int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) {
+    ENTER(MPI_Comm_dup);
+    int rc = PMPI_Comm_dup(comm, newcomm);
+    if (trace_) {
+        creation_line("comm_dup", comm, *newcomm, 0, MPI_GROUP_NULL);
+        leave("comm_dup", t0_);
+    }
+    LEAVE();
+    return rc;
+}
+
+int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm) {
+    ENTER(MPI_Comm_create);
+    int rc = PMPI_Comm_create(comm, group, newcomm);
+    if (trace_) {
+        creation_line("comm_create", comm, *newcomm, 1, group);
+        leave("comm_create", t0_);
+    }
+    LEAVE();
+    return rc;
+}
+
+int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm) {
+    ENTER(MPI_Comm_create_group);
+    int rc = PMPI_Comm_create_group(comm, group, tag, newcomm);
+    if (trace_) {
+        creation_line("comm_create_group", comm, *newcomm, 1, group);
+        leave("comm_create_group", t0_);
+    }
+    LEAVE();
+    return rc;
+}
+
+int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm) {
+    ENTER(MPI_Comm_split_type);
+    int rc = PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
+    if (trace_) {
+        creation_line("comm_split_type", comm, *newcomm, 1, MPI_GROUP_NULL);
+        leave("comm_split_type", t0_);
+    }
+    LEAVE();
+    return rc;
+}
+
+int MPI_Cart_create(MPI_Comm comm, int ndims, const int dims[], const int periods[], int reorder,
+                    MPI_Comm *newcomm) {
+    ENTER(MPI_Cart_create);
+    int rc = PMPI_Cart_create(comm, ndims, dims, periods, reorder, newcomm);
+    if (trace_) {
+        creation_line("cart_create", comm, *newcomm, 1, MPI_GROUP_NULL);
+        leave("cart_create", t0_);
+    }
+    LEAVE();
+    return rc;
+}
+
+int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm) {
+    ENTER(MPI_Cart_sub);
+    int rc = PMPI_Cart_sub(comm, remain_dims, newcomm);
+    if (trace_) {
+        creation_line("cart_sub", comm, *newcomm, 1, MPI_GROUP_NULL);
+        leave("cart_sub", t0_);
+    }
+    LEAVE();
+    return rc;
+}
+
+int MPI_Comm_free(MPI_Comm *comm) {
+    ENTER(MPI_Comm_free);
+    MPI_Comm c = *comm;
+    char id[48] = "-";
+    if (trace_) {
+        comm_rec *r = comm_lookup(c);
+        if (r) snprintf(id, sizeof id, "%s", r->id);
+    }
+    int rc = PMPI_Comm_free(comm);
+    if (trace_) {
+        comm_forget(c);
+        fprintf(tit_out, "%d comm_free %s\n", me, id);
+        leave("comm_free", t0_);
+    }
+    LEAVE();
+    return rc;
+}
