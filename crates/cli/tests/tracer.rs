@@ -1,0 +1,213 @@
+//! The tracer on a real MPI run: every call of a program that uses each traced function is in
+//! the trace as often as an independent counter (ltrace, which counts the program's calls
+//! into MPI_* through its PLT) saw it, untraced calls are reported, and the trace replays.
+//!
+//! Needs an MPI with mpicc and mpirun, and ltrace (`.ci/run` and `scripts/test` install
+//! Open MPI and ltrace).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn simpi() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_simpi"));
+    // One tracer build shared by the tests of this target directory.
+    c.env(
+        "SIMPI_CACHE_DIR",
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join("simpi-cache"),
+    );
+    c.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
+    c
+}
+
+fn require(tool: &str) {
+    let found = Command::new("sh")
+        .arg("-c")
+        .arg(format!("command -v {tool}"))
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    assert!(
+        found,
+        "{tool} is not installed: run scripts/test (it installs Open MPI and ltrace) or apt-get install openmpi-bin libopenmpi-dev ltrace"
+    );
+}
+
+fn workdir(name: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("tracer-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn compile(src: &str, dir: &Path) -> PathBuf {
+    let exe = dir.join("app");
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mpi").join(src);
+    let out = Command::new("mpicc")
+        .arg("-O1")
+        .arg("-o")
+        .arg(&exe)
+        .arg(&src)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "mpicc failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    exe
+}
+
+/// ltrace -c's table: function → calls.
+fn ltrace_counts(path: &Path) -> BTreeMap<String, u64> {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut m = BTreeMap::new();
+    for line in text.lines() {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        if f.len() == 5 && f[4].starts_with("MPI_") {
+            m.insert(f[4].to_string(), f[3].parse().unwrap());
+        }
+    }
+    assert!(!m.is_empty(), "{} holds no counts", path.display());
+    m
+}
+
+fn counts(v: &serde_json::Value) -> BTreeMap<String, u64> {
+    v.as_object()
+        .unwrap()
+        .iter()
+        .map(|(k, n)| (k.clone(), n.as_u64().unwrap()))
+        .collect()
+}
+
+#[test]
+fn every_call_is_traced_as_often_as_an_independent_counter_saw_it() {
+    for t in ["mpicc", "mpirun", "ltrace"] {
+        require(t);
+    }
+    let dir = workdir("every");
+    let exe = compile("every_call.c", &dir);
+    let counter = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bench/tracer/ltrace-count.sh");
+    let trace = dir.join("trace");
+    let lt = dir.join("ltrace");
+    let out = simpi()
+        .arg("trace")
+        .arg("-o")
+        .arg(&trace)
+        .arg("--")
+        .args(["mpirun", "--oversubscribe", "-np", "4"])
+        .arg(&counter)
+        .arg(&lt)
+        .arg(&exe)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "simpi trace failed: {stderr}");
+    assert!(stderr.contains("4 ranks"), "{stderr}");
+    // The one call the tracer does not know is reported, with its count.
+    assert!(stderr.contains("MPI_Alltoallw: 4 calls on 4 rank(s)"), "{stderr}");
+
+    let info = simpi().arg("trace-info").arg(&trace).arg("--json").output().unwrap();
+    assert!(info.status.success());
+    let info: serde_json::Value = serde_json::from_slice(&info.stdout).unwrap();
+    let ranks = info["ranks"].as_array().unwrap();
+    assert_eq!(ranks.len(), 4);
+    for (r, rank) in ranks.iter().enumerate() {
+        let independent = ltrace_counts(&lt.join(format!("ltrace.{r}")));
+        let called = counts(&rank["called"]);
+        let in_trace = counts(&rank["in_trace"]);
+        assert_eq!(
+            called, independent,
+            "rank {r}: the tracer's counters differ from ltrace's"
+        );
+        // 73 traced functions exist; the program calls each at least once.
+        assert!(
+            in_trace.len() >= 70,
+            "rank {r}: only {} functions in the trace",
+            in_trace.len()
+        );
+        for (f, n) in &in_trace {
+            assert_eq!(independent.get(f), Some(n), "rank {r}: {f} is in the trace {n} times");
+        }
+        for (f, n) in &independent {
+            let untraced = f == "MPI_Alltoallw"
+                || f.starts_with("MPI_Type_")
+                || f.starts_with("MPI_Group_")
+                || f.starts_with("MPI_Comm_rank")
+                || f.starts_with("MPI_Comm_size")
+                || f.starts_with("MPI_Comm_group")
+                || f.starts_with("MPI_Buffer_")
+                || ["MPI_Wtime", "MPI_Get_count", "MPI_Cart_shift"].contains(&f.as_str());
+            if !untraced {
+                assert_eq!(in_trace.get(f), Some(n), "rank {r}: {f} called {n} times");
+            }
+        }
+        assert!(rank["computes"].as_u64().unwrap() > 0);
+    }
+
+    // Call-by-call times: one line per trace line, intervals in order.
+    let tit = std::fs::read_to_string(trace.join("rank-0.tit")).unwrap();
+    let times = std::fs::read_to_string(trace.join("rank-0.times")).unwrap();
+    assert_eq!(tit.lines().count(), times.lines().count());
+    for (a, b) in tit.lines().zip(times.lines()) {
+        let action = a
+            .split_whitespace()
+            .find(|w| !w.starts_with('@') && w.parse::<u32>().is_err())
+            .unwrap();
+        let f: Vec<&str> = b.split_whitespace().collect();
+        assert_eq!(f[0], action, "times line '{b}' for trace line '{a}'");
+        let (s, e): (f64, f64) = (f[1].parse().unwrap(), f[2].parse().unwrap());
+        assert!(s <= e && s >= 0.0, "{b}");
+    }
+
+    // The trace replays: every message finds its match.
+    let out = simpi()
+        .arg("replay")
+        .arg(trace.join("index.txt"))
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "replay failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rep: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(rep["ranks"].as_array().unwrap().len(), 4);
+    assert!(rep["makespan_ps"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn a_failing_program_is_reported() {
+    for t in ["mpicc", "mpirun"] {
+        require(t);
+    }
+    let dir = workdir("fail");
+    let src = dir.join("fail.c");
+    std::fs::write(
+        &src,
+        "#include <mpi.h>\nint main(int c, char **v) { MPI_Init(&c, &v); MPI_Barrier(MPI_COMM_WORLD); MPI_Abort(MPI_COMM_WORLD, 3); return 0; }\n",
+    )
+    .unwrap();
+    let exe = dir.join("fail");
+    assert!(Command::new("mpicc")
+        .arg("-o")
+        .arg(&exe)
+        .arg(&src)
+        .status()
+        .unwrap()
+        .success());
+    let out = simpi()
+        .arg("trace")
+        .arg("-o")
+        .arg(dir.join("trace"))
+        .arg("--")
+        .args(["mpirun", "--oversubscribe", "-np", "2"])
+        .arg(&exe)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("the traced command failed"), "{stderr}");
+}
