@@ -29,6 +29,7 @@ pub mod reduce_scatter;
 pub mod scan;
 pub mod scatter;
 pub mod scatterv;
+pub mod select;
 pub mod verify;
 
 use std::fmt;

@@ -1,0 +1,31 @@
+//! SimGrid's linear exscan (SimGrid 3.32 `smpi_coll.cpp`, `colls::exscan`, its only
+//! exscan): the messages of its linear scan. Every rank starts, all at once, sends of
+//! its own vector to every higher rank and receives of every lower rank's vector; the
+//! first vector received becomes the result and the others are folded into it.
+//!
+//! The sends are emitted before the receives (they carry the rank's own contribution,
+//! from the send buffer), and the receive from rank 0 is the one that replaces the
+//! buffer: with all messages posted at once the order of folding changes no message.
+
+use crate::coll::scan::TAG;
+use crate::coll::{Algorithm, CollSpec, Collective, Emitter, Merge};
+
+/// The algorithm's registry entry.
+pub const ALGORITHM: Algorithm = Algorithm {
+    coll: Collective::Exscan,
+    name: "linear",
+    source: "SimGrid 3.32 colls::exscan (every rank sends its vector to every higher rank)",
+    simgrid: None,
+    emit,
+};
+
+fn emit(s: &CollSpec, e: &mut dyn Emitter) {
+    let r = s.me;
+    for to in r + 1..s.size {
+        e.send(to, TAG, &[0], &[]);
+    }
+    for from in 0..r {
+        let merge = if from == 0 { Merge::Copy } else { Merge::Reduce };
+        e.recv(from, TAG, &[0], merge, &[]);
+    }
+}

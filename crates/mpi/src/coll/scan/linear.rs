@@ -1,0 +1,31 @@
+//! SimGrid's linear scan (SimGrid 3.32 `smpi_coll.cpp`, `colls::scan`, its only scan).
+//! Every rank starts, all at once, sends of its own vector to every higher rank and
+//! receives of every lower rank's vector, and folds each received vector into its result
+//! as it arrives (for non-commutative operations: in rank order, which changes no
+//! message). Rank `r` sends `n - 1 - r` messages and receives `r`.
+//!
+//! The sends are emitted before the receives: they carry the rank's own contribution
+//! only (they leave from the send buffer, not the result). SimGrid starts the receives
+//! first; sends and receives started together are run sends first anyway.
+
+use crate::coll::scan::TAG;
+use crate::coll::{Algorithm, CollSpec, Collective, Emitter, Merge};
+
+/// The algorithm's registry entry.
+pub const ALGORITHM: Algorithm = Algorithm {
+    coll: Collective::Scan,
+    name: "linear",
+    source: "SimGrid 3.32 colls::scan (every rank sends its vector to every higher rank)",
+    simgrid: None,
+    emit,
+};
+
+fn emit(s: &CollSpec, e: &mut dyn Emitter) {
+    let r = s.me;
+    for to in r + 1..s.size {
+        e.send(to, TAG, &[0], &[]);
+    }
+    for from in 0..r {
+        e.recv(from, TAG, &[0], Merge::Reduce, &[]);
+    }
+}
