@@ -4,6 +4,7 @@ mod convert;
 mod platform_cmd;
 mod replay;
 mod schedgen;
+mod testbed;
 mod tracer;
 
 use clap::{Parser, Subcommand};
@@ -36,6 +37,8 @@ enum Command {
     Trace(tracer::TraceArgs),
     /// Summarise a trace directory written by `simpi trace`.
     TraceInfo(tracer::TraceInfoArgs),
+    /// Run an MPI program on an emulated Ethernet cluster of network namespaces.
+    Testbed(testbed::TestbedArgs),
 }
 
 /// Exit code for malformed input.
@@ -53,6 +56,7 @@ fn main() -> ExitCode {
         Command::ListAlgorithms => convert::list_algorithms(),
         Command::Trace(a) => tracer::run(a),
         Command::TraceInfo(a) => tracer::trace_info(a),
+        Command::Testbed(a) => testbed::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

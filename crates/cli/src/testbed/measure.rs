@@ -1,0 +1,109 @@
+//! Checks that the emulated network behaves as configured: TCP ping-pong latency and bulk
+//! throughput between nodes 0 and 1, measured from sockets opened inside their namespaces.
+
+use super::netns::on_thread_in;
+use std::io::{Read, Write};
+use std::net::{Ipv4Addr, SocketAddrV4, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// What the check measured.
+#[derive(Debug, Clone, Copy)]
+pub struct Measured {
+    /// Median one-way time of a 1-byte TCP message (half a round trip), seconds.
+    pub latency: f64,
+    /// The same with the switch passing frames straight through: the hosts' own share.
+    pub host_latency: f64,
+    /// Bulk TCP goodput, bytes per second.
+    pub bandwidth: f64,
+}
+
+const PORT: u16 = 47_123;
+const ROUNDS: usize = 100;
+/// Alternations of host-only and network ping-pongs; the quietest of each counts (noise
+/// from other processes only ever adds time).
+const REPEATS: usize = 5;
+const BULK: usize = 8 << 20;
+
+/// Median half round trip of 1-byte messages on `s`, after a warm-up.
+fn ping_pong(s: &mut TcpStream) -> Result<f64, String> {
+    let mut byte = [7u8; 1];
+    let mut rtts = Vec::with_capacity(ROUNDS);
+    for i in 0..ROUNDS + 20 {
+        let t = Instant::now();
+        s.write_all(&byte).map_err(|e| e.to_string())?;
+        s.read_exact(&mut byte).map_err(|e| e.to_string())?;
+        if i >= 20 {
+            rtts.push(t.elapsed().as_secs_f64());
+        }
+    }
+    rtts.sort_by(f64::total_cmp);
+    Ok(rtts[rtts.len() / 2] / 2.0)
+}
+
+/// Measures between the namespaces `a` (client) and `b` (server at `b_addr`): first with
+/// the switch bypassed (`bypass` set), then through the emulated network.
+pub fn measure(a: &str, b: &str, b_addr: Ipv4Addr, bypass: Arc<AtomicBool>) -> Result<Measured, String> {
+    let io = |e: std::io::Error| e.to_string();
+    let server = on_thread_in(b, move || {
+        let l = TcpListener::bind(SocketAddrV4::new(Ipv4Addr::UNSPECIFIED, PORT)).map_err(io)?;
+        let (mut s, _) = l.accept().map_err(io)?;
+        s.set_nodelay(true).map_err(io)?;
+        let mut byte = [0u8; 1];
+        for _ in 0..2 * REPEATS * (ROUNDS + 20) {
+            s.read_exact(&mut byte).map_err(io)?;
+            s.write_all(&byte).map_err(io)?;
+        }
+        let mut buf = vec![0u8; 1 << 16];
+        let mut got = 0;
+        while got < BULK {
+            let r = s.read(&mut buf).map_err(io)?;
+            if r == 0 {
+                return Err("the bulk transfer ended early".into());
+            }
+            got += r;
+        }
+        s.write_all(&[1]).map_err(io)?;
+        Ok(())
+    });
+    let client = on_thread_in(a, move || {
+        let addr = SocketAddrV4::new(b_addr, PORT);
+        let start = Instant::now();
+        let mut s = loop {
+            match TcpStream::connect_timeout(&addr.into(), Duration::from_secs(2)) {
+                Ok(s) => break s,
+                Err(e) if start.elapsed() > Duration::from_secs(10) => return Err(format!("connect: {e}")),
+                Err(_) => std::thread::sleep(Duration::from_millis(20)),
+            }
+        };
+        s.set_nodelay(true).map_err(io)?;
+        let (mut host_latency, mut latency) = (f64::INFINITY, f64::INFINITY);
+        for _ in 0..REPEATS {
+            bypass.store(true, Ordering::SeqCst);
+            let h = ping_pong(&mut s);
+            bypass.store(false, Ordering::SeqCst);
+            host_latency = host_latency.min(h?);
+            latency = latency.min(ping_pong(&mut s)?);
+        }
+        let mut byte = [0u8; 1];
+        let chunk = vec![0u8; 1 << 16];
+        let t = Instant::now();
+        let mut sent = 0;
+        while sent < BULK {
+            let k = chunk.len().min(BULK - sent);
+            s.write_all(&chunk[..k]).map_err(io)?;
+            sent += k;
+        }
+        s.read_exact(&mut byte).map_err(io)?;
+        let bandwidth = BULK as f64 / t.elapsed().as_secs_f64();
+        Ok(Measured {
+            latency,
+            host_latency,
+            bandwidth,
+        })
+    });
+    let m = client.join().map_err(|_| "the client thread panicked".to_string())??;
+    server.join().map_err(|_| "the server thread panicked".to_string())??;
+    Ok(m)
+}
