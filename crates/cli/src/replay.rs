@@ -63,6 +63,10 @@ pub struct ReplayArgs {
     /// `simpi list-algorithms` lists them).
     #[arg(long = "coll", value_name = "OP=ALGO")]
     coll: Vec<String>,
+    /// Whose decision rules pick collective algorithms: ompi (Open MPI 4.1), mpich (MPICH 4)
+    /// or first (the first registered algorithm of each collective).
+    #[arg(long, default_value = "ompi", value_name = "ompi|mpich|first")]
+    coll_selector: String,
     /// Host speed in flop/s for traces' `compute` when there is no platform.
     #[arg(long, default_value = "1e9")]
     speed: f64,
@@ -214,7 +218,7 @@ pub fn run(a: ReplayArgs) -> Result<(), (u8, String)> {
         Some(p) => p.host(hosts[r as usize]).speed,
         None => a.speed,
     };
-    let mut coll = CollChoice::new(Box::new(simpi::default_algorithm));
+    let mut coll = CollChoice::by_name(&a.coll_selector).map_err(|e| (2, format!("--coll-selector: {e}")))?;
     for c in &a.coll {
         coll.add_override(c).map_err(|e| (EXIT_INPUT, format!("--coll: {e}")))?;
     }

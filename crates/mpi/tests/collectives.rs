@@ -144,3 +144,31 @@ fn closed_form_dissemination_barrier() {
         assert!(got.iter().all(|&t| t == want), "n={n}: {got:?} != {want}");
     }
 }
+
+#[test]
+fn every_collective_has_an_algorithm_and_the_selectors_name_registered_ones() {
+    use simpi_mpi::coll::select::Selector;
+    for c in Collective::ALL {
+        assert!(registry().iter().any(|a| a.coll == c), "no algorithm for {c}");
+    }
+    let mut missing = std::collections::BTreeSet::new();
+    for sel in Selector::ALL {
+        for n in [1u32, 2, 3, 4, 5, 7, 8, 9, 16, 17, 64, 100, 1024, 4097] {
+            for bytes in [0u64, 1, 8, 100, 1000, 8192, 65_536, 1 << 20, 1 << 24] {
+                for c in Collective::ALL {
+                    let s = spec(c, n, 0, 0, bytes, 1);
+                    for commutative in [true, false] {
+                        let name = sel.choose(c, n, &s, commutative);
+                        if find(c, name).is_none() {
+                            missing.insert(format!("{} {c}={name}", sel.name()));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "selectors choose unregistered algorithms: {missing:?}"
+    );
+}

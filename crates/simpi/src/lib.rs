@@ -39,8 +39,8 @@ impl std::fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
-/// The algorithm simpi uses for a collective when neither a selector nor an override
-/// says otherwise: the first registered one.
+/// The first registered algorithm of a collective (`--coll-selector first`). Every
+/// collective has one (tests/collectives.rs checks).
 pub fn default_algorithm(s: &simpi_mpi::coll::CollSpec) -> &'static simpi_mpi::coll::Algorithm {
     simpi_mpi::coll::registry()
         .into_iter()

@@ -38,6 +38,25 @@ pub struct CollChoice {
 }
 
 impl CollChoice {
+    /// The choices of an MPI library's decision rules (`Selector::Ompi`: Open MPI 4.1's
+    /// fixed rules; `Selector::Mpich`: MPICH 4's defaults), for commutative operations.
+    pub fn library(sel: simpi_mpi::coll::select::Selector) -> CollChoice {
+        CollChoice::new(Box::new(move |s: &CollSpec| {
+            let name = sel.choose(s.coll, s.size, s, true);
+            simpi_mpi::coll::find(s.coll, name).unwrap_or_else(|| crate::default_algorithm(s))
+        }))
+    }
+
+    /// A choice by name: `ompi`, `mpich`, or `first` (the first registered algorithm).
+    pub fn by_name(name: &str) -> Result<CollChoice, String> {
+        if name == "first" {
+            return Ok(CollChoice::new(Box::new(crate::default_algorithm)));
+        }
+        simpi_mpi::coll::select::Selector::parse(name)
+            .map(CollChoice::library)
+            .ok_or_else(|| format!("unknown selector '{name}': expected ompi, mpich or first"))
+    }
+
     /// Overrides on top of `select`.
     pub fn new(select: Box<dyn Fn(&CollSpec) -> &'static Algorithm>) -> CollChoice {
         CollChoice {
