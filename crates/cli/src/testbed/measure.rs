@@ -42,9 +42,49 @@ fn ping_pong(s: &mut TcpStream) -> Result<f64, String> {
     Ok(rtts[rtts.len() / 2] / 2.0)
 }
 
+/// Keeps every CPU busy at the lowest priority while it lives, so that no wake-up pays
+/// for leaving an idle state (as during an MPI run, whose ranks poll).
+struct Busy {
+    stop: Arc<AtomicBool>,
+    threads: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl Busy {
+    fn start() -> Busy {
+        let stop = Arc::new(AtomicBool::new(false));
+        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let threads = (0..cpus)
+            .map(|_| {
+                let stop = stop.clone();
+                std::thread::spawn(move || {
+                    // SAFETY: changes only this thread's scheduling policy.
+                    unsafe {
+                        let p = libc::sched_param { sched_priority: 0 };
+                        libc::sched_setscheduler(0, libc::SCHED_IDLE, &p);
+                    }
+                    while !stop.load(Ordering::Relaxed) {
+                        std::hint::spin_loop();
+                    }
+                })
+            })
+            .collect();
+        Busy { stop, threads }
+    }
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+    }
+}
+
 /// Measures between the namespaces `a` (client) and `b` (server at `b_addr`): first with
 /// the switch bypassed (`bypass` set), then through the emulated network.
 pub fn measure(a: &str, b: &str, b_addr: Ipv4Addr, bypass: Arc<AtomicBool>) -> Result<Measured, String> {
+    let _busy = Busy::start();
     let io = |e: std::io::Error| e.to_string();
     let server = on_thread_in(b, move || {
         let l = TcpListener::bind(SocketAddrV4::new(Ipv4Addr::UNSPECIFIED, PORT)).map_err(io)?;
