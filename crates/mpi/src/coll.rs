@@ -272,3 +272,135 @@ pub fn split_even(total: u64, n: u32) -> Vec<u64> {
 pub fn pow2_floor(n: u32) -> u32 {
     1 << (31 - n.leading_zeros())
 }
+
+/// Cuts `total` bytes into segments of `seg` bytes (the last shorter); one empty segment
+/// for an empty message.
+pub fn segments(total: u64, seg: u64) -> Vec<u64> {
+    if total == 0 || seg == 0 {
+        return vec![total];
+    }
+    let n = total.div_ceil(seg);
+    (0..n).map(|i| seg.min(total - i * seg)).collect()
+}
+
+/// An algorithm made of phases run one after the other (a reduce then a broadcast, a
+/// scatter then an allgather): steps a later phase emits without dependencies wait for
+/// every step of the phases before it on this rank.
+pub struct Phases<'e> {
+    inner: &'e mut dyn Emitter,
+    base: Vec<Step>,
+    current: Vec<Step>,
+}
+
+impl<'e> Phases<'e> {
+    /// Starts the first phase.
+    pub fn new(inner: &'e mut dyn Emitter) -> Phases<'e> {
+        Phases {
+            inner,
+            base: Vec::new(),
+            current: Vec::new(),
+        }
+    }
+
+    /// Ends a phase: what follows waits for it (if it emitted anything on this rank).
+    pub fn next_phase(&mut self) {
+        if !self.current.is_empty() {
+            self.base = std::mem::take(&mut self.current);
+        }
+    }
+
+    fn deps<'a>(&'a self, after: &'a [Step]) -> &'a [Step] {
+        if after.is_empty() {
+            &self.base
+        } else {
+            after
+        }
+    }
+}
+
+impl Emitter for Phases<'_> {
+    fn layout(&mut self, sizes: &[u64]) {
+        self.inner.layout(sizes);
+    }
+    fn block_size(&self, b: u32) -> u64 {
+        self.inner.block_size(b)
+    }
+    fn send(&mut self, to: u32, tag: u32, blocks: &[u32], after: &[Step]) -> Step {
+        let d = self.deps(after).to_vec();
+        let s = self.inner.send(to, tag, blocks, &d);
+        self.current.push(s);
+        s
+    }
+    fn recv(&mut self, from: u32, tag: u32, blocks: &[u32], merge: Merge, after: &[Step]) -> Step {
+        let d = self.deps(after).to_vec();
+        let s = self.inner.recv(from, tag, blocks, merge, &d);
+        self.current.push(s);
+        s
+    }
+    fn send_sync(&mut self, to: u32, tag: u32, bytes: u64, after: &[Step]) -> Step {
+        let d = self.deps(after).to_vec();
+        let s = self.inner.send_sync(to, tag, bytes, &d);
+        self.current.push(s);
+        s
+    }
+    fn recv_sync(&mut self, from: u32, tag: u32, bytes: u64, after: &[Step]) -> Step {
+        let d = self.deps(after).to_vec();
+        let s = self.inner.recv_sync(from, tag, bytes, &d);
+        self.current.push(s);
+        s
+    }
+}
+
+/// A rooted tree over relative ranks (`0` is the root): each rank's parent and children.
+pub(crate) struct Tree {
+    /// Parent of each relative rank (`None` for the root).
+    pub parent: Vec<Option<u32>>,
+    /// Children of each relative rank, in the order they are served.
+    pub children: Vec<Vec<u32>>,
+}
+
+impl Tree {
+    /// Open MPI's chain topology: the root heads `fanout` chains of consecutive relative
+    /// ranks, the first `(n-1) mod fanout` chains one longer (`coll_base_topo.c`,
+    /// `ompi_coll_base_topo_build_chain`).
+    pub fn chain(n: u32, fanout: u32) -> Tree {
+        let mut t = Tree::empty(n);
+        if n <= 1 {
+            return t;
+        }
+        let f = fanout.clamp(1, n - 1);
+        let (len, rem) = ((n - 1) / f, (n - 1) % f);
+        let mut v = 1;
+        for c in 0..f {
+            let l = len + u32::from(c < rem);
+            for i in 0..l {
+                let p = if i == 0 { 0 } else { v - 1 };
+                t.link(p, v);
+                v += 1;
+            }
+        }
+        t
+    }
+
+    /// A k-ary tree in level order: the parent of `v` is `(v - 1) / k` (Open MPI's
+    /// `ompi_coll_base_topo_build_tree`).
+    pub fn kary(n: u32, k: u32) -> Tree {
+        let mut t = Tree::empty(n);
+        for v in 1..n {
+            t.link((v - 1) / k, v);
+        }
+        t
+    }
+
+    fn empty(n: u32) -> Tree {
+        Tree {
+            parent: vec![None; n as usize],
+            children: vec![Vec::new(); n as usize],
+        }
+    }
+
+    fn link(&mut self, p: u32, c: u32) {
+        self.parent[c as usize] = Some(p);
+        self.children[p as usize].push(c);
+    }
+}

@@ -1073,7 +1073,7 @@ fn mpich_fixed_choices() {
         constant(Mpich, Gatherv, comm, LIN);
         constant(Mpich, Scatterv, comm, LIN);
         constant(Mpich, Barrier, comm, BRUCK);
-        constant(Mpich, Scan, comm, RD);
+        constant(Mpich, Scan, comm, LIN);
         constant(Mpich, Exscan, comm, LIN);
     }
 }

@@ -156,7 +156,8 @@ fn every_collective_has_an_algorithm_and_the_selectors_name_registered_ones() {
         for n in [1u32, 2, 3, 4, 5, 7, 8, 9, 16, 17, 64, 100, 1024, 4097] {
             for bytes in [0u64, 1, 8, 100, 1000, 8192, 65_536, 1 << 20, 1 << 24] {
                 for c in Collective::ALL {
-                    let s = spec(c, n, 0, 0, bytes, 1);
+                    let mut s = CollSpec::new(c, n, 0, bytes);
+                    s.counts = vec![bytes; n as usize];
                     for commutative in [true, false] {
                         let name = sel.choose(c, n, &s, commutative);
                         if find(c, name).is_none() {

@@ -1,6 +1,55 @@
-//! MPI_Allgatherv algorithms.
+//! MPI_Allgatherv algorithms: the allgather patterns on blocks of per-rank sizes.
 
-use crate::coll::Algorithm;
+use crate::coll::allgather::{bruck::bruck, neighbor_exchange::neighbor_exchange, rdb::rdb, ring::ring};
+use crate::coll::{Algorithm, CollSpec, Collective, Emitter};
 
 /// The allgatherv algorithms.
-pub const ALGORITHMS: &[Algorithm] = &[];
+pub const ALGORITHMS: &[Algorithm] = &[
+    Algorithm {
+        coll: Collective::Allgatherv,
+        name: "ring",
+        source: "Open MPI coll/base allgatherv ring; SimGrid 3.32 allgatherv__ring",
+        simgrid: Some("ring"),
+        emit: emit_ring,
+    },
+    Algorithm {
+        coll: Collective::Allgatherv,
+        name: "bruck",
+        source: "Open MPI coll/base allgatherv bruck; SimGrid 3.32 allgatherv__ompi_bruck",
+        simgrid: Some("ompi_bruck"),
+        emit: emit_bruck,
+    },
+    Algorithm {
+        coll: Collective::Allgatherv,
+        name: "neighbor_exchange",
+        source: "Open MPI coll/base allgatherv neighborexchange (ring on odd sizes); SimGrid 3.32 allgatherv__ompi_neighborexchange",
+        simgrid: Some("ompi_neighborexchange"),
+        emit: emit_neighbor,
+    },
+    Algorithm {
+        coll: Collective::Allgatherv,
+        name: "rdb",
+        source: "MPICH allgatherv recursive doubling on powers of two (Bruck otherwise); SimGrid 3.32 allgatherv__mpich_rdb",
+        simgrid: None,
+        emit: emit_rdb,
+    },
+];
+
+/// Tag of allgatherv messages (Open MPI's ALLGATHERV tag, without its sign).
+pub(crate) const TAG: u32 = 16;
+
+fn emit_ring(s: &CollSpec, e: &mut dyn Emitter) {
+    ring(s, e, TAG);
+}
+
+fn emit_bruck(s: &CollSpec, e: &mut dyn Emitter) {
+    bruck(s, e, TAG);
+}
+
+fn emit_rdb(s: &CollSpec, e: &mut dyn Emitter) {
+    rdb(s, e, TAG);
+}
+
+fn emit_neighbor(s: &CollSpec, e: &mut dyn Emitter) {
+    neighbor_exchange(s, e, TAG);
+}

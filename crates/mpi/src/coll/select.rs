@@ -79,6 +79,7 @@ const NOTES: &[&str] = &[
     "mpich: alltoall/alltoallv scattered (batches of 32 isend/irecv, self included) -> linear",
     "mpich: reduce_scatter noncommutative (Traff butterfly) and recursive_doubling -> recursive_halving",
     "mpich: exscan recursive_doubling -> linear",
+    "mpich: scan recursive_doubling -> linear",
     "mpich: the library returns before selecting for some zero counts (bcast, allgather, alltoall, gather, exscan); \
      the rules are still evaluated here for 0 bytes",
     "both: element counts (count < p, count < pof2) are ceil(bytes / element size), element size 8 by default",
@@ -785,8 +786,9 @@ fn mpich(coll: Collective, p: u32, z: &Sizes, commutative: bool) -> &'static str
         }
         // lines 422-427: k_dissemination with k = 2, i.e. dissemination.
         Collective::Barrier => "bruck",
-        // lines 400-403 (a flat communicator is not node-consecutive, commutil.c:863-864).
-        Collective::Scan => "recursive_doubling",
+        // lines 400-403 (a flat communicator is not node-consecutive, commutil.c:863-864):
+        // recursive doubling; we only have the linear scan.
+        Collective::Scan => "linear",
         // lines 410-413: recursive doubling; we only have the linear exscan.
         Collective::Exscan => "linear",
     }

@@ -1,0 +1,20 @@
+//! Binary-tree broadcast (Open MPI's `ompi_coll_base_bcast_intra_bintree`): a binary tree
+//! in level order
+//! over ranks relative to the root; 32 KiB segments, each forwarded to both children as
+//! soon as it arrives.
+
+use crate::coll::bcast::{tree_bcast, SEGMENT};
+use crate::coll::{Algorithm, CollSpec, Collective, Emitter, Tree};
+
+/// The algorithm's registry entry.
+pub const ALGORITHM: Algorithm = Algorithm {
+    coll: Collective::Bcast,
+    name: "binary",
+    source: "Open MPI coll/base bcast bintree (32 KiB segments)",
+    simgrid: None,
+    emit,
+};
+
+fn emit(s: &CollSpec, e: &mut dyn Emitter) {
+    tree_bcast(s, e, &Tree::kary(s.size, 2), SEGMENT);
+}

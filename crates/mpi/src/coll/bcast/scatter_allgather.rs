@@ -1,0 +1,100 @@
+//! Scatter-allgather broadcasts (MPICH's `MPIR_Bcast_intra_scatter_ring_allgather` and
+//! `..._scatter_recursive_doubling_allgather`; SimGrid 3.32 `bcast__scatter_LR_allgather`
+//! and `bcast__scatter_rdb_allgather`): the message is cut into one block per rank
+//! (relative to the root) and scattered down a binomial tree, each rank receiving the
+//! blocks of its subtree and passing on its children's; then the blocks are gathered by
+//! everyone, around a ring or by recursive doubling (which needs a power-of-two size; other
+//! sizes use the ring, as MPICH's selection does).
+
+use crate::coll::bcast::TAG;
+use crate::coll::{split_even, Algorithm, CollSpec, Collective, Emitter, Merge, Phases, Step};
+
+/// Scatter then ring allgather.
+pub const RING: Algorithm = Algorithm {
+    coll: Collective::Bcast,
+    name: "scatter_ring_allgather",
+    source: "MPICH bcast scatter + ring allgather; SimGrid 3.32 bcast__scatter_LR_allgather",
+    simgrid: Some("scatter_LR_allgather"),
+    emit: emit_ring,
+};
+
+/// Scatter then recursive-doubling allgather.
+pub const RDB: Algorithm = Algorithm {
+    coll: Collective::Bcast,
+    name: "scatter_rdb_allgather",
+    source: "MPICH bcast scatter + recursive-doubling allgather; SimGrid 3.32 bcast__scatter_rdb_allgather",
+    simgrid: Some("scatter_rdb_allgather"),
+    emit: emit_rdb,
+};
+
+/// Blocks `[from, to)` (relative-rank indices) as block ids.
+fn range(from: u32, to: u32) -> Vec<u32> {
+    (from..to).collect()
+}
+
+/// The binomial scatter: relative rank `v` gets blocks `[v, v + subtree)`.
+fn scatter(s: &CollSpec, e: &mut dyn Emitter) {
+    let (n, v) = (s.size, s.vrank());
+    let mut mask = 1u32;
+    let mut have: Vec<Step> = Vec::new();
+    while mask < n {
+        if v & mask != 0 {
+            let end = (v + mask).min(n);
+            have = vec![e.recv(s.real(v - mask), TAG, &range(v, end), Merge::Copy, &[])];
+            break;
+        }
+        mask <<= 1;
+    }
+    mask >>= 1;
+    while mask > 0 {
+        if v + mask < n {
+            let end = (v + 2 * mask).min(n);
+            have = vec![e.send(s.real(v + mask), TAG, &range(v + mask, end), &have)];
+        }
+        mask >>= 1;
+    }
+}
+
+fn ring_allgather(s: &CollSpec, e: &mut dyn Emitter) {
+    let (n, v) = (s.size, s.vrank());
+    let (right, left) = (s.real((v + 1) % n), s.real((v + n - 1) % n));
+    let mut last: Vec<Step> = Vec::new();
+    for k in 0..n - 1 {
+        let out = (v + n - k) % n;
+        let inb = (v + 2 * n - k - 1) % n;
+        let snd = e.send(right, TAG, &[out], &last);
+        let rcv = e.recv(left, TAG, &[inb], Merge::Copy, &last);
+        last = vec![snd, rcv];
+    }
+}
+
+fn emit_ring(s: &CollSpec, e: &mut dyn Emitter) {
+    e.layout(&split_even(s.bytes, s.size));
+    let mut p = Phases::new(e);
+    scatter(s, &mut p);
+    p.next_phase();
+    ring_allgather(s, &mut p);
+}
+
+fn emit_rdb(s: &CollSpec, e: &mut dyn Emitter) {
+    let n = s.size;
+    e.layout(&split_even(s.bytes, n));
+    let mut p = Phases::new(e);
+    scatter(s, &mut p);
+    p.next_phase();
+    if !n.is_power_of_two() {
+        return ring_allgather(s, &mut p);
+    }
+    let v = s.vrank();
+    let mut mask = 1u32;
+    let mut last: Vec<Step> = Vec::new();
+    while mask < n {
+        let partner = v ^ mask;
+        let mine = v & !(mask - 1);
+        let theirs = partner & !(mask - 1);
+        let snd = p.send(s.real(partner), TAG, &range(mine, mine + mask), &last);
+        let rcv = p.recv(s.real(partner), TAG, &range(theirs, theirs + mask), Merge::Copy, &last);
+        last = vec![snd, rcv];
+        mask <<= 1;
+    }
+}
