@@ -1,0 +1,82 @@
+//! simpi's hybrid model with the `smpi` preset against SimGrid 3.32's SMPI on the same
+//! SimGrid XML platforms: ping-pongs from 1 B to 16 MiB, concurrent flows through a
+//! backbone, rings and pairwise exchanges on flat, cabinet, fat-tree and torus platforms.
+//! The expected end times in `tests/golden/smpi/<case>/expected.txt` were produced by
+//! SimGrid (`bench/smpi/run_simgrid.sh`); the issue asks for 1%, the model reproduces them
+//! to about a part per billion, which is what this test holds it to.
+
+use simpi::platform::{self, Mapping};
+use simpi::{load, simulate, CollChoice, HybridParams, LoadOptions, Model, SimOptions, TimeUnit};
+use std::path::{Path, PathBuf};
+
+fn cases() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden/smpi");
+    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("expected.txt").exists())
+        .collect();
+    v.sort();
+    v
+}
+
+fn expected(dir: &Path) -> Vec<(u32, f64)> {
+    std::fs::read_to_string(dir.join("expected.txt"))
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.strip_prefix("rank "))
+        .map(|l| {
+            let (r, t) = l.split_once(':').unwrap();
+            (r.trim().parse().unwrap(), t.trim().parse().unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn hybrid_smpi_preset_matches_simgrid_on_every_reference_case() {
+    let cases = cases();
+    assert!(cases.len() >= 21, "reference cases missing: {}", cases.len());
+    let mut report = Vec::new();
+    for dir in &cases {
+        let p = platform::load(&dir.join("platform.xml")).unwrap();
+        let want = expected(dir);
+        let ranks = want.len() as u32;
+        let mapping = Mapping::block(&p, ranks, 1);
+        let hosts = (0..ranks).map(|r| mapping.host(r)).collect();
+        let speed = |_r: u32| 1e9;
+        let coll = CollChoice::by_name("first").unwrap();
+        let mut w = load(
+            &dir.join("schedule.goal"),
+            &LoadOptions {
+                format: None,
+                unit: TimeUnit::Ns,
+                speed: &speed,
+                collectives: &coll,
+                test_cost: 0.0,
+            },
+        )
+        .unwrap();
+        let model = Model::Flow {
+            platform: &p,
+            hosts,
+            params: HybridParams::smpi(),
+        };
+        let opts = SimOptions {
+            progress: None,
+            max_blocked_ranks: 8,
+            record: false,
+        };
+        let got = simulate(&mut w, &model, opts).unwrap();
+        for (r, t) in want {
+            let g = got.end_times.get(r as usize).map_or(0.0, |x| x.as_secs_f64());
+            let err = if t > 0.0 { (g - t).abs() / t } else { g.abs() };
+            report.push((
+                err,
+                format!("{} rank {r}: simpi {g:.12e} s, SimGrid {t:.12e} s", dir.display()),
+            ));
+        }
+    }
+    report.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let (worst, what) = &report[0];
+    assert!(*worst < 1e-7, "worst relative error {worst:.2e}: {what}");
+}
