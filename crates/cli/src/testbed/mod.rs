@@ -48,7 +48,7 @@ pub struct TestbedArgs {
     #[arg(long, default_value_t = 1500)]
     mtu: u32,
     /// Microseconds before a delivery at which the switch stops sleeping and polls.
-    #[arg(long, default_value_t = 150)]
+    #[arg(long, default_value_t = 50)]
     spin_us: u64,
     /// Queue limit per link, bytes (a full queue drops frames).
     #[arg(long, default_value_t = 4 << 20)]
@@ -350,7 +350,7 @@ pub fn run(a: TestbedArgs) -> Result<(), (u8, String)> {
             s.lateness_sum_ns as f64 / s.delivered.max(1) as f64 / 1e3,
             s.lateness_max_ns as f64 / 1e3,
             s.dropped,
-            if s.realtime { "" } else { " (without real-time priority: timings may be noisy)" }
+            if s.realtime { "" } else { " (without raised priority: timings may be noisy)" }
         ),
         _ => {}
     }
