@@ -116,7 +116,11 @@ fn the_testbed_measures_as_configured_runs_mpi_and_always_tears_down() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let xml = std::fs::read_to_string(dir.join("tb.xml")).unwrap();
     assert!(xml.contains("radical=\"0-1\"") && xml.contains("bw=\"12500000Bps\"") && xml.contains("lat=\"50us\""));
-    let out = simpi().args(["platform", "check"]).arg(dir.join("tb.xml")).output().unwrap();
+    let out = simpi()
+        .args(["platform", "check"])
+        .arg(dir.join("tb.xml"))
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
 
     // 3. An MPI program, one rank per namespace, traced; the trace replays.

@@ -137,7 +137,11 @@ pub fn run(
         if close {
             spinning_since = Some(t);
         }
-        let next = if close { None } else { next.map(|d| d.saturating_sub(spin_ns).max(t.min(d))) };
+        let next = if close {
+            None
+        } else {
+            next.map(|d| d.saturating_sub(spin_ns).max(t.min(d)))
+        };
         if next != armed_for {
             let at = next.unwrap_or(0);
             let abs = |ns: u64| libc::timespec {
