@@ -3,6 +3,8 @@
 //! LogGOPS cost predicts on a contention-free network (formulas derived in the comments
 //! of `closed_form_*` tests, per algorithm).
 
+mod common;
+
 use simpi_kernel::{Rng, TimeUnit};
 use simpi_mpi::coll::verify::{loggops_end_times, verify};
 use simpi_mpi::coll::{find, registry, Algorithm, CollSpec, Collective};
@@ -75,41 +77,21 @@ fn params() -> LogGops {
 
 #[test]
 fn closed_form_binomial_bcast() {
-    // A message of s bytes from an idle sender is received (receive complete) after
-    // m = o + L + o + (s-1)G. A rank sends its children one after the other, every
-    // c = max(o, g + (s-1)G). So the k-th child (k from 0, largest subtree first) of a
-    // rank that received at T is received at T + k·c + m. A rank ends when its CPU is
-    // idle: at T if it has no child, else o after its last send starts.
+    // Derivation: `common::binomial_bcast_ends`.
     let alg = find(Collective::Bcast, "binomial").unwrap();
-    let (l, o, g, gg) = (2000u64, 300u64, 100u64, 2u64);
+    let p = common::P {
+        l: 2000,
+        o: 300,
+        g: 100,
+        gg: 2,
+    };
     for n in [2u32, 5, 8, 13, 16] {
         for s in [1u64, 100, 4000] {
-            let m = 2 * o + l + (s - 1) * gg;
-            let c = o.max(g + (s - 1) * gg);
-            let mut t = vec![0u64; n as usize];
-            let mut end = vec![0u64; n as usize];
-            // Ranks in increasing relative order: parents before children.
-            for v in 0..n {
-                let low = if v == 0 {
-                    n.next_power_of_two()
-                } else {
-                    v & v.wrapping_neg()
-                };
-                let children: Vec<u32> = (0..32)
-                    .rev()
-                    .map(|k| 1u32 << k)
-                    .filter(|&b| b < low && v + b < n)
-                    .collect();
-                for (k, &b) in children.iter().enumerate() {
-                    t[(v + b) as usize] = t[v as usize] + k as u64 * c + m;
-                }
-                end[v as usize] = if children.is_empty() {
-                    t[v as usize]
-                } else {
-                    t[v as usize] + (children.len() as u64 - 1) * c + o
-                };
-            }
-            assert_eq!(loggops_times(alg, n, 0, s, &params()), end, "n={n} s={s}");
+            let want: Vec<u64> = common::binomial_bcast_ends(p, n, s)
+                .into_iter()
+                .map(|t| t as u64)
+                .collect();
+            assert_eq!(loggops_times(alg, n, 0, s, &p.model()), want, "n={n} s={s}");
         }
     }
 }

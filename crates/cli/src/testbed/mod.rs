@@ -374,7 +374,12 @@ fn run_job(a: &TestbedArgs, prefix: &str, scratch: &Path, interrupted: &AtomicBo
     let agent = scratch.join("agent");
     std::fs::write(
         &agent,
-        format!("#!/bin/sh\n# Open MPI's launch agent: run the daemon inside the node's namespace.\nh=$1\nshift\nexec ip netns exec {prefix}-$h sh -c \"$*\"\n"),
+        // Every daemon gets its own TMPDIR: they share the host name, and racing to create
+        // the same Open MPI session directory makes one of them fail at start-up.
+        format!(
+            "#!/bin/sh\n# Open MPI's launch agent: run the daemon inside the node's namespace.\nh=$1\nshift\nt={tmp}/tmp-$h\nmkdir -p \"$t\"\nexec ip netns exec {prefix}-$h env TMPDIR=\"$t\" sh -c \"$*\"\n",
+            tmp = scratch.display()
+        ),
     )
     .map_err(|e| err(e.to_string()))?;
     use std::os::unix::fs::PermissionsExt;

@@ -1,0 +1,391 @@
+//! Closed-form LogGOPS end times of the broadcast (flat tree, pipeline, chain, binary),
+//! reduce (linear, binomial), allreduce (ring, segmented ring, reduce + broadcast) and
+//! allgather(v) (ring, pair, Bruck, recursive doubling, neighbour exchange) algorithms.
+//!
+//! LogGOPS rules: see `common/mod.rs`. Golden values come from the derivations in the
+//! comments, computed from each algorithm's documented message pattern (trees and rings
+//! are rebuilt here from their definitions, not taken from the code under test).
+
+mod common;
+
+use common::*;
+use simpi_mpi::coll::Collective;
+
+/// A network where the NIC gap dominates: g > 2o, so that a rank of a segmented tree
+/// finishes receiving segment k and forwarding it before segment k+1 arrives.
+const TREE: P = P {
+    l: 2000,
+    o: 300,
+    g: 700,
+    gg: 2,
+};
+
+/// Open MPI's segment size for the segmented broadcasts.
+const SEGMENT: u64 = 32 * 1024;
+
+/// The segment size of the segmented ring allreduce.
+const RING_SEGMENT: u64 = 1 << 20;
+
+/// End times (indexed by rank) of a broadcast of `s` bytes from `root` down the tree given
+/// by `parent` (in ranks relative to the root; parents have smaller numbers and list
+/// their children in increasing order), cut into segments of `seg` bytes, where every
+/// rank forwards segment k to all its children, one send after the other, before it
+/// forwards segment k+1.
+///
+/// Derivation, with `s` a multiple of `seg` or at most `seg` (all segments equal, b =
+/// segment - 1), R = o + bG (receiver CPU per segment) and N = g + bG (NIC per send):
+/// the root sends segment k to its i-th child at (k·f + i)·N, f its child count, as its
+/// NIC allows. A child whose parent sends segment k at S has it at S + o + L + R and
+/// forwards it at once: its sends of segment k start at that time + i·N. Segments reach
+/// a rank f·N apart; since N ≥ R + o (g ≥ 2o) a rank has taken in segment k and started
+/// its sends of it before segment k+1 arrives, and no rank has more children than the
+/// root, so nobody queues. A rank with children ends o after its last send starts; a
+/// leaf when it has the last segment.
+fn segmented_tree_bcast(p: P, parent: &[Option<u32>], root: u32, s: u64, seg: u64) -> Vec<i64> {
+    let n = parent.len();
+    let k_segs = if s <= seg { 1 } else { s / seg };
+    assert!(s <= seg || s % seg == 0, "the derivation needs equal segments");
+    let bytes = s.min(seg);
+    let (r, nic) = (p.rx(bytes), p.nic(bytes));
+    assert!(p.g > 2 * p.o);
+    let mut children = vec![Vec::new(); n];
+    for v in 1..n {
+        let par = parent[v].unwrap() as usize;
+        assert!(par < v);
+        children[par].push(v);
+    }
+    let f = children[0].len() as i64;
+    // base[v]: when v starts its sends of the last segment; got[v]: when it has it.
+    let last = k_segs as i64 - 1;
+    let mut base = vec![0i64; n];
+    let mut got = vec![0i64; n];
+    base[0] = last * f * nic;
+    let mut end = vec![0i64; n];
+    for v in 0..n {
+        if v > 0 {
+            let par = parent[v].unwrap() as usize;
+            let i = children[par].iter().position(|&c| c == v).unwrap() as i64;
+            got[v] = base[par] + i * nic + p.o + p.l + r;
+            base[v] = got[v];
+        }
+        end[v] = match children[v].len() {
+            0 => got[v],
+            c => base[v] + (c as i64 - 1) * nic + p.o,
+        };
+    }
+    let n = n as u32;
+    (0..n).map(|real| end[((real + n - root) % n) as usize]).collect()
+}
+
+/// Checks a segmented broadcast against [`segmented_tree_bcast`] on several sizes, roots
+/// and message sizes.
+fn check_tree_bcast(name: &str, seg: u64, parent_of: &dyn Fn(u32) -> Vec<Option<u32>>) {
+    let a = alg(Collective::Bcast, name);
+    for n in [1u32, 2, 3, 5, 6, 9, 13] {
+        for root in [0, n - 1, n / 2] {
+            for s in [1u64, 1000, SEGMENT, 3 * SEGMENT] {
+                let want = segmented_tree_bcast(TREE, &parent_of(n), root, s, seg);
+                let got = run(a, n, TREE, &|r| spec(Collective::Bcast, n, r, root, s));
+                assert_eq!(got, want, "{name} n={n} root={root} s={s}");
+            }
+        }
+    }
+}
+
+#[test]
+fn closed_form_flattree_bcast() {
+    // The root sends the whole message to every rank, in rank order: a one-level tree
+    // without segments.
+    check_tree_bcast("flattree", u64::MAX, &|n| {
+        (0..n).map(|v| (v > 0).then_some(0)).collect()
+    });
+}
+
+#[test]
+fn closed_form_pipeline_bcast() {
+    // One chain from the root: the parent of v is v - 1; 32 KiB segments.
+    check_tree_bcast("pipeline", SEGMENT, &|n| (0..n).map(|v| v.checked_sub(1)).collect());
+}
+
+#[test]
+fn closed_form_chain_bcast() {
+    // Four chains of consecutive ranks hang from the root, the first (n-1) mod 4 of them
+    // one rank longer; 32 KiB segments.
+    check_tree_bcast("chain", SEGMENT, &|n| {
+        let mut parent = vec![None; n as usize];
+        let chains = 4.min(n.saturating_sub(1)).max(1);
+        let (len, extra) = ((n.saturating_sub(1)) / chains, (n.saturating_sub(1)) % chains);
+        let mut v = 1;
+        for c in 0..chains {
+            for i in 0..len + u32::from(c < extra) {
+                parent[v as usize] = Some(if i == 0 { 0 } else { v - 1 });
+                v += 1;
+            }
+        }
+        parent
+    });
+}
+
+#[test]
+fn closed_form_binary_bcast() {
+    // A binary tree in level order: the parent of v is (v - 1) / 2; 32 KiB segments.
+    check_tree_bcast("binary", SEGMENT, &|n| {
+        (0..n).map(|v| v.checked_sub(1).map(|u| u / 2)).collect()
+    });
+}
+
+#[test]
+fn closed_form_linear_reduce() {
+    // Every other rank sends at 0; all messages reach the root at o + L and are taken in
+    // back to back (o ≥ g: the CPU is the bottleneck), whatever order the root posts its
+    // receives in. Root: o + L + (n-1)(o + (s-1)G); others: o.
+    let p = BASE;
+    let a = alg(Collective::Reduce, "linear");
+    for n in [1u32, 2, 3, 6, 9] {
+        for root in [0, n - 1] {
+            for s in [1u64, 64, 5000] {
+                let want: Vec<i64> = (0..n)
+                    .map(|r| match (r == root, n) {
+                        (true, 1) => 0,
+                        (true, _) => p.o + p.l + (n as i64 - 1) * p.rx(s),
+                        (false, _) => p.o,
+                    })
+                    .collect();
+                let got = run(a, n, p, &|r| spec(Collective::Reduce, n, r, root, s));
+                assert_eq!(got, want, "n={n} root={root} s={s}");
+            }
+        }
+    }
+}
+
+/// When every rank (relative to root 0) of the binomial reduce sends to its parent: a
+/// rank v receives from v + 2^j for every 2^j below its lowest set bit (all j for the
+/// root) with v + 2^j < n, then sends to v minus its lowest bit. Leaves send at 0. A
+/// child's message arrives o + L after it sends; the rank takes the arrivals in, in
+/// arrival order, each when its CPU is free, for o + (s-1)G each. Returns (send time of
+/// each rank, root's last receive done).
+fn binomial_reduce_times(p: P, n: u32, s: u64) -> (Vec<i64>, i64) {
+    let mut send = vec![0i64; n as usize];
+    let mut root_done = 0;
+    // Children have larger numbers: go from the top down.
+    for v in (0..n).rev() {
+        let low = if v == 0 {
+            n.next_power_of_two()
+        } else {
+            v & v.wrapping_neg()
+        };
+        let mut arrivals: Vec<i64> = (0..32)
+            .map(|j| 1u32 << j)
+            .filter(|&b| b < low && v + b < n)
+            .map(|b| send[(v + b) as usize] + p.o + p.l)
+            .collect();
+        arrivals.sort_unstable();
+        let done = arrivals.iter().fold(0, |cpu, &a| a.max(cpu) + p.rx(s));
+        send[v as usize] = done;
+        if v == 0 {
+            root_done = done;
+        }
+    }
+    (send, root_done)
+}
+
+#[test]
+fn closed_form_binomial_reduce() {
+    // A rank ends o after its send starts; the root when its last receive is done.
+    let p = BASE;
+    let a = alg(Collective::Reduce, "binomial");
+    for n in [1u32, 2, 3, 4, 7, 8, 11, 16] {
+        for root in [0, n - 1] {
+            for s in [1u64, 100, 3000] {
+                let (send, root_done) = binomial_reduce_times(p, n, s);
+                let want: Vec<i64> = (0..n)
+                    .map(|r| {
+                        let v = (r + n - root) % n;
+                        if v == 0 {
+                            root_done
+                        } else {
+                            send[v as usize] + p.o
+                        }
+                    })
+                    .collect();
+                let got = run(a, n, p, &|r| spec(Collective::Reduce, n, r, root, s));
+                assert_eq!(got, want, "n={n} root={root} s={s}");
+            }
+        }
+    }
+}
+
+#[test]
+fn closed_form_reduce_broadcast_allreduce() {
+    // A binomial reduce to rank 0 and then a binomial broadcast from it. Every other rank
+    // is idle long before the broadcast reaches it, so the broadcast starts when the root
+    // has its last receive: end(r) = reduce root time + binomial broadcast end(r).
+    let p = BASE;
+    let a = alg(Collective::Allreduce, "redbcast");
+    for n in [1u32, 2, 3, 5, 8, 12] {
+        for s in [1u64, 200, 4096] {
+            let (_, root_done) = binomial_reduce_times(p, n, s);
+            let want: Vec<i64> = binomial_bcast_ends(p, n, s)
+                .into_iter()
+                .map(|t| root_done + t)
+                .collect();
+            let got = run(a, n, p, &|r| spec(Collective::Allreduce, n, r, 0, s));
+            assert_eq!(got, want, "n={n} s={s}");
+        }
+    }
+}
+
+/// One step in which every rank sends `bytes` to a neighbour and receives as many from
+/// another, all ranks starting together: the partner's message arrives o + L after the
+/// step starts (the rank's own send has the CPU until o), and takes o + (bytes-1)G; the
+/// NIC gap g + (bytes-1)G fits. So 2o + L + (bytes-1)G.
+fn lockstep(p: P, bytes: u64) -> i64 {
+    2 * p.o + p.l + (bytes as i64 - 1) * p.gg
+}
+
+fn all_equal(got: &[i64], want: i64) -> bool {
+    got.iter().all(|&t| t == want)
+}
+
+#[test]
+fn closed_form_ring_allreduce() {
+    // The message is cut into n equal blocks (s a multiple of n): n-1 reduce-scatter and
+    // n-1 allgather steps, each moving one block: 2(n-1) lockstep steps of s/n bytes.
+    let p = BASE;
+    let a = alg(Collective::Allreduce, "ring");
+    for n in [1u32, 2, 3, 4, 7, 8] {
+        for m in [1u64, 10, 1000] {
+            let s = m * n as u64;
+            let want = 2 * (n as i64 - 1) * lockstep(p, m);
+            let got = run(a, n, p, &|r| spec(Collective::Allreduce, n, r, 0, s));
+            assert!(all_equal(&got, want), "n={n} s={s}: {got:?} != {want}");
+        }
+    }
+}
+
+#[test]
+fn closed_form_segmented_ring_allreduce() {
+    // Each of the n blocks (s/n bytes) is cut into k = ceil(s/n / 1 MiB) equal segments;
+    // the reduce-scatter runs once per segment (k(n-1) steps of s/(nk) bytes), then the
+    // allgather moves whole blocks (n-1 steps of s/n bytes).
+    let p = BASE;
+    let a = alg(Collective::Allreduce, "segmented_ring");
+    for n in [2u32, 3, 5, 8] {
+        for (k, m) in [(1u64, 1000u64), (1, RING_SEGMENT), (2, 600_000), (3, RING_SEGMENT)] {
+            let block = k * m;
+            assert_eq!(block.div_ceil(RING_SEGMENT), k);
+            let s = block * n as u64;
+            let want = (n as i64 - 1) * (k as i64 * lockstep(p, m) + lockstep(p, block));
+            let got = run(a, n, p, &|r| spec(Collective::Allreduce, n, r, 0, s));
+            assert!(all_equal(&got, want), "n={n} s={s}: {got:?} != {want}");
+        }
+    }
+}
+
+#[test]
+fn closed_form_ring_and_pair_allgather() {
+    // n-1 lockstep steps, each moving one block of s bytes (the ring passes blocks to the
+    // right; pair exchanges its own block with a different partner each step).
+    let p = BASE;
+    for name in ["ring", "pair"] {
+        let a = alg(Collective::Allgather, name);
+        for n in [1u32, 2, 3, 4, 6, 8, 9] {
+            for s in [1u64, 77, 2048] {
+                let want = (n as i64 - 1) * lockstep(p, s);
+                let got = run(a, n, p, &|r| spec(Collective::Allgather, n, r, 0, s));
+                assert!(all_equal(&got, want), "{name} n={n} s={s}: {got:?} != {want}");
+            }
+        }
+    }
+}
+
+#[test]
+fn closed_form_bruck_allgather() {
+    // Round j (distance 2^j < n) moves min(2^j, n - 2^j) blocks: every rank then holds
+    // min(2^(j+1), n) blocks. Lockstep rounds of that many blocks of s bytes.
+    let p = BASE;
+    let a = alg(Collective::Allgather, "bruck");
+    for n in [1u32, 2, 3, 5, 6, 8, 11, 16] {
+        for s in [1u64, 50, 999] {
+            let want: i64 = (0..32)
+                .map(|j| 1u32 << j)
+                .take_while(|&d| d < n)
+                .map(|d| lockstep(p, d.min(n - d) as u64 * s))
+                .sum();
+            let got = run(a, n, p, &|r| spec(Collective::Allgather, n, r, 0, s));
+            assert!(all_equal(&got, want), "n={n} s={s}: {got:?} != {want}");
+        }
+    }
+}
+
+#[test]
+fn closed_form_recursive_doubling_allgather() {
+    // On 2^k ranks, step j exchanges the 2^j blocks gathered so far with rank XOR 2^j.
+    let p = BASE;
+    let a = alg(Collective::Allgather, "rdb");
+    for k in 0..=4u32 {
+        let n = 1 << k;
+        for s in [1u64, 300] {
+            let want: i64 = (0..k).map(|j| lockstep(p, (1u64 << j) * s)).sum();
+            let got = run(a, n, p, &|r| spec(Collective::Allgather, n, r, 0, s));
+            assert!(all_equal(&got, want), "n={n} s={s}: {got:?} != {want}");
+        }
+    }
+}
+
+#[test]
+fn closed_form_neighbor_exchange_allgather() {
+    // Even n: a first step swapping own blocks with the pair mate (s bytes), then n/2 - 1
+    // steps each forwarding the two blocks of one pair (2s bytes). Odd n falls back to
+    // the ring: n-1 steps of s bytes.
+    let p = BASE;
+    let a = alg(Collective::Allgather, "neighbor_exchange");
+    for n in [2u32, 4, 6, 8, 10, 3, 7] {
+        for s in [1u64, 40, 512] {
+            let want = if n % 2 == 0 {
+                lockstep(p, s) + (n as i64 / 2 - 1) * lockstep(p, 2 * s)
+            } else {
+                (n as i64 - 1) * lockstep(p, s)
+            };
+            let got = run(a, n, p, &|r| spec(Collective::Allgather, n, r, 0, s));
+            assert!(all_equal(&got, want), "n={n} s={s}: {got:?} != {want}");
+        }
+    }
+}
+
+#[test]
+fn closed_form_ring_allgatherv() {
+    // Step i (1..n-1): rank r sends block r-i+1 (its own first, then what it received)
+    // to r+1 and receives block r-i from r-1. Blocks differ in size, so ranks drift
+    // apart by a few G: `sendrecv_steps` follows each rank's step starts.
+    let p = BASE;
+    let a = alg(Collective::Allgatherv, "ring");
+    for n in [2u32, 3, 5, 8] {
+        for salt in [0u64, 3] {
+            let c = counts_nonzero(n, salt);
+            let block = |b: i64| c[b.rem_euclid(n as i64) as usize];
+            let want = sendrecv_steps(
+                p,
+                n,
+                n - 1,
+                vec![0; n as usize],
+                &|r, _| (r + n - 1) % n,
+                &|r, i| block(r as i64 - i as i64 + 1),
+                &|r, i| block(r as i64 - i as i64),
+            );
+            let got = run(a, n, p, &|r| {
+                let mut sp = spec(Collective::Allgatherv, n, r, 0, 0);
+                sp.counts = c.clone();
+                sp
+            });
+            assert_eq!(got, want, "n={n} counts={c:?}");
+        }
+    }
+}
+
+/// Uneven per-rank block sizes, 1..=40 bytes.
+fn counts_nonzero(n: u32, salt: u64) -> Vec<u64> {
+    (0..n as u64)
+        .map(|i| (i * 7 + salt * 13 + i * i * 3) % 40 + 1)
+        .collect()
+}
