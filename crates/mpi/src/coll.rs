@@ -392,6 +392,41 @@ impl Tree {
         t
     }
 
+    /// Open MPI's in-order binary tree (`ompi_coll_base_topo_build_in_order_bintree`),
+    /// over communicator ranks: the root is n-1; a subtree of `size` ranks topped by its
+    /// last rank has as first child the rank just below it, heading the upper part, and
+    /// as second child the top of the lower `size / 2` ranks (when size > 2).
+    pub fn in_order_binary(n: u32) -> Tree {
+        let mut t = Tree::empty(n);
+        for r in 0..n as i64 {
+            // Walk down from the whole communicator to the subtree r tops, as Open MPI does.
+            let (mut size, mut me, mut top, mut delta) = (n as i64, r, n as i64 - 1, 0i64);
+            loop {
+                let right = size >> 1;
+                let left_child = if size > 1 { top - 1 } else { -1 };
+                let right_child = if left_child > 0 { right - 1 } else { -1 };
+                if me == top {
+                    for c in [left_child, right_child] {
+                        if c >= 0 {
+                            t.link(r as u32, (c + delta) as u32);
+                        }
+                    }
+                    break;
+                }
+                if me > right_child {
+                    size -= right + 1;
+                    delta += right;
+                    me -= right;
+                    top = size - 1;
+                } else {
+                    size = right;
+                    top = right_child;
+                }
+            }
+        }
+        t
+    }
+
     fn empty(n: u32) -> Tree {
         Tree {
             parent: vec![None; n as usize],

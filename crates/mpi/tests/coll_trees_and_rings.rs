@@ -1,6 +1,7 @@
 //! Closed-form LogGOPS end times of the broadcast (flat tree, pipeline, chain, binary),
-//! reduce (linear, binomial), allreduce (ring, segmented ring, reduce + broadcast) and
-//! allgather(v) (ring, pair, Bruck, recursive doubling, neighbour exchange) algorithms.
+//! reduce (linear, binomial, pipeline), allreduce (ring, segmented ring, reduce + broadcast) and
+//! allgather and allgatherv (ring, pair, Bruck, recursive doubling, neighbour exchange)
+//! algorithms.
 //!
 //! LogGOPS rules: see `common/mod.rs`. Golden values come from the derivations in the
 //! comments, computed from each algorithm's documented message pattern (trees and rings
@@ -44,13 +45,13 @@ const RING_SEGMENT: u64 = 1 << 20;
 fn segmented_tree_bcast(p: P, parent: &[Option<u32>], root: u32, s: u64, seg: u64) -> Vec<i64> {
     let n = parent.len();
     let k_segs = if s <= seg { 1 } else { s / seg };
-    assert!(s <= seg || s % seg == 0, "the derivation needs equal segments");
+    assert!(s <= seg || s.is_multiple_of(seg), "the derivation needs equal segments");
     let bytes = s.min(seg);
     let (r, nic) = (p.rx(bytes), p.nic(bytes));
     assert!(p.g > 2 * p.o);
     let mut children = vec![Vec::new(); n];
-    for v in 1..n {
-        let par = parent[v].unwrap() as usize;
+    for (v, par) in parent.iter().enumerate().skip(1) {
+        let par = par.unwrap() as usize;
         assert!(par < v);
         children[par].push(v);
     }
@@ -61,9 +62,9 @@ fn segmented_tree_bcast(p: P, parent: &[Option<u32>], root: u32, s: u64, seg: u6
     let mut got = vec![0i64; n];
     base[0] = last * f * nic;
     let mut end = vec![0i64; n];
-    for v in 0..n {
-        if v > 0 {
-            let par = parent[v].unwrap() as usize;
+    for (v, par) in parent.iter().enumerate() {
+        if let Some(par) = *par {
+            let par = par as usize;
             let i = children[par].iter().position(|&c| c == v).unwrap() as i64;
             got[v] = base[par] + i * nic + p.o + p.l + r;
             base[v] = got[v];
@@ -79,12 +80,12 @@ fn segmented_tree_bcast(p: P, parent: &[Option<u32>], root: u32, s: u64, seg: u6
 
 /// Checks a segmented broadcast against [`segmented_tree_bcast`] on several sizes, roots
 /// and message sizes.
-fn check_tree_bcast(name: &str, seg: u64, parent_of: &dyn Fn(u32) -> Vec<Option<u32>>) {
+fn check_tree_bcast(name: &str, seg: &dyn Fn(u32, u64) -> u64, parent_of: &dyn Fn(u32) -> Vec<Option<u32>>) {
     let a = alg(Collective::Bcast, name);
     for n in [1u32, 2, 3, 5, 6, 9, 13] {
         for root in [0, n - 1, n / 2] {
             for s in [1u64, 1000, SEGMENT, 3 * SEGMENT] {
-                let want = segmented_tree_bcast(TREE, &parent_of(n), root, s, seg);
+                let want = segmented_tree_bcast(TREE, &parent_of(n), root, s, seg(n, s));
                 let got = run(a, n, TREE, &|r| spec(Collective::Bcast, n, r, root, s));
                 assert_eq!(got, want, "{name} n={n} root={root} s={s}");
             }
@@ -96,22 +97,36 @@ fn check_tree_bcast(name: &str, seg: u64, parent_of: &dyn Fn(u32) -> Vec<Option<
 fn closed_form_flattree_bcast() {
     // The root sends the whole message to every rank, in rank order: a one-level tree
     // without segments.
-    check_tree_bcast("flattree", u64::MAX, &|n| {
+    check_tree_bcast("flattree", &|_, _| u64::MAX, &|n| {
         (0..n).map(|v| (v > 0).then_some(0)).collect()
     });
 }
 
 #[test]
 fn closed_form_pipeline_bcast() {
-    // One chain from the root: the parent of v is v - 1; 32 KiB segments.
-    check_tree_bcast("pipeline", SEGMENT, &|n| (0..n).map(|v| v.checked_sub(1)).collect());
+    // One chain from the root: the parent of v is v - 1. Segments as SimGrid 3.32's
+    // bcast__ompi_pipeline chooses them: 128 KiB if n < 1.6134e-6 s + 2.1102, else 64 KiB
+    // if n < 2.3679e-6 s + 1.1787, else 16 KiB if n < 3.2118e-6 s + 8.7936, else 128 KiB.
+    let seg = |n: u32, s: u64| {
+        let (n, s) = (n as f64, s as f64);
+        if n < 1.6134e-6 * s + 2.1102 {
+            128 * 1024
+        } else if n < 2.3679e-6 * s + 1.1787 {
+            64 * 1024
+        } else if n < 3.2118e-6 * s + 8.7936 {
+            16 * 1024
+        } else {
+            128 * 1024
+        }
+    };
+    check_tree_bcast("pipeline", &seg, &|n| (0..n).map(|v| v.checked_sub(1)).collect());
 }
 
 #[test]
 fn closed_form_chain_bcast() {
     // Four chains of consecutive ranks hang from the root, the first (n-1) mod 4 of them
     // one rank longer; 32 KiB segments.
-    check_tree_bcast("chain", SEGMENT, &|n| {
+    check_tree_bcast("chain", &|_, _| SEGMENT, &|n| {
         let mut parent = vec![None; n as usize];
         let chains = 4.min(n.saturating_sub(1)).max(1);
         let (len, extra) = ((n.saturating_sub(1)) / chains, (n.saturating_sub(1)) % chains);
@@ -129,7 +144,7 @@ fn closed_form_chain_bcast() {
 #[test]
 fn closed_form_binary_bcast() {
     // A binary tree in level order: the parent of v is (v - 1) / 2; 32 KiB segments.
-    check_tree_bcast("binary", SEGMENT, &|n| {
+    check_tree_bcast("binary", &|_, _| SEGMENT, &|n| {
         (0..n).map(|v| v.checked_sub(1).map(|u| u / 2)).collect()
     });
 }
@@ -152,6 +167,30 @@ fn closed_form_linear_reduce() {
                     })
                     .collect();
                 let got = run(a, n, p, &|r| spec(Collective::Reduce, n, r, root, s));
+                assert_eq!(got, want, "n={n} root={root} s={s}");
+            }
+        }
+    }
+}
+
+#[test]
+fn closed_form_pipeline_reduce() {
+    // The chain root <- 1 <- 2 <- ... <- n-1 (ranks relative to the root), 32 KiB
+    // segments (SimGrid's rule gives 32 KiB when n > 0.0033/1024 s + 1.6761 and
+    // n <= 0.0410/1024 s + 9.7128, true for all the sizes here): the last rank sends its segments back to back, every other rank combines
+    // segment k from its child and forwards it once its previous send is done. Data flows
+    // as in the pipeline broadcast from rank n-1 down the reversed chain, so position u
+    // of that broadcast is relative rank n-1-u here.
+    let a = alg(Collective::Reduce, "pipeline");
+    for n in [1u32, 2, 3, 6] {
+        let chain: Vec<Option<u32>> = (0..n).map(|v| v.checked_sub(1)).collect();
+        for root in [0, n - 1, n / 2] {
+            for s in [1u64, 1000, SEGMENT, 3 * SEGMENT] {
+                let by_position = segmented_tree_bcast(TREE, &chain, 0, s, SEGMENT);
+                let want: Vec<i64> = (0..n)
+                    .map(|r| by_position[(n - 1 - (r + n - root) % n) as usize])
+                    .collect();
+                let got = run(a, n, TREE, &|r| spec(Collective::Reduce, n, r, root, s));
                 assert_eq!(got, want, "n={n} root={root} s={s}");
             }
         }
@@ -342,7 +381,7 @@ fn closed_form_neighbor_exchange_allgather() {
     let a = alg(Collective::Allgather, "neighbor_exchange");
     for n in [2u32, 4, 6, 8, 10, 3, 7] {
         for s in [1u64, 40, 512] {
-            let want = if n % 2 == 0 {
+            let want = if n.is_multiple_of(2) {
                 lockstep(p, s) + (n as i64 / 2 - 1) * lockstep(p, 2 * s)
             } else {
                 (n as i64 - 1) * lockstep(p, s)
@@ -379,6 +418,50 @@ fn closed_form_ring_allgatherv() {
                 sp
             });
             assert_eq!(got, want, "n={n} counts={c:?}");
+        }
+    }
+}
+
+#[test]
+fn closed_form_allgatherv_with_equal_blocks() {
+    // With every block s bytes the allgatherv algorithms move exactly what their
+    // allgather counterparts move: Bruck's rounds of min(2^j, n - 2^j) blocks, the
+    // neighbour exchange's s then (n/2 - 1) x 2s (ring on odd n), and on powers of two
+    // recursive doubling's 2^j blocks in step j. All lockstep.
+    let p = BASE;
+    let bruck = |n: u32, s: u64| -> i64 {
+        (0..32)
+            .map(|j| 1u32 << j)
+            .take_while(|&d| d < n)
+            .map(|d| lockstep(p, d.min(n - d) as u64 * s))
+            .sum()
+    };
+    let exchange = |n: u32, s: u64| -> i64 {
+        if n.is_multiple_of(2) {
+            lockstep(p, s) + (n as i64 / 2 - 1) * lockstep(p, 2 * s)
+        } else {
+            (n as i64 - 1) * lockstep(p, s)
+        }
+    };
+    let doubling = |n: u32, s: u64| -> i64 { (0..n.trailing_zeros()).map(|j| lockstep(p, (1u64 << j) * s)).sum() };
+    type Formula<'a> = &'a dyn Fn(u32, u64) -> i64;
+    let cases: [(&str, Formula, &[u32]); 3] = [
+        ("bruck", &bruck, &[1, 2, 3, 5, 8, 11]),
+        ("neighbor_exchange", &exchange, &[2, 4, 6, 3, 7]),
+        ("rdb", &doubling, &[1, 2, 4, 8, 16]),
+    ];
+    for (name, formula, sizes) in cases {
+        let a = alg(Collective::Allgatherv, name);
+        for &n in sizes {
+            for s in [1u64, 64, 700] {
+                let want = formula(n, s);
+                let got = run(a, n, p, &|r| {
+                    let mut sp = spec(Collective::Allgatherv, n, r, 0, 0);
+                    sp.counts = vec![s; n as usize];
+                    sp
+                });
+                assert!(all_equal(&got, want), "{name} n={n} s={s}: {got:?} != {want}");
+            }
         }
     }
 }

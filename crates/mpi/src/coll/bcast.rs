@@ -32,22 +32,28 @@ pub(crate) const SEGMENT: u64 = 32 * 1024;
 /// Open MPI's generic segmented tree broadcast (`ompi_coll_base_bcast_intra_generic`):
 /// the message is cut into segments; a rank receives segment `k` from its parent and
 /// then sends it to all its children at once (non-blocking sends, waited for together)
-/// before it moves to segment `k + 1`. Receives are posted ahead.
+/// before it moves to segment `k + 1`. Receives are double-buffered: the receive of
+/// segment `k` is posted once segment `k - 2` is done (forwarded, or received on a leaf),
+/// which matters when segments go by rendezvous.
 pub(crate) fn tree_bcast(s: &CollSpec, e: &mut dyn Emitter, tree: &Tree, seg: u64) {
     let segs = segments(s.bytes, seg);
     e.layout(&segs);
     let v = s.vrank() as usize;
     let parent = tree.parent[v].map(|p| s.real(p));
     let children: Vec<u32> = tree.children[v].iter().map(|&c| s.real(c)).collect();
-    let mut prev: Vec<Step> = Vec::new();
-    for k in 0..segs.len() as u32 {
-        let mut deps = prev.clone();
+    // done[k]: the steps after which this rank is through with segment k.
+    let mut done: Vec<Vec<Step>> = Vec::with_capacity(segs.len());
+    for k in 0..segs.len() {
+        let mut deps = if k >= 1 && !children.is_empty() {
+            done[k - 1].clone()
+        } else {
+            Vec::new()
+        };
         if let Some(p) = parent {
-            deps.push(e.recv(p, TAG, &[k], Merge::Copy, &[]));
+            let posted_after = if k >= 2 { done[k - 2].clone() } else { Vec::new() };
+            deps.push(e.recv(p, TAG, &[k as u32], Merge::Copy, &posted_after));
         }
-        let sends: Vec<Step> = children.iter().map(|&c| e.send(c, TAG, &[k], &deps)).collect();
-        if !sends.is_empty() {
-            prev = sends;
-        }
+        let sends: Vec<Step> = children.iter().map(|&c| e.send(c, TAG, &[k as u32], &deps)).collect();
+        done.push(if sends.is_empty() { deps } else { sends });
     }
 }

@@ -21,28 +21,48 @@ pub const ALGORITHMS: &[Algorithm] = &[
 /// Tag of reduction messages (Open MPI's REDUCE tag, without its sign).
 pub(crate) const TAG: u32 = 21;
 
-/// Segment size of Open MPI's segmented reductions (simpi uses one value).
-pub(crate) const SEGMENT: u64 = 32 * 1024;
-
-/// Open MPI's generic segmented tree reduction (`ompi_coll_base_reduce_generic`): for each
-/// segment, a rank receives its children's partial results one child after the other,
-/// combines them with its own, and sends the segment to its parent once the previous
-/// segment's send is done. `tree` is over ranks relative to the tree's root `top`, which
-/// is the communicator rank `real(0)`.
-pub(crate) fn tree_reduce(e: &mut dyn Emitter, tree: &Tree, v: u32, real: &dyn Fn(u32) -> u32, total: u64) {
-    let segs = segments(total, SEGMENT);
+/// Open MPI's generic segmented tree reduction (`ompi_coll_base_reduce_generic`, as in
+/// SimGrid 3.32's `smpi_coll_tuned_ompi_reduce_generic`), as the sequence of calls it
+/// makes. An inner rank walks segments and, within a segment, children: it posts the
+/// receive of (segment, child), waits for the receive posted before it (double
+/// buffering), and after the last child of a segment has arrived sends the combined
+/// segment to its parent with a blocking send. A leaf sends its segments with blocking
+/// sends. `tree` is over ranks relative to the tree's root, which is rank `real(0)`.
+pub(crate) fn tree_reduce(e: &mut dyn Emitter, tree: &Tree, v: u32, real: &dyn Fn(u32) -> u32, total: u64, seg: u64) {
+    let segs = segments(total, seg);
     e.layout(&segs);
+    let k_segs = segs.len() as u32;
     let parent = tree.parent[v as usize].map(real);
     let children: Vec<u32> = tree.children[v as usize].iter().map(|&c| real(c)).collect();
-    let mut prev: Vec<Step> = Vec::new();
-    for k in 0..segs.len() as u32 {
-        let mut deps: Vec<Step> = children
-            .iter()
-            .map(|&c| e.recv(c, TAG, &[k], Merge::Reduce, &[]))
-            .collect();
+    // What the next call waits for: the last blocking call's step.
+    let mut cursor: Vec<Step> = Vec::new();
+    if children.is_empty() {
         if let Some(p) = parent {
-            deps.extend(prev.iter().copied());
-            prev = vec![e.send(p, TAG, &[k], &deps)];
+            for k in 0..k_segs {
+                cursor = vec![e.send(p, TAG, &[k], &cursor)];
+            }
+        }
+        return;
+    }
+    let mut pending: [Option<Step>; 2] = [None, None];
+    let mut slot = 0;
+    'segments: for k in 0..=k_segs {
+        for (i, &c) in children.iter().enumerate() {
+            if k < k_segs {
+                pending[slot] = Some(e.recv(c, TAG, &[k], Merge::Reduce, &cursor));
+            }
+            if let Some(r) = pending[slot ^ 1].take() {
+                cursor = vec![r];
+            }
+            if i == 0 && k > 0 {
+                if let Some(p) = parent {
+                    cursor = vec![e.send(p, TAG, &[k - 1], &cursor)];
+                }
+                if k == k_segs {
+                    break 'segments;
+                }
+            }
+            slot ^= 1;
         }
     }
 }
