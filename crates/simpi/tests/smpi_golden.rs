@@ -5,20 +5,11 @@
 //! SimGrid (`bench/smpi/run_simgrid.sh`); the issue asks for 1%, the model reproduces them
 //! to about a part per billion, which is what this test holds it to.
 
-use simpi::platform::{self, Mapping};
-use simpi::{load, simulate, CollChoice, HybridParams, LoadOptions, Model, SimOptions, TimeUnit};
-use std::path::{Path, PathBuf};
+mod common;
 
-fn cases() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden/smpi");
-    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.join("expected.txt").exists())
-        .collect();
-    v.sort();
-    v
-}
+use simpi::platform::{self, Mapping};
+use simpi::{load, simulate, CollChoice, HybridParams, LoadOptions, Model, TimeUnit};
+use std::path::Path;
 
 fn expected(dir: &Path) -> Vec<(u32, f64)> {
     std::fs::read_to_string(dir.join("expected.txt"))
@@ -34,7 +25,7 @@ fn expected(dir: &Path) -> Vec<(u32, f64)> {
 
 #[test]
 fn hybrid_smpi_preset_matches_simgrid_on_every_reference_case() {
-    let cases = cases();
+    let cases = common::cases("smpi");
     assert!(cases.len() >= 21, "reference cases missing: {}", cases.len());
     let mut report = Vec::new();
     for dir in &cases {
@@ -61,11 +52,7 @@ fn hybrid_smpi_preset_matches_simgrid_on_every_reference_case() {
             hosts,
             params: HybridParams::smpi(),
         };
-        let opts = SimOptions {
-            progress: None,
-            max_blocked_ranks: 8,
-            record: false,
-        };
+        let opts = common::quiet();
         let got = simulate(&mut w, &model, opts).unwrap();
         for (r, t) in want {
             let g = got.end_times.get(r as usize).map_or(0.0, |x| x.as_secs_f64());

@@ -5,20 +5,11 @@
 //! replay to the precision SimGrid prints its time with (6 decimals), which is what this
 //! test holds it to.
 
-use simpi::platform::{self, Mapping};
-use simpi::{load, simulate, CollChoice, HybridParams, LoadOptions, Model, SimOptions, TimeUnit};
-use std::path::{Path, PathBuf};
+mod common;
 
-fn cases() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden/smpi-replay");
-    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.join("expected.txt").exists())
-        .collect();
-    v.sort();
-    v
-}
+use simpi::platform::{self, Mapping};
+use simpi::{load, simulate, CollChoice, HybridParams, LoadOptions, Model, TimeUnit};
+use std::path::Path;
 
 /// simpi's replay of one case: its makespan in seconds.
 fn replay(dir: &Path) -> f64 {
@@ -58,18 +49,14 @@ fn replay(dir: &Path) -> f64 {
         hosts: (0..ranks).map(|r| mapping.host(r)).collect(),
         params: HybridParams::smpi(),
     };
-    let opts = SimOptions {
-        progress: None,
-        max_blocked_ranks: 8,
-        record: false,
-    };
+    let opts = common::quiet();
     let out = simulate(&mut w, &model, opts).unwrap();
     out.end_times.iter().map(|t| t.as_secs_f64()).fold(0.0, f64::max)
 }
 
 #[test]
 fn simgrid_traces_replay_as_simgrid_replays_them() {
-    let cases = cases();
+    let cases = common::cases("smpi-replay");
     assert!(cases.len() >= 5, "reference cases missing: {}", cases.len());
     let mut failures = Vec::new();
     for dir in &cases {
