@@ -1,5 +1,5 @@
 //! Closed-form LogGOPS end times of the broadcast (flat tree, pipeline, chain, binary),
-//! reduce (linear, binomial, pipeline), allreduce (ring, segmented ring, reduce + broadcast) and
+//! reduce (linear, binomial, pipeline, in-order binary), allreduce (ring, segmented ring, reduce + broadcast) and
 //! allgather and allgatherv (ring, pair, Bruck, recursive doubling, neighbour exchange)
 //! algorithms.
 //!
@@ -197,35 +197,98 @@ fn closed_form_pipeline_reduce() {
     }
 }
 
-/// When every rank (relative to root 0) of the binomial reduce sends to its parent: a
-/// rank v receives from v + 2^j for every 2^j below its lowest set bit (all j for the
-/// root) with v + 2^j < n, then sends to v minus its lowest bit. Leaves send at 0. A
-/// child's message arrives o + L after it sends; the rank takes the arrivals in, in
-/// arrival order, each when its CPU is free, for o + (s-1)G each. Returns (send time of
-/// each rank, root's last receive done).
-fn binomial_reduce_times(p: P, n: u32, s: u64) -> (Vec<i64>, i64) {
-    let mut send = vec![0i64; n as usize];
-    let mut root_done = 0;
-    // Children have larger numbers: go from the top down.
-    for v in (0..n).rev() {
-        let low = if v == 0 {
-            n.next_power_of_two()
-        } else {
-            v & v.wrapping_neg()
-        };
-        let mut arrivals: Vec<i64> = (0..32)
-            .map(|j| 1u32 << j)
-            .filter(|&b| b < low && v + b < n)
-            .map(|b| send[(v + b) as usize] + p.o + p.l)
+/// When every rank of a tree reduction of `s` bytes (eager, one segment) sends to its
+/// parent. A leaf sends at 0; a child's message arrives o + L after it sends; a rank takes
+/// the arrivals in, in arrival order (whatever order it posts its receives in), each when
+/// its CPU is free, for o + (s-1)G each, and sends when the last is done. `children[v]`
+/// lists v's children. Returns every rank's send time (for the root: its last receive).
+fn tree_reduce_times(p: P, children: &[Vec<u32>], s: u64) -> Vec<i64> {
+    fn at(v: usize, p: P, children: &[Vec<u32>], s: u64, memo: &mut Vec<Option<i64>>) -> i64 {
+        if let Some(t) = memo[v] {
+            return t;
+        }
+        let mut arrivals: Vec<i64> = children[v]
+            .iter()
+            .map(|&c| at(c as usize, p, children, s, memo) + p.o + p.l)
             .collect();
         arrivals.sort_unstable();
         let done = arrivals.iter().fold(0, |cpu, &a| a.max(cpu) + p.rx(s));
-        send[v as usize] = done;
-        if v == 0 {
-            root_done = done;
+        memo[v] = Some(done);
+        done
+    }
+    let mut memo = vec![None; children.len()];
+    (0..children.len()).map(|v| at(v, p, children, s, &mut memo)).collect()
+}
+
+/// The binomial reduce of `s` bytes, ranks relative to root 0: rank v receives from
+/// v + 2^j for every 2^j below its lowest set bit (all j for the root) with v + 2^j < n.
+/// Returns (send time of each rank, root's last receive done).
+fn binomial_reduce_times(p: P, n: u32, s: u64) -> (Vec<i64>, i64) {
+    let children: Vec<Vec<u32>> = (0..n)
+        .map(|v| {
+            let low = if v == 0 {
+                n.next_power_of_two()
+            } else {
+                v & v.wrapping_neg()
+            };
+            (0..32)
+                .map(|j| 1u32 << j)
+                .filter(|&b| b < low && v + b < n)
+                .map(|b| v + b)
+                .collect()
+        })
+        .collect();
+    let send = tree_reduce_times(p, &children, s);
+    let root_done = send[0];
+    (send, root_done)
+}
+
+/// Open MPI's in-order binary tree over ranks `lo .. lo + size`, topped by the last: its
+/// children are the tops of the upper part `lo + size/2 .. top` and of the lower part
+/// `lo .. lo + size/2`, each when not empty.
+fn in_order_tree(children: &mut [Vec<u32>], lo: u32, size: u32) {
+    if size <= 1 {
+        return;
+    }
+    let top = lo + size - 1;
+    let half = size / 2;
+    for (from, len) in [(lo + half, size - half - 1), (lo, half)] {
+        if len > 0 {
+            children[top as usize].push(from + len - 1);
+            in_order_tree(children, from, len);
         }
     }
-    (send, root_done)
+}
+
+#[test]
+fn closed_form_in_order_binary_reduce() {
+    // The tree reduction above on the in-order binary tree topped by rank n-1, the
+    // message in one piece. Every rank but the top ends o after its send; the top o after
+    // its send (root elsewhere: it then sends the result to the root) or at its last
+    // receive (root on top). A root below the top takes that result in at
+    // max(top's send + o + L, its own send + o) + o + (s-1)G.
+    let p = BASE;
+    let a = alg(Collective::Reduce, "in_order_binary");
+    for n in [1u32, 2, 3, 4, 5, 7, 8, 12, 16] {
+        let mut children = vec![Vec::new(); n as usize];
+        in_order_tree(&mut children, 0, n);
+        for root in [n - 1, 0, n / 2] {
+            for s in [1u64, 100, 5000] {
+                let send = tree_reduce_times(p, &children, s);
+                let top = (n - 1) as usize;
+                let want: Vec<i64> = (0..n as usize)
+                    .map(|r| match (r == top, r == root as usize) {
+                        (true, true) => send[r],
+                        (true, false) => send[r] + p.o,
+                        (false, true) => (send[top] + p.o + p.l).max(send[r] + p.o) + p.rx(s),
+                        (false, false) => send[r] + p.o,
+                    })
+                    .collect();
+                let got = run(a, n, p, &|r| spec(Collective::Reduce, n, r, root, s));
+                assert_eq!(got, want, "n={n} root={root} s={s}");
+            }
+        }
+    }
 }
 
 #[test]
