@@ -1,5 +1,6 @@
 //! Closed-form LogGOPS end times of the broadcast (flat tree, pipeline, chain, binary),
-//! reduce (linear, binomial, pipeline, in-order binary), allreduce (ring, segmented ring, reduce + broadcast) and
+//! reduce (linear, binomial, pipeline, in-order binary), allreduce (ring, segmented ring,
+//! Rabenseifner, reduce + broadcast) and
 //! allgather and allgatherv (ring, pair, Bruck, recursive doubling, neighbour exchange)
 //! algorithms.
 //!
@@ -359,6 +360,24 @@ fn closed_form_ring_allreduce() {
         for m in [1u64, 10, 1000] {
             let s = m * n as u64;
             let want = 2 * (n as i64 - 1) * lockstep(p, m);
+            let got = run(a, n, p, &|r| spec(Collective::Allreduce, n, r, 0, s));
+            assert!(all_equal(&got, want), "n={n} s={s}: {got:?} != {want}");
+        }
+    }
+}
+
+#[test]
+fn closed_form_rabenseifner_allreduce() {
+    // On 2^k ranks, s a multiple of 2^k: a reduce-scatter by recursive halving (step j
+    // exchanges s/2^j bytes) then an allgather by recursive doubling (the same sizes in
+    // reverse): 2k lockstep steps, twice the sum over j of 2o + L + (s/2^j - 1)G.
+    let p = BASE;
+    let a = alg(Collective::Allreduce, "rabenseifner");
+    for k in 0..=4u32 {
+        let n = 1u32 << k;
+        for m in [1u64, 24, 1000] {
+            let s = m * n as u64;
+            let want: i64 = 2 * (1..=k).map(|j| lockstep(p, s >> j)).sum::<i64>();
             let got = run(a, n, p, &|r| spec(Collective::Allreduce, n, r, 0, s));
             assert!(all_equal(&got, want), "n={n} s={s}: {got:?} != {want}");
         }
