@@ -1,5 +1,5 @@
 //! Closed-form LogGOPS end times of the broadcast (flat tree, pipeline, chain, binary),
-//! reduce (linear, binomial, pipeline, in-order binary), allreduce (ring, segmented ring,
+//! reduce (linear, binomial, pipeline, in-order binary, Rabenseifner), allreduce (ring, segmented ring,
 //! Rabenseifner, reduce + broadcast) and
 //! allgather and allgatherv (ring, pair, Bruck, recursive doubling, neighbour exchange)
 //! algorithms.
@@ -193,6 +193,45 @@ fn closed_form_pipeline_reduce() {
                     .collect();
                 let got = run(a, n, TREE, &|r| spec(Collective::Reduce, n, r, root, s));
                 assert_eq!(got, want, "n={n} root={root} s={s}");
+            }
+        }
+    }
+}
+
+#[test]
+fn closed_form_rabenseifner_reduce() {
+    // On 2^k ranks, s = 2^k·m: the reduce-scatter by recursive halving is lockstep and
+    // ends for all at T0 = sum over j = 1..k of 2o + L + (s/2^j - 1)G, each rank then
+    // holding one block of m bytes. The gather then halves the active ranks k times: in
+    // step j the ranks whose highest bit differing from the root's is 2^(k-j) send their
+    // 2^(j-1) blocks at T(j-1) (CPU free at T(j-1) + o, when they end) and their partners
+    // have them at T(j) = T(j-1) + o + L + o + (2^(j-1)·m - 1)G. The root ends at T(k).
+    // scatter_gather is the same scheme under MPICH's other name.
+    let p = BASE;
+    for name in ["rabenseifner", "scatter_gather"] {
+        let a = alg(Collective::Reduce, name);
+        for k in 0..=4u32 {
+            let n = 1u32 << k;
+            for m in [1u64, 40, 900] {
+                let s = m * n as u64;
+                let mut t = vec![(1..=k).map(|j| lockstep(p, s >> j)).sum::<i64>()];
+                for j in 1..=k {
+                    let prev = t[j as usize - 1];
+                    t.push(prev + p.o + p.l + p.rx((1u64 << (j - 1)) * m));
+                }
+                for root in [0, n - 1, n / 2] {
+                    let want: Vec<i64> = (0..n)
+                        .map(|r| match r ^ root {
+                            0 => t[k as usize],
+                            d => {
+                                let step = k - (31 - d.leading_zeros());
+                                t[step as usize - 1] + p.o
+                            }
+                        })
+                        .collect();
+                    let got = run(a, n, p, &|r| spec(Collective::Reduce, n, r, root, s));
+                    assert_eq!(got, want, "{name} n={n} root={root} s={s}");
+                }
             }
         }
     }
