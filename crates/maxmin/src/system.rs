@@ -32,6 +32,9 @@ pub(crate) struct Variable {
     pub weight: f64,
     pub bound: Option<f64>,
     pub elems: Vec<(u32, f64)>,
+    /// Where this variable sits in each of its constraints' lists (parallel to
+    /// `elems`), so removing it does not search those lists.
+    pub slots: Vec<u32>,
     pub value: f64,
     pub live: bool,
 }
@@ -104,14 +107,18 @@ impl System {
                     weight: 0.0,
                     bound: None,
                     elems: Vec::new(),
+                    slots: Vec::new(),
                     value: 0.0,
                     live: false,
                 });
                 self.vars.len() as u32 - 1
             }
         };
+        let mut slots = Vec::with_capacity(merged.len());
         for &(c, a) in &merged {
-            self.cnsts[c as usize].elems.push((id, a));
+            let list = &mut self.cnsts[c as usize].elems;
+            slots.push(list.len() as u32);
+            list.push((id, a));
             self.touch(c);
         }
         if merged.is_empty() {
@@ -121,6 +128,7 @@ impl System {
             weight,
             bound,
             elems: merged,
+            slots,
             value: 0.0,
             live: true,
         };
@@ -133,13 +141,18 @@ impl System {
         assert!(var.live, "removing a removed variable");
         var.live = false;
         let elems = std::mem::take(&mut var.elems);
-        for &(c, _) in &elems {
+        let slots = std::mem::take(&mut var.slots);
+        for (&(c, _), &slot) in elems.iter().zip(&slots) {
             let list = &mut self.cnsts[c as usize].elems;
-            let i = list
-                .iter()
-                .position(|&(x, _)| x == v.0)
-                .expect("variable missing from its constraint");
+            let i = slot as usize;
+            debug_assert_eq!(list[i].0, v.0, "variable missing from its constraint");
             list.swap_remove(i);
+            // The variable moved into slot i now sits there: update its record of it.
+            if let Some(&(moved, _)) = list.get(i) {
+                let mv = &mut self.vars[moved as usize];
+                let k = mv.elems.iter().position(|&(x, _)| x == c).unwrap();
+                mv.slots[k] = i as u32;
+            }
             self.touch(c);
         }
         self.free_vars.push(v.0);

@@ -6,15 +6,35 @@
 //! point and each event time is rounded to the nearest picosecond here, and only here.
 
 use crate::hybrid::HybridParams;
+use crate::keyed_heap::KeyedHeap;
 use simpi_kernel::SimTime;
 use simpi_maxmin::{CnstId, Policy as MmPolicy, System, VarId};
 use simpi_platform::{HostId, Platform, PlatformError, Policy};
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::rc::Rc;
 
 /// The caller's identifier of a message, returned when its flow completes.
 pub type Token = u64;
+
+/// A hasher for the route cache's host-pair keys: one multiply (the default SipHash
+/// showed in profiles of message starts).
+#[derive(Default)]
+struct PairHasher(u64);
+
+impl Hasher for PairHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ b as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        }
+    }
+    fn write_u64(&mut self, k: u64) {
+        self.0 = (k ^ k >> 29).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+}
 
 /// What the model needs of a route.
 struct RouteInfo {
@@ -35,7 +55,6 @@ enum Phase {
 struct Flow {
     token: Token,
     phase: Phase,
-    version: u32,
     remaining: f64,
     rate: f64,
     last: u64,
@@ -50,12 +69,14 @@ pub struct FlowNetwork<'p> {
     params: HybridParams,
     sys: System,
     cnst: Vec<CnstId>,
-    routes: HashMap<(u32, u32), Rc<RouteInfo>>,
+    /// Routes by `src << 32 | dst`, computed on first use.
+    routes: HashMap<u64, Rc<RouteInfo>, BuildHasherDefault<PairHasher>>,
     flows: Vec<Flow>,
     free: Vec<u32>,
     var_flow: Vec<u32>,
-    /// (time, seq, flow, version)
-    events: BinaryHeap<Reverse<(u64, u64, u32, u32)>>,
+    /// Each live flow's next event: (time, seq) keyed by flow; seq orders equal times
+    /// by when the event was set.
+    events: KeyedHeap,
     seq: u64,
     active: usize,
 }
@@ -80,11 +101,11 @@ impl<'p> FlowNetwork<'p> {
             params,
             sys,
             cnst,
-            routes: HashMap::new(),
+            routes: HashMap::default(),
             flows: Vec::new(),
             free: Vec::new(),
             var_flow: Vec::new(),
-            events: BinaryHeap::new(),
+            events: KeyedHeap::new(),
             seq: 0,
             active: 0,
         }
@@ -101,7 +122,8 @@ impl<'p> FlowNetwork<'p> {
     }
 
     fn route(&mut self, src: HostId, dst: HostId) -> Result<Rc<RouteInfo>, PlatformError> {
-        if let Some(r) = self.routes.get(&(src.0, dst.0)) {
+        let key = (src.0 as u64) << 32 | dst.0 as u64;
+        if let Some(r) = self.routes.get(&key) {
             return Ok(r.clone());
         }
         let fwd = self.platform.route(src, dst)?;
@@ -128,14 +150,13 @@ impl<'p> FlowNetwork<'p> {
             penalty,
             min_bw,
         });
-        self.routes.insert((src.0, dst.0), info.clone());
+        self.routes.insert(key, info.clone());
         Ok(info)
     }
 
     fn push_event(&mut self, time: u64, flow: u32) {
         self.seq += 1;
-        let v = self.flows[flow as usize].version;
-        self.events.push(Reverse((time, self.seq, flow, v)));
+        self.events.set(flow, (time, self.seq));
     }
 
     /// Starts a message of `bytes` (the envelope is added here) from `src` to `dst` at
@@ -154,7 +175,6 @@ impl<'p> FlowNetwork<'p> {
         let flow = Flow {
             token,
             phase: Phase::Latency,
-            version: 0,
             remaining: payload as f64,
             rate: 0.0,
             last: now.ps(),
@@ -179,14 +199,7 @@ impl<'p> FlowNetwork<'p> {
 
     /// When the next flow finishes its latency or its transfer, if any flow is active.
     pub fn next_time(&mut self) -> Option<SimTime> {
-        while let Some(Reverse((t, _, f, v))) = self.events.peek() {
-            let fl = &self.flows[*f as usize];
-            if fl.version == *v && fl.phase != Phase::Done {
-                return Some(SimTime(*t));
-            }
-            self.events.pop();
-        }
-        None
+        self.events.peek().map(|((t, _), _)| SimTime(t))
     }
 
     /// Processes everything due at `now` (which must be [`FlowNetwork::next_time`]) and
@@ -194,16 +207,12 @@ impl<'p> FlowNetwork<'p> {
     pub fn advance(&mut self, now: SimTime, done: &mut Vec<Token>) {
         let t = now.ps();
         let mut changed = false;
-        while let Some(&Reverse((et, _, f, v))) = self.events.peek() {
+        while let Some(((et, _), f)) = self.events.peek() {
             if et != t {
                 break;
             }
             self.events.pop();
-            let fl = &self.flows[f as usize];
-            if fl.version != v || fl.phase == Phase::Done {
-                continue;
-            }
-            match fl.phase {
+            match self.flows[f as usize].phase {
                 Phase::Latency => {
                     changed |= self.begin_transfer(f, t, done);
                 }
@@ -247,15 +256,14 @@ impl<'p> FlowNetwork<'p> {
         fl.var = Some(var);
         fl.phase = Phase::Transfer;
         fl.last = t;
-        fl.version += 1;
         true
     }
 
     fn finish(&mut self, f: u32, done: &mut Vec<Token>) {
         let fl = &mut self.flows[f as usize];
         fl.phase = Phase::Done;
-        fl.version += 1;
         done.push(fl.token);
+        self.events.remove(f);
         if let Some(v) = fl.var.take() {
             self.sys.remove_variable(v);
         }
@@ -275,7 +283,6 @@ impl<'p> FlowNetwork<'p> {
             fl.remaining -= fl.rate * (t - fl.last) as f64 * 1e-12;
             fl.last = t;
             fl.rate = value * fl.bw_factor;
-            fl.version += 1;
             let dt = if fl.remaining <= 0.0 || fl.rate.is_infinite() {
                 0
             } else {

@@ -7,6 +7,7 @@
 
 pub mod flow;
 pub mod hybrid;
+mod keyed_heap;
 pub mod loggops;
 pub mod piecewise;
 
