@@ -7,7 +7,7 @@
 //! sizes use the ring, as MPICH's selection does).
 
 use crate::coll::bcast::TAG;
-use crate::coll::{split_even, Algorithm, CollSpec, Collective, Emitter, Merge, Phases, Step};
+use crate::coll::{Algorithm, CollSpec, Collective, Emitter, Merge, Phases, Step};
 
 /// Scatter then ring allgather.
 pub const RING: Algorithm = Algorithm {
@@ -32,15 +32,28 @@ fn range(from: u32, to: u32) -> Vec<u32> {
     (from..to).collect()
 }
 
-/// The binomial scatter: relative rank `v` gets blocks `[v, v + subtree)`.
-fn scatter(s: &CollSpec, e: &mut dyn Emitter) {
+/// MPICH's pieces: ceil(bytes / n) each, in relative-rank order, so the last ranks may
+/// get less or nothing.
+fn pieces(bytes: u64, n: u32) -> Vec<u64> {
+    let piece = bytes.div_ceil(n as u64);
+    (0..n as u64)
+        .map(|i| piece.min(bytes.saturating_sub(i * piece)))
+        .collect()
+}
+
+/// The binomial scatter: relative rank `v` gets blocks `[v, v + subtree)`. As in MPICH, a
+/// rank whose blocks are all empty receives nothing, and empty subtrees are sent nothing.
+fn scatter(s: &CollSpec, e: &mut dyn Emitter, pieces: &[u64]) {
     let (n, v) = (s.size, s.vrank());
+    let bytes = |from: u32, to: u32| pieces[from as usize..to as usize].iter().sum::<u64>();
     let mut mask = 1u32;
     let mut have: Vec<Step> = Vec::new();
     while mask < n {
         if v & mask != 0 {
             let end = (v + mask).min(n);
-            have = vec![e.recv(s.real(v - mask), TAG, &range(v, end), Merge::Copy, &[])];
+            if bytes(v, end) > 0 {
+                have = vec![e.recv(s.real(v - mask), TAG, &range(v, end), Merge::Copy, &[])];
+            }
             break;
         }
         mask <<= 1;
@@ -49,7 +62,9 @@ fn scatter(s: &CollSpec, e: &mut dyn Emitter) {
     while mask > 0 {
         if v + mask < n {
             let end = (v + 2 * mask).min(n);
-            have = vec![e.send(s.real(v + mask), TAG, &range(v + mask, end), &have)];
+            if bytes(v + mask, end) > 0 {
+                have = vec![e.send(s.real(v + mask), TAG, &range(v + mask, end), &have)];
+            }
         }
         mask >>= 1;
     }
@@ -69,18 +84,20 @@ fn ring_allgather(s: &CollSpec, e: &mut dyn Emitter) {
 }
 
 fn emit_ring(s: &CollSpec, e: &mut dyn Emitter) {
-    e.layout(&split_even(s.bytes, s.size));
+    let pieces = pieces(s.bytes, s.size);
+    e.layout(&pieces);
     let mut p = Phases::new(e);
-    scatter(s, &mut p);
+    scatter(s, &mut p, &pieces);
     p.next_phase();
     ring_allgather(s, &mut p);
 }
 
 fn emit_rdb(s: &CollSpec, e: &mut dyn Emitter) {
     let n = s.size;
-    e.layout(&split_even(s.bytes, n));
+    let pieces = pieces(s.bytes, n);
+    e.layout(&pieces);
     let mut p = Phases::new(e);
-    scatter(s, &mut p);
+    scatter(s, &mut p, &pieces);
     p.next_phase();
     if !n.is_power_of_two() {
         return ring_allgather(s, &mut p);
