@@ -89,17 +89,6 @@ impl System {
     /// sum of the coefficients if shared, their maximum if a fat pipe.
     pub fn add_variable(&mut self, weight: f64, bound: Option<f64>, elems: &[(CnstId, f64)]) -> VarId {
         assert!(weight > 0.0 && weight.is_finite(), "variable weight must be positive");
-        let mut merged: Vec<(u32, f64)> = Vec::with_capacity(elems.len());
-        for &(c, a) in elems {
-            assert!(a > 0.0, "coefficients must be positive");
-            match merged.iter_mut().find(|(k, _)| *k == c.0) {
-                Some((_, old)) => match self.cnsts[c.0 as usize].policy {
-                    Policy::Shared => *old += a,
-                    Policy::Fatpipe => *old = old.max(a),
-                },
-                None => merged.push((c.0, a)),
-            }
-        }
         let id = match self.free_vars.pop() {
             Some(i) => i,
             None => {
@@ -114,7 +103,21 @@ impl System {
                 self.vars.len() as u32 - 1
             }
         };
-        let mut slots = Vec::with_capacity(merged.len());
+        // Reuse the slot's vectors (flows come and go by the million).
+        let mut merged = std::mem::take(&mut self.vars[id as usize].elems);
+        let mut slots = std::mem::take(&mut self.vars[id as usize].slots);
+        merged.clear();
+        slots.clear();
+        for &(c, a) in elems {
+            assert!(a > 0.0, "coefficients must be positive");
+            match merged.iter_mut().find(|(k, _)| *k == c.0) {
+                Some((_, old)) => match self.cnsts[c.0 as usize].policy {
+                    Policy::Shared => *old += a,
+                    Policy::Fatpipe => *old = old.max(a),
+                },
+                None => merged.push((c.0, a)),
+            }
+        }
         for &(c, a) in &merged {
             let list = &mut self.cnsts[c as usize].elems;
             slots.push(list.len() as u32);
@@ -155,6 +158,11 @@ impl System {
             }
             self.touch(c);
         }
+        // Keep the vectors for the slot's next variable; `elems` stays empty while dead.
+        let var = &mut self.vars[v.0 as usize];
+        var.slots = slots;
+        var.elems = elems;
+        var.elems.clear();
         self.free_vars.push(v.0);
     }
 

@@ -12,7 +12,6 @@ use simpi_maxmin::{CnstId, Policy as MmPolicy, System, VarId};
 use simpi_platform::{HostId, Platform, PlatformError, Policy};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
-use std::rc::Rc;
 
 /// The caller's identifier of a message, returned when its flow completes.
 pub type Token = u64;
@@ -59,7 +58,8 @@ struct Flow {
     rate: f64,
     last: u64,
     bw_factor: f64,
-    route: Rc<RouteInfo>,
+    /// Index into the network's route table.
+    route: u32,
     var: Option<VarId>,
 }
 
@@ -70,7 +70,9 @@ pub struct FlowNetwork<'p> {
     sys: System,
     cnst: Vec<CnstId>,
     /// Routes by `src << 32 | dst`, computed on first use.
-    routes: HashMap<u64, Rc<RouteInfo>, BuildHasherDefault<PairHasher>>,
+    routes: HashMap<u64, u32, BuildHasherDefault<PairHasher>>,
+    /// The routes seen so far, indexed by the values of `routes`.
+    route_info: Vec<RouteInfo>,
     flows: Vec<Flow>,
     free: Vec<u32>,
     var_flow: Vec<u32>,
@@ -102,6 +104,7 @@ impl<'p> FlowNetwork<'p> {
             sys,
             cnst,
             routes: HashMap::default(),
+            route_info: Vec::new(),
             flows: Vec::new(),
             free: Vec::new(),
             var_flow: Vec::new(),
@@ -121,10 +124,10 @@ impl<'p> FlowNetwork<'p> {
         self.active
     }
 
-    fn route(&mut self, src: HostId, dst: HostId) -> Result<Rc<RouteInfo>, PlatformError> {
+    fn route(&mut self, src: HostId, dst: HostId) -> Result<u32, PlatformError> {
         let key = (src.0 as u64) << 32 | dst.0 as u64;
-        if let Some(r) = self.routes.get(&key) {
-            return Ok(r.clone());
+        if let Some(&r) = self.routes.get(&key) {
+            return Ok(r);
         }
         let fwd = self.platform.route(src, dst)?;
         let mut links: Vec<(CnstId, f64)> = fwd.links.iter().map(|&l| (self.cnst[l.0 as usize], 1.0)).collect();
@@ -144,14 +147,16 @@ impl<'p> FlowNetwork<'p> {
             .iter()
             .map(|&l| self.platform.link(l).bandwidth)
             .fold(f64::INFINITY, f64::min);
-        let info = Rc::new(RouteInfo {
+        let info = RouteInfo {
             links,
             latency: fwd.latency,
             penalty,
             min_bw,
-        });
-        self.routes.insert(key, info.clone());
-        Ok(info)
+        };
+        let id = self.route_info.len() as u32;
+        self.route_info.push(info);
+        self.routes.insert(key, id);
+        Ok(id)
     }
 
     fn push_event(&mut self, time: u64, flow: u32) {
@@ -171,7 +176,7 @@ impl<'p> FlowNetwork<'p> {
     ) -> Result<(), PlatformError> {
         let route = self.route(src, dst)?;
         let payload = bytes + self.params.envelope;
-        let lat = route.latency * self.params.lat_factor.factor(payload);
+        let lat = self.route_info[route as usize].latency * self.params.lat_factor.factor(payload);
         let flow = Flow {
             token,
             phase: Phase::Latency,
@@ -236,7 +241,7 @@ impl<'p> FlowNetwork<'p> {
             self.finish(f, done);
             return false;
         }
-        let r = fl.route.clone();
+        let r = &self.route_info[fl.route as usize];
         let weight = if p.weight_s == 0.0 || r.latency == 0.0 {
             1.0
         } else {
