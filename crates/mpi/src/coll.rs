@@ -152,6 +152,9 @@ pub struct CollSpec {
     pub send_counts: Vec<u64>,
     /// Alltoallv: bytes this rank receives from each rank.
     pub recv_counts: Vec<u64>,
+    /// Bytes per element of the datatype (1 when unknown): algorithms that cut vectors
+    /// by element counts, as SimGrid's do, need it.
+    pub elem: u64,
 }
 
 impl CollSpec {
@@ -166,6 +169,7 @@ impl CollSpec {
             counts: Vec::new(),
             send_counts: Vec::new(),
             recv_counts: Vec::new(),
+            elem: 1,
         }
     }
 
@@ -315,6 +319,46 @@ impl<'e> Phases<'e> {
         } else {
             after
         }
+    }
+}
+
+/// An emitter that renumbers blocks: block `b` of the algorithm it is given is block
+/// `b + offset` of the collective (for an algorithm run on one part of the vector, like
+/// the remainder of SimGrid's logical-ring allreduce). Layouts are the caller's.
+pub struct Shifted<'e> {
+    inner: &'e mut dyn Emitter,
+    offset: u32,
+}
+
+impl<'e> Shifted<'e> {
+    /// Blocks of what is emitted through it start at `offset`.
+    pub fn new(inner: &'e mut dyn Emitter, offset: u32) -> Shifted<'e> {
+        Shifted { inner, offset }
+    }
+
+    fn shift(&self, blocks: &[u32]) -> Vec<u32> {
+        blocks.iter().map(|b| b + self.offset).collect()
+    }
+}
+
+impl Emitter for Shifted<'_> {
+    fn layout(&mut self, _sizes: &[u64]) {}
+    fn block_size(&self, b: u32) -> u64 {
+        self.inner.block_size(b + self.offset)
+    }
+    fn send(&mut self, to: u32, tag: u32, blocks: &[u32], after: &[Step]) -> Step {
+        let b = self.shift(blocks);
+        self.inner.send(to, tag, &b, after)
+    }
+    fn recv(&mut self, from: u32, tag: u32, blocks: &[u32], merge: Merge, after: &[Step]) -> Step {
+        let b = self.shift(blocks);
+        self.inner.recv(from, tag, &b, merge, after)
+    }
+    fn send_sync(&mut self, to: u32, tag: u32, bytes: u64, after: &[Step]) -> Step {
+        self.inner.send_sync(to, tag, bytes, after)
+    }
+    fn recv_sync(&mut self, from: u32, tag: u32, bytes: u64, after: &[Step]) -> Step {
+        self.inner.recv_sync(from, tag, bytes, after)
     }
 }
 

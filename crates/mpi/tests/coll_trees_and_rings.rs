@@ -1,6 +1,6 @@
 //! Closed-form LogGOPS end times of the broadcast (flat tree, pipeline, chain, binary),
-//! reduce (linear, binomial, pipeline, in-order binary, Rabenseifner), allreduce (ring, segmented ring,
-//! Rabenseifner, reduce + broadcast) and
+//! reduce (linear, binomial, pipeline, in-order binary, Rabenseifner), allreduce (ring,
+//! segmented ring, logical ring, Rabenseifner, reduce + broadcast) and
 //! allgather and allgatherv (ring, pair, Bruck, recursive doubling, neighbour exchange)
 //! algorithms.
 //!
@@ -425,20 +425,58 @@ fn closed_form_rabenseifner_allreduce() {
 
 #[test]
 fn closed_form_segmented_ring_allreduce() {
-    // Each of the n blocks (s/n bytes) is cut into k = ceil(s/n / 1 MiB) equal segments;
-    // the reduce-scatter runs once per segment (k(n-1) steps of s/(nk) bytes), then the
-    // allgather moves whole blocks (n-1 steps of s/n bytes).
+    // SimGrid's ompi_ring_segmented on s = n·B bytes (1-byte elements): below one 1 MiB
+    // segment per rank (B < 1 MiB) it is the logical ring, 2(n-1) lockstep steps of B.
+    // Otherwise each block is cut into P phases, P = floor(B / 1 MiB) plus one if the
+    // rest exceeds half a segment. A phase is n-1 steps of blocking sends, each waiting
+    // for the previous receive: lockstep steps of B/P bytes; then n-1 lockstep steps pass
+    // whole blocks. Total (n-1)·(P·step(B/P) + step(B)).
     let p = BASE;
     let a = alg(Collective::Allreduce, "segmented_ring");
     for n in [2u32, 3, 5, 8] {
-        for (k, m) in [(1u64, 1000u64), (1, RING_SEGMENT), (2, 600_000), (3, RING_SEGMENT)] {
-            let block = k * m;
-            assert_eq!(block.div_ceil(RING_SEGMENT), k);
+        for block in [
+            1000u64,
+            RING_SEGMENT - 4,
+            2 * RING_SEGMENT,
+            3 * RING_SEGMENT,
+            RING_SEGMENT + 700_000,
+            RING_SEGMENT + 100_000,
+        ] {
             let s = block * n as u64;
-            let want = (n as i64 - 1) * (k as i64 * lockstep(p, m) + lockstep(p, block));
+            let phases = if block < RING_SEGMENT {
+                1
+            } else {
+                block / RING_SEGMENT + u64::from(block % RING_SEGMENT > RING_SEGMENT / 2)
+            };
+            assert_eq!(block % phases, 0, "the derivation needs equal segments");
+            let want = (n as i64 - 1) * (phases as i64 * lockstep(p, block / phases) + lockstep(p, block));
             let got = run(a, n, p, &|r| spec(Collective::Allreduce, n, r, 0, s));
             assert!(all_equal(&got, want), "n={n} s={s}: {got:?} != {want}");
         }
+    }
+}
+
+#[test]
+fn closed_form_logical_ring_allreduce() {
+    // SimGrid's lr on s = n·B bytes: 2(n-1) lockstep send-receives of B bytes. Fewer
+    // bytes than ranks: a binomial reduce to rank 0, then a binomial broadcast.
+    let p = BASE;
+    let a = alg(Collective::Allreduce, "lr");
+    for n in [2u32, 3, 4, 7, 8] {
+        for block in [1u64, 30, 2000] {
+            let s = block * n as u64;
+            let want = 2 * (n as i64 - 1) * lockstep(p, block);
+            let got = run(a, n, p, &|r| spec(Collective::Allreduce, n, r, 0, s));
+            assert!(all_equal(&got, want), "n={n} s={s}: {got:?} != {want}");
+        }
+        let s = n as u64 - 1;
+        let (_, root_done) = binomial_reduce_times(p, n, s);
+        let want: Vec<i64> = binomial_bcast_ends(p, n, s)
+            .into_iter()
+            .map(|t| root_done + t)
+            .collect();
+        let got = run(a, n, p, &|r| spec(Collective::Allreduce, n, r, 0, s));
+        assert_eq!(got, want, "n={n} s={s}");
     }
 }
 

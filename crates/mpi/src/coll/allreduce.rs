@@ -1,5 +1,6 @@
 //! MPI_Allreduce algorithms.
 
+mod lr;
 mod rabenseifner;
 mod rdb;
 mod redbcast;
@@ -14,6 +15,7 @@ pub const ALGORITHMS: &[Algorithm] = &[
     ring::SEGMENTED,
     rabenseifner::ALGORITHM,
     redbcast::ALGORITHM,
+    lr::ALGORITHM,
 ];
 
 /// Tag of allreduce messages.

@@ -160,6 +160,8 @@ pub enum Action {
         bytes: u64,
         /// Flops computed after it.
         comp: f64,
+        /// Bytes per element of its datatype.
+        elem: u64,
     },
     /// `alltoall scount rcount [sdt] [rdt]`.
     Alltoall {
@@ -464,6 +466,7 @@ pub(crate) fn parse(name: &str, a: &[&str], comm_size: usize, double_default: bo
             Action::Allreduce {
                 bytes: bytes(count(0)?, dt(2)?),
                 comp: float(1)?,
+                elem: dt(2)?,
             }
         }
         "alltoall" => {

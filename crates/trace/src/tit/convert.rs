@@ -568,9 +568,12 @@ impl RankConv<'_, '_> {
                     ..spec(Collective::Reduce, bytes)
                 }
             }
-            Action::Allreduce { bytes, comp: c } => {
+            Action::Allreduce { bytes, comp: c, elem } => {
                 comp = c;
-                spec(Collective::Allreduce, bytes)
+                CollSpec {
+                    elem,
+                    ..spec(Collective::Allreduce, bytes)
+                }
             }
             Action::Scan {
                 exclusive,

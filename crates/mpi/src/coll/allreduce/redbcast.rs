@@ -13,7 +13,7 @@ pub const ALGORITHM: Algorithm = Algorithm {
     emit,
 };
 
-fn emit(s: &CollSpec, e: &mut dyn Emitter) {
+pub(crate) fn emit(s: &CollSpec, e: &mut dyn Emitter) {
     let mut spec = s.clone();
     spec.root = 0;
     let mut p = Phases::new(e);
