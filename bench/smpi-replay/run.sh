@@ -57,6 +57,7 @@ cases=(
   "small-osu_allgather-bruck 8|$base allgather=bruck:bruck|osu_allgather -m 16384 -i 5 -x 1"
   "small-osu_allreduce-ring_seg 8|${base/allreduce=rdb:rdb/allreduce=segmented_ring:ompi_ring_segmented}|osu_allreduce -m 4194304 -i 2 -x 1"
   "small-osu_allreduce-lr 8|${base/allreduce=rdb:rdb/allreduce=lr:lr}|osu_allreduce -m 65536 -i 5 -x 1"
+  "small-osu_allreduce-rab 8|${base/allreduce=rdb:rdb/allreduce=rabenseifner:rab_rdb}|osu_allreduce -m 65536 -i 5 -x 1"
   "osu_allreduce-rab 16|${base/allreduce=rdb:rdb/allreduce=rabenseifner:rab_rdb}|osu_allreduce -m 1048576 -i 20 -x 2"
   "osu_allreduce-ring_seg 16|${base/allreduce=rdb:rdb/allreduce=segmented_ring:ompi_ring_segmented}|osu_allreduce -m 4194304 -i 10 -x 2"
   "osu_bcast-scatter_rdb 16|${base/bcast=binomial:binomial_tree/bcast=scatter_rdb_allgather:scatter_rdb_allgather}|osu_bcast -m 1048576 -i 20 -x 2"

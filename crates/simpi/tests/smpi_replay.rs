@@ -57,7 +57,7 @@ fn replay(dir: &Path) -> f64 {
 #[test]
 fn simgrid_traces_replay_as_simgrid_replays_them() {
     let cases = common::cases("smpi-replay");
-    assert!(cases.len() >= 11, "reference cases missing: {}", cases.len());
+    assert!(cases.len() >= 12, "reference cases missing: {}", cases.len());
     let mut failures = Vec::new();
     for dir in &cases {
         let want: f64 = std::fs::read_to_string(dir.join("expected.txt"))

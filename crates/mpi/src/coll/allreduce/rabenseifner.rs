@@ -20,7 +20,8 @@ pub const ALGORITHM: Algorithm = Algorithm {
 fn emit(s: &CollSpec, e: &mut dyn Emitter) {
     let n = s.size;
     let rem = n - pow2_floor(n);
-    let (newrank, (mut lo, mut hi), mut last, pof2) = reduce_scatter_halving(s, e, TAG);
+    let (newrank, (mut lo, mut hi), mut last, pof2) =
+        reduce_scatter_halving(s, e, TAG, &|bytes, pof2| simgrid_blocks(bytes, pof2, s.elem));
     let all: Vec<u32> = (0..pof2).collect();
     let Some(newrank) = newrank else {
         e.recv(s.me + 1, TAG, &all, Merge::Copy, &[]);
@@ -45,4 +46,14 @@ fn emit(s: &CollSpec, e: &mut dyn Emitter) {
     if s.me < 2 * rem {
         e.send(s.me - 1, TAG, &all, &last);
     }
+}
+
+/// SimGrid 3.32's (and MPICH's) cut of the vector for `rab_rdb`: `count / pof2` elements
+/// per block, the last block taking what is left.
+fn simgrid_blocks(bytes: u64, pof2: u32, elem: u64) -> Vec<u64> {
+    let t = elem.max(1);
+    let per = bytes / t / pof2 as u64 * t;
+    let mut v = vec![per; pof2 as usize];
+    *v.last_mut().unwrap() = bytes - per * (pof2 as u64 - 1);
+    v
 }

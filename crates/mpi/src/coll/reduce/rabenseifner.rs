@@ -35,12 +35,13 @@ pub(crate) fn reduce_scatter_halving(
     s: &CollSpec,
     e: &mut dyn Emitter,
     tag: u32,
+    blocks: &dyn Fn(u64, u32) -> Vec<u64>,
 ) -> (Option<u32>, (u32, u32), Vec<Step>, u32) {
     let n = s.size;
     let r = s.me;
     let pof2 = pow2_floor(n);
     let rem = n - pof2;
-    e.layout(&split_even(s.bytes, pof2));
+    e.layout(&blocks(s.bytes, pof2));
     let all: Vec<u32> = (0..pof2).collect();
     let mut last: Vec<Step> = Vec::new();
     let newrank = if r < 2 * rem {
@@ -92,7 +93,7 @@ pub(crate) fn real_of_new(n: u32, nr: u32) -> u32 {
 fn emit(s: &CollSpec, e: &mut dyn Emitter) {
     let n = s.size;
     let rem = n - pow2_floor(n);
-    let (newrank, (mut lo, mut hi), mut last, pof2) = reduce_scatter_halving(s, e, TAG);
+    let (newrank, (mut lo, mut hi), mut last, pof2) = reduce_scatter_halving(s, e, TAG, &split_even);
     // The gatherer: the root, or its odd neighbour if the root folded out.
     let root_out = s.root < 2 * rem && s.root.is_multiple_of(2);
     let gatherer = if root_out { s.root + 1 } else { s.root };
