@@ -13,6 +13,7 @@ rm -rf "$out"; mkdir -p "$out"; out=$(realpath "$out")
 "$simpi" trace -o "$out/trace" -- mpirun --oversubscribe --allow-run-as-root -np "$ranks" \
   "$here/bench/tracer/ltrace-count.sh" "$out/ltrace" "$@" >"$out/stdout.txt" 2>"$out/stderr.txt"
 "$simpi" trace-info "$out/trace" --json >"$out/info.json"
+set +e
 python3 - "$out" "$ranks" <<'PY'
 import json, sys
 out, ranks = sys.argv[1], int(sys.argv[2])
@@ -28,13 +29,20 @@ for r, rank in enumerate(info["ranks"]):
     for fn, n in sorted(traced.items()):
         if lt.get(fn) != n:
             print(f"rank {r}: {fn} is in the trace {n} times, ltrace saw {lt.get(fn)}"); bad += 1
-    if called != lt:
-        print(f"rank {r}: the tracer's counters differ from ltrace's"); bad += 1
+    # Calls made from inside other libraries (Open MPI's C++ bindings call
+    # MPI_Initialized, for instance) reach the tracer but not ltrace, which only sees the
+    # program's own calls: differences outside the trace are reported, not failed.
+    for fn in sorted(set(called) | set(lt)):
+        if fn not in traced and called.get(fn, 0) != lt.get(fn, 0):
+            print(f"rank {r}: note: {fn} counted {called.get(fn, 0)} times by the tracer, "
+                  f"{lt.get(fn, 0)} by ltrace (not in the trace)")
     untraced = sorted(set(lt) - set(traced))
     if r == 0:
         print(f"rank 0: {sum(traced.values())} calls of {len(traced)} functions in the trace; "
               f"not traced (local or unknown): {', '.join(f'{f}={lt[f]}' for f in untraced) or 'none'}")
-print("counts agree with ltrace on every rank" if bad == 0 else f"{bad} disagreements")
+print("counts of traced calls agree with ltrace on every rank" if bad == 0 else f"{bad} disagreements")
 sys.exit(1 if bad else 0)
 PY
-"$simpi" replay "$out/trace/index.txt" | tail -n 1
+rc=$?
+"$simpi" replay "$out/trace/index.txt" | tail -n 1 || rc=1
+exit $rc
