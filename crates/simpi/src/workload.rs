@@ -34,7 +34,7 @@ pub struct CollChoice {
     /// `--coll OP=ALGO` overrides.
     pub overrides: HashMap<Collective, &'static Algorithm>,
     /// The algorithm for everything else.
-    pub select: Box<dyn Fn(&CollSpec) -> &'static Algorithm>,
+    pub select: Box<dyn Fn(&CollSpec) -> &'static Algorithm + Send + Sync>,
 }
 
 impl CollChoice {
@@ -58,7 +58,7 @@ impl CollChoice {
     }
 
     /// Overrides on top of `select`.
-    pub fn new(select: Box<dyn Fn(&CollSpec) -> &'static Algorithm>) -> CollChoice {
+    pub fn new(select: Box<dyn Fn(&CollSpec) -> &'static Algorithm + Send + Sync>) -> CollChoice {
         CollChoice {
             overrides: HashMap::new(),
             select,
@@ -105,7 +105,7 @@ pub struct LoadOptions<'a> {
     /// Time unit of GOAL schedules.
     pub unit: TimeUnit,
     /// Flop/s of rank `r`'s host (TIT `compute` and reduction costs).
-    pub speed: &'a dyn Fn(u32) -> f64,
+    pub speed: &'a (dyn Fn(u32) -> f64 + Sync),
     /// How collectives are expanded (TIT).
     pub collectives: &'a CollChoice,
     /// Seconds an MPI_Test costs (TIT).

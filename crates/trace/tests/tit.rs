@@ -294,3 +294,66 @@ fn collectives_on_the_self_communicator_move_nothing() {
     assert_eq!(t.schedule.num_ops(), 2);
     assert_eq!(times(&mut t), vec![1_000, 2_000]);
 }
+
+/// A trace of `p` ranks, one file per rank and an index: the even and the odd ranks each
+/// form a communicator; rank r computes (p - r) µs and, in its communicator, sends 1000
+/// bytes to the next rank and receives from the previous one (a chain, not a ring;
+/// partners are world ranks, as in the dialect).
+/// Ranks in `bad` have a bad line (line 3).
+fn chain_trace(name: &str, p: u32, bad: &[u32]) -> PathBuf {
+    let d = dir().join(name);
+    std::fs::create_dir_all(&d).unwrap();
+    let mut index = String::new();
+    let half = p / 2;
+    for r in 0..p {
+        let (me, c) = (r / 2, r % 2);
+        let mut t = format!("{r} init\n{r} comm_split world {c} {r} half{c}\n");
+        if bad.contains(&r) {
+            t.push_str(&format!("{r} send nowhere\n"));
+        }
+        t.push_str(&format!("{r} compute {}\n", (p - r) * 1000));
+        if me + 1 < half {
+            t.push_str(&format!("{r} @half{c} send {} 7 1000 0\n", r + 2));
+        }
+        if me > 0 {
+            t.push_str(&format!("{r} @half{c} recv {} 7 1000 0\n", r - 2));
+        }
+        t.push_str(&format!("{r} finalize\n"));
+        let f = d.join(format!("rank-{r}.txt"));
+        std::fs::write(&f, t).unwrap();
+        index.push_str(&format!("{}\n", f.display()));
+    }
+    let i = d.join("index.txt");
+    std::fs::write(&i, index).unwrap();
+    i
+}
+
+#[test]
+fn large_traces_read_in_halves_give_the_one_pass_result() {
+    // 128 ranks are converted on two threads (64 and more), messages crossing between
+    // the halves. Under L=1000 o=100 with no gaps, with D = 1000(p - r) ns of compute:
+    // a rank sends at D; its predecessor in the chain computed 2000 ns more, so that
+    // message arrives at D + 3100 (after the rank's own send) and is in at D + 3200.
+    // The head of a chain ends at D + 100 (its send's CPU time), the others at D + 3200.
+    let p = 128u32;
+    let mut t = read(&chain_trace("chain128", p, &[])).unwrap();
+    assert_eq!(t.schedule.num_ranks(), p);
+    let want: Vec<u64> = (0..p)
+        .map(|r| 1000 * (p - r) as u64 + if r / 2 == 0 { 100 } else { 3200 })
+        .collect();
+    assert_eq!(times(&mut t), want);
+    // Calls are listed rank by rank with consecutive operation ranges.
+    let mut next = 0;
+    for c in &t.calls {
+        assert_eq!(c.first_op, next, "{c:?}");
+        next = c.end_op;
+    }
+    assert_eq!(next as usize, t.schedule.num_ops());
+    assert!(t.calls.windows(2).all(|w| w[0].rank <= w[1].rank));
+    // The lower half's error is reported first, as in one pass; an error in the upper
+    // half alone is reported too.
+    let e = read(&chain_trace("bad2", p, &[100, 10])).unwrap_err();
+    assert!(e.contains("rank-10.txt:3"), "{e}");
+    let e = read(&chain_trace("bad1", p, &[100])).unwrap_err();
+    assert!(e.contains("rank-100.txt:3"), "{e}");
+}

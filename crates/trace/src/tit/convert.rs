@@ -32,9 +32,9 @@ use std::path::Path;
 /// How to convert a trace.
 pub struct TitOptions<'a> {
     /// Flop/s of the host rank `r` runs on (for `compute` and reduction costs).
-    pub speed: &'a dyn Fn(u32) -> f64,
+    pub speed: &'a (dyn Fn(u32) -> f64 + Sync),
     /// The algorithm of a collective call.
-    pub choose: &'a dyn Fn(&CollSpec) -> &'static Algorithm,
+    pub choose: &'a (dyn Fn(&CollSpec) -> &'static Algorithm + Sync),
     /// Seconds an MPI_Test-like call costs.
     pub test_cost: f64,
 }
@@ -151,89 +151,155 @@ pub fn read_tit(path: &Path, opts: &TitOptions<'_>) -> Result<TitTrace, TitError
             msg: "the trace has no rank".into(),
         });
     }
-    // Pass 1: communicator creations.
-    let mut skipped_first = 0u64;
-    let mut creations: Vec<Vec<(Creation, u32)>> = vec![Vec::new(); p as usize];
-    let mut files: Vec<String> = vec![String::new(); p as usize];
-    for r in 0..p as usize {
-        src.for_each(r, &mut skipped_first, |file, line, text| {
-            files[r] = file.display().to_string();
-            let (_, name, args) = split(text);
-            if !is_creator(name) || args.is_empty() {
-                return Ok(());
-            }
-            let a = parse(name, &args, 0, false).map_err(|m| at(file, line, m))?;
-            let c = match a {
-                Action::CommSplit {
-                    parent,
-                    color,
-                    key,
-                    new,
-                } => Creation::Split {
-                    parent,
-                    color,
-                    key,
-                    new,
-                },
-                Action::CommDup { parent, new } => Creation::Dup { parent, new },
-                Action::CommCreate { parent, new, members } => Creation::Create { parent, new, members },
-                _ => return Ok(()),
-            };
-            creations[r].push((c, line));
-            Ok(())
-        })?;
-    }
+    // Pass 1: communicator creations (in two halves on two threads for large traces).
+    type Found = (Vec<Vec<(Creation, u32)>>, Vec<String>, u64);
+    let find = |ranks: std::ops::Range<u32>| -> Result<Found, TitError> {
+        let mut creations: Vec<Vec<(Creation, u32)>> = Vec::with_capacity(ranks.len());
+        let mut files: Vec<String> = Vec::with_capacity(ranks.len());
+        let mut skipped = 0u64;
+        for r in ranks {
+            let mut found = Vec::new();
+            let mut name_of_file = String::new();
+            src.for_each(r as usize, &mut skipped, |file, line, text| {
+                if name_of_file.is_empty() {
+                    name_of_file = file.display().to_string();
+                }
+                let (_, name, args) = split(text);
+                if !is_creator(name) || args.is_empty() {
+                    return Ok(());
+                }
+                let a = parse(name, &args, 0, false).map_err(|m| at(file, line, m))?;
+                let c = match a {
+                    Action::CommSplit {
+                        parent,
+                        color,
+                        key,
+                        new,
+                    } => Creation::Split {
+                        parent,
+                        color,
+                        key,
+                        new,
+                    },
+                    Action::CommDup { parent, new } => Creation::Dup { parent, new },
+                    Action::CommCreate { parent, new, members } => Creation::Create { parent, new, members },
+                    _ => return Ok(()),
+                };
+                found.push((c, line));
+                Ok(())
+            })?;
+            creations.push(found);
+            files.push(name_of_file);
+        }
+        Ok((creations, files, skipped))
+    };
+    let two = p >= PARALLEL_RANKS && std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2);
+    let (creations, files, _) = if two {
+        let mid = p / 2;
+        let (lower, upper) = std::thread::scope(|sc| {
+            let upper = sc.spawn(|| find(mid..p));
+            (find(0..mid), upper.join().expect("trace reader thread panicked"))
+        });
+        let (mut c, mut f, k) = lower?;
+        let (c2, f2, k2) = upper?;
+        c.extend(c2);
+        f.extend(f2);
+        (c, f, k + k2)
+    } else {
+        find(0..p)?
+    };
     let comms = CommTable::build(p, &creations).map_err(|(r, line, msg)| TitError {
         file: files[r as usize].clone(),
         line,
         msg,
     })?;
-    // Pass 2: conversion.
-    let mut skipped = 0u64;
-    let mut b = ScheduleBuilder::new(p);
-    let mut calls = Vec::new();
-    let mut dropped = 0u64;
-    let mut first_global = 0u32;
-    for r in 0..p {
-        b.begin_rank(r as u64).map_err(|e| TitError {
-            file: files[r as usize].clone(),
-            line: 0,
-            msg: e.to_string(),
-        })?;
-        let mut conv = RankConv {
-            b: &mut b,
-            r,
-            p,
-            comms: &comms,
-            opts,
-            after: Vec::new(),
-            store: HashMap::new(),
-            double_default: false,
-            dropped: &mut dropped,
-            icolls: 0,
+    // Pass 2: conversion. Ranks are independent here: large traces are converted in two
+    // halves on two threads and joined; the result is the same as one pass in order.
+    let convert = |ranks: std::ops::Range<u32>| -> Result<Part, TitError> {
+        let mut part = Part {
+            schedule: None,
+            calls: Vec::new(),
+            skipped: 0,
+            dropped: 0,
         };
-        src.for_each(r as usize, &mut skipped, |file, line, text| {
-            let before = conv.b.open_len();
-            let (comm, name, args) = split(text);
-            conv.action(comm, name, &args).map_err(|m| at(file, line, m))?;
-            let after = conv.b.open_len();
-            if after > before {
-                calls.push(CallRecord {
-                    rank: r,
-                    name: name.to_string(),
-                    first_op: first_global + before,
-                    end_op: first_global + after,
-                });
-            }
-            Ok(())
-        })?;
-        first_global += b.open_len();
-        b.end_rank().map_err(|e| TitError {
-            file: files[r as usize].clone(),
-            line: 0,
-            msg: e.to_string(),
-        })?;
+        let mut b = ScheduleBuilder::new(p);
+        let mut first_global = 0u32;
+        for r in ranks {
+            b.begin_rank(r as u64).map_err(|e| TitError {
+                file: files[r as usize].clone(),
+                line: 0,
+                msg: e.to_string(),
+            })?;
+            let mut conv = RankConv {
+                b: &mut b,
+                r,
+                p,
+                comms: &comms,
+                opts,
+                after: Vec::new(),
+                store: HashMap::new(),
+                double_default: false,
+                dropped: &mut part.dropped,
+                icolls: 0,
+            };
+            let calls = &mut part.calls;
+            src.for_each(r as usize, &mut part.skipped, |file, line, text| {
+                let before = conv.b.open_len();
+                let (comm, name, args) = split(text);
+                conv.action(comm, name, &args).map_err(|m| at(file, line, m))?;
+                let after = conv.b.open_len();
+                if after > before {
+                    calls.push(CallRecord {
+                        rank: r,
+                        name: name.to_string(),
+                        first_op: first_global + before,
+                        end_op: first_global + after,
+                    });
+                }
+                Ok(())
+            })?;
+            first_global += b.open_len();
+            b.end_rank().map_err(|e| TitError {
+                file: files[r as usize].clone(),
+                line: 0,
+                msg: e.to_string(),
+            })?;
+        }
+        part.schedule = Some(b.finish());
+        Ok(part)
+    };
+    let (first, second) = if two {
+        let mid = p / 2;
+        std::thread::scope(|sc| {
+            let upper = sc.spawn(|| convert(mid..p));
+            let lower = convert(0..mid);
+            (lower, Some(upper.join().expect("conversion thread panicked")))
+        })
+    } else {
+        (convert(0..p), None)
+    };
+    // The lower half's error comes first, as in a sequential pass.
+    let mut whole = first?;
+    let mut schedule = whole.schedule.take().expect("converted");
+    if let Some(second) = second {
+        let mut second = second?;
+        let offset = schedule.num_ops() as u32;
+        schedule
+            .append(second.schedule.take().expect("converted"))
+            .map_err(|e| TitError {
+                file: files[0].clone(),
+                line: 0,
+                msg: e.to_string(),
+            })?;
+        whole.calls.extend(second.calls.into_iter().map(|mut c| {
+            c.first_op += offset;
+            c.end_op += offset;
+            c
+        }));
+        whole.skipped += second.skipped;
+        whole.dropped += second.dropped;
     }
+    let (calls, skipped, dropped) = (whole.calls, whole.skipped, whole.dropped);
     let mut warnings = Vec::new();
     if skipped > 0 {
         warnings.push(format!(
@@ -246,7 +312,7 @@ pub fn read_tit(path: &Path, opts: &TitOptions<'_>) -> Result<TitTrace, TitError
         ));
     }
     Ok(TitTrace {
-        schedule: b.finish(),
+        schedule,
         comms,
         calls,
         warnings,
@@ -260,6 +326,17 @@ fn is_creator(name: &str) -> bool {
             name,
             "cart_create" | "cart_sub" | "graph_create" | "dist_graph_create" | "dist_graph_create_adjacent"
         )
+}
+
+/// Traces with at least this many ranks are converted on two threads.
+const PARALLEL_RANKS: u32 = 64;
+
+/// What converting a range of ranks produced.
+struct Part {
+    schedule: Option<Schedule>,
+    calls: Vec<CallRecord>,
+    skipped: u64,
+    dropped: u64,
 }
 
 struct RankConv<'a, 'o> {
