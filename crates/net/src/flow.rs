@@ -35,9 +35,38 @@ impl Hasher for PairHasher {
     }
 }
 
+/// Links of a route kept inline: most routes (a cluster's up, backbone and down links,
+/// both ways with cross-traffic) fit, saving a cache miss per message.
+const INLINE_LINKS: usize = 8;
+
+/// A route's constraints and coefficients, inline when short.
+enum RouteLinks {
+    Inline(u8, [(CnstId, f64); INLINE_LINKS]),
+    Heap(Vec<(CnstId, f64)>),
+}
+
+impl RouteLinks {
+    fn new(v: Vec<(CnstId, f64)>) -> RouteLinks {
+        if v.len() <= INLINE_LINKS {
+            let mut a = [(CnstId(0), 0.0); INLINE_LINKS];
+            a[..v.len()].copy_from_slice(&v);
+            RouteLinks::Inline(v.len() as u8, a)
+        } else {
+            RouteLinks::Heap(v)
+        }
+    }
+
+    fn as_slice(&self) -> &[(CnstId, f64)] {
+        match self {
+            RouteLinks::Inline(n, a) => &a[..*n as usize],
+            RouteLinks::Heap(v) => v,
+        }
+    }
+}
+
 /// What the model needs of a route.
 struct RouteInfo {
-    links: Vec<(CnstId, f64)>,
+    links: RouteLinks,
     latency: f64,
     /// `L + Σ S / bw_l` over the forward route.
     penalty: f64,
@@ -70,7 +99,9 @@ pub struct FlowNetwork<'p> {
     sys: System,
     cnst: Vec<CnstId>,
     /// Routes by `src << 32 | dst`, computed on first use.
-    routes: HashMap<u64, u32, BuildHasherDefault<PairHasher>>,
+    /// Route index and latency by `src << 32 | dst` (the latency beside the index: a
+    /// message start needs nothing else).
+    routes: HashMap<u64, (u32, f64), BuildHasherDefault<PairHasher>>,
     /// The routes seen so far, indexed by the values of `routes`.
     route_info: Vec<RouteInfo>,
     flows: Vec<Flow>,
@@ -124,7 +155,7 @@ impl<'p> FlowNetwork<'p> {
         self.active
     }
 
-    fn route(&mut self, src: HostId, dst: HostId) -> Result<u32, PlatformError> {
+    fn route(&mut self, src: HostId, dst: HostId) -> Result<(u32, f64), PlatformError> {
         let key = (src.0 as u64) << 32 | dst.0 as u64;
         if let Some(&r) = self.routes.get(&key) {
             return Ok(r);
@@ -148,12 +179,12 @@ impl<'p> FlowNetwork<'p> {
             .map(|&l| self.platform.link(l).bandwidth)
             .fold(f64::INFINITY, f64::min);
         let info = RouteInfo {
-            links,
+            links: RouteLinks::new(links),
             latency: fwd.latency,
             penalty,
             min_bw,
         };
-        let id = self.route_info.len() as u32;
+        let id = (self.route_info.len() as u32, info.latency);
         self.route_info.push(info);
         self.routes.insert(key, id);
         Ok(id)
@@ -174,9 +205,9 @@ impl<'p> FlowNetwork<'p> {
         bytes: u64,
         token: Token,
     ) -> Result<(), PlatformError> {
-        let route = self.route(src, dst)?;
+        let (route, latency) = self.route(src, dst)?;
         let payload = bytes + self.params.envelope;
-        let lat = self.route_info[route as usize].latency * self.params.lat_factor.factor(payload);
+        let lat = latency * self.params.lat_factor.factor(payload);
         let flow = Flow {
             token,
             phase: Phase::Latency,
@@ -252,7 +283,7 @@ impl<'p> FlowNetwork<'p> {
             Some(_) => Some(r.min_bw),
             None => None,
         };
-        let var = self.sys.add_variable(weight, bound, &r.links);
+        let var = self.sys.add_variable(weight, bound, r.links.as_slice());
         if self.var_flow.len() <= var.0 as usize {
             self.var_flow.resize(var.0 as usize + 1, u32::MAX);
         }
