@@ -1,4 +1,6 @@
-//! Closed-form LogGOPS end times of the broadcast (flat tree, pipeline, chain, binary),
+//! Closed-form LogGOPS end times of the broadcast (flat tree, pipeline, chain, binary;
+//! split binary and scatter + ring or recursive-doubling allgather on a pure-latency
+//! network),
 //! reduce (linear, binomial, pipeline, in-order binary, Rabenseifner), allreduce (ring,
 //! segmented ring, logical ring, Rabenseifner, reduce + broadcast) and
 //! allgather and allgatherv (ring, pair, Bruck, recursive doubling, neighbour exchange)
@@ -630,4 +632,93 @@ fn counts_nonzero(n: u32, salt: u64) -> Vec<u64> {
     (0..n as u64)
         .map(|i| (i * 7 + salt * 13 + i * i * 3) % 40 + 1)
         .collect()
+}
+
+/// A pure-latency network (o = g = G = 0): a message takes exactly L and nothing is ever
+/// busy, so times follow from the dependency structure alone: a rank acts as soon as
+/// what it waits for has arrived.
+const LATENCY: P = P {
+    l: 5000,
+    o: 0,
+    g: 0,
+    gg: 0,
+};
+
+/// When each relative rank has its piece after MPICH's binomial scatter on a pure-latency
+/// network: rank v gets it from v minus its lowest set bit, so after popcount(v) hops.
+fn scatter_times(n: u32) -> Vec<i64> {
+    (0..n).map(|v| v.count_ones() as i64 * LATENCY.l).collect()
+}
+
+#[test]
+fn closed_form_scatter_allgather_bcasts_on_a_pure_latency_network() {
+    // After the scatter (s a multiple of n: no empty pieces) every rank starts its
+    // allgather at once. Ring: step k+1 starts at max(own step k start, left neighbour's
+    // step k start + L); recursive doubling (powers of two; the ring otherwise): the
+    // same with the partner v XOR 2^j. A rank ends when its last step's message is in.
+    let l = LATENCY.l;
+    for (name, doubling) in [("scatter_ring_allgather", false), ("scatter_rdb_allgather", true)] {
+        let a = alg(Collective::Bcast, name);
+        for n in [2u32, 3, 4, 5, 8, 12, 16] {
+            for root in [0, n - 1] {
+                let mut t = scatter_times(n);
+                if doubling && n.is_power_of_two() {
+                    let mut mask = 1;
+                    while mask < n {
+                        t = (0..n as usize).map(|v| t[v].max(t[v ^ mask as usize] + l)).collect();
+                        mask <<= 1;
+                    }
+                } else {
+                    for _ in 1..n {
+                        t = (0..n)
+                            .map(|v| t[v as usize].max(t[((v + n - 1) % n) as usize] + l))
+                            .collect();
+                    }
+                }
+                let want: Vec<i64> = (0..n).map(|r| t[((r + n - root) % n) as usize]).collect();
+                let s = 64 * n as u64;
+                let got = run(a, n, LATENCY, &|r| spec(Collective::Bcast, n, r, root, s));
+                assert_eq!(got, want, "{name} n={n} root={root}");
+            }
+        }
+    }
+}
+
+#[test]
+fn closed_form_split_binary_bcast_on_a_pure_latency_network() {
+    // Binary tree in level order (level of v: floor(log2(v + 1))); each half of the
+    // message goes down one subtree of the root, so a rank at level λ has its half at
+    // λ·L. It then swaps halves with its counterpart (same level, same position in the
+    // other subtree), which has its half at the same time: both end at (λ + 1)·L. A rank
+    // without a counterpart gets the other half from the root at L and ends at λ·L.
+    // Fewer than three ranks: the pipeline, rank 1 ends at L. The root ends at 0.
+    let l = LATENCY.l;
+    let a = alg(Collective::Bcast, "split_binary");
+    for n in [1u32, 2, 3, 4, 5, 6, 7, 10, 15, 16, 23] {
+        let end = |v: u32| -> i64 {
+            if v == 0 {
+                return 0;
+            }
+            if n < 3 {
+                return l;
+            }
+            let level = 31 - (v + 1).leading_zeros();
+            let first = (1u32 << level) - 1;
+            let half = 1u32 << (level - 1);
+            let offset = v - first;
+            let other = if offset < half { v + half } else { v - half };
+            if other < n {
+                (level as i64 + 1) * l
+            } else {
+                level as i64 * l
+            }
+        };
+        for root in [0, n - 1] {
+            for s in [64u64, 3 * 32 * 1024 + 10] {
+                let want: Vec<i64> = (0..n).map(|r| end((r + n - root) % n)).collect();
+                let got = run(a, n, LATENCY, &|r| spec(Collective::Bcast, n, r, root, s));
+                assert_eq!(got, want, "n={n} root={root} s={s}");
+            }
+        }
+    }
 }
