@@ -51,6 +51,9 @@ impl Ord for Event {
     }
 }
 
+/// Components with more variables than this are filled in index order.
+const SORT_ABOVE: usize = 4096;
+
 impl Solver {
     pub(crate) fn solve_dirty(&mut self, sys: &mut System) -> Vec<VarId> {
         self.epoch = self.epoch.wrapping_add(1).max(1);
@@ -90,8 +93,15 @@ impl Solver {
                 self.comp_vars.push(v);
             }
         }
+        let changed = self.comp_vars.iter().map(|&v| VarId(v)).collect();
+        // A large component found by the graph walk is in a scattered order; filling it
+        // in index order is kinder to the caches (the result does not depend on it).
+        if self.comp_vars.len() > SORT_ABOVE {
+            self.comp_cnsts.sort_unstable();
+            self.comp_vars.sort_unstable();
+        }
         self.fill(sys);
-        self.comp_vars.iter().map(|&v| VarId(v)).collect()
+        changed
     }
 
     /// Progressive filling over `comp_cnsts` / `comp_vars`.
