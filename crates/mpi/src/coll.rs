@@ -182,6 +182,12 @@ impl CollSpec {
     pub fn real(&self, v: u32) -> u32 {
         (v + self.root) % self.size
     }
+
+    /// The communicator ranks of relative ranks `v .. v + count`: the blocks a binomial
+    /// gather or scatter moves for a subtree.
+    pub fn reals(&self, v: u32, count: u32) -> Vec<u32> {
+        (v..v + count).map(|x| self.real(x)).collect()
+    }
 }
 
 /// A step emitted for this rank (an index local to the collective).

@@ -3,7 +3,7 @@
 mod bruck;
 mod linear;
 mod linear_sync;
-mod pairwise;
+pub(crate) mod pairwise;
 mod ring;
 
 use crate::coll::Algorithm;

@@ -1,7 +1,7 @@
 //! MPI_Gather algorithms.
 
 mod binomial;
-mod linear;
+pub(crate) mod linear;
 mod linear_sync;
 
 use crate::coll::Algorithm;

@@ -1,7 +1,7 @@
 //! MPI_Scatter algorithms.
 
 mod binomial;
-mod linear;
+pub(crate) mod linear;
 mod linear_nb;
 
 use crate::coll::Algorithm;

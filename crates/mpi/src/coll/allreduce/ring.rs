@@ -33,10 +33,6 @@ pub const SEGMENTED: Algorithm = Algorithm {
 /// Segment size of the segmented ring.
 const SEGMENT: u64 = 1 << 20;
 
-fn emit(s: &CollSpec, e: &mut dyn Emitter) {
-    ring(s, e, 1);
-}
-
 fn emit_segmented(s: &CollSpec, e: &mut dyn Emitter) {
     let (n, r) = (s.size, s.me);
     let t = s.elem.max(1);
@@ -102,40 +98,30 @@ fn emit_segmented(s: &CollSpec, e: &mut dyn Emitter) {
     }
 }
 
-/// The ring with each rank's block cut into `nseg` segments; block `b`'s segment `j` is
-/// block id `b * nseg + j`.
-fn ring(s: &CollSpec, e: &mut dyn Emitter, nseg: u32) {
+/// The ring: one block per rank, `n - 1` reduce-scatter steps, then `n - 1` steps that
+/// pass the finished blocks on.
+fn emit(s: &CollSpec, e: &mut dyn Emitter) {
     let (n, r) = (s.size, s.me);
-    let mut sizes = Vec::new();
-    for b in split_even(s.bytes, n) {
-        sizes.extend(split_even(b, nseg));
-    }
-    e.layout(&sizes);
+    e.layout(&split_even(s.bytes, n));
     if n == 1 {
         return;
     }
     let (right, left) = ((r + 1) % n, (r + n - 1) % n);
-    let id = |b: u32, j: u32| b * nseg + j;
     let mut last: Vec<Step> = Vec::new();
-    // Reduce-scatter, one pass per segment.
-    for j in 0..nseg {
-        for k in 0..n - 1 {
-            let out = (r + n - k) % n;
-            let inb = (r + 2 * n - k - 1) % n;
-            let snd = e.send(right, TAG, &[id(out, j)], &last);
-            let rcv = e.recv(left, TAG, &[id(inb, j)], Merge::Reduce, &last);
-            // The next send forwards what was just received and combined.
-            last = vec![rcv, snd];
-        }
+    for k in 0..n - 1 {
+        let out = (r + n - k) % n;
+        let inb = (r + 2 * n - k - 1) % n;
+        let snd = e.send(right, TAG, &[out], &last);
+        let rcv = e.recv(left, TAG, &[inb], Merge::Reduce, &last);
+        // The next send forwards what was just received and combined.
+        last = vec![rcv, snd];
     }
-    // Allgather of whole blocks: rank r finished block r + 1.
+    // Rank r finished block r + 1.
     for k in 0..n - 1 {
         let out = (r + 1 + n - k) % n;
         let inb = (r + n - k) % n;
-        let outs: Vec<u32> = (0..nseg).map(|j| id(out, j)).collect();
-        let ins: Vec<u32> = (0..nseg).map(|j| id(inb, j)).collect();
-        let snd = e.send(right, TAG, &outs, &last);
-        let rcv = e.recv(left, TAG, &ins, Merge::Copy, &last);
+        let snd = e.send(right, TAG, &[out], &last);
+        let rcv = e.recv(left, TAG, &[inb], Merge::Copy, &last);
         last = vec![rcv, snd];
     }
 }

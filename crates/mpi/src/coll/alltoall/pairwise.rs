@@ -21,6 +21,12 @@ pub const ALGORITHM: Algorithm = Algorithm {
 };
 
 fn emit(s: &CollSpec, e: &mut dyn Emitter) {
+    exchange(s, e, TAG);
+}
+
+/// The pairwise exchange with `tag`, for the alltoall and the alltoallv (the blocks'
+/// sizes come from the layout).
+pub(crate) fn exchange(s: &CollSpec, e: &mut dyn Emitter, tag: u32) {
     let n = s.size;
     let r = s.me;
     let pow2 = n.is_power_of_two();
@@ -32,8 +38,8 @@ fn emit(s: &CollSpec, e: &mut dyn Emitter) {
             ((r + i) % n, (r + n - i) % n)
         };
         // MPI_Sendrecv: both posted together; the next step waits for both.
-        let snd = e.send(to, TAG, &[block(r, to, n)], &last);
-        let rcv = e.recv(from, TAG, &[block(from, r, n)], Merge::Copy, &last);
+        let snd = e.send(to, tag, &[block(r, to, n)], &last);
+        let rcv = e.recv(from, tag, &[block(from, r, n)], Merge::Copy, &last);
         last = vec![snd, rcv];
     }
 }

@@ -7,9 +7,8 @@
 //! implementation sends to `rank + i` and receives from `rank - i` (mod n), as MPICH's
 //! pairwise alltoall does (and SimGrid's `alltoallv__ring`).
 
-use crate::coll::alltoall::block;
 use crate::coll::alltoallv::TAG;
-use crate::coll::{Algorithm, CollSpec, Collective, Emitter, Merge, Step};
+use crate::coll::{Algorithm, CollSpec, Collective, Emitter};
 
 /// The algorithm's registry entry.
 pub const ALGORITHM: Algorithm = Algorithm {
@@ -21,18 +20,5 @@ pub const ALGORITHM: Algorithm = Algorithm {
 };
 
 fn emit(s: &CollSpec, e: &mut dyn Emitter) {
-    let n = s.size;
-    let r = s.me;
-    let pow2 = n.is_power_of_two();
-    let mut last: Vec<Step> = Vec::new();
-    for i in 1..n {
-        let (to, from) = if pow2 {
-            (r ^ i, r ^ i)
-        } else {
-            ((r + i) % n, (r + n - i) % n)
-        };
-        let snd = e.send(to, TAG, &[block(r, to, n)], &last);
-        let rcv = e.recv(from, TAG, &[block(from, r, n)], Merge::Copy, &last);
-        last = vec![snd, rcv];
-    }
+    crate::coll::alltoall::pairwise::exchange(s, e, TAG);
 }

@@ -19,10 +19,6 @@ pub const ALGORITHM: Algorithm = Algorithm {
 };
 
 /// The blocks (communicator ranks) of relative ranks `v..v+count`.
-fn span(s: &CollSpec, v: u32, count: u32) -> Vec<u32> {
-    (v..v + count).map(|x| s.real(x)).collect()
-}
-
 fn emit(s: &CollSpec, e: &mut dyn Emitter) {
     let n = s.size;
     let v = s.vrank();
@@ -31,13 +27,13 @@ fn emit(s: &CollSpec, e: &mut dyn Emitter) {
     let mut mask = 1u32;
     while mask < n {
         if v & mask != 0 {
-            e.send(s.real(v - mask), TAG, &span(s, v, held), &last);
+            e.send(s.real(v - mask), TAG, &s.reals(v, held), &last);
             return;
         }
         let child = v + mask;
         if child < n {
             let count = mask.min(n - child);
-            last = vec![e.recv(s.real(child), TAG, &span(s, child, count), Merge::Copy, &last)];
+            last = vec![e.recv(s.real(child), TAG, &s.reals(child, count), Merge::Copy, &last)];
             held += count;
         }
         mask <<= 1;

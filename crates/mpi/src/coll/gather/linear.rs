@@ -16,13 +16,22 @@ pub const ALGORITHM: Algorithm = Algorithm {
 };
 
 fn emit(s: &CollSpec, e: &mut dyn Emitter) {
+    linear(s, e, TAG, true);
+}
+
+/// Every other rank sends the root its block with `tag`; the root receives them in rank
+/// order, one after the other (`one_at_a_time`) or with all receives posted at once.
+pub(crate) fn linear(s: &CollSpec, e: &mut dyn Emitter, tag: u32, one_at_a_time: bool) {
     let r = s.me;
     if r != s.root {
-        e.send(s.root, TAG, &[r], &[]);
+        e.send(s.root, tag, &[r], &[]);
         return;
     }
     let mut last: Vec<Step> = Vec::new();
     for i in (0..s.size).filter(|&i| i != r) {
-        last = vec![e.recv(i, TAG, &[i], Merge::Copy, &last)];
+        let recv = e.recv(i, tag, &[i], Merge::Copy, &last);
+        if one_at_a_time {
+            last = vec![recv];
+        }
     }
 }

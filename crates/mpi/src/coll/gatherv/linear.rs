@@ -6,7 +6,7 @@
 //! and skips empty blocks; MPICH's posts them all at once like SimGrid.
 
 use crate::coll::gatherv::TAG;
-use crate::coll::{Algorithm, CollSpec, Collective, Emitter, Merge};
+use crate::coll::{Algorithm, CollSpec, Collective, Emitter};
 
 /// The algorithm's registry entry.
 pub const ALGORITHM: Algorithm = Algorithm {
@@ -18,12 +18,5 @@ pub const ALGORITHM: Algorithm = Algorithm {
 };
 
 fn emit(s: &CollSpec, e: &mut dyn Emitter) {
-    let r = s.me;
-    if r != s.root {
-        e.send(s.root, TAG, &[r], &[]);
-        return;
-    }
-    for i in (0..s.size).filter(|&i| i != r) {
-        e.recv(i, TAG, &[i], Merge::Copy, &[]);
-    }
+    crate::coll::gather::linear::linear(s, e, TAG, false);
 }

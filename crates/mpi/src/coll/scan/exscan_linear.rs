@@ -7,8 +7,7 @@
 //! from the send buffer), and the receive from rank 0 is the one that replaces the
 //! buffer: with all messages posted at once the order of folding changes no message.
 
-use crate::coll::scan::TAG;
-use crate::coll::{Algorithm, CollSpec, Collective, Emitter, Merge};
+use crate::coll::{Algorithm, CollSpec, Collective, Emitter};
 
 /// The algorithm's registry entry.
 pub const ALGORITHM: Algorithm = Algorithm {
@@ -20,12 +19,5 @@ pub const ALGORITHM: Algorithm = Algorithm {
 };
 
 fn emit(s: &CollSpec, e: &mut dyn Emitter) {
-    let r = s.me;
-    for to in r + 1..s.size {
-        e.send(to, TAG, &[0], &[]);
-    }
-    for from in 0..r {
-        let merge = if from == 0 { Merge::Copy } else { Merge::Reduce };
-        e.recv(from, TAG, &[0], merge, &[]);
-    }
+    super::linear::linear(s, e, true);
 }

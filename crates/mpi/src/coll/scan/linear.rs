@@ -21,11 +21,23 @@ pub const ALGORITHM: Algorithm = Algorithm {
 };
 
 fn emit(s: &CollSpec, e: &mut dyn Emitter) {
+    linear(s, e, false);
+}
+
+/// Every rank sends its vector to every higher rank and receives every lower rank's,
+/// all at once. Inclusive: each received vector is folded into the rank's own.
+/// Exclusive: the one from rank 0 replaces it and the others are folded in.
+pub(crate) fn linear(s: &CollSpec, e: &mut dyn Emitter, exclusive: bool) {
     let r = s.me;
     for to in r + 1..s.size {
         e.send(to, TAG, &[0], &[]);
     }
     for from in 0..r {
-        e.recv(from, TAG, &[0], Merge::Reduce, &[]);
+        let merge = if exclusive && from == 0 {
+            Merge::Copy
+        } else {
+            Merge::Reduce
+        };
+        e.recv(from, TAG, &[0], merge, &[]);
     }
 }

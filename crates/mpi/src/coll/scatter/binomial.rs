@@ -20,10 +20,6 @@ pub const ALGORITHM: Algorithm = Algorithm {
 };
 
 /// The blocks (communicator ranks) of relative ranks `v..v+count`.
-fn span(s: &CollSpec, v: u32, count: u32) -> Vec<u32> {
-    (v..v + count).map(|x| s.real(x)).collect()
-}
-
 fn emit(s: &CollSpec, e: &mut dyn Emitter) {
     let n = s.size;
     let v = s.vrank();
@@ -36,13 +32,13 @@ fn emit(s: &CollSpec, e: &mut dyn Emitter) {
     let mut last: Vec<Step> = Vec::new();
     if v != 0 {
         let count = low.min(n - v);
-        last = vec![e.recv(s.real(v - low), TAG, &span(s, v, count), Merge::Copy, &[])];
+        last = vec![e.recv(s.real(v - low), TAG, &s.reals(v, count), Merge::Copy, &[])];
     }
     let mut mask = 1u32;
     while mask < low && v + mask < n {
         let child = v + mask;
         let count = mask.min(n - child);
-        last = vec![e.send(s.real(child), TAG, &span(s, child, count), &last)];
+        last = vec![e.send(s.real(child), TAG, &s.reals(child, count), &last)];
         mask <<= 1;
     }
 }

@@ -16,13 +16,22 @@ pub const ALGORITHM: Algorithm = Algorithm {
 };
 
 fn emit(s: &CollSpec, e: &mut dyn Emitter) {
+    linear(s, e, TAG, true);
+}
+
+/// The root sends every other rank its block with `tag`, in rank order: one after the
+/// other (`one_at_a_time`, blocking sends) or all at once; the others receive theirs.
+pub(crate) fn linear(s: &CollSpec, e: &mut dyn Emitter, tag: u32, one_at_a_time: bool) {
     let r = s.me;
     if r != s.root {
-        e.recv(s.root, TAG, &[r], Merge::Copy, &[]);
+        e.recv(s.root, tag, &[r], Merge::Copy, &[]);
         return;
     }
     let mut last: Vec<Step> = Vec::new();
     for i in (0..s.size).filter(|&i| i != r) {
-        last = vec![e.send(i, TAG, &[i], &last)];
+        let send = e.send(i, tag, &[i], &last);
+        if one_at_a_time {
+            last = vec![send];
+        }
     }
 }

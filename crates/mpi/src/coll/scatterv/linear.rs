@@ -6,7 +6,7 @@
 //! skips empty blocks.
 
 use crate::coll::scatterv::TAG;
-use crate::coll::{Algorithm, CollSpec, Collective, Emitter, Merge};
+use crate::coll::{Algorithm, CollSpec, Collective, Emitter};
 
 /// The algorithm's registry entry.
 pub const ALGORITHM: Algorithm = Algorithm {
@@ -18,12 +18,5 @@ pub const ALGORITHM: Algorithm = Algorithm {
 };
 
 fn emit(s: &CollSpec, e: &mut dyn Emitter) {
-    let r = s.me;
-    if r != s.root {
-        e.recv(s.root, TAG, &[r], Merge::Copy, &[]);
-        return;
-    }
-    for i in (0..s.size).filter(|&i| i != r) {
-        e.send(i, TAG, &[i], &[]);
-    }
+    crate::coll::scatter::linear::linear(s, e, TAG, false);
 }
