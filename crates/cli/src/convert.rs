@@ -3,7 +3,7 @@
 
 use crate::EXIT_INPUT;
 use clap::{Args, ValueEnum};
-use simpi::{load, CollChoice, LoadOptions, TimeUnit};
+use simpi::{load, LoadOptions, TimeUnit};
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -23,19 +23,8 @@ pub struct ConvertArgs {
     /// Output file (default: standard output).
     #[arg(short = 'o', long)]
     output: Option<PathBuf>,
-    /// Use this algorithm for a collective (repeatable).
-    #[arg(long = "coll", value_name = "OP=ALGO")]
-    coll: Vec<String>,
-    /// Whose decision rules pick collective algorithms: ompi (Open MPI 4.1), mpich (MPICH 4)
-    /// or first (the first registered algorithm of each collective).
-    #[arg(long, default_value = "ompi", value_name = "ompi|mpich|first")]
-    coll_selector: String,
-    /// Host speed in flop/s for `compute` actions.
-    #[arg(long, default_value = "1e9")]
-    speed: f64,
-    /// Seconds each MPI_Test-like call costs.
-    #[arg(long, default_value = "1e-4")]
-    test_cost: f64,
+    #[command(flatten)]
+    trace: crate::trace_options::TraceOptions,
     /// Time unit of the GOAL output.
     #[arg(long, default_value = "ns")]
     time_unit: TimeUnit,
@@ -43,11 +32,9 @@ pub struct ConvertArgs {
 
 pub fn run(a: ConvertArgs) -> Result<(), (u8, String)> {
     let Target::Goal = a.to;
-    let mut coll = CollChoice::by_name(&a.coll_selector).map_err(|e| (2, format!("--coll-selector: {e}")))?;
-    for c in &a.coll {
-        coll.add_override(c).map_err(|e| (EXIT_INPUT, format!("--coll: {e}")))?;
-    }
-    let speed = |_r: u32| a.speed;
+    let coll = a.trace.collectives()?;
+    let flops = a.trace.speed()?;
+    let speed = |_r: u32| flops;
     let w = load(
         &a.file,
         &LoadOptions {
@@ -55,7 +42,7 @@ pub fn run(a: ConvertArgs) -> Result<(), (u8, String)> {
             unit: a.time_unit,
             speed: &speed,
             collectives: &coll,
-            test_cost: a.test_cost,
+            test_cost: a.trace.test_cost,
         },
     )
     .map_err(|e| (EXIT_INPUT, e.to_string()))?;

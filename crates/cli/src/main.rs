@@ -5,6 +5,7 @@ mod platform_cmd;
 mod replay;
 mod schedgen;
 mod testbed;
+mod trace_options;
 mod tracer;
 
 use clap::{Parser, Subcommand};

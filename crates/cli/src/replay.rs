@@ -3,8 +3,8 @@
 use crate::{EXIT_INPUT, EXIT_STALL};
 use clap::{Args, ValueEnum};
 use simpi::{
-    count_ranks, load, platform, simulate, CollChoice, Error, Format, HybridParams, LoadOptions, LogGops, Model,
-    Piecewise, SimOptions, TimeUnit,
+    count_ranks, load, platform, simulate, Error, Format, HybridParams, LoadOptions, LogGops, Model, Piecewise,
+    SimOptions, TimeUnit,
 };
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -59,20 +59,8 @@ pub struct ReplayArgs {
     /// Input format (default: detected from the file).
     #[arg(long, value_enum)]
     input: Option<InputFormat>,
-    /// Use this algorithm for a collective, e.g. `--coll bcast=binomial` (repeatable;
-    /// `simpi list-algorithms` lists them).
-    #[arg(long = "coll", value_name = "OP=ALGO")]
-    coll: Vec<String>,
-    /// Whose decision rules pick collective algorithms: ompi (Open MPI 4.1), mpich (MPICH 4)
-    /// or first (the first registered algorithm of each collective).
-    #[arg(long, default_value = "ompi", value_name = "ompi|mpich|first")]
-    coll_selector: String,
-    /// Host speed in flop/s for traces' `compute` when there is no platform.
-    #[arg(long, default_value = "1e9")]
-    speed: f64,
-    /// Seconds each MPI_Test-like call of a trace costs (SimGrid's smpi/test).
-    #[arg(long, default_value = "1e-4")]
-    test_cost: f64,
+    #[command(flatten)]
+    trace: crate::trace_options::TraceOptions,
     /// Print the time breakdown per rank and statistics per MPI call.
     #[arg(long)]
     report: bool,
@@ -211,17 +199,12 @@ pub fn run(a: ReplayArgs) -> Result<(), (u8, String)> {
             (0..ranks).map(|r| mapping.host(r)).collect()
         }
     };
-    if !(a.speed > 0.0 && a.speed.is_finite()) {
-        return Err((EXIT_INPUT, "--speed must be a positive number of flop/s".into()));
-    }
+    let flops = a.trace.speed()?;
     let speed = |r: u32| match &platform {
         Some(p) => p.host(hosts[r as usize]).speed,
-        None => a.speed,
+        None => flops,
     };
-    let mut coll = CollChoice::by_name(&a.coll_selector).map_err(|e| (2, format!("--coll-selector: {e}")))?;
-    for c in &a.coll {
-        coll.add_override(c).map_err(|e| (EXIT_INPUT, format!("--coll: {e}")))?;
-    }
+    let coll = a.trace.collectives()?;
     let mut workload = load(
         &a.file,
         &LoadOptions {
@@ -229,7 +212,7 @@ pub fn run(a: ReplayArgs) -> Result<(), (u8, String)> {
             unit: a.time_unit,
             speed: &speed,
             collectives: &coll,
-            test_cost: a.test_cost,
+            test_cost: a.trace.test_cost,
         },
     )
     .map_err(input_err)?;
