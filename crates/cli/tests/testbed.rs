@@ -4,25 +4,12 @@
 //!
 //! Needs root, iproute2, /dev/net/tun and Open MPI (`.ci/run` and `scripts/test` install them).
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use common::{compile, require, simpi, workdir};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-fn simpi() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_simpi"));
-    c.env(
-        "SIMPI_CACHE_DIR",
-        Path::new(env!("CARGO_TARGET_TMPDIR")).join("simpi-cache"),
-    );
-    c
-}
-
-fn workdir(name: &str) -> PathBuf {
-    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("testbed-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
 
 /// Namespaces of the testbed run with process id `pid`.
 fn namespaces_of(pid: u32) -> Vec<String> {
@@ -51,6 +38,9 @@ fn check_environment() {
         "the testbed tests need root"
     );
     assert!(Path::new("/dev/net/tun").exists(), "/dev/net/tun is missing");
+    for tool in ["mpicc", "mpirun"] {
+        require(tool);
+    }
     assert!(
         Command::new("ip").arg("-V").output().is_ok(),
         "iproute2 is not installed"
@@ -84,7 +74,7 @@ fn run(args: &[&str], dir: &Path) -> (std::process::ExitStatus, String, String, 
 #[test]
 fn the_testbed_measures_as_configured_runs_mpi_and_always_tears_down() {
     check_environment();
-    let dir = workdir("all");
+    let dir = workdir("testbed-all");
     let taps_before = tap_devices_in_root();
 
     // 1. Two nodes at 100 Mbit/s and 100 us: TCP sees what the settings predict. Other
@@ -140,15 +130,10 @@ fn the_testbed_measures_as_configured_runs_mpi_and_always_tears_down() {
 
     // 3. An MPI program, one rank per namespace, traced; the trace replays.
     let exe = dir.join("app");
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mpi/every_call.c");
-    assert!(Command::new("mpicc")
-        .arg("-O1")
-        .arg("-o")
-        .arg(&exe)
-        .arg(&src)
-        .status()
-        .unwrap()
-        .success());
+    compile(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mpi/every_call.c"),
+        &exe,
+    );
     let trace = dir.join("trace");
     let (status, _, stderr, left) = run(
         &[

@@ -5,56 +5,18 @@
 //! Needs an MPI with mpicc and mpirun, and ltrace (`.ci/run` and `scripts/test` install
 //! Open MPI and ltrace).
 
+mod common;
+
+use common::{compile, require, simpi, workdir};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-fn simpi() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_simpi"));
-    // One tracer build shared by the tests of this target directory.
-    c.env(
-        "SIMPI_CACHE_DIR",
-        Path::new(env!("CARGO_TARGET_TMPDIR")).join("simpi-cache"),
-    );
-    c.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
-    c
-}
-
-fn require(tool: &str) {
-    let found = Command::new("sh")
-        .arg("-c")
-        .arg(format!("command -v {tool}"))
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false);
-    assert!(
-        found,
-        "{tool} is not installed: run scripts/test (it installs Open MPI and ltrace) or apt-get install openmpi-bin libopenmpi-dev ltrace"
-    );
-}
-
-fn workdir(name: &str) -> PathBuf {
-    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("tracer-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn compile(src: &str, dir: &Path) -> PathBuf {
+/// The test program `name` of tests/mpi, compiled into `dir`.
+fn compile_test_program(name: &str, dir: &Path) -> PathBuf {
     let exe = dir.join("app");
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mpi").join(src);
-    let out = Command::new("mpicc")
-        .arg("-O1")
-        .arg("-o")
-        .arg(&exe)
-        .arg(&src)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "mpicc failed: {}",
-        String::from_utf8_lossy(&out.stderr)
+    compile(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mpi").join(name),
+        &exe,
     );
     exe
 }
@@ -86,8 +48,8 @@ fn every_call_is_traced_as_often_as_an_independent_counter_saw_it() {
     for t in ["mpicc", "mpirun", "ltrace"] {
         require(t);
     }
-    let dir = workdir("every");
-    let exe = compile("every_call.c", &dir);
+    let dir = workdir("tracer-every");
+    let exe = compile_test_program("every_call.c", &dir);
     let counter = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bench/tracer/ltrace-count.sh");
     let trace = dir.join("trace");
     let lt = dir.join("ltrace");
@@ -183,7 +145,7 @@ fn a_failing_program_is_reported() {
     for t in ["mpicc", "mpirun"] {
         require(t);
     }
-    let dir = workdir("fail");
+    let dir = workdir("tracer-fail");
     let src = dir.join("fail.c");
     std::fs::write(
         &src,
@@ -191,13 +153,7 @@ fn a_failing_program_is_reported() {
     )
     .unwrap();
     let exe = dir.join("fail");
-    assert!(Command::new("mpicc")
-        .arg("-o")
-        .arg(&exe)
-        .arg(&src)
-        .status()
-        .unwrap()
-        .success());
+    compile(&src, &exe);
     let out = simpi()
         .arg("trace")
         .arg("-o")
