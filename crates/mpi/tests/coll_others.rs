@@ -211,11 +211,7 @@ fn closed_form_gather_binomial() {
             for s in [1u64, 100] {
                 let mut d = vec![0i64; n as usize];
                 for v in (0..n).rev() {
-                    let low = if v == 0 {
-                        n.next_power_of_two()
-                    } else {
-                        v & v.wrapping_neg()
-                    };
+                    let low = subtree_span(v, n);
                     let mut msgs: Vec<(i64, i64)> = (0..32)
                         .map(|k| 1u32 << k)
                         .filter(|&m| m < low && v + m < n)
@@ -357,11 +353,7 @@ fn closed_form_scatter_binomial() {
                 let mut arr = vec![0i64; n as usize];
                 let mut end = vec![0i64; n as usize];
                 for v in 0..n {
-                    let low = if v == 0 {
-                        n.next_power_of_two()
-                    } else {
-                        v & v.wrapping_neg()
-                    };
+                    let low = subtree_span(v, n);
                     let mut t = arr[v as usize];
                     end[v as usize] = t;
                     let mut m = 1;
@@ -628,11 +620,7 @@ fn closed_form_barrier_tree() {
     assert_eq!(barrier(a, 1), vec![0]);
     for n in [2u32, 3, 4, 5, 6, 7, 8, 11, 16] {
         let children = |r: u32| -> Vec<u32> {
-            let low = if r == 0 {
-                n.next_power_of_two()
-            } else {
-                r & r.wrapping_neg()
-            };
+            let low = subtree_span(r, n);
             (0..32)
                 .map(|k| 1u32 << k)
                 .filter(|&j| j < low && r + j < n)

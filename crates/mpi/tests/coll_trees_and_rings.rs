@@ -268,11 +268,7 @@ fn tree_reduce_times(p: P, children: &[Vec<u32>], s: u64) -> Vec<i64> {
 fn binomial_reduce_times(p: P, n: u32, s: u64) -> (Vec<i64>, i64) {
     let children: Vec<Vec<u32>> = (0..n)
         .map(|v| {
-            let low = if v == 0 {
-                n.next_power_of_two()
-            } else {
-                v & v.wrapping_neg()
-            };
+            let low = subtree_span(v, n);
             (0..32)
                 .map(|j| 1u32 << j)
                 .filter(|&b| b < low && v + b < n)

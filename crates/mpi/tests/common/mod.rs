@@ -167,11 +167,7 @@ pub fn binomial_bcast_ends(p: P, n: u32, s: u64) -> Vec<i64> {
     let mut end = vec![0i64; n as usize];
     // Ranks in increasing order: parents before children.
     for v in 0..n {
-        let low = if v == 0 {
-            n.next_power_of_two()
-        } else {
-            v & v.wrapping_neg()
-        };
+        let low = subtree_span(v, n);
         let children: Vec<u32> = (0..32)
             .rev()
             .map(|k| 1u32 << k)
@@ -186,4 +182,15 @@ pub fn binomial_bcast_ends(p: P, n: u32, s: u64) -> Vec<i64> {
         };
     }
     end
+}
+
+/// In a binomial tree over relative ranks 0..n rooted at 0, how many ranks rank `v`'s
+/// subtree could span: its lowest set bit (the next power of two for the root). Its
+/// children are v + 2^j for the powers of two 2^j below that, with v + 2^j < n.
+pub fn subtree_span(v: u32, n: u32) -> u32 {
+    if v == 0 {
+        n.next_power_of_two()
+    } else {
+        v & v.wrapping_neg()
+    }
 }
