@@ -116,6 +116,7 @@ PY
   if [ -n "${GOLDEN:-}" ] && [[ $name == small-* ]]; then
     g="$GOLDEN/${name#small-}"; rm -rf "$g"; mkdir -p "$g"
     cp -r "$d/trace.txt" "$d/trace.txt_files" "$d/hostfile" "$d/algorithms.txt" "$g/"
+    cp "$plat" "$g/platform.xml"
     echo "$sg" >"$g/expected.txt"
   fi
 done
