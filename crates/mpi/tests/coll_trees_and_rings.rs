@@ -527,6 +527,18 @@ fn closed_form_recursive_doubling_allgather() {
             assert!(all_equal(&got, want), "n={n} s={s}: {got:?} != {want}");
         }
     }
+    // Other sizes fall back to Bruck's rounds of min(2^j, n - 2^j) blocks.
+    for n in [3u32, 5, 6, 7] {
+        for s in [1u64, 300] {
+            let want: i64 = (0..32)
+                .map(|j| 1u32 << j)
+                .take_while(|&d| d < n)
+                .map(|d| lockstep(p, d.min(n - d) as u64 * s))
+                .sum();
+            let got = run(a, n, p, &|r| spec(Collective::Allgather, n, r, 0, s));
+            assert!(all_equal(&got, want), "n={n} s={s}: {got:?} != {want}");
+        }
+    }
 }
 
 #[test]

@@ -155,3 +155,74 @@ fn every_collective_has_an_algorithm_and_the_selectors_name_registered_ones() {
         "selectors choose unregistered algorithms: {missing:?}"
     );
 }
+
+/// Flat-tree broadcast that forgets the last rank.
+fn bcast_missing_one(s: &CollSpec, e: &mut dyn simpi_mpi::coll::Emitter) {
+    use simpi_mpi::coll::Merge;
+    if s.me == s.root {
+        for r in (0..s.size).filter(|&r| r != s.root && r != s.size - 1) {
+            e.send(r, 1, &[0], &[]);
+        }
+    } else if s.me != s.size - 1 {
+        e.recv(s.root, 1, &[0], Merge::Copy, &[]);
+    }
+}
+
+/// Ring allreduce that overwrites instead of combining.
+fn allreduce_copying(s: &CollSpec, e: &mut dyn simpi_mpi::coll::Emitter) {
+    use simpi_mpi::coll::Merge;
+    let (n, r) = (s.size, s.me);
+    e.layout(&vec![s.bytes / n as u64; n as usize]);
+    let mut last = Vec::new();
+    for k in 0..2 * (n - 1) {
+        let out = (r + 2 * n - k) % n;
+        let inb = (r + 2 * n - k - 1) % n;
+        let snd = e.send((r + 1) % n, 2, &[out], &last);
+        let rcv = e.recv((r + n - 1) % n, 2, &[inb], Merge::Copy, &last);
+        last = vec![snd, rcv];
+    }
+}
+
+/// Scatter whose root sends every rank the block of the next rank.
+fn scatter_wrong_block(s: &CollSpec, e: &mut dyn simpi_mpi::coll::Emitter) {
+    use simpi_mpi::coll::Merge;
+    let n = s.size;
+    if s.me == s.root {
+        for r in (0..n).filter(|&r| r != s.root) {
+            e.send(r, 3, &[(r + 1) % n], &[]);
+        }
+    } else {
+        e.recv(s.root, 3, &[(s.me + 1) % n], Merge::Copy, &[]);
+    }
+}
+
+#[test]
+fn the_verifier_rejects_algorithms_that_move_the_wrong_data() {
+    type Emit = fn(&CollSpec, &mut dyn simpi_mpi::coll::Emitter);
+    let broken: [(Collective, Emit); 3] = [
+        (Collective::Bcast, bcast_missing_one),
+        (Collective::Allreduce, allreduce_copying),
+        (Collective::Scatter, scatter_wrong_block),
+    ];
+    for (coll, emit) in broken {
+        let alg = Algorithm {
+            coll,
+            name: "broken",
+            source: "this test",
+            simgrid: None,
+            emit,
+        };
+        let f = |me: u32| spec(coll, 4, me, 0, 400, 1);
+        let err = verify(&alg, &f).expect_err("a broken algorithm passed");
+        assert!(err.contains("does not end with the right data"), "{coll}: {err}");
+    }
+    // And the registered counterparts pass on the same specs.
+    for (coll, name) in [
+        (Collective::Bcast, "flattree"),
+        (Collective::Allreduce, "ring"),
+        (Collective::Scatter, "linear"),
+    ] {
+        let f = |me: u32| spec(coll, 4, me, 0, 400, 1);
+        assert!(verify(find(coll, name).unwrap(), &f).is_ok(), "{coll}={name}");
+    }
+}

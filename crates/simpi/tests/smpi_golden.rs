@@ -31,6 +31,7 @@ fn hybrid_smpi_preset_matches_simgrid_on_every_reference_case() {
     for dir in &cases {
         let p = platform::load(&dir.join("platform.xml")).unwrap();
         let want = expected(dir);
+        assert!(!want.is_empty(), "{}: no rank lines in expected.txt", dir.display());
         let ranks = want.len() as u32;
         let mapping = Mapping::block(&p, ranks, 1);
         let hosts = (0..ranks).map(|r| mapping.host(r)).collect();
@@ -54,8 +55,9 @@ fn hybrid_smpi_preset_matches_simgrid_on_every_reference_case() {
         };
         let opts = common::quiet();
         let got = simulate(&mut w, &model, opts).unwrap();
+        assert_eq!(got.end_times.len(), want.len(), "{}: rank count", dir.display());
         for (r, t) in want {
-            let g = got.end_times.get(r as usize).map_or(0.0, |x| x.as_secs_f64());
+            let g = got.end_times[r as usize].as_secs_f64();
             let err = if t > 0.0 { (g - t).abs() / t } else { g.abs() };
             report.push((
                 err,
