@@ -5,7 +5,7 @@ use simpi_kernel::TimeUnit;
 use simpi_mpi::coll::{find, Algorithm, CollSpec, Collective};
 use simpi_mpi::run_loggops;
 use simpi_net::LogGops;
-use simpi_trace::tit::{read_tit, TitOptions, TitTrace};
+use simpi_trace::tit::{read_tit_on, TitOptions, TitTrace, PARALLEL_RANKS};
 use std::path::PathBuf;
 
 fn dir() -> PathBuf {
@@ -31,13 +31,18 @@ fn choose(s: &CollSpec) -> &'static Algorithm {
 }
 
 fn read(p: &std::path::Path) -> Result<TitTrace, String> {
+    read_on(p, 2)
+}
+
+/// Reads with at most `threads` threads.
+fn read_on(p: &std::path::Path, threads: usize) -> Result<TitTrace, String> {
     let speed = |_r: u32| 1e9;
     let opts = TitOptions {
         speed: &speed,
         choose: &choose,
         test_cost: 1e-4,
     };
-    read_tit(p, &opts).map_err(|e| e.to_string())
+    read_tit_on(p, &opts, threads).map_err(|e| e.to_string())
 }
 
 /// End times in ns under L=1000 o=100, no gaps, everything eager.
@@ -336,6 +341,7 @@ fn large_traces_read_in_halves_give_the_one_pass_result() {
     // message arrives at D + 3100 (after the rank's own send) and is in at D + 3200.
     // The head of a chain ends at D + 100 (its send's CPU time), the others at D + 3200.
     let p = 128u32;
+    assert!(p >= PARALLEL_RANKS);
     let mut t = read(&chain_trace("chain128", p, &[])).unwrap();
     assert_eq!(t.schedule.num_ranks(), p);
     let want: Vec<u64> = (0..p)
@@ -350,10 +356,17 @@ fn large_traces_read_in_halves_give_the_one_pass_result() {
     }
     assert_eq!(next as usize, t.schedule.num_ops());
     assert!(t.calls.windows(2).all(|w| w[0].rank <= w[1].rank));
+    // One thread: the same operations and calls.
+    let mut one = read_on(&chain_trace("chain128", p, &[]), 1).unwrap();
+    assert_eq!(one.schedule.num_ops(), t.schedule.num_ops());
+    assert_eq!(format!("{:?}", one.calls), format!("{:?}", t.calls));
+    assert_eq!(times(&mut one), want);
     // The lower half's error is reported first, as in one pass; an error in the upper
     // half alone is reported too.
-    let e = read(&chain_trace("bad2", p, &[100, 10])).unwrap_err();
-    assert!(e.contains("rank-10.txt:3"), "{e}");
-    let e = read(&chain_trace("bad1", p, &[100])).unwrap_err();
-    assert!(e.contains("rank-100.txt:3"), "{e}");
+    for threads in [1, 2] {
+        let e = read_on(&chain_trace("bad2", p, &[100, 10]), threads).unwrap_err();
+        assert!(e.contains("rank-10.txt:3"), "{e}");
+        let e = read_on(&chain_trace("bad1", p, &[100]), threads).unwrap_err();
+        assert!(e.contains("rank-100.txt:3"), "{e}");
+    }
 }

@@ -142,6 +142,12 @@ pub fn looks_like_tit(path: &Path) -> bool {
 
 /// Reads the TIT trace at `path` (index file or trace file) into a schedule.
 pub fn read_tit(path: &Path, opts: &TitOptions<'_>) -> Result<TitTrace, TitError> {
+    read_tit_on(path, opts, std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+/// [`read_tit`] with at most `threads` threads: traces of [`PARALLEL_RANKS`] ranks or more
+/// are read in two halves when `threads >= 2`, with the same result as one pass.
+pub fn read_tit_on(path: &Path, opts: &TitOptions<'_>, threads: usize) -> Result<TitTrace, TitError> {
     let src = Source::open(path)?;
     let p = src.ranks() as u32;
     if p == 0 {
@@ -193,7 +199,7 @@ pub fn read_tit(path: &Path, opts: &TitOptions<'_>) -> Result<TitTrace, TitError
         }
         Ok((creations, files, skipped))
     };
-    let two = p >= PARALLEL_RANKS && std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2);
+    let two = p >= PARALLEL_RANKS && threads >= 2;
     let (creations, files, _) = if two {
         let mid = p / 2;
         let (lower, upper) = std::thread::scope(|sc| {
@@ -329,7 +335,7 @@ fn is_creator(name: &str) -> bool {
 }
 
 /// Traces with at least this many ranks are converted on two threads.
-const PARALLEL_RANKS: u32 = 64;
+pub const PARALLEL_RANKS: u32 = 64;
 
 /// What converting a range of ranks produced.
 struct Part {
