@@ -5,10 +5,9 @@
 
 mod common;
 
-use simpi_kernel::{Rng, TimeUnit};
-use simpi_mpi::coll::verify::{loggops_end_times, verify};
+use simpi_kernel::Rng;
+use simpi_mpi::coll::verify::verify;
 use simpi_mpi::coll::{find, registry, Algorithm, CollSpec, Collective};
-use simpi_net::LogGops;
 
 const SIZES: [u32; 11] = [1, 2, 3, 4, 5, 6, 7, 8, 12, 16, 17];
 
@@ -64,34 +63,27 @@ fn algorithm_names_are_unique_and_sourced() {
     }
 }
 
-/// Simulates `alg` on `n` ranks under `m`; returns every rank's end time in ns.
-pub fn loggops_times(alg: &Algorithm, n: u32, root: u32, bytes: u64, m: &LogGops) -> Vec<u64> {
-    let f = |r: u32| spec(alg.coll, n, r, root, bytes, 1);
-    loggops_end_times(alg, n, &f, m).iter().map(|t| t / 1000).collect()
-}
+/// L=2000 o=300 g=100 G=2 (ns), O=0, everything eager.
+const SMALL_L: common::P = common::P {
+    l: 2000,
+    o: 300,
+    g: 100,
+    gg: 2,
+};
 
-/// LogGOPS parameters (ns): L=2000 o=300 g=100 G=2 O=0, everything eager.
-fn params() -> LogGops {
-    LogGops::from_units(TimeUnit::Ns, 2000, 300, 100, 2, 0, 1 << 40)
+/// Every rank's end time (ns) of `alg` on `n` ranks rooted at 0 under `p`.
+fn times(alg: &Algorithm, n: u32, bytes: u64, p: common::P) -> Vec<i64> {
+    common::run(alg, n, p, &|r| common::spec(alg.coll, n, r, 0, bytes))
 }
 
 #[test]
 fn closed_form_binomial_bcast() {
     // Derivation: `common::binomial_bcast_ends`.
     let alg = find(Collective::Bcast, "binomial").unwrap();
-    let p = common::P {
-        l: 2000,
-        o: 300,
-        g: 100,
-        gg: 2,
-    };
     for n in [2u32, 5, 8, 13, 16] {
         for s in [1u64, 100, 4000] {
-            let want: Vec<u64> = common::binomial_bcast_ends(p, n, s)
-                .into_iter()
-                .map(|t| t as u64)
-                .collect();
-            assert_eq!(loggops_times(alg, n, 0, s, &p.model()), want, "n={n} s={s}");
+            let want = common::binomial_bcast_ends(SMALL_L, n, s);
+            assert_eq!(times(alg, n, s, SMALL_L), want, "n={n} s={s}");
         }
     }
 }
@@ -103,12 +95,12 @@ fn closed_form_recursive_doubling_allreduce() {
     // t + 2o + L + (s-1)G, when the next step starts. k steps: k·(2o + L + (s-1)G), since
     // the NIC gap g + (s-1)G is shorter than a step.
     let alg = find(Collective::Allreduce, "rdb").unwrap();
-    let (l, o, gg) = (2000u64, 300u64, 2u64);
+    let p = SMALL_L;
     for k in 1..=5u32 {
         let n = 1 << k;
         for s in [1u64, 8, 4096] {
-            let want = k as u64 * (2 * o + l + (s - 1) * gg);
-            let got = loggops_times(alg, n, 0, s, &params());
+            let want = k as i64 * (2 * p.o + p.l + (s as i64 - 1) * p.gg);
+            let got = times(alg, n, s, p);
             assert!(got.iter().all(|&t| t == want), "n={n} s={s}: {got:?} != {want}");
         }
     }
@@ -118,11 +110,11 @@ fn closed_form_recursive_doubling_allreduce() {
 fn closed_form_dissemination_barrier() {
     // Zero-byte messages with G = 0: each of ceil(log2 n) rounds costs 2o + L.
     let alg = find(Collective::Barrier, "bruck").unwrap();
-    let m = LogGops::from_units(TimeUnit::Ns, 2000, 300, 100, 0, 0, 1 << 40);
+    let p = common::P { gg: 0, ..SMALL_L };
     for n in [2u32, 3, 5, 8, 9, 16] {
         let rounds = 32 - (n - 1).leading_zeros();
-        let want = rounds as u64 * (600 + 2000);
-        let got = loggops_times(alg, n, 0, 0, &m);
+        let want = rounds as i64 * (2 * p.o + p.l);
+        let got = times(alg, n, 0, p);
         assert!(got.iter().all(|&t| t == want), "n={n}: {got:?} != {want}");
     }
 }
