@@ -125,22 +125,22 @@ fn lt(sel: Selector, coll: Collective, p: u32, comm: bool, t: u64, below: &str, 
 
 #[allow(clippy::too_many_arguments)]
 fn lt_with(mk: Mk, sel: Selector, coll: Collective, p: u32, comm: bool, t: u64, below: &str, above: &str) {
-    for (v, want) in [(t - 1, below), (t, above), (t + 1, above)] {
-        assert_eq!(
-            sel.choose(coll, p, &mk(coll, p, v), comm),
-            want,
-            "{sel:?} {coll} p={p} comm={comm} size={v} (threshold <{t})"
-        );
-    }
+    threshold(mk, sel, coll, p, comm, t, [below, above, above], "<");
 }
 
 /// An MPICH style `s <= t` threshold: `t-1` and `t` give `below`, `t+1` gives `above`.
 fn le(sel: Selector, coll: Collective, p: u32, comm: bool, t: u64, below: &str, above: &str) {
-    for (v, want) in [(t - 1, below), (t, below), (t + 1, above)] {
+    threshold(grid_spec, sel, coll, p, comm, t, [below, below, above], "<=");
+}
+
+/// The choices at sizes `t - 1`, `t` and `t + 1`.
+#[allow(clippy::too_many_arguments)]
+fn threshold(mk: Mk, sel: Selector, coll: Collective, p: u32, comm: bool, t: u64, want: [&str; 3], rule: &str) {
+    for (v, want) in [t - 1, t, t + 1].into_iter().zip(want) {
         assert_eq!(
-            sel.choose(coll, p, &grid_spec(coll, p, v), comm),
+            sel.choose(coll, p, &mk(coll, p, v), comm),
             want,
-            "{sel:?} {coll} p={p} comm={comm} size={v} (threshold <={t})"
+            "{sel:?} {coll} p={p} comm={comm} size={v} (threshold {rule}{t})"
         );
     }
 }
