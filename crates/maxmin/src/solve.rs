@@ -114,15 +114,21 @@ impl Solver {
         }
         self.unfrozen.resize(nc, 0);
         self.version.resize(nc, 0);
-        self.heap.clear();
+        // The initial entries are collected first and heapified at once (linear time).
+        let mut entries = std::mem::take(&mut self.heap).into_vec();
+        entries.clear();
+        let mut unfrozen_vars = 0usize;
         for &v in &self.comp_vars {
             let var = &mut sys.vars[v as usize];
             self.frozen[v as usize] = false;
             if var.elems.is_empty() {
                 var.value = var.bound.unwrap_or(f64::INFINITY);
                 self.frozen[v as usize] = true;
-            } else if let Some(b) = var.bound {
-                self.heap.push(Event {
+                continue;
+            }
+            unfrozen_vars += 1;
+            if let Some(b) = var.bound {
+                entries.push(Event {
                     level: b * var.weight,
                     what: v | VAR,
                     version: 0,
@@ -144,14 +150,24 @@ impl Solver {
                     .map(|&(v, a)| a / sys.vars[v as usize].weight)
                     .fold(0.0, f64::max),
             };
-            self.push_cnst(sys, c);
+            if self.unfrozen[ci] > 0 {
+                entries.push(Event {
+                    level: self.level(sys, c),
+                    what: c,
+                    version: self.version[ci],
+                });
+            }
         }
-        while let Some(ev) = self.heap.pop() {
+        self.heap = BinaryHeap::from(entries);
+        // Once every variable is frozen the entries left are all no-ops.
+        while unfrozen_vars > 0 {
+            let Some(ev) = self.heap.pop() else { break };
             if ev.what & VAR != 0 {
                 let v = ev.what & !VAR;
                 if !self.frozen[v as usize] {
                     let b = sys.vars[v as usize].bound.unwrap();
                     self.freeze(sys, v, b);
+                    unfrozen_vars -= 1;
                 }
                 continue;
             }
@@ -177,6 +193,7 @@ impl Solver {
                 if !self.frozen[v as usize] {
                     let x = level / sys.vars[v as usize].weight;
                     self.freeze(sys, v, x);
+                    unfrozen_vars -= 1;
                 }
             }
         }
@@ -190,19 +207,6 @@ impl Solver {
             Policy::Shared => ((k.capacity - self.load[ci]).max(0.0)) / self.factor[ci],
             Policy::Fatpipe => k.capacity / self.factor[ci],
         }
-    }
-
-    fn push_cnst(&mut self, sys: &System, c: u32) {
-        let ci = c as usize;
-        if self.unfrozen[ci] == 0 {
-            return;
-        }
-        let level = self.level(sys, c);
-        self.heap.push(Event {
-            level,
-            what: c,
-            version: self.version[ci],
-        });
     }
 
     fn freeze(&mut self, sys: &mut System, v: u32, x: f64) {
