@@ -166,6 +166,17 @@ impl<E> EventQueue<E> {
         self.batch.front().map(|e| e.time)
     }
 
+    /// The earliest pending event and its time, without removing it.
+    pub fn peek(&mut self) -> Option<(u64, &E)> {
+        if !self.past.is_empty() {
+            return self.past.peek().map(|Reverse(PastEntry(t, _, e))| (*t, e));
+        }
+        if self.batch.is_empty() {
+            self.refill()?;
+        }
+        self.batch.front().map(|e| (e.time, &e.event))
+    }
+
     /// The event that the `n+1`-th next [`EventQueue::pop`] will return, if already
     /// known (it is at the current time); lets callers prefetch what it will touch.
     #[inline]
@@ -257,6 +268,10 @@ mod tests {
         q.schedule(3, 'd');
         let order: Vec<char> = std::iter::from_fn(|| q.pop().map(|s| s.event)).collect();
         assert_eq!(order, vec!['b', 'd', 'a', 'c']);
+        assert_eq!(q.peek(), None);
+        q.schedule(7, 'e');
+        assert_eq!(q.peek(), Some((7, &'e')));
+        assert_eq!(q.pop().map(|s| s.event), Some('e'));
     }
 
     #[test]
@@ -271,6 +286,7 @@ mod tests {
         q.schedule(50, 'c');
         q.schedule(100, 'd');
         assert_eq!(q.peek_time(), Some(20));
+        assert_eq!(q.peek(), Some((20, &'a')));
         let order: Vec<char> = std::iter::from_fn(|| q.pop().map(|s| s.event)).collect();
         assert_eq!(order, vec!['a', 'b', 'c', 'd', 'y']);
         assert_eq!(q.peek_time(), None);

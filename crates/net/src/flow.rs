@@ -6,8 +6,7 @@
 //! point and each event time is rounded to the nearest picosecond here, and only here.
 
 use crate::hybrid::HybridParams;
-use crate::keyed_heap::KeyedHeap;
-use simpi_kernel::SimTime;
+use simpi_kernel::{EventQueue, SimTime};
 use simpi_maxmin::{CnstId, Policy as MmPolicy, System, VarId};
 use simpi_platform::{HostId, Platform, PlatformError, Policy};
 use std::collections::HashMap;
@@ -107,10 +106,12 @@ pub struct FlowNetwork<'p> {
     flows: Vec<Flow>,
     free: Vec<u32>,
     var_flow: Vec<u32>,
-    /// Each live flow's next event: (time, seq) keyed by flow; seq orders equal times
-    /// by when the event was set.
-    events: KeyedHeap,
-    seq: u64,
+    /// Flows' next events as (flow, version), in (time, when set) order. Re-timing a
+    /// flow pushes a new entry and bumps its version: the old entry, now stale, is
+    /// dropped when it comes up (cheaper than moving entries in a keyed heap).
+    events: EventQueue<(u32, u32)>,
+    /// Each flow slot's current event version.
+    version: Vec<u32>,
     active: usize,
 }
 
@@ -139,8 +140,8 @@ impl<'p> FlowNetwork<'p> {
             flows: Vec::new(),
             free: Vec::new(),
             var_flow: Vec::new(),
-            events: KeyedHeap::new(),
-            seq: 0,
+            events: EventQueue::new(),
+            version: Vec::new(),
             active: 0,
         }
     }
@@ -191,8 +192,20 @@ impl<'p> FlowNetwork<'p> {
     }
 
     fn push_event(&mut self, time: u64, flow: u32) {
-        self.seq += 1;
-        self.events.set(flow, (time, self.seq));
+        let v = &mut self.version[flow as usize];
+        *v = v.wrapping_add(1);
+        self.events.schedule(time, (flow, *v));
+    }
+
+    /// Drops stale entries at the head of the event queue; the live head's time and flow.
+    fn live_head(&mut self) -> Option<(u64, u32)> {
+        loop {
+            let (t, &(f, v)) = self.events.peek()?;
+            if self.version[f as usize] == v {
+                return Some((t, f));
+            }
+            self.events.pop();
+        }
     }
 
     /// Starts a message of `bytes` (the envelope is added here) from `src` to `dst` at
@@ -225,6 +238,7 @@ impl<'p> FlowNetwork<'p> {
             }
             None => {
                 self.flows.push(flow);
+                self.version.push(0);
                 self.flows.len() as u32 - 1
             }
         };
@@ -235,7 +249,7 @@ impl<'p> FlowNetwork<'p> {
 
     /// When the next flow finishes its latency or its transfer, if any flow is active.
     pub fn next_time(&mut self) -> Option<SimTime> {
-        self.events.peek().map(|((t, _), _)| SimTime(t))
+        self.live_head().map(|(t, _)| SimTime(t))
     }
 
     /// Processes everything due at `now` (which must be [`FlowNetwork::next_time`]) and
@@ -243,7 +257,7 @@ impl<'p> FlowNetwork<'p> {
     pub fn advance(&mut self, now: SimTime, done: &mut Vec<Token>) {
         let t = now.ps();
         let mut changed = false;
-        while let Some(((et, _), f)) = self.events.peek() {
+        while let Some((et, f)) = self.live_head() {
             if et != t {
                 break;
             }
@@ -299,7 +313,8 @@ impl<'p> FlowNetwork<'p> {
         let fl = &mut self.flows[f as usize];
         fl.phase = Phase::Done;
         done.push(fl.token);
-        self.events.remove(f);
+        // Invalidates the flow's pending entry, if any.
+        self.version[f as usize] = self.version[f as usize].wrapping_add(1);
         if let Some(v) = fl.var.take() {
             self.sys.remove_variable(v);
         }

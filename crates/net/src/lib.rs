@@ -7,7 +7,6 @@
 
 pub mod flow;
 pub mod hybrid;
-mod keyed_heap;
 pub mod loggops;
 pub mod piecewise;
 
