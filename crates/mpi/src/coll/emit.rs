@@ -9,10 +9,10 @@ use crate::schedule::{BuildError, ScheduleBuilder};
 /// communicator's collective context.
 pub struct ScheduleEmitter<'b> {
     b: &'b mut ScheduleBuilder,
-    world: &'b [u32],
+    world: Option<&'b [u32]>,
     ctx: u32,
     entry: Option<u32>,
-    sizes: Vec<u64>,
+    sizes: Layout,
     expect_total: Option<u64>,
     steps: Vec<u32>,
     has_succ: Vec<bool>,
@@ -20,10 +20,17 @@ pub struct ScheduleEmitter<'b> {
 }
 
 impl<'b> ScheduleEmitter<'b> {
-    /// An emitter for `spec`, whose communicator rank `i` is world rank `world[i]`;
-    /// messages go in matching context `ctx`; operations without other dependencies start
-    /// after local op `entry`.
-    pub fn new(b: &'b mut ScheduleBuilder, spec: &CollSpec, world: &'b [u32], ctx: u32, entry: Option<u32>) -> Self {
+    /// An emitter for `spec`, whose communicator rank `i` is world rank `world[i]` (or
+    /// `i` itself when `world` is `None`, for the world communicator); messages go in
+    /// matching context `ctx`; operations without other dependencies start after local
+    /// op `entry`.
+    pub fn new(
+        b: &'b mut ScheduleBuilder,
+        spec: &CollSpec,
+        world: Option<&'b [u32]>,
+        ctx: u32,
+        entry: Option<u32>,
+    ) -> Self {
         let (sizes, expect_total) = default_layout(spec);
         ScheduleEmitter {
             b,
@@ -90,31 +97,85 @@ impl<'b> ScheduleEmitter<'b> {
     }
 }
 
+/// The sizes of a collective's blocks, computed on demand: listing them would cost
+/// O(p) per rank and call for a barrier or a gather and O(p²) for an all-to-all, which
+/// dominated reading traces of thousands of ranks.
+#[derive(Clone, Debug)]
+pub(crate) enum Layout {
+    /// `count` blocks of `size` bytes.
+    Uniform { size: u64, count: u64 },
+    /// The listed sizes.
+    Sizes(Vec<u64>),
+    /// Alltoallv's `p × p` blocks (block `s * p + d` goes from `s` to `d`) as rank `me`
+    /// sees them: its own sends and receives, and nothing between other ranks.
+    Alltoallv {
+        p: u64,
+        me: u64,
+        send: Vec<u64>,
+        recv: Vec<u64>,
+    },
+}
+
+impl Layout {
+    /// The size of block `b`. Panics if there is no such block (an algorithm bug).
+    #[inline]
+    pub(crate) fn size(&self, b: u32) -> u64 {
+        let b = b as u64;
+        match self {
+            Layout::Uniform { size, count } => {
+                assert!(b < *count, "block {b} of a layout of {count}");
+                *size
+            }
+            Layout::Sizes(v) => v[b as usize],
+            Layout::Alltoallv { p, me, send, recv } => {
+                assert!(b < p * p, "block {b} of a layout of {}", p * p);
+                let (s, d) = (b / p, b % p);
+                // The diagonal block (to itself) counts as received.
+                if d == *me {
+                    recv.get(s as usize).copied().unwrap_or(0)
+                } else if s == *me {
+                    send.get(d as usize).copied().unwrap_or(0)
+                } else {
+                    0
+                }
+            }
+        }
+    }
+
+    /// Number of blocks.
+    pub(crate) fn len(&self) -> u64 {
+        match self {
+            Layout::Uniform { count, .. } => *count,
+            Layout::Sizes(v) => v.len() as u64,
+            Layout::Alltoallv { p, .. } => p * p,
+        }
+    }
+}
+
 /// The fixed block layout of a collective (and, for vector collectives, the total the
 /// algorithm's own layout must add up to).
-pub(crate) fn default_layout(spec: &CollSpec) -> (Vec<u64>, Option<u64>) {
-    let p = spec.size as usize;
+pub(crate) fn default_layout(spec: &CollSpec) -> (Layout, Option<u64>) {
+    let p = spec.size as u64;
+    let uniform = |size: u64, count: u64| Layout::Uniform { size, count };
     match spec.coll {
         Collective::Bcast | Collective::Reduce | Collective::Allreduce | Collective::Scan | Collective::Exscan => {
-            (vec![spec.bytes], Some(spec.bytes))
+            (uniform(spec.bytes, 1), Some(spec.bytes))
         }
-        Collective::Gather | Collective::Allgather | Collective::Scatter => (vec![spec.bytes; p], None),
+        Collective::Gather | Collective::Allgather | Collective::Scatter => (uniform(spec.bytes, p), None),
         Collective::Gatherv | Collective::Allgatherv | Collective::Scatterv | Collective::ReduceScatter => {
-            (spec.counts.clone(), None)
+            (Layout::Sizes(spec.counts.clone()), None)
         }
-        Collective::Alltoall => (vec![spec.bytes; p * p], None),
-        Collective::Alltoallv => {
-            let me = spec.me as usize;
-            let mut v = vec![0; p * p];
-            for d in 0..p {
-                v[me * p + d] = spec.send_counts.get(d).copied().unwrap_or(0);
-            }
-            for s in 0..p {
-                v[s * p + me] = spec.recv_counts.get(s).copied().unwrap_or(0);
-            }
-            (v, None)
-        }
-        Collective::Barrier => (vec![0; p], None),
+        Collective::Alltoall => (uniform(spec.bytes, p * p), None),
+        Collective::Alltoallv => (
+            Layout::Alltoallv {
+                p,
+                me: spec.me as u64,
+                send: spec.send_counts.clone(),
+                recv: spec.recv_counts.clone(),
+            },
+            None,
+        ),
+        Collective::Barrier => (uniform(0, p), None),
     }
 }
 
@@ -127,11 +188,11 @@ impl Emitter for ScheduleEmitter<'_> {
                 "a collective's layout must cover its buffer exactly"
             );
         }
-        self.sizes = sizes.to_vec();
+        self.sizes = Layout::Sizes(sizes.to_vec());
     }
 
     fn block_size(&self, b: u32) -> u64 {
-        self.sizes[b as usize]
+        self.sizes.size(b)
     }
 
     fn send(&mut self, to: u32, tag: u32, blocks: &[u32], after: &[Step]) -> Step {
@@ -145,12 +206,38 @@ impl Emitter for ScheduleEmitter<'_> {
     }
 
     fn send_sync(&mut self, to: u32, tag: u32, bytes: u64, after: &[Step]) -> Step {
-        let dst = self.world[to as usize];
+        let dst = self.world.map_or(to, |w| w[to as usize]);
         self.add(Op::send(bytes, dst, tag, 0, 0), after)
     }
 
     fn recv_sync(&mut self, from: u32, tag: u32, bytes: u64, after: &[Step]) -> Step {
-        let src = self.world[from as usize];
+        let src = self.world.map_or(from, |w| w[from as usize]);
         self.add(Op::recv(bytes, src, tag, 0, 0), after)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn alltoallv_layout_holds_only_this_ranks_sends_and_receives() {
+        // Rank 1 of 3 sends 10, 11, 12 and receives 20, 21, 22.
+        let l = Layout::Alltoallv {
+            p: 3,
+            me: 1,
+            send: vec![10, 11, 12],
+            recv: vec![20, 21, 22],
+        };
+        let sizes: Vec<u64> = (0..l.len() as u32).map(|b| l.size(b)).collect();
+        // Row s is what s sends: row 1 is rank 1's sends, column 1 its receives (the
+        // block to itself counts as received).
+        assert_eq!(sizes, vec![0, 20, 0, 10, 21, 12, 0, 22, 0]);
+    }
+
+    #[test]
+    #[should_panic(expected = "block 4 of a layout of 4")]
+    fn uniform_layout_rejects_blocks_past_its_end() {
+        Layout::Uniform { size: 8, count: 4 }.size(4);
     }
 }

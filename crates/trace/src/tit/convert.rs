@@ -616,20 +616,17 @@ impl RankConv<'_, '_> {
     /// Expands a collective after the frontier; returns its last operation and the flops it
     /// computes afterwards.
     fn collective(&mut self, ci: usize, members: Option<&[u32]>, a: Action) -> Result<(Option<u32>, f64), String> {
-        let world: Vec<u32>;
-        let members: &[u32] = match members {
-            Some(m) => m,
-            None => {
-                world = (0..self.p).collect();
-                &world
+        // The world communicator is not listed: rank i is world rank i.
+        let (n, me) = match members {
+            None => (self.p, self.r),
+            Some(m) => {
+                let me = m
+                    .iter()
+                    .position(|&x| x == self.r)
+                    .ok_or_else(|| format!("rank {} calls a collective on a communicator it is not in", self.r))?;
+                (m.len() as u32, me as u32)
             }
         };
-        let n = members.len() as u32;
-        let me = members
-            .iter()
-            .position(|&m| m == self.r)
-            .ok_or_else(|| format!("rank {} calls a collective on a communicator it is not in", self.r))?
-            as u32;
         let root_of = |root: i64| -> Result<u32, String> {
             if root < 0 || root >= n as i64 {
                 return Err(format!("root {root} is out of range: the communicator has {n} ranks"));
