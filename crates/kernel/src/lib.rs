@@ -1,11 +1,13 @@
 //! The simulation kernel: simulated time, a totally ordered event queue and seeded
 //! randomness. It knows nothing about MPI, hosts or networks; those live in crates above.
 
+pub mod hash;
 pub mod prefetch;
 pub mod queue;
 pub mod rng;
 pub mod time;
 
+pub use hash::{IdHashMap, IdHasher};
 pub use prefetch::prefetch;
 pub use queue::{EventQueue, Scheduled, Seq};
 pub use rng::Rng;

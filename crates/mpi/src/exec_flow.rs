@@ -19,9 +19,8 @@ use crate::op::{OpId, OpKind};
 use crate::schedule::Schedule;
 use crate::stall::{Pending, Stall, StalledRank};
 use crate::{Outcome, Progress, RunStats};
-use simpi_kernel::{EventQueue, SimTime};
+use simpi_kernel::{EventQueue, IdHashMap, SimTime};
 use simpi_net::{FlowNetwork, HostId, HybridParams, Platform};
-use std::collections::HashMap;
 
 /// Why a flow-model run stopped without a result.
 #[derive(Debug)]
@@ -62,7 +61,7 @@ struct Run<'a, 'p> {
     end: Vec<u64>,
     posted: Vec<MatchQueue>,
     unexpected: Vec<MatchQueue>,
-    messages: HashMap<u32, Message>,
+    messages: IdHashMap<u32, Message>,
     queue: EventQueue<Ev>,
     freed: Vec<u32>,
     ops_done: u64,
@@ -89,7 +88,7 @@ pub fn run_flow(
         end: vec![0; p],
         posted: vec![MatchQueue::default(); p],
         unexpected: vec![MatchQueue::default(); p],
-        messages: HashMap::new(),
+        messages: IdHashMap::default(),
         queue: EventQueue::new(),
         freed: Vec::new(),
         ops_done: 0,

@@ -6,33 +6,12 @@
 //! point and each event time is rounded to the nearest picosecond here, and only here.
 
 use crate::hybrid::HybridParams;
-use simpi_kernel::{EventQueue, SimTime};
+use simpi_kernel::{EventQueue, IdHashMap, SimTime};
 use simpi_maxmin::{CnstId, Policy as MmPolicy, System, VarId};
 use simpi_platform::{HostId, Platform, PlatformError, Policy};
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 
 /// The caller's identifier of a message, returned when its flow completes.
 pub type Token = u64;
-
-/// A hasher for the route cache's host-pair keys: one multiply (the default SipHash
-/// showed in profiles of message starts).
-#[derive(Default)]
-struct PairHasher(u64);
-
-impl Hasher for PairHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ b as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        }
-    }
-    fn write_u64(&mut self, k: u64) {
-        self.0 = (k ^ k >> 29).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    }
-}
 
 /// Links of a route kept inline: most routes (a cluster's up, backbone and down links,
 /// both ways with cross-traffic) fit, saving a cache miss per message.
@@ -100,7 +79,7 @@ pub struct FlowNetwork<'p> {
     /// Routes by `src << 32 | dst`, computed on first use.
     /// Route index and latency by `src << 32 | dst` (the latency beside the index: a
     /// message start needs nothing else).
-    routes: HashMap<u64, (u32, f64), BuildHasherDefault<PairHasher>>,
+    routes: IdHashMap<u64, (u32, f64)>,
     /// The routes seen so far, indexed by the values of `routes`.
     route_info: Vec<RouteInfo>,
     flows: Vec<Flow>,
@@ -135,7 +114,7 @@ impl<'p> FlowNetwork<'p> {
             params,
             sys,
             cnst,
-            routes: HashMap::default(),
+            routes: IdHashMap::default(),
             route_info: Vec::new(),
             flows: Vec::new(),
             free: Vec::new(),
