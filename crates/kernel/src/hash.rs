@@ -39,10 +39,10 @@ mod tests {
         let mut m: IdHashMap<u64, u64> = IdHashMap::default();
         // Keys differing only in their high half (host pairs) and consecutive ids.
         for i in 0..1000u64 {
-            m.insert(i << 32 | 7, i);
+            m.insert(i << 32 | 0xffff_ffff, i);
             m.insert(i, i + 1);
         }
         assert_eq!(m.len(), 2000);
-        assert!((0..1000u64).all(|i| m[&(i << 32 | 7)] == i && m[&i] == i + 1));
+        assert!((0..1000u64).all(|i| m[&(i << 32 | 0xffff_ffff)] == i && m[&i] == i + 1));
     }
 }

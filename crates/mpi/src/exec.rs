@@ -169,6 +169,7 @@ pub fn run_loggops_with(
     mut progress: Option<&mut dyn FnMut(Progress)>,
     record: bool,
 ) -> Result<Outcome, Box<Stall>> {
+    sched.begin_run();
     let p = sched.num_ranks() as usize;
     let (cpus, nics, total_ops) = (sched.cpus(), sched.nics(), sched.num_ops() as u64);
     let mut run = Run {
@@ -445,7 +446,6 @@ impl Run<'_> {
         } else {
             Err(Box::new(self.stall_report(end_times)))
         };
-        self.sched.reset_counters();
         result
     }
 

@@ -77,6 +77,7 @@ pub fn run_flow(
     mut progress: Option<&mut dyn FnMut(Progress)>,
     record: bool,
 ) -> Result<Outcome, FlowError> {
+    sched.begin_run();
     let p = sched.num_ranks() as usize;
     assert!(hosts.len() >= p, "every rank needs a host");
     let cpus = sched.cpus();
@@ -160,7 +161,6 @@ pub fn run_flow(
         }),
         Ok(()) => Err(FlowError::Stall(Box::new(run.stall(stats)))),
     };
-    run.sched.reset_counters();
     outcome
 }
 

@@ -26,6 +26,10 @@ pub struct Schedule {
     num_edges: usize,
     max_cpu: u8,
     max_nic: u8,
+    /// A run has counted the dependency counters down; the next run recounts them first
+    /// (recounting at the end of every run cost a pass over all operations, usually for
+    /// nothing).
+    counted_down: bool,
 }
 
 impl Schedule {
@@ -87,8 +91,8 @@ impl Schedule {
         }
     }
 
-    /// Number of dependencies of operation `id` (both kinds); during a run, the number
-    /// not yet satisfied.
+    /// Number of dependencies of operation `id` (both kinds); during a run, and after
+    /// it until the next run starts, the number not yet satisfied.
     pub fn dependencies(&self, id: OpId) -> u32 {
         self.ops[id.0 as usize].deps
     }
@@ -167,8 +171,17 @@ impl Schedule {
         }
     }
 
+    /// Makes the dependency counters whole for a new run (recounting them if an earlier
+    /// run counted them down). Every run calls this first.
+    pub(crate) fn begin_run(&mut self) {
+        if self.counted_down {
+            self.reset_counters();
+        }
+        self.counted_down = true;
+    }
+
     /// Recounts every operation's dependencies after a run has counted them down.
-    pub(crate) fn reset_counters(&mut self) {
+    fn reset_counters(&mut self) {
         for op in &mut self.ops {
             op.deps = 0;
         }
@@ -205,6 +218,10 @@ impl Schedule {
         assert_eq!(
             self.num_ranks, other.num_ranks,
             "appending schedules of different sizes"
+        );
+        assert!(
+            !self.counted_down && !other.counted_down,
+            "appending a schedule that has been run"
         );
         if let Some(r) = (0..self.num_ranks as usize).find(|&r| self.defined[r] && other.defined[r]) {
             return Err(BuildError::DuplicateRank(r as Rank));
@@ -353,6 +370,7 @@ impl ScheduleBuilder {
                 num_edges: 0,
                 max_cpu: 0,
                 max_nic: 0,
+                counted_down: false,
             },
             cur: None,
             spare: None,
