@@ -2,25 +2,42 @@
 //! schedule), and the builder that checks it while it is read.
 //!
 //! Memory is 32 bytes per operation, plus 4 bytes per dependency for operations with
-//! more than one successor, whatever the source text looked like. Ranks may be added in any order; each rank's operations are
-//! contiguous and keep their order of definition.
+//! more than one successor, whatever the source text looked like. Ranks may be added in
+//! any order; each rank's operations are contiguous and keep their order of definition.
+//!
+//! A schedule is stored in one part, or in two when a second one was appended (traces
+//! are read in two halves on two threads): the second half stays in the memory it was
+//! built in, because copying it behind the first touched hundreds of MB of fresh pages
+//! at thousands of ranks. A rank, and so every dependency, lies within one part.
 
 use crate::op::{Op, OpId, OpKind, Rank, ANY_DEPS, ANY_SOURCE, INLINE_SUCC, NO_SUCC};
 
 /// Most operations a schedule holds: ids keep their top bit free for the executor.
 pub const MAX_OPS: usize = (1 << 31) - 1;
 
+/// Operations and their successor lists (one part of a schedule).
+#[derive(Clone, Debug, Default)]
+struct Part {
+    ops: Vec<Op>,
+    /// Per op with successors not stored inline: `[n_done, n_start, done.., start..]`
+    /// (successors as schedule-wide ids).
+    edges: Vec<u32>,
+}
+
 /// A checked, immutable schedule for `num_ranks` ranks.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct Schedule {
     num_ranks: u32,
     /// Whether each rank had a block (possibly empty).
     defined: Vec<bool>,
     /// `[first, end)` operation ids of each rank.
     ranges: Vec<[u32; 2]>,
-    ops: Vec<Op>,
-    /// Per op with successors not stored inline: `[n_done, n_start, done.., start..]`.
-    edges: Vec<u32>,
+    /// Operations with ids below `split`.
+    low: Part,
+    /// Operations from `split` on (empty unless a schedule was appended).
+    high: Part,
+    /// The first id in `high`; `u32::MAX` while there is only one part.
+    split: u32,
     /// Matching context of each op (communicator); empty when every op is in context 0.
     contexts: Vec<u32>,
     num_edges: usize,
@@ -40,7 +57,33 @@ impl Schedule {
 
     /// Total number of operations.
     pub fn num_ops(&self) -> usize {
-        self.ops.len()
+        self.low.ops.len() + self.high.ops.len()
+    }
+
+    /// The part holding op `id`, and the id of its first op.
+    #[inline(always)]
+    fn part(&self, id: u32) -> (&Part, u32) {
+        if id < self.split {
+            (&self.low, 0)
+        } else {
+            (&self.high, self.split)
+        }
+    }
+
+    /// [`Schedule::part`], mutably.
+    #[inline(always)]
+    fn part_mut(&mut self, id: u32) -> (&mut Part, u32) {
+        if id < self.split {
+            (&mut self.low, 0)
+        } else {
+            (&mut self.high, self.split)
+        }
+    }
+
+    #[inline(always)]
+    fn op_at(&self, id: u32) -> &Op {
+        let (part, base) = self.part(id);
+        &part.ops[(id - base) as usize]
     }
 
     /// Number of dependency edges.
@@ -61,7 +104,7 @@ impl Schedule {
     /// The operation with id `id`.
     #[inline(always)]
     pub fn op(&self, id: OpId) -> &Op {
-        &self.ops[id.0 as usize]
+        self.op_at(id.0)
     }
 
     /// The ids of `rank`'s operations, in definition order.
@@ -73,7 +116,7 @@ impl Schedule {
     /// The rank that owns operation `id`.
     #[inline(always)]
     pub fn rank_of(&self, id: OpId) -> Rank {
-        self.ops[id.0 as usize].rank
+        self.op_at(id.0).rank
     }
 
     /// Position of `id` among its rank's operations (0-based definition order).
@@ -94,18 +137,19 @@ impl Schedule {
     /// Number of dependencies of operation `id` (both kinds); during a run, and after
     /// it until the next run starts, the number not yet satisfied.
     pub fn dependencies(&self, id: OpId) -> u32 {
-        self.ops[id.0 as usize].deps
+        self.op_at(id.0).deps
     }
 
     /// True if `id` starts once any one of its predecessors has completed.
     pub fn is_any_of(&self, id: OpId) -> bool {
-        self.ops[id.0 as usize].flags & ANY_DEPS != 0
+        self.op_at(id.0).flags & ANY_DEPS != 0
     }
 
     /// Operations that may start only once `id` has completed (`requires`).
     #[inline(always)]
     pub fn done_successors(&self, id: OpId) -> &[u32] {
-        let op = &self.ops[id.0 as usize];
+        let (part, base) = self.part(id.0);
+        let op = &part.ops[(id.0 - base) as usize];
         if op.flags & INLINE_SUCC != 0 {
             return std::slice::from_ref(&op.succ);
         }
@@ -113,21 +157,22 @@ impl Schedule {
             return &[];
         }
         let s = op.succ as usize;
-        let nd = self.edges[s] as usize;
-        &self.edges[s + 2..s + 2 + nd]
+        let nd = part.edges[s] as usize;
+        &part.edges[s + 2..s + 2 + nd]
     }
 
     /// Operations that may start once `id` has started (`irequires`).
     #[inline(always)]
     pub fn start_successors(&self, id: OpId) -> &[u32] {
-        let op = &self.ops[id.0 as usize];
+        let (part, base) = self.part(id.0);
+        let op = &part.ops[(id.0 - base) as usize];
         if op.flags & INLINE_SUCC != 0 || op.succ == NO_SUCC {
             return &[];
         }
         let s = op.succ as usize;
-        let nd = self.edges[s] as usize;
-        let ns = self.edges[s + 1] as usize;
-        &self.edges[s + 2 + nd..s + 2 + nd + ns]
+        let nd = part.edges[s] as usize;
+        let ns = part.edges[s + 1] as usize;
+        &part.edges[s + 2 + nd..s + 2 + nd + ns]
     }
 
     /// Counts down the dependencies that `id` satisfies (its `requires` successors if
@@ -135,10 +180,12 @@ impl Schedule {
     /// whose count reaches zero, in the order the dependencies were declared.
     #[inline(always)]
     pub(crate) fn satisfy(&mut self, id: u32, done: bool, mut ready: impl FnMut(u32)) {
-        let op = self.ops[id as usize];
+        // Successors are in the op's rank, so in its part.
+        let (part, base) = self.part_mut(id);
+        let op = part.ops[(id - base) as usize];
         if op.flags & INLINE_SUCC != 0 {
             if done {
-                let d = &mut self.ops[op.succ as usize].deps;
+                let d = &mut part.ops[(op.succ - base) as usize].deps;
                 // An any-of op is already enabled (0) once one predecessor completed.
                 if *d > 0 {
                     *d -= 1;
@@ -153,15 +200,15 @@ impl Schedule {
             return;
         }
         let s = op.succ as usize;
-        let nd = self.edges[s] as usize;
-        let ns = self.edges[s + 1] as usize;
+        let nd = part.edges[s] as usize;
+        let ns = part.edges[s + 1] as usize;
         let list = if done {
             s + 2..s + 2 + nd
         } else {
             s + 2 + nd..s + 2 + nd + ns
         };
-        for &succ in &self.edges[list] {
-            let d = &mut self.ops[succ as usize].deps;
+        for &succ in &part.edges[list] {
+            let d = &mut part.ops[(succ - base) as usize].deps;
             if *d > 0 {
                 *d -= 1;
                 if *d == 0 {
@@ -182,31 +229,9 @@ impl Schedule {
 
     /// Recounts every operation's dependencies after a run has counted them down.
     fn reset_counters(&mut self) {
-        for op in &mut self.ops {
-            op.deps = 0;
-        }
-        for id in 0..self.ops.len() as u32 {
-            self.satisfy_inverse(id);
-        }
-        for op in &mut self.ops {
-            if op.flags & ANY_DEPS != 0 {
-                op.deps = op.deps.min(1);
-            }
-        }
-    }
-
-    /// Adds one to the counter of each successor of `id` (the inverse of `satisfy`).
-    fn satisfy_inverse(&mut self, id: u32) {
-        let op = self.ops[id as usize];
-        if op.flags & INLINE_SUCC != 0 {
-            self.ops[op.succ as usize].deps += 1;
-        } else if op.succ != NO_SUCC {
-            let s = op.succ as usize;
-            let n = (self.edges[s] + self.edges[s + 1]) as usize;
-            for k in s + 2..s + 2 + n {
-                let succ = self.edges[k];
-                self.ops[succ as usize].deps += 1;
-            }
+        let split = self.split;
+        for (part, base) in [(&mut self.low, 0), (&mut self.high, split)] {
+            part.reset_counters(base);
         }
     }
 
@@ -226,31 +251,28 @@ impl Schedule {
         if let Some(r) = (0..self.num_ranks as usize).find(|&r| self.defined[r] && other.defined[r]) {
             return Err(BuildError::DuplicateRank(r as Rank));
         }
-        if self.ops.len() + other.ops.len() > MAX_OPS {
+        if self.num_ops() + other.num_ops() > MAX_OPS {
             return Err(BuildError::TooManyOps);
         }
-        let op_off = self.ops.len() as u32;
-        let edge_off = self.edges.len() as u32;
-        let mut edges = other.edges;
-        self.ops.reserve_exact(other.ops.len());
-        for mut op in other.ops {
-            if op.flags & INLINE_SUCC != 0 {
-                op.succ += op_off;
-            } else if op.succ != NO_SUCC {
-                let s = op.succ as usize;
-                let n = (edges[s] + edges[s + 1]) as usize;
-                for e in &mut edges[s + 2..s + 2 + n] {
-                    *e += op_off;
-                }
-                op.succ += edge_off;
-            }
-            self.ops.push(op);
+        let op_off = self.num_ops() as u32;
+        // A third part would be copied in; the usual second one is kept where it is.
+        let mut other = other;
+        other.join_parts();
+        if self.split != u32::MAX {
+            self.join_parts();
         }
-        self.edges.extend_from_slice(&edges);
+        let mut high = std::mem::take(&mut other.low);
+        high.shift_ids(op_off);
+        if self.low.ops.is_empty() {
+            self.low = high;
+        } else {
+            self.high = high;
+            self.split = op_off;
+        }
         if !self.contexts.is_empty() || !other.contexts.is_empty() {
             self.contexts.resize(op_off as usize, 0);
             if other.contexts.is_empty() {
-                self.contexts.resize(self.ops.len(), 0);
+                self.contexts.resize(self.num_ops(), 0);
             } else {
                 self.contexts.extend_from_slice(&other.contexts);
             }
@@ -268,11 +290,103 @@ impl Schedule {
         Ok(())
     }
 
+    /// Moves the second part's operations behind the first's: one part again.
+    fn join_parts(&mut self) {
+        if self.split == u32::MAX {
+            return;
+        }
+        let high = std::mem::take(&mut self.high);
+        let edge_off = self.low.edges.len() as u32;
+        self.low.ops.extend(high.ops.into_iter().map(|mut op| {
+            if op.flags & INLINE_SUCC == 0 && op.succ != NO_SUCC {
+                op.succ += edge_off;
+            }
+            op
+        }));
+        self.low.edges.extend_from_slice(&high.edges);
+        self.split = u32::MAX;
+    }
+
     /// Bytes of heap memory the schedule holds.
     pub fn heap_bytes(&self) -> usize {
-        self.ranges.capacity() * 8 + self.ops.capacity() * std::mem::size_of::<Op>() + self.edges.capacity() * 4
+        self.ranges.capacity() * 8
+            + [&self.low, &self.high]
+                .iter()
+                .map(|p| p.ops.capacity() * std::mem::size_of::<Op>() + p.edges.capacity() * 4)
+                .sum::<usize>()
     }
 }
+
+impl Part {
+    /// Renumbers the operations from `off` on (ids held in `succ` and in edge lists).
+    fn shift_ids(&mut self, off: u32) {
+        for op in &mut self.ops {
+            if op.flags & INLINE_SUCC != 0 {
+                op.succ += off;
+            }
+        }
+        let mut s = 0;
+        while s < self.edges.len() {
+            let n = (self.edges[s] + self.edges[s + 1]) as usize;
+            for e in &mut self.edges[s + 2..s + 2 + n] {
+                *e += off;
+            }
+            s += 2 + n;
+        }
+    }
+
+    /// Recounts the dependency counters of this part, whose first op has id `base`.
+    fn reset_counters(&mut self, base: u32) {
+        for op in &mut self.ops {
+            op.deps = 0;
+        }
+        for i in 0..self.ops.len() {
+            let op = self.ops[i];
+            if op.flags & INLINE_SUCC != 0 {
+                self.ops[(op.succ - base) as usize].deps += 1;
+            } else if op.succ != NO_SUCC {
+                let s = op.succ as usize;
+                let n = (self.edges[s] + self.edges[s + 1]) as usize;
+                for k in s + 2..s + 2 + n {
+                    let succ = self.edges[k];
+                    self.ops[(succ - base) as usize].deps += 1;
+                }
+            }
+        }
+        for op in &mut self.ops {
+            if op.flags & ANY_DEPS != 0 {
+                op.deps = op.deps.min(1);
+            }
+        }
+    }
+}
+
+/// Schedules are equal when they hold the same operations with the same dependencies,
+/// however they are laid out in memory.
+impl PartialEq for Schedule {
+    fn eq(&self, o: &Schedule) -> bool {
+        let same_op = |id: u32| {
+            let (a, b) = (self.op_at(id), o.op_at(id));
+            let plain = |op: &Op| (op.size, op.peer, op.tag, op.deps, op.rank, op.kind, op.cpu, op.nic);
+            plain(a) == plain(b)
+                && a.flags & ANY_DEPS == b.flags & ANY_DEPS
+                && self.done_successors(OpId(id)) == o.done_successors(OpId(id))
+                && self.start_successors(OpId(id)) == o.start_successors(OpId(id))
+                && self.context(id) == o.context(id)
+        };
+        self.num_ranks == o.num_ranks
+            && self.defined == o.defined
+            && self.ranges == o.ranges
+            && self.num_ops() == o.num_ops()
+            && self.num_edges == o.num_edges
+            && self.max_cpu == o.max_cpu
+            && self.max_nic == o.max_nic
+            && self.counted_down == o.counted_down
+            && (0..self.num_ops() as u32).all(same_op)
+    }
+}
+
+impl Eq for Schedule {}
 
 /// Why a schedule could not be built.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -364,8 +478,9 @@ impl ScheduleBuilder {
                 num_ranks,
                 defined: vec![false; num_ranks as usize],
                 ranges: vec![[0, 0]; num_ranks as usize],
-                ops: Vec::new(),
-                edges: Vec::new(),
+                low: Part::default(),
+                high: Part::default(),
+                split: u32::MAX,
                 contexts: Vec::new(),
                 num_edges: 0,
                 max_cpu: 0,
@@ -403,7 +518,7 @@ impl ScheduleBuilder {
         };
         self.cur = Some(RankBuild {
             rank,
-            first: self.sched.ops.len() as u32,
+            first: self.sched.low.ops.len() as u32,
             done,
             start,
         });
@@ -413,7 +528,7 @@ impl ScheduleBuilder {
     /// Adds an operation to the open rank; returns its local index.
     pub fn push(&mut self, op: Op) -> Result<u32, BuildError> {
         let cur = self.cur.as_ref().expect("push outside a rank");
-        if self.sched.ops.len() >= MAX_OPS {
+        if self.sched.low.ops.len() >= MAX_OPS {
             return Err(BuildError::TooManyOps);
         }
         let wildcard_ok = op.kind == OpKind::Recv && op.peer == ANY_SOURCE;
@@ -430,25 +545,25 @@ impl ScheduleBuilder {
         op.flags = 0;
         op.deps = 0;
         op.rank = cur.rank;
-        self.sched.ops.push(op);
-        Ok(self.sched.ops.len() as u32 - 1 - cur.first)
+        self.sched.low.ops.push(op);
+        Ok(self.sched.low.ops.len() as u32 - 1 - cur.first)
     }
 
     /// Number of operations in the open rank so far.
     pub fn open_len(&self) -> u32 {
         let cur = self.cur.as_ref().expect("no open rank");
-        self.sched.ops.len() as u32 - cur.first
+        self.sched.low.ops.len() as u32 - cur.first
     }
 
     /// Puts local op `a` of the open rank in matching context `ctx`.
     pub fn set_context(&mut self, a: u32, ctx: u32) {
         let cur = self.cur.as_ref().expect("set_context outside a rank");
         let id = (cur.first + a) as usize;
-        if ctx != 0 && self.sched.contexts.len() < self.sched.ops.len() {
-            self.sched.contexts.resize(self.sched.ops.len(), 0);
+        if ctx != 0 && self.sched.contexts.len() < self.sched.low.ops.len() {
+            self.sched.contexts.resize(self.sched.low.ops.len(), 0);
         }
         if !self.sched.contexts.is_empty() {
-            self.sched.contexts.resize(self.sched.ops.len(), 0);
+            self.sched.contexts.resize(self.sched.low.ops.len(), 0);
             self.sched.contexts[id] = ctx;
         }
     }
@@ -457,7 +572,7 @@ impl ScheduleBuilder {
     /// completed (as after MPI_Waitany), instead of all of them. Call after adding them.
     pub fn any_of(&mut self, a: u32) {
         let cur = self.cur.as_ref().expect("any_of outside a rank");
-        let op = &mut self.sched.ops[(cur.first + a) as usize];
+        let op = &mut self.sched.low.ops[(cur.first + a) as usize];
         op.flags |= ANY_DEPS;
         op.deps = op.deps.min(1);
     }
@@ -466,7 +581,7 @@ impl ScheduleBuilder {
     pub fn requires(&mut self, a: u32, b: u32) {
         let cur = self.cur.as_mut().expect("requires outside a rank");
         cur.done.push((b, a));
-        let op = &mut self.sched.ops[(cur.first + a) as usize];
+        let op = &mut self.sched.low.ops[(cur.first + a) as usize];
         op.deps += 1;
     }
 
@@ -474,7 +589,7 @@ impl ScheduleBuilder {
     pub fn irequires(&mut self, a: u32, b: u32) {
         let cur = self.cur.as_mut().expect("irequires outside a rank");
         cur.start.push((b, a));
-        let op = &mut self.sched.ops[(cur.first + a) as usize];
+        let op = &mut self.sched.low.ops[(cur.first + a) as usize];
         op.deps += 1;
     }
 
@@ -482,7 +597,7 @@ impl ScheduleBuilder {
     pub fn end_rank(&mut self) -> Result<(), BuildError> {
         let cur = self.cur.take().expect("end_rank without begin_rank");
         let first = cur.first;
-        let n = (self.sched.ops.len() as u32 - first) as usize;
+        let n = (self.sched.low.ops.len() as u32 - first) as usize;
         self.sched.ranges[cur.rank as usize] = [first, first + n as u32];
         self.sched.num_edges += cur.done.len() + cur.start.len();
 
@@ -504,27 +619,27 @@ impl ScheduleBuilder {
         sc.fill.clear();
         sc.fill.resize(n, [0, 0]);
         for i in 0..n {
-            let op = &mut self.sched.ops[first as usize + i];
+            let op = &mut self.sched.low.ops[first as usize + i];
             if lone(sc, i) || sc.nd[i] + sc.ns[i] == 0 {
                 continue;
             }
-            let at = self.sched.edges.len() as u32;
+            let at = self.sched.low.edges.len() as u32;
             op.succ = at;
-            self.sched.edges.extend_from_slice(&[sc.nd[i], sc.ns[i]]);
-            let len = self.sched.edges.len() + (sc.nd[i] + sc.ns[i]) as usize;
-            self.sched.edges.resize(len, 0);
+            self.sched.low.edges.extend_from_slice(&[sc.nd[i], sc.ns[i]]);
+            let len = self.sched.low.edges.len() + (sc.nd[i] + sc.ns[i]) as usize;
+            self.sched.low.edges.resize(len, 0);
             sc.fill[i] = [at + 2, at + 2 + sc.nd[i]];
         }
         for (kind, list) in [(0, &cur.done), (1, &cur.start)] {
             for &(b, a) in list.iter() {
                 let i = b as usize;
                 if lone(sc, i) {
-                    let op = &mut self.sched.ops[first as usize + i];
+                    let op = &mut self.sched.low.ops[first as usize + i];
                     op.succ = first + a;
                     op.flags |= INLINE_SUCC;
                     continue;
                 }
-                self.sched.edges[sc.fill[i][kind] as usize] = first + a;
+                self.sched.low.edges[sc.fill[i][kind] as usize] = first + a;
                 sc.fill[i][kind] += 1;
             }
         }
@@ -587,10 +702,10 @@ impl ScheduleBuilder {
     pub fn finish(mut self) -> Schedule {
         assert!(self.cur.is_none(), "finish while a rank is open");
         if !self.sched.contexts.is_empty() {
-            self.sched.contexts.resize(self.sched.ops.len(), 0);
+            self.sched.contexts.resize(self.sched.low.ops.len(), 0);
         }
-        self.sched.ops.shrink_to_fit();
-        self.sched.edges.shrink_to_fit();
+        self.sched.low.ops.shrink_to_fit();
+        self.sched.low.edges.shrink_to_fit();
         self.sched
     }
 }
