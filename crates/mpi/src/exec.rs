@@ -437,7 +437,7 @@ impl Run<'_> {
         let p = self.sched.num_ranks() as usize;
         let end_times: Vec<SimTime> = (0..p).map(|h| self.timers.end_time(h)).collect();
         let complete = self.ops_done == self.sched.num_ops() as u64 && self.unexpected.iter().all(|q| q.is_empty());
-        let result = if complete {
+        if complete {
             Ok(Outcome {
                 end_times,
                 stats: self.stats.clone(),
@@ -445,8 +445,7 @@ impl Run<'_> {
             })
         } else {
             Err(Box::new(self.stall_report(end_times)))
-        };
-        result
+        }
     }
 
     fn stall_report(&self, end_times: Vec<SimTime>) -> Stall {
