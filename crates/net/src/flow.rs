@@ -13,42 +13,24 @@ use simpi_platform::{HostId, Platform, PlatformError, Policy};
 /// The caller's identifier of a message, returned when its flow completes.
 pub type Token = u64;
 
-/// Links of a route kept inline: most routes (a cluster's up, backbone and down links,
-/// both ways with cross-traffic) fit, saving a cache miss per message.
+/// Links of a route kept inline: a cluster's up, backbone and down links, both ways
+/// with cross-traffic, fit.
 const INLINE_LINKS: usize = 8;
 
-/// A route's constraints and coefficients, inline when short.
-enum RouteLinks {
-    Inline(u8, [(CnstId, f64); INLINE_LINKS]),
-    Heap(Vec<(CnstId, f64)>),
-}
-
-impl RouteLinks {
-    fn new(v: Vec<(CnstId, f64)>) -> RouteLinks {
-        if v.len() <= INLINE_LINKS {
-            let mut a = [(CnstId(0), 0.0); INLINE_LINKS];
-            a[..v.len()].copy_from_slice(&v);
-            RouteLinks::Inline(v.len() as u8, a)
-        } else {
-            RouteLinks::Heap(v)
-        }
-    }
-
-    fn as_slice(&self) -> &[(CnstId, f64)] {
-        match self {
-            RouteLinks::Inline(n, a) => &a[..*n as usize],
-            RouteLinks::Heap(v) => v,
-        }
-    }
-}
-
-/// What the model needs of a route.
+/// What the model needs of a route to start a transfer, in one cache line: every
+/// message reads its route's, and with thousands of ranks they are rarely in cache.
+#[repr(align(64))]
 struct RouteInfo {
-    links: RouteLinks,
-    latency: f64,
-    /// `L + Σ S / bw_l` over the forward route.
-    penalty: f64,
-    min_bw: f64,
+    /// The flow's max-min weight (SMPI's latency-and-bandwidth penalty, or 1).
+    weight: f64,
+    /// The flow's rate bound (the slowest link, or TCP's window limit).
+    bound: Option<f64>,
+    /// Constraint ids of the forward links, then of the backward ones (cross-traffic);
+    /// if `spilled`, `links[0]` is where they start in the network's `spilled_links`.
+    links: [u32; INLINE_LINKS],
+    n_fwd: u8,
+    n_back: u8,
+    spilled: bool,
 }
 
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
@@ -82,6 +64,10 @@ pub struct FlowNetwork<'p> {
     routes: IdHashMap<u64, (u32, f64)>,
     /// The routes seen so far, indexed by the values of `routes`.
     route_info: Vec<RouteInfo>,
+    /// Links of routes too long to keep inline.
+    spilled_links: Vec<u32>,
+    /// Scratch: the constraints and coefficients of a flow being added.
+    elems: Vec<(CnstId, f64)>,
     flows: Vec<Flow>,
     free: Vec<u32>,
     var_flow: Vec<u32>,
@@ -116,6 +102,8 @@ impl<'p> FlowNetwork<'p> {
             cnst,
             routes: IdHashMap::default(),
             route_info: Vec::new(),
+            spilled_links: Vec::new(),
+            elems: Vec::new(),
             flows: Vec::new(),
             free: Vec::new(),
             var_flow: Vec::new(),
@@ -141,30 +129,59 @@ impl<'p> FlowNetwork<'p> {
             return Ok(r);
         }
         let fwd = self.platform.route(src, dst)?;
-        let mut links: Vec<(CnstId, f64)> = fwd.links.iter().map(|&l| (self.cnst[l.0 as usize], 1.0)).collect();
-        if let Some(w) = self.params.cross_traffic {
+        let mut links: Vec<u32> = fwd.links.iter().map(|&l| self.cnst[l.0 as usize].0).collect();
+        let n_fwd = links.len();
+        if self.params.cross_traffic.is_some() {
             let back = self.platform.route(dst, src)?;
-            links.extend(back.links.iter().map(|&l| (self.cnst[l.0 as usize], w)));
+            links.extend(back.links.iter().map(|&l| self.cnst[l.0 as usize].0));
         }
-        let s = self.params.weight_s;
-        let penalty = fwd.latency
+        let p = &self.params;
+        let latency = fwd.latency;
+        let penalty = latency
             + fwd
                 .links
                 .iter()
-                .map(|&l| s / self.platform.link(l).bandwidth)
+                .map(|&l| p.weight_s / self.platform.link(l).bandwidth)
                 .sum::<f64>();
         let min_bw = fwd
             .links
             .iter()
             .map(|&l| self.platform.link(l).bandwidth)
             .fold(f64::INFINITY, f64::min);
-        let info = RouteInfo {
-            links: RouteLinks::new(links),
-            latency: fwd.latency,
-            penalty,
-            min_bw,
+        let weight = if p.weight_s == 0.0 || latency == 0.0 {
+            1.0
+        } else {
+            penalty
         };
-        let id = (self.route_info.len() as u32, info.latency);
+        let bound = match p.tcp_gamma {
+            Some(g) if latency > 0.0 => Some(min_bw.min(g / (2.0 * latency))),
+            Some(_) => Some(min_bw),
+            None => None,
+        };
+        let too_long = |n: usize| n > u8::MAX as usize;
+        if too_long(n_fwd) || too_long(links.len() - n_fwd) {
+            return Err(PlatformError::new(format!(
+                "the route from host {} to host {} has more than {} links",
+                src.0,
+                dst.0,
+                u8::MAX
+            )));
+        }
+        let mut info = RouteInfo {
+            weight,
+            bound,
+            links: [0; INLINE_LINKS],
+            n_fwd: n_fwd as u8,
+            n_back: (links.len() - n_fwd) as u8,
+            spilled: links.len() > INLINE_LINKS,
+        };
+        if info.spilled {
+            info.links[0] = self.spilled_links.len() as u32;
+            self.spilled_links.extend_from_slice(&links);
+        } else {
+            info.links[..links.len()].copy_from_slice(&links);
+        }
+        let id = (self.route_info.len() as u32, latency);
         self.route_info.push(info);
         self.routes.insert(key, id);
         Ok(id)
@@ -266,17 +283,22 @@ impl<'p> FlowNetwork<'p> {
             return false;
         }
         let r = &self.route_info[fl.route as usize];
-        let weight = if p.weight_s == 0.0 || r.latency == 0.0 {
-            1.0
+        let (nf, nb) = (r.n_fwd as usize, r.n_back as usize);
+        let ids = if r.spilled {
+            let at = r.links[0] as usize;
+            &self.spilled_links[at..at + nf + nb]
         } else {
-            r.penalty
+            &r.links[..nf + nb]
         };
-        let bound = match p.tcp_gamma {
-            Some(g) if r.latency > 0.0 => Some(r.min_bw.min(g / (2.0 * r.latency))),
-            Some(_) => Some(r.min_bw),
-            None => None,
-        };
-        let var = self.sys.add_variable(weight, bound, r.links.as_slice());
+        // Forward links carry the flow; backward ones its acknowledgements' share.
+        let back = p.cross_traffic.unwrap_or(0.0);
+        self.elems.clear();
+        self.elems.extend(
+            ids.iter()
+                .enumerate()
+                .map(|(k, &c)| (CnstId(c), if k < nf { 1.0 } else { back })),
+        );
+        let var = self.sys.add_variable(r.weight, r.bound, &self.elems);
         if self.var_flow.len() <= var.0 as usize {
             self.var_flow.resize(var.0 as usize + 1, u32::MAX);
         }
