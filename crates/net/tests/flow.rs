@@ -144,3 +144,33 @@ fn a_finishing_flow_frees_bandwidth_for_the_others() {
     let got = run(&p, HybridParams::plain(), &[(0, 2, 1_000_000), (1, 3, 3_000_000)]);
     assert!(rel(got[0], 0.02) < 1e-9 && rel(got[1], 0.04) < 1e-9, "{got:?}");
 }
+
+#[test]
+fn long_routes_both_ways_share_by_cross_traffic() {
+    // Hosts A and B joined by a chain of 6 shared links (1e8 B/s, 10 us each), used both
+    // ways: with cross-traffic a route lists 12 constraints, more than are kept inline.
+    // One 1e6-byte flow each way: each flow crosses every link forward (coefficient 1)
+    // and backward (0.05), so 2 * 1.05 x = 1e8 and each ends at 6 * 10 us + 1e6 * 2.1 /
+    // 1e8 = 21.06 ms. Without cross-traffic 2 x = 1e8: 20.06 ms.
+    let mut p = Platform::new("z", ZoneRouting::Table(TableZone::new(TableKind::Full)));
+    let root = p.root();
+    p.add_host(root, "A", 1e9, 1).unwrap();
+    p.add_host(root, "B", 1e9, 1).unwrap();
+    let links: Vec<_> = (0..6)
+        .map(|i| p.add_link(&format!("l{i}"), 1e8, 10e-6, Policy::Shared).unwrap())
+        .collect();
+    let mut t = TableZone::new(TableKind::Full);
+    t.add_route(&p, 0, 1, TableRoute { links, gateways: None }, true)
+        .unwrap();
+    p.zone_mut(root).routing = ZoneRouting::Table(t);
+    p.seal().unwrap();
+    let both = [(0, 1, 1_000_000), (1, 0, 1_000_000)];
+    let mut params = HybridParams::plain();
+    params.cross_traffic = Some(0.05);
+    for got in run(&p, params, &both) {
+        assert!(rel(got, 60e-6 + 0.021) < 1e-9, "{got}");
+    }
+    for got in run(&p, HybridParams::plain(), &both) {
+        assert!(rel(got, 60e-6 + 0.02) < 1e-9, "{got}");
+    }
+}
