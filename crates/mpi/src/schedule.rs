@@ -468,6 +468,9 @@ struct RankBuild {
     /// (predecessor, successor) local indices, in the order given.
     done: Vec<(u32, u32)>,
     start: Vec<(u32, u32)>,
+    /// Some dependency points back to an earlier op (or to itself): only then can
+    /// the rank have a cycle (converted traces never do; GOAL files may).
+    backward: bool,
 }
 
 impl ScheduleBuilder {
@@ -521,6 +524,7 @@ impl ScheduleBuilder {
             first: self.sched.low.ops.len() as u32,
             done,
             start,
+            backward: false,
         });
         Ok(())
     }
@@ -581,6 +585,7 @@ impl ScheduleBuilder {
     pub fn requires(&mut self, a: u32, b: u32) {
         let cur = self.cur.as_mut().expect("requires outside a rank");
         cur.done.push((b, a));
+        cur.backward |= b >= a;
         let op = &mut self.sched.low.ops[(cur.first + a) as usize];
         op.deps += 1;
     }
@@ -589,6 +594,7 @@ impl ScheduleBuilder {
     pub fn irequires(&mut self, a: u32, b: u32) {
         let cur = self.cur.as_mut().expect("irequires outside a rank");
         cur.start.push((b, a));
+        cur.backward |= b >= a;
         let op = &mut self.sched.low.ops[(cur.first + a) as usize];
         op.deps += 1;
     }
@@ -643,7 +649,8 @@ impl ScheduleBuilder {
                 sc.fill[i][kind] += 1;
             }
         }
-        let acyclic = self.rank_is_acyclic(first, n);
+        // With every dependency pointing forward, definition order is a topological one.
+        let acyclic = !cur.backward || self.rank_is_acyclic(first, n);
         let result = if acyclic {
             Ok(())
         } else {
@@ -840,6 +847,26 @@ mod tests {
         assert!(b.push(Op::recv(1, ANY_SOURCE, 0, 0, 0)).is_ok());
         assert!(b.push(Op::send(1, ANY_SOURCE, 0, 0, 0)).is_err());
         assert!(b.push(Op::calc(1, 0)).is_ok());
+    }
+
+    #[test]
+    fn backward_dependencies_without_a_cycle_are_accepted() {
+        // Op 0 waits for op 2, defined after it; op 1 for op 0: no cycle.
+        let mut b = ScheduleBuilder::new(1);
+        b.begin_rank(0).unwrap();
+        for _ in 0..3 {
+            b.push(Op::calc(1, 0)).unwrap();
+        }
+        b.requires(0, 2);
+        b.irequires(1, 0);
+        assert_eq!(b.end_rank(), Ok(()));
+        // And a self-dependency is a cycle of one.
+        b.begin_rank(0).unwrap_err();
+        let mut b = ScheduleBuilder::new(1);
+        b.begin_rank(0).unwrap();
+        b.push(Op::calc(1, 0)).unwrap();
+        b.requires(0, 0);
+        assert!(matches!(b.end_rank(), Err(BuildError::Cycle { rank: 0, .. })));
     }
 
     #[test]
