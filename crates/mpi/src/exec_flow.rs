@@ -29,6 +29,8 @@ pub enum FlowError {
     Stall(Box<Stall>),
     /// A message between hosts that have no route.
     Route(String),
+    /// Simulated time ran past the clock's end (2^64 ps, about 213 days).
+    TimeOverflow,
 }
 
 #[derive(Copy, Clone)]
@@ -154,6 +156,7 @@ pub fn run_flow(
     };
     let outcome = match result {
         Err(e) => Err(FlowError::Route(e)),
+        Ok(()) if run.end.contains(&u64::MAX) => Err(FlowError::TimeOverflow),
         Ok(()) if run.ops_done == total && run.unexpected.iter().all(|q| q.is_empty()) => Ok(Outcome {
             end_times: run.end.iter().map(|&t| SimTime(t)).collect(),
             stats,
@@ -185,8 +188,10 @@ impl Run<'_, '_> {
                         self.started(id);
                         self.mark_start(id, t);
                         if op.kind == OpKind::Calc {
-                            self.cpu[c] = t + op.size;
-                            self.queue.schedule(t + op.size, Ev::CalcDone(id));
+                            // Saturates at the clock's end, which the run reports.
+                            let end = t.saturating_add(op.size);
+                            self.cpu[c] = end;
+                            self.queue.schedule(end, Ev::CalcDone(id));
                         } else {
                             // SMPI charges `os` to detached sends only (a blocking rendezvous
                             // MPI_Send pays none).

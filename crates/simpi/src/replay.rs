@@ -39,11 +39,36 @@ pub struct SimOptions<'p> {
     pub record: bool,
 }
 
+/// True if some CPU of some rank has more computation than the simulated clock can
+/// count. The LogGOPS executor keeps LogGOPSim's wrapping unsigned arithmetic, so a run
+/// past the clock's end would wrap silently; the flow executor detects it itself.
+fn computes_overflow(sched: &simpi_mpi::Schedule) -> bool {
+    let mut busy = vec![0u64; sched.cpus()];
+    (0..sched.num_ranks()).any(|r| {
+        busy.fill(0);
+        sched.rank_ops(r).any(|id| {
+            let op = sched.op(simpi_mpi::OpId(id));
+            if op.kind != simpi_mpi::OpKind::Calc {
+                return false;
+            }
+            let b = &mut busy[op.cpu as usize];
+            match b.checked_add(op.size) {
+                Some(v) => {
+                    *b = v;
+                    false
+                }
+                None => true,
+            }
+        })
+    })
+}
+
 /// Simulates `w` under `model`.
 pub fn simulate(w: &mut Workload, model: &Model<'_>, opts: SimOptions<'_>) -> Result<Report, Error> {
     let t1 = Instant::now();
     let sched = &mut w.schedule;
     let result = match model {
+        Model::LogGops(_) if computes_overflow(sched) => Err(FlowError::TimeOverflow),
         Model::LogGops(m) => run_loggops_with(sched, m, opts.progress, opts.record).map_err(FlowError::Stall),
         Model::Flow {
             platform,
@@ -91,6 +116,10 @@ pub fn simulate(w: &mut Workload, model: &Model<'_>, opts: SimOptions<'_>) -> Re
             })
         }
         Err(FlowError::Route(e)) => Err(Error::Input(format!("{}: {e}", w.path.display()))),
+        Err(FlowError::TimeOverflow) => Err(Error::Input(format!(
+            "{}: the simulated time passes the clock's end (2^64 ps, about 213 days)",
+            w.path.display()
+        ))),
         Err(FlowError::Stall(stall)) => Err(Error::Stall(render_stall(w, &stall, opts.max_blocked_ranks))),
     }
 }

@@ -377,6 +377,12 @@ impl RankConv<'_, '_> {
     }
 
     fn calc(&mut self, seconds: f64) -> Result<(), String> {
+        // The simulated clock counts picoseconds in 64 bits: about 213 days.
+        if seconds * 1e12 >= u64::MAX as f64 {
+            return Err(format!(
+                "a computation of {seconds:e} s is longer than the simulated clock can count (2^64 ps, about 213 days)"
+            ));
+        }
         let l = self.add(Op::calc(SimTime::from_secs_f64(seconds.max(0.0)).ps(), 0), 0)?;
         self.after = vec![l];
         Ok(())

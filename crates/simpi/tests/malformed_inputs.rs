@@ -1,0 +1,398 @@
+//! Malformed input must give an error, never a panic. Valid inputs from the repository
+//! (GOAL schedules, SimGrid TIT traces, XML and TOML platforms, host files) are mutated
+//! a few thousand times with a seeded generator (a byte deleted or inserted, lines
+//! duplicated, swapped or cut, numbers replaced by extreme or broken ones, names replaced
+//! by unknown ones). Each mutant is read, and what reads is simulated; whatever the
+//! outcome, nothing may panic, and a rejected file is named in its error.
+
+use simpi::platform::{self, HostId, Mapping};
+use simpi::{load, simulate, CollChoice, LoadOptions, LogGops, Model, SimOptions, TimeUnit};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+
+/// The repository's root.
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// A scratch directory of this test process.
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("simpi-malformed-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// xorshift64*: a seeded source of mutations.
+struct Gen(u64);
+
+impl Gen {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+const NUMBERS: [&str; 12] = [
+    "-1",
+    "0",
+    "18446744073709551616",
+    "1e999",
+    "nan",
+    "",
+    "-",
+    "4294967295",
+    "99999999999",
+    "0.5",
+    "-0",
+    "1e-320",
+];
+
+/// One random edit of `text`.
+fn mutate(text: &str, g: &mut Gen) -> String {
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    if lines.is_empty() {
+        return String::new();
+    }
+    let i = g.below(lines.len());
+    match g.below(7) {
+        0 => {
+            // Delete one byte (at a char boundary).
+            let l = &mut lines[i];
+            if !l.is_empty() {
+                let at = g.below(l.len());
+                if l.is_char_boundary(at) && l.is_char_boundary(at + 1) {
+                    l.remove(at);
+                }
+            }
+        }
+        1 => {
+            let l = lines[i].clone();
+            lines.insert(i, l);
+        }
+        2 => {
+            let j = g.below(lines.len());
+            lines.swap(i, j);
+        }
+        3 => lines.truncate(i),
+        4 => {
+            // Replace a number token.
+            let words: Vec<&str> = lines[i].split(' ').collect();
+            let numeric: Vec<usize> = (0..words.len())
+                .filter(|&k| words[k].bytes().any(|b| b.is_ascii_digit()))
+                .collect();
+            if !numeric.is_empty() {
+                let k = numeric[g.below(numeric.len())];
+                let mut w: Vec<String> = words.iter().map(|s| s.to_string()).collect();
+                w[k] = NUMBERS[g.below(NUMBERS.len())].to_string();
+                lines[i] = w.join(" ");
+            }
+        }
+        5 => {
+            // Replace a word with an unknown one.
+            let mut w: Vec<String> = lines[i].split(' ').map(str::to_owned).collect();
+            let k = g.below(w.len());
+            w[k] = "zzunknown".into();
+            lines[i] = w.join(" ");
+        }
+        _ => {
+            let l = &mut lines[i];
+            let at = g.below(l.len() + 1);
+            if l.is_char_boundary(at) {
+                let c = b" -0123456789{}[]\"=,.:<>/#@xyz"[g.below(29)] as char;
+                l.insert(at, c);
+            }
+        }
+    }
+    let mut out = lines.join("\n");
+    out.push('\n');
+    out
+}
+
+/// Runs `f` and fails the test with the mutant's text if it panics.
+fn no_panic(what: &str, mutant: &str, f: impl FnOnce()) {
+    if catch_unwind(AssertUnwindSafe(f)).is_err() {
+        panic!("{what} panicked on this input:\n{mutant}");
+    }
+}
+
+fn coll() -> CollChoice {
+    CollChoice::by_name("ompi").unwrap()
+}
+
+/// Reads `path` as a workload and, if it reads, simulates it under LogGOPS. Returns the
+/// error text, if any.
+fn load_and_run(path: &Path) -> Option<String> {
+    let speed = |_r: u32| 1e9;
+    let coll = coll();
+    let opts = LoadOptions {
+        format: None,
+        unit: TimeUnit::Ns,
+        speed: &speed,
+        collectives: &coll,
+        test_cost: 1e-4,
+    };
+    let mut w = match load(path, &opts) {
+        Ok(w) => w,
+        Err(e) => return Some(e.to_string()),
+    };
+    let model = Model::LogGops(LogGops {
+        l: 2_500,
+        o: 1_500,
+        g: 1_000,
+        big_g: 6,
+        big_o: 0,
+        s: 65_536,
+    });
+    let quiet = SimOptions {
+        progress: None,
+        max_blocked_ranks: 8,
+        record: false,
+    };
+    simulate(&mut w, &model, quiet).err().map(|e| e.to_string())
+}
+
+#[test]
+fn mutated_goal_schedules_give_errors_not_panics() {
+    let d = scratch("goal");
+    let seeds = [
+        root().join("examples/thesis.goal"),
+        root().join("tests/golden/smpi/ring-fattree/schedule.goal"),
+        root().join("tests/golden/wildcards/schedule.goal"),
+    ];
+    let mut g = Gen(0x9e37_79b9_7f4a_7c15);
+    let mut rejected = 0;
+    for seed in &seeds {
+        let text = std::fs::read_to_string(seed).unwrap_or_else(|e| panic!("{}: {e}", seed.display()));
+        for n in 0..400 {
+            let mut m = mutate(&text, &mut g);
+            if n % 3 == 0 {
+                m = mutate(&m, &mut g);
+            }
+            let p = d.join("m.goal");
+            std::fs::write(&p, &m).unwrap();
+            no_panic("the GOAL reader or the LogGOPS run", &m, || {
+                if let Some(e) = load_and_run(&p) {
+                    rejected += 1;
+                    // Input errors name the file; a schedule that cannot finish is a
+                    // stall report.
+                    assert!(
+                        e.contains("m.goal") || e.contains("blocked"),
+                        "error without a place: {e}"
+                    );
+                }
+            });
+        }
+    }
+    assert!(
+        rejected > 100,
+        "only {rejected} mutants were rejected: the mutations do not bite"
+    );
+}
+
+#[test]
+fn mutated_tit_traces_give_errors_not_panics() {
+    // Mutate one rank file of a recorded NPB IS trace and of an OSU trace at a time.
+    let mut g = Gen(0x1234_5678_9abc_def1);
+    let mut rejected = 0;
+    for case in ["npb_is_S", "osu_alltoall"] {
+        let src = root().join("tests/golden/smpi-replay").join(case);
+        let d = scratch(case);
+        let files = d.join("trace.txt_files");
+        std::fs::create_dir_all(&files).unwrap();
+        let index = std::fs::read_to_string(src.join("trace.txt")).unwrap();
+        let names: Vec<String> = index.lines().map(str::to_owned).collect();
+        let texts: Vec<String> = names
+            .iter()
+            .map(|n| std::fs::read_to_string(src.join(n)).unwrap())
+            .collect();
+        for n in 0..250 {
+            let k = g.below(names.len());
+            let mut m = mutate(&texts[k], &mut g);
+            if n % 3 == 0 {
+                m = mutate(&m, &mut g);
+            }
+            for (j, name) in names.iter().enumerate() {
+                let body = if j == k { &m } else { &texts[j] };
+                std::fs::write(d.join(name), body).unwrap();
+            }
+            // Sometimes the index itself is what is broken.
+            let idx = if n % 10 == 0 {
+                mutate(&index, &mut g)
+            } else {
+                index.clone()
+            };
+            std::fs::write(d.join("trace.txt"), &idx).unwrap();
+            no_panic("the TIT reader or the LogGOPS run", &m, || {
+                if let Some(e) = load_and_run(&d.join("trace.txt")) {
+                    rejected += 1;
+                    assert!(
+                        e.contains("trace.txt") || e.contains("blocked"),
+                        "error without a place: {e}"
+                    );
+                }
+            });
+        }
+    }
+    assert!(
+        rejected > 50,
+        "only {rejected} mutants were rejected: the mutations do not bite"
+    );
+}
+
+#[test]
+fn mutated_platforms_and_host_files_give_errors_not_panics() {
+    let d = scratch("platform");
+    let toml = "name = \"t\"\n[topology]\nkind = \"torus\"\ndims = [2, 3, 2]\nspeed = \"1Gf\"\n\
+                link = { bandwidth = \"125MBps\", latency = \"50us\", sharing = \"split-duplex\" }\n\
+                limiter = 1.5\nloopback = { bandwidth = \"10GBps\", latency = \"0us\" }\n";
+    let explicit = "routing = \"floyd\"\n[[host]]\nname = \"a\"\nspeed = \"1Gf\"\n[[host]]\nname = \"b\"\n\
+                    speed = \"2Gf\"\n[[router]]\nname = \"r\"\n[[link]]\nname = \"l\"\nbandwidth = \"1GBps\"\n\
+                    latency = \"10us\"\nsharing = \"split-duplex\"\n[[link]]\nname = \"m\"\n\
+                    bandwidth = \"1GBps\"\nlatency = \"10us\"\n[[route]]\nsrc = \"a\"\ndst = \"r\"\n\
+                    links = [\"l:up\"]\n[[route]]\nsrc = \"r\"\ndst = \"b\"\nlinks = [\"m\"]\n";
+    let mut seeds: Vec<(String, String)> = vec![("p.toml".into(), toml.into()), ("p.toml".into(), explicit.into())];
+    for case in [
+        "smpi/ring-fattree",
+        "smpi/pairwise-torus",
+        "smpi/pairwise-cabinets",
+        "smpi-replay/npb_is_S",
+    ] {
+        let p = root().join("tests/golden").join(case).join("platform.xml");
+        seeds.push(("p.xml".into(), std::fs::read_to_string(&p).unwrap()));
+    }
+    for (name, text) in &seeds {
+        assert!(
+            {
+                let p = d.join(name);
+                std::fs::write(&p, text).unwrap();
+                platform::load(&p).is_ok()
+            },
+            "seed platform does not load:\n{text}"
+        );
+    }
+    let mut g = Gen(0x0bad_cafe_f00d_d00d);
+    let mut rejected = 0;
+    for (name, text) in &seeds {
+        for n in 0..300 {
+            let mut m = mutate(text, &mut g);
+            if n % 3 == 0 {
+                m = mutate(&m, &mut g);
+            }
+            let p = d.join(name);
+            std::fs::write(&p, &m).unwrap();
+            no_panic(
+                "the platform reader, routing or the host file",
+                &m,
+                || match platform::load(&p) {
+                    Err(e) => {
+                        rejected += 1;
+                        let e = e.to_string();
+                        assert!(e.contains(name.as_str()), "error without the file: {e}");
+                    }
+                    Ok(pl) => {
+                        let n = pl.num_hosts();
+                        if n > 0 {
+                            let (a, b) = (HostId(0), HostId(n as u32 - 1));
+                            let _ = pl.route(a, b);
+                            let _ = pl.route(b, a);
+                        }
+                        // A host file naming the first host twice and an unknown one.
+                        let hf = d.join("hostfile");
+                        let first = pl.hosts().first().map(|h| h.name.clone()).unwrap_or_default();
+                        std::fs::write(&hf, format!("{first}:2\n{first}\nnope\n")).unwrap();
+                        let _ = Mapping::from_host_file(&pl, &hf, 3);
+                        std::fs::write(&hf, format!("{first}:0\n{first}:-1\n\n{first}:x\n")).unwrap();
+                        let _ = Mapping::from_host_file(&pl, &hf, 2);
+                    }
+                },
+            );
+        }
+    }
+    assert!(
+        rejected > 100,
+        "only {rejected} mutants were rejected: the mutations do not bite"
+    );
+}
+
+#[test]
+fn time_past_the_clocks_end_is_an_error_not_a_wrapped_answer() {
+    let d = scratch("clock");
+    // One computation longer than 2^64 ps (1e300 flops at 1 Gflop/s): the reader says where.
+    let one = d.join("one.txt");
+    std::fs::write(&one, "0 init\n0 compute 1e300\n0 finalize\n").unwrap();
+    let e = load_and_run(&one).expect("accepted a computation of 1e291 s");
+    assert!(e.contains("one.txt:2") && e.contains("213 days"), "{e}");
+    // Two of 1e7 s each: each fits, their sum (2e19 ps) does not. LogGOPS keeps
+    // LogGOPSim's wrapping arithmetic, so this must be caught before the run.
+    let two = d.join("two.txt");
+    std::fs::write(&two, "0 init\n0 compute 1e16\n0 compute 1e16\n0 finalize\n").unwrap();
+    let e = load_and_run(&two).expect("a wrapped clock was reported as a result");
+    assert!(e.contains("two.txt") && e.contains("clock's end"), "{e}");
+    // The same under the flow model, which detects it while running.
+    let p = platform::load(&root().join("bench/smpi/platforms/flat.xml")).unwrap();
+    let speed = |_r: u32| 1e9;
+    let choice = coll();
+    let mut w = load(
+        &two,
+        &LoadOptions {
+            format: None,
+            unit: TimeUnit::Ns,
+            speed: &speed,
+            collectives: &choice,
+            test_cost: 1e-4,
+        },
+    )
+    .unwrap();
+    let model = Model::Flow {
+        platform: &p,
+        hosts: vec![HostId(0)],
+        params: simpi::HybridParams::smpi(),
+    };
+    let quiet = SimOptions {
+        progress: None,
+        max_blocked_ranks: 8,
+        record: false,
+    };
+    let Err(e) = simulate(&mut w, &model, quiet) else {
+        panic!("a saturated clock was reported as a result");
+    };
+    assert!(e.to_string().contains("clock's end"), "{e}");
+    // Two CPUs of 1e19 ps each run side by side: that fits.
+    let par = d.join("par.goal");
+    std::fs::write(
+        &par,
+        "num_ranks 1\nrank 0 {\nl1: calc 10000000000000000000\nl2: calc 10000000000000000000 cpu 1\n}\n",
+    )
+    .unwrap();
+    let mut w = load(
+        &par,
+        &LoadOptions {
+            format: None,
+            unit: TimeUnit::Ps,
+            speed: &speed,
+            collectives: &choice,
+            test_cost: 1e-4,
+        },
+    )
+    .unwrap();
+    let quiet = SimOptions {
+        progress: None,
+        max_blocked_ranks: 8,
+        record: false,
+    };
+    let model = Model::LogGops(LogGops {
+        l: 1,
+        o: 1,
+        g: 1,
+        big_g: 1,
+        big_o: 0,
+        s: 1,
+    });
+    let out = simulate(&mut w, &model, quiet).unwrap();
+    assert_eq!(out.end_times[0].ps(), 10_000_000_000_000_000_000);
+}
