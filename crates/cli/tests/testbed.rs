@@ -170,7 +170,7 @@ fn the_testbed_measures_as_configured_runs_mpi_and_always_tears_down() {
         .arg(dir.join("tb.toml"))
         .arg("--xml-out")
         .arg(dir.join("tb.xml"))
-        .args(["--nodes", "3", "--", "sleep", "60"])
+        .args(["--nodes", "3", "--", "sleep", JOB_SLEEP])
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -196,13 +196,17 @@ fn the_testbed_measures_as_configured_runs_mpi_and_always_tears_down() {
     assert!(namespaces_of(pid).is_empty(), "left behind after an interrupt");
     let sleepers = Command::new("pgrep").args(["-x", "sleep"]).output().unwrap();
     assert!(
-        !String::from_utf8_lossy(&sleepers.stdout)
-            .lines()
-            .any(|p| { std::fs::read_to_string(format!("/proc/{p}/cmdline")).is_ok_and(|c| c.contains("60")) }),
+        !String::from_utf8_lossy(&sleepers.stdout).lines().any(|p| {
+            std::fs::read_to_string(format!("/proc/{p}/cmdline")).is_ok_and(|c| c.split('\0').nth(1) == Some(JOB_SLEEP))
+        }),
         "the job's processes survived the interrupt"
     );
     assert_eq!(tap_devices_in_root(), taps_before, "devices left in the root namespace");
 }
+
+/// The job of the interrupt test sleeps this long: an unusual number, so that no other
+/// `sleep` on the machine is taken for a survivor of the job.
+const JOB_SLEEP: &str = "4711";
 
 fn send_signal(pid: u32, sig: i32) {
     let ok = Command::new("kill")
