@@ -6,7 +6,7 @@
 //! outcome, nothing may panic, and a rejected file is named in its error.
 
 use simpi::platform::{self, HostId, Mapping};
-use simpi::{load, simulate, CollChoice, LoadOptions, LogGops, Model, SimOptions, TimeUnit};
+use simpi::{load, simulate, CollChoice, LoadOptions, LogGops, Model, SimOptions, TimeUnit, Workload};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
@@ -120,40 +120,60 @@ fn no_panic(what: &str, mutant: &str, f: impl FnOnce()) {
     }
 }
 
-fn coll() -> CollChoice {
-    CollChoice::by_name("ompi").unwrap()
-}
-
-/// Reads `path` as a workload and, if it reads, simulates it under LogGOPS. Returns the
-/// error text, if any.
-fn load_and_run(path: &Path) -> Option<String> {
+/// Reads `path` (GOAL times in `unit`) with Open MPI's collective selector and hosts
+/// of 1 Gflop/s.
+fn read(path: &Path, unit: TimeUnit) -> Result<Workload, String> {
     let speed = |_r: u32| 1e9;
-    let coll = coll();
+    let coll = CollChoice::by_name("ompi").unwrap();
     let opts = LoadOptions {
         format: None,
-        unit: TimeUnit::Ns,
+        unit,
         speed: &speed,
         collectives: &coll,
         test_cost: 1e-4,
     };
-    let mut w = match load(path, &opts) {
-        Ok(w) => w,
-        Err(e) => return Some(e.to_string()),
-    };
-    let model = Model::LogGops(LogGops {
+    load(path, &opts).map_err(|e| e.to_string())
+}
+
+fn quiet() -> SimOptions<'static> {
+    SimOptions {
+        progress: None,
+        max_blocked_ranks: 8,
+        record: false,
+    }
+}
+
+fn loggops() -> Model<'static> {
+    Model::LogGops(LogGops {
         l: 2_500,
         o: 1_500,
         g: 1_000,
         big_g: 6,
         big_o: 0,
         s: 65_536,
-    });
-    let quiet = SimOptions {
-        progress: None,
-        max_blocked_ranks: 8,
-        record: false,
+    })
+}
+
+/// Reads `path` as a workload and, if it reads, simulates it under LogGOPS. Returns the
+/// error text, if any.
+fn load_and_run(path: &Path) -> Option<String> {
+    let mut w = match read(path, TimeUnit::Ns) {
+        Ok(w) => w,
+        Err(e) => return Some(e),
     };
-    simulate(&mut w, &model, quiet).err().map(|e| e.to_string())
+    simulate(&mut w, &loggops(), quiet()).err().map(|e| e.to_string())
+}
+
+/// `n` mutants of `text` (every third one mutated twice).
+fn mutants<'a>(text: &'a str, n: usize, g: &'a mut Gen) -> impl Iterator<Item = String> + 'a {
+    (0..n).map(move |k| {
+        let m = mutate(text, g);
+        if k % 3 == 0 {
+            mutate(&m, g)
+        } else {
+            m
+        }
+    })
 }
 
 #[test]
@@ -168,11 +188,7 @@ fn mutated_goal_schedules_give_errors_not_panics() {
     let mut rejected = 0;
     for seed in &seeds {
         let text = std::fs::read_to_string(seed).unwrap_or_else(|e| panic!("{}: {e}", seed.display()));
-        for n in 0..400 {
-            let mut m = mutate(&text, &mut g);
-            if n % 3 == 0 {
-                m = mutate(&m, &mut g);
-            }
+        for m in mutants(&text, 400, &mut g) {
             let p = d.join("m.goal");
             std::fs::write(&p, &m).unwrap();
             no_panic("the GOAL reader or the LogGOPS run", &m, || {
@@ -278,11 +294,7 @@ fn mutated_platforms_and_host_files_give_errors_not_panics() {
     let mut g = Gen(0x0bad_cafe_f00d_d00d);
     let mut rejected = 0;
     for (name, text) in &seeds {
-        for n in 0..300 {
-            let mut m = mutate(text, &mut g);
-            if n % 3 == 0 {
-                m = mutate(&m, &mut g);
-            }
+        for m in mutants(text, 300, &mut g) {
             let p = d.join(name);
             std::fs::write(&p, &m).unwrap();
             no_panic(
@@ -335,30 +347,13 @@ fn time_past_the_clocks_end_is_an_error_not_a_wrapped_answer() {
     assert!(e.contains("two.txt") && e.contains("clock's end"), "{e}");
     // The same under the flow model, which detects it while running.
     let p = platform::load(&root().join("bench/smpi/platforms/flat.xml")).unwrap();
-    let speed = |_r: u32| 1e9;
-    let choice = coll();
-    let mut w = load(
-        &two,
-        &LoadOptions {
-            format: None,
-            unit: TimeUnit::Ns,
-            speed: &speed,
-            collectives: &choice,
-            test_cost: 1e-4,
-        },
-    )
-    .unwrap();
+    let mut w = read(&two, TimeUnit::Ns).unwrap();
     let model = Model::Flow {
         platform: &p,
         hosts: vec![HostId(0)],
         params: simpi::HybridParams::smpi(),
     };
-    let quiet = SimOptions {
-        progress: None,
-        max_blocked_ranks: 8,
-        record: false,
-    };
-    let Err(e) = simulate(&mut w, &model, quiet) else {
+    let Err(e) = simulate(&mut w, &model, quiet()) else {
         panic!("a saturated clock was reported as a result");
     };
     assert!(e.to_string().contains("clock's end"), "{e}");
@@ -369,30 +364,7 @@ fn time_past_the_clocks_end_is_an_error_not_a_wrapped_answer() {
         "num_ranks 1\nrank 0 {\nl1: calc 10000000000000000000\nl2: calc 10000000000000000000 cpu 1\n}\n",
     )
     .unwrap();
-    let mut w = load(
-        &par,
-        &LoadOptions {
-            format: None,
-            unit: TimeUnit::Ps,
-            speed: &speed,
-            collectives: &choice,
-            test_cost: 1e-4,
-        },
-    )
-    .unwrap();
-    let quiet = SimOptions {
-        progress: None,
-        max_blocked_ranks: 8,
-        record: false,
-    };
-    let model = Model::LogGops(LogGops {
-        l: 1,
-        o: 1,
-        g: 1,
-        big_g: 1,
-        big_o: 0,
-        s: 1,
-    });
-    let out = simulate(&mut w, &model, quiet).unwrap();
+    let mut w = read(&par, TimeUnit::Ps).unwrap();
+    let out = simulate(&mut w, &loggops(), quiet()).unwrap();
     assert_eq!(out.end_times[0].ps(), 10_000_000_000_000_000_000);
 }
