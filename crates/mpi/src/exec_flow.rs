@@ -19,7 +19,7 @@ use crate::op::{OpId, OpKind};
 use crate::schedule::Schedule;
 use crate::stall::{Pending, Stall, StalledRank};
 use crate::{Outcome, Progress, RunStats};
-use simpi_kernel::{EventQueue, IdHashMap, SimTime};
+use simpi_kernel::{EventQueue, SimTime};
 use simpi_net::{FlowNetwork, HostId, HybridParams, Platform};
 
 /// Why a flow-model run stopped without a result.
@@ -46,8 +46,10 @@ enum Ev {
 }
 
 /// A message between its posting and its receipt.
-#[derive(Default)]
+#[derive(Default, Clone, Copy)]
 struct Message {
+    /// The send operation.
+    send: u32,
     recv: Option<u32>,
     flow_started: bool,
     arrived: bool,
@@ -63,7 +65,10 @@ struct Run<'a, 'p> {
     end: Vec<u64>,
     posted: Vec<MatchQueue>,
     unexpected: Vec<MatchQueue>,
-    messages: IdHashMap<u32, Message>,
+    /// Messages in flight by slot. A slot is its flow's token and, while the message
+    /// is unexpected, its envelope's `op`: no lookup by send id is needed.
+    messages: Vec<Message>,
+    free_slots: Vec<u32>,
     queue: EventQueue<Ev>,
     freed: Vec<u32>,
     ops_done: u64,
@@ -91,7 +96,8 @@ pub fn run_flow(
         end: vec![0; p],
         posted: vec![MatchQueue::default(); p],
         unexpected: vec![MatchQueue::default(); p],
-        messages: IdHashMap::default(),
+        messages: Vec::new(),
+        free_slots: Vec::new(),
         queue: EventQueue::new(),
         freed: Vec::new(),
         ops_done: 0,
@@ -226,8 +232,16 @@ impl Run<'_, '_> {
             self.completed(t, id);
         }
         let mut msg = Message {
+            send: id,
             detached,
             ..Message::default()
+        };
+        let slot = match self.free_slots.pop() {
+            Some(s) => s,
+            None => {
+                self.messages.push(Message::default());
+                self.messages.len() as u32 - 1
+            }
         };
         match self.posted[op.peer as usize].take(op.rank, op.tag, self.sched.context(id)) {
             Some(r) => {
@@ -240,16 +254,16 @@ impl Run<'_, '_> {
                 self.unexpected[op.peer as usize].push(Envelope {
                     src: op.rank,
                     tag: op.tag,
-                    op: id,
+                    op: slot,
                     ctx: self.sched.context(id),
                 });
                 msg.flow_started = eager_flow;
             }
         }
         let start = msg.flow_started;
-        self.messages.insert(id, msg);
+        self.messages[slot as usize] = msg;
         if start {
-            self.start_flow(t, id)?;
+            self.start_flow(t, slot)?;
         }
         Ok(())
     }
@@ -258,15 +272,16 @@ impl Run<'_, '_> {
         let op = *self.sched.op(OpId(id));
         match self.unexpected[op.rank as usize].take(op.peer, op.tag, self.sched.context(id)) {
             Some(m) => {
+                let slot = m.op;
                 self.mark_ready(id, t);
-                self.mark_ready(m.op, t);
-                let msg = self.messages.get_mut(&m.op).expect("unexpected message without state");
+                self.mark_ready(self.messages[slot as usize].send, t);
+                let msg = &mut self.messages[slot as usize];
                 msg.recv = Some(id);
                 if msg.arrived {
-                    self.deliver(t, m.op);
+                    self.deliver(t, slot);
                 } else if !msg.flow_started {
                     msg.flow_started = true;
-                    return self.start_flow(t, m.op);
+                    return self.start_flow(t, slot);
                 }
             }
             None => self.posted[op.rank as usize].push(Envelope {
@@ -279,26 +294,30 @@ impl Run<'_, '_> {
         Ok(())
     }
 
-    fn start_flow(&mut self, t: u64, send: u32) -> Result<(), String> {
-        let op = *self.sched.op(OpId(send));
+    /// Starts the flow of the message in `slot`.
+    fn start_flow(&mut self, t: u64, slot: u32) -> Result<(), String> {
+        let op = *self.sched.op(OpId(self.messages[slot as usize].send));
         let (a, b) = (self.hosts[op.rank as usize], self.hosts[op.peer as usize]);
         self.net
-            .start(SimTime(t), a, b, op.size, send as u64)
+            .start(SimTime(t), a, b, op.size, slot as u64)
             .map_err(|e| e.to_string())
     }
 
-    /// A message's data has arrived.
-    fn arrived(&mut self, t: u64, send: u32) {
-        let msg = self.messages.get_mut(&send).expect("flow without message");
+    /// The data of the message in `slot` has arrived.
+    fn arrived(&mut self, t: u64, slot: u32) {
+        let msg = &mut self.messages[slot as usize];
         msg.arrived = true;
         if msg.recv.is_some() {
-            self.deliver(t, send);
+            self.deliver(t, slot);
         }
     }
 
-    /// Completes the receive of an arrived, matched message (and a rendezvous send).
-    fn deliver(&mut self, t: u64, send: u32) {
-        let msg = self.messages.remove(&send).expect("delivering an unknown message");
+    /// Completes the receive of an arrived, matched message (and a rendezvous send), and
+    /// frees its slot.
+    fn deliver(&mut self, t: u64, slot: u32) {
+        let msg = self.messages[slot as usize];
+        self.free_slots.push(slot);
+        let send = msg.send;
         let recv = msg.recv.expect("delivering an unmatched message");
         if !msg.detached {
             self.completed(t, send);
@@ -376,13 +395,15 @@ impl Run<'_, '_> {
             .collect();
         for (h, q) in self.unexpected.iter().enumerate() {
             for m in q.iter() {
-                if self.messages.get(&m.op).is_some_and(|s| s.detached) {
+                // An unexpected envelope's `op` is its message's slot.
+                let msg = &self.messages[m.op as usize];
+                if msg.detached {
                     pending[h].push(Pending::UnreceivedMessage {
-                        send: OpId(m.op),
+                        send: OpId(msg.send),
                         from: m.src,
                     });
                 } else {
-                    pending[m.src as usize].push(Pending::RendezvousSend { op: OpId(m.op) });
+                    pending[m.src as usize].push(Pending::RendezvousSend { op: OpId(msg.send) });
                 }
             }
         }
