@@ -73,7 +73,7 @@ impl Solver {
         }
         while let Some(c) = self.stack.pop() {
             self.comp_cnsts.push(c);
-            for &(v, _) in &sys.cnsts[c as usize].elems {
+            for &(v, _, _) in &sys.cnsts[c as usize].elems {
                 if self.var_seen[v as usize] != e {
                     self.var_seen[v as usize] = e;
                     self.comp_vars.push(v);
@@ -143,11 +143,11 @@ impl Solver {
             self.unfrozen[ci] = k.elems.len() as u32;
             self.version[ci] = self.version[ci].wrapping_add(1);
             self.factor[ci] = match k.policy {
-                Policy::Shared => k.elems.iter().map(|&(v, a)| a / sys.vars[v as usize].weight).sum(),
+                Policy::Shared => k.elems.iter().map(|&(v, _, a)| a / sys.vars[v as usize].weight).sum(),
                 Policy::Fatpipe => k
                     .elems
                     .iter()
-                    .map(|&(v, a)| a / sys.vars[v as usize].weight)
+                    .map(|&(v, _, a)| a / sys.vars[v as usize].weight)
                     .fold(0.0, f64::max),
             };
             if self.unfrozen[ci] > 0 {
@@ -232,8 +232,8 @@ impl Solver {
                     self.factor[ci] = sys.cnsts[ci]
                         .elems
                         .iter()
-                        .filter(|(u, _)| !frozen[*u as usize])
-                        .map(|&(u, a)| a / sys.vars[u as usize].weight)
+                        .filter(|(u, _, _)| !frozen[*u as usize])
+                        .map(|&(u, _, a)| a / sys.vars[u as usize].weight)
                         .fold(0.0, f64::max);
                 }
             }

@@ -22,8 +22,10 @@ pub enum Policy {
 pub(crate) struct Constraint {
     pub capacity: f64,
     pub policy: Policy,
-    /// Variables on this constraint with their coefficients (in insertion order).
-    pub elems: Vec<(u32, f64)>,
+    /// Variables on this constraint: (variable, the index of this constraint in the
+    /// variable's `elems`, coefficient), in insertion order. The index lets a removal
+    /// fix up the variable moved into the freed place without searching its list.
+    pub elems: Vec<(u32, u32, f64)>,
     /// Set when something on this constraint changed since the last solve.
     pub dirty: bool,
 }
@@ -118,10 +120,10 @@ impl System {
                 None => merged.push((c.0, a)),
             }
         }
-        for &(c, a) in &merged {
+        for (k, &(c, a)) in merged.iter().enumerate() {
             let list = &mut self.cnsts[c as usize].elems;
             slots.push(list.len() as u32);
-            list.push((id, a));
+            list.push((id, k as u32, a));
             self.touch(c);
         }
         if merged.is_empty() {
@@ -151,10 +153,8 @@ impl System {
             debug_assert_eq!(list[i].0, v.0, "variable missing from its constraint");
             list.swap_remove(i);
             // The variable moved into slot i now sits there: update its record of it.
-            if let Some(&(moved, _)) = list.get(i) {
-                let mv = &mut self.vars[moved as usize];
-                let k = mv.elems.iter().position(|&(x, _)| x == c).unwrap();
-                mv.slots[k] = i as u32;
+            if let Some(&(moved, k, _)) = list.get(i) {
+                self.vars[moved as usize].slots[k as usize] = i as u32;
             }
             self.touch(c);
         }
