@@ -335,7 +335,7 @@ fn is_creator(name: &str) -> bool {
 }
 
 /// Traces with at least this many ranks are converted on two threads (measured: 5 to
-/// 10 % faster from 16 ranks on; below 8 a second thread is not worth starting).
+/// 10 % faster replays of 16-rank traces; smaller ones read in milliseconds anyway).
 pub const PARALLEL_RANKS: u32 = 8;
 
 /// What converting a range of ranks produced.
