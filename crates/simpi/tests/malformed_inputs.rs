@@ -164,6 +164,28 @@ fn load_and_run(path: &Path) -> Option<String> {
     simulate(&mut w, &loggops(), quiet()).err().map(|e| e.to_string())
 }
 
+/// Reads and runs the mutant at `path` (whose text, `m`, is shown if it panics); an
+/// error must name `place`, or be a stall report. True if the mutant was rejected.
+fn runs_or_says_where(what: &str, m: &str, path: &Path, place: &str) -> bool {
+    let mut rejected = false;
+    no_panic(what, m, || {
+        if let Some(e) = load_and_run(path) {
+            rejected = true;
+            assert!(e.contains(place) || e.contains("blocked"), "error without a place: {e}");
+        }
+    });
+    rejected
+}
+
+/// Fails unless more than `least` mutants were rejected: mutations that never break
+/// anything would test nothing.
+fn bites(rejected: u32, least: u32) {
+    assert!(
+        rejected > least,
+        "only {rejected} mutants were rejected: the mutations do not bite"
+    );
+}
+
 /// `n` mutants of `text` (every third one mutated twice).
 fn mutants<'a>(text: &'a str, n: usize, g: &'a mut Gen) -> impl Iterator<Item = String> + 'a {
     (0..n).map(move |k| {
@@ -191,23 +213,10 @@ fn mutated_goal_schedules_give_errors_not_panics() {
         for m in mutants(&text, 400, &mut g) {
             let p = d.join("m.goal");
             std::fs::write(&p, &m).unwrap();
-            no_panic("the GOAL reader or the LogGOPS run", &m, || {
-                if let Some(e) = load_and_run(&p) {
-                    rejected += 1;
-                    // Input errors name the file; a schedule that cannot finish is a
-                    // stall report.
-                    assert!(
-                        e.contains("m.goal") || e.contains("blocked"),
-                        "error without a place: {e}"
-                    );
-                }
-            });
+            rejected += runs_or_says_where("the GOAL reader or the LogGOPS run", &m, &p, "m.goal") as u32;
         }
     }
-    assert!(
-        rejected > 100,
-        "only {rejected} mutants were rejected: the mutations do not bite"
-    );
+    bites(rejected, 100);
 }
 
 #[test]
@@ -243,21 +252,11 @@ fn mutated_tit_traces_give_errors_not_panics() {
                 index.clone()
             };
             std::fs::write(d.join("trace.txt"), &idx).unwrap();
-            no_panic("the TIT reader or the LogGOPS run", &m, || {
-                if let Some(e) = load_and_run(&d.join("trace.txt")) {
-                    rejected += 1;
-                    assert!(
-                        e.contains("trace.txt") || e.contains("blocked"),
-                        "error without a place: {e}"
-                    );
-                }
-            });
+            let index = d.join("trace.txt");
+            rejected += runs_or_says_where("the TIT reader or the LogGOPS run", &m, &index, "trace.txt") as u32;
         }
     }
-    assert!(
-        rejected > 50,
-        "only {rejected} mutants were rejected: the mutations do not bite"
-    );
+    bites(rejected, 50);
 }
 
 #[test]
@@ -325,10 +324,7 @@ fn mutated_platforms_and_host_files_give_errors_not_panics() {
             );
         }
     }
-    assert!(
-        rejected > 100,
-        "only {rejected} mutants were rejected: the mutations do not bite"
-    );
+    bites(rejected, 100);
 }
 
 #[test]
