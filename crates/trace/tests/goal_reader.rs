@@ -358,6 +358,22 @@ mod halves {
     }
 
     #[test]
+    fn a_last_block_across_the_middle_falls_back_to_one_thread() {
+        // No `rank` line after the middle: there is nowhere to split (this used to loop
+        // forever re-reading the last bytes of the file).
+        let mut text = String::from("num_ranks 2\nrank 0 {\nl1: calc 1\n}\nrank 1 {\n");
+        for i in 0..200 {
+            text.push_str(&format!("l{i}: calc 2\n"));
+        }
+        text.push_str("}\n");
+        let p = tmp("last.goal", text.as_bytes());
+        let (par, seq) = both(&p);
+        let par = par.unwrap();
+        assert_eq!(par, seq.unwrap());
+        assert_eq!(par.num_ops(), 201);
+    }
+
+    #[test]
     fn errors_in_the_second_half_keep_their_line_numbers() {
         let mut text = String::from("num_ranks 400\n");
         for r in 0..400 {

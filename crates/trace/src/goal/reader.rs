@@ -185,11 +185,12 @@ fn find_split(mut f: std::fs::File, from: u64) -> Option<u64> {
     let mut pos = from;
     loop {
         let n = f.read(&mut buf).ok()?;
-        if n < 6 {
-            return None;
-        }
         if let Some(k) = memchr::memmem::find(&buf[..n], b"\nrank ") {
             return Some(pos + k as u64 + 1);
+        }
+        if n <= 6 {
+            // Nothing new past the bytes read again: the end of the file.
+            return None;
         }
         // Step back a little so a marker across the boundary is still found.
         pos += (n - 6) as u64;
