@@ -46,6 +46,11 @@ impl<'b> ScheduleEmitter<'b> {
     }
 
     fn add(&mut self, op: Op, after: &[Step]) -> Step {
+        if self.error.is_some() {
+            // `finish` reports the error; steps after it (which may name the step that
+            // failed) are not built.
+            return self.steps.len() as Step;
+        }
         let local = match self.b.push(op) {
             Ok(l) => l,
             Err(e) => {

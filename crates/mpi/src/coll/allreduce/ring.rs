@@ -51,7 +51,8 @@ fn emit_segmented(s: &CollSpec, e: &mut dyn Emitter) {
         return;
     }
     let nn = n as u64;
-    if count < nn * segcount {
+    // An empty vector (less than one element) has no segment to cut: the logical ring too.
+    if count < nn * segcount || count == 0 {
         return super::lr::emit(s, e);
     }
     let mut phases = count / (nn * segcount);
