@@ -279,7 +279,11 @@ pub(crate) fn parse(name: &str, a: &[&str], comm_size: usize, double_default: bo
         }
     };
     let count = |i: usize| -> Result<i64, String> { count(a[i]) };
-    let bytes = |c: i64, size: u64| -> u64 { c.max(0) as u64 * size };
+    let bytes = |c: i64, size: u64| -> Result<u64, String> {
+        (c.max(0) as u64)
+            .checked_mul(size)
+            .ok_or_else(|| format!("count {c} of {size}-byte elements is more than 2^64 bytes"))
+    };
     let int = |i: usize| -> Result<i64, String> {
         int_prefix(a[i]).ok_or_else(|| format!("expected an integer, found '{}'", a[i]))
     };
@@ -355,7 +359,7 @@ pub(crate) fn parse(name: &str, a: &[&str], comm_size: usize, double_default: bo
                 blocking: matches!(name, "send" | "Ssend" | "bsend" | "rsend"),
                 peer: int(0)?,
                 tag: int(1)?,
-                bytes: bytes(count(2)?, dt(3)?),
+                bytes: bytes(count(2)?, dt(3)?)?,
             }
         }
         "recv" | "irecv" => {
@@ -364,7 +368,7 @@ pub(crate) fn parse(name: &str, a: &[&str], comm_size: usize, double_default: bo
                 blocking: name == "recv",
                 peer: int(0)?,
                 tag: int(1)?,
-                bytes: bytes(count(2)?, dt(3)?),
+                bytes: bytes(count(2)?, dt(3)?)?,
             }
         }
         "Start" => {
@@ -429,9 +433,9 @@ pub(crate) fn parse(name: &str, a: &[&str], comm_size: usize, double_default: bo
         "sendRecv" | "sendrecv_replace" => {
             need(4, "a send count, a destination, a receive count and a source")?;
             Action::SendRecv {
-                sbytes: bytes(count(0)?, dt(4)?),
+                sbytes: bytes(count(0)?, dt(4)?)?,
                 dst: int(1)?,
-                rbytes: bytes(count(2)?, dt(5)?),
+                rbytes: bytes(count(2)?, dt(5)?)?,
                 src: int(3)?,
                 stag: opt_int(6, 0)?,
                 rtag: opt_int(7, 0)?,
@@ -449,14 +453,14 @@ pub(crate) fn parse(name: &str, a: &[&str], comm_size: usize, double_default: bo
         "bcast" => {
             need(1, "a count")?;
             Action::Bcast {
-                bytes: bytes(count(0)?, dt(2)?),
+                bytes: bytes(count(0)?, dt(2)?)?,
                 root: opt_int(1, 0)?,
             }
         }
         "reduce" => {
             need(2, "a count and a computation amount")?;
             Action::Reduce {
-                bytes: bytes(count(0)?, dt(3)?),
+                bytes: bytes(count(0)?, dt(3)?)?,
                 comp: float(1)?,
                 root: opt_int(2, 0)?,
             }
@@ -464,7 +468,7 @@ pub(crate) fn parse(name: &str, a: &[&str], comm_size: usize, double_default: bo
         "allreduce" => {
             need(2, "a count and a computation amount")?;
             Action::Allreduce {
-                bytes: bytes(count(0)?, dt(2)?),
+                bytes: bytes(count(0)?, dt(2)?)?,
                 comp: float(1)?,
                 elem: dt(2)?,
             }
@@ -472,7 +476,7 @@ pub(crate) fn parse(name: &str, a: &[&str], comm_size: usize, double_default: bo
         "alltoall" => {
             need(2, "a send and a receive count")?;
             Action::Alltoall {
-                sbytes: bytes(count(0)?, dt(2)?),
+                sbytes: bytes(count(0)?, dt(2)?)?,
             }
         }
         "alltoallv" => {
@@ -480,8 +484,8 @@ pub(crate) fn parse(name: &str, a: &[&str], comm_size: usize, double_default: bo
             let rc = array(2 + comm_size)?;
             let (sd, rd) = (dt(2 + 2 * comm_size)?, dt(3 + 2 * comm_size)?);
             Action::Alltoallv {
-                send: sc.iter().map(|&c| bytes(c, sd)).collect(),
-                recv: rc.iter().map(|&c| bytes(c, rd)).collect(),
+                send: sc.iter().map(|&c| bytes(c, sd)).collect::<Result<_, _>>()?,
+                recv: rc.iter().map(|&c| bytes(c, rd)).collect::<Result<_, _>>()?,
             }
         }
         "gather" | "allgather" => {
@@ -490,7 +494,7 @@ pub(crate) fn parse(name: &str, a: &[&str], comm_size: usize, double_default: bo
             let (root, sdt_at) = if all { (0, 2) } else { (opt_int(2, 0)?, 3) };
             Action::Gather {
                 all,
-                sbytes: bytes(count(0)?, dt(sdt_at)?),
+                sbytes: bytes(count(0)?, dt(sdt_at)?)?,
                 root,
             }
         }
@@ -521,15 +525,15 @@ pub(crate) fn parse(name: &str, a: &[&str], comm_size: usize, double_default: bo
             };
             Action::Gatherv {
                 all,
-                sbytes: bytes(count(0)?, sd),
-                recv: rc.iter().map(|&c| bytes(c, rd)).collect(),
+                sbytes: bytes(count(0)?, sd)?,
+                recv: rc.iter().map(|&c| bytes(c, rd)).collect::<Result<_, _>>()?,
                 root,
             }
         }
         "scatter" => {
             need(2, "a send and a receive count")?;
             Action::Scatter {
-                rbytes: bytes(count(1)?, dt(4)?),
+                rbytes: bytes(count(1)?, dt(4)?)?,
                 root: opt_int(2, 0)?,
             }
         }
@@ -538,8 +542,8 @@ pub(crate) fn parse(name: &str, a: &[&str], comm_size: usize, double_default: bo
             need(comm_size + 1, "send counts and a receive count")?;
             let (sd, rd) = (dt(comm_size + 2)?, dt(comm_size + 3)?);
             Action::Scatterv {
-                send: sc.iter().map(|&c| bytes(c, sd)).collect(),
-                rbytes: bytes(count(comm_size)?, rd),
+                send: sc.iter().map(|&c| bytes(c, sd)).collect::<Result<_, _>>()?,
+                rbytes: bytes(count(comm_size)?, rd)?,
                 root: opt_int(comm_size + 1, 0)?,
             }
         }
@@ -547,7 +551,7 @@ pub(crate) fn parse(name: &str, a: &[&str], comm_size: usize, double_default: bo
             need(2, "a receive count and a computation amount")?;
             let d = dt(2)?;
             Action::ReduceScatter {
-                recv: vec![bytes(count(0)?, d); comm_size],
+                recv: vec![bytes(count(0)?, d)?; comm_size],
                 comp: float(1)?,
             }
         }
@@ -556,7 +560,7 @@ pub(crate) fn parse(name: &str, a: &[&str], comm_size: usize, double_default: bo
             need(comm_size + 1, "receive counts and a computation amount")?;
             let d = dt(comm_size + 1)?;
             Action::ReduceScatter {
-                recv: rc.iter().map(|&c| bytes(c, d)).collect(),
+                recv: rc.iter().map(|&c| bytes(c, d)).collect::<Result<_, _>>()?,
                 comp: float(comm_size)?,
             }
         }
@@ -564,7 +568,7 @@ pub(crate) fn parse(name: &str, a: &[&str], comm_size: usize, double_default: bo
             need(2, "a count and a computation amount")?;
             Action::Scan {
                 exclusive: name == "exscan",
-                bytes: bytes(count(0)?, dt(2)?),
+                bytes: bytes(count(0)?, dt(2)?)?,
                 comp: float(1)?,
             }
         }

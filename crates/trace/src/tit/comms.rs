@@ -120,7 +120,17 @@ impl CommTable {
                         v.into_iter().map(|(_, _, r)| r).collect()
                     }
                     Creation::Dup { .. } => pmembers.clone(),
-                    Creation::Create { members, .. } => members.clone(),
+                    Creation::Create { members, .. } => {
+                        if let Some(m) = members.iter().find(|&&m| m >= ranks) {
+                            let (r, _, line) = ds[0];
+                            return Err((
+                                r,
+                                line,
+                                format!("world rank {m} is out of range: the trace has {ranks} ranks"),
+                            ));
+                        }
+                        members.clone()
+                    }
                 };
                 for (r, _, line) in ds {
                     if !members.contains(r) {

@@ -729,6 +729,15 @@ impl RankConv<'_, '_> {
             }
             other => unreachable!("not a collective: {other:?}"),
         };
+        // Selectors and algorithms add these sizes up: the totals must fit in 64 bits.
+        let sum = |v: &[u64]| v.iter().try_fold(0u64, |a, &b| a.checked_add(b));
+        if s.bytes.checked_mul(n as u64).is_none()
+            || sum(&s.counts).is_none()
+            || sum(&s.send_counts).is_none()
+            || sum(&s.recv_counts).is_none()
+        {
+            return Err(format!("the {} moves more than 2^64 bytes in all", s.coll));
+        }
         let alg = (self.opts.choose)(&s);
         let entry = match self.after.len() {
             0 => None,

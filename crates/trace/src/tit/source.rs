@@ -15,6 +15,9 @@ pub(crate) enum Source {
     },
 }
 
+/// Ranks a trace in one file may have without a line each.
+const FREE_RANKS: usize = 1 << 20;
+
 /// A problem reading the files.
 pub(crate) struct SourceError {
     pub file: String,
@@ -88,6 +91,9 @@ impl Source {
             if !f.exists() {
                 return Err(err(path, line, format!("trace file {} does not exist", p.display())));
             }
+            if f.is_dir() {
+                return Err(err(path, line, format!("trace file {} is a directory", p.display())));
+            }
             files.push(f);
         }
         Ok(Source::PerRank(files))
@@ -95,6 +101,9 @@ impl Source {
 
     fn shared(path: &Path, text: &str) -> Result<Source, SourceError> {
         let mut ranks: Vec<Vec<(u32, String)>> = Vec::new();
+        // Ranks without a line do nothing, and are allowed; but a rank number past both
+        // the number of lines and FREE_RANKS is a typo that would make the trace huge.
+        let lines = text.lines().filter(|l| meaningful(l).is_some()).count();
         for (i, l) in text.lines().enumerate() {
             let Some(t) = meaningful(l) else { continue };
             let r: usize = t
@@ -108,6 +117,16 @@ impl Source {
                         format!("expected '<rank> <action> ...', found '{t}'"),
                     )
                 })?;
+            if r >= lines.max(FREE_RANKS) {
+                return Err(err(
+                    path,
+                    i as u32 + 1,
+                    format!(
+                        "rank {r} is out of range: the ranks of a trace in one file are numbered below \
+                         {FREE_RANKS}, or below its number of lines ({lines}) if that is larger"
+                    ),
+                ));
+            }
             if r >= ranks.len() {
                 ranks.resize(r + 1, Vec::new());
             }
