@@ -51,19 +51,82 @@ pub enum Topology {
 }
 
 impl Topology {
-    /// Number of hosts the topology has room for.
+    /// Number of hosts the topology has room for (`u64::MAX` if that overflows).
     pub fn hosts(&self) -> Option<u64> {
+        self.room().map(|n| n.unwrap_or(u64::MAX))
+    }
+
+    /// Number of hosts the topology has room for: `None` for a flat one, `Some(None)`
+    /// past `u64`.
+    pub(crate) fn room(&self) -> Option<Option<u64>> {
+        let product = |v: &[u32]| v.iter().try_fold(1u64, |a, &x| a.checked_mul(x as u64));
         match self {
             Topology::Flat => None,
-            Topology::Torus(d) => Some(d.iter().map(|&x| x as u64).product()),
-            Topology::FatTree { down, .. } => Some(down.iter().map(|&x| x as u64).product()),
+            Topology::Torus(d) => Some(product(d)),
+            Topology::FatTree { down, .. } => Some(product(down)),
             Topology::Dragonfly {
                 groups,
                 chassis,
                 blades,
                 nodes,
-            } => Some(groups.0 as u64 * chassis.0 as u64 * blades.0 as u64 * *nodes as u64),
+            } => Some(product(&[groups.0, chassis.0, blades.0, *nodes])),
         }
+    }
+
+    /// Number of links (a split-duplex pair counts once) and switches the topology
+    /// builds between `hosts` hosts, or `None` past `u64`.
+    fn size(&self, hosts: u64) -> Option<u64> {
+        let product = |v: &[u32]| v.iter().try_fold(1u64, |a, &x| a.checked_mul(x as u64));
+        match self {
+            Topology::Flat => Some(hosts),
+            Topology::Torus(d) => hosts.checked_mul(d.len() as u64),
+            Topology::FatTree { down, up, count, .. } => {
+                // Level i holds up[..i] x down[i..] nodes; each has up[i] x count[i] uplinks.
+                let mut total = 0u64;
+                for i in 0..down.len().min(up.len()).min(count.len()) {
+                    let nodes = product(&up[..i])?.checked_mul(product(&down[i..])?)?;
+                    let links = nodes.checked_mul(up[i] as u64)?.checked_mul(count[i] as u64)?;
+                    total = total.checked_add(nodes)?.checked_add(links)?;
+                }
+                total.checked_add(product(up)?)
+            }
+            Topology::Dragonfly {
+                groups,
+                chassis,
+                blades,
+                ..
+            } => {
+                // Routers, node links, and all-to-all links in blades, chassis and groups.
+                let (g, c, b) = (groups.0 as u64, chassis.0 as u64, blades.0 as u64);
+                let routers = g.checked_mul(c)?.checked_mul(b)?;
+                let green = routers.checked_mul(b / 2 + 1)?;
+                let black = routers.checked_mul(c / 2 + 1)?;
+                let blue = g.checked_mul(g / 2 + 1)?;
+                routers
+                    .checked_add(hosts)?
+                    .checked_add(green)?
+                    .checked_add(black)?
+                    .checked_add(blue)
+            }
+        }
+    }
+}
+
+/// The most hosts a cluster or generated platform may have (one of 2^24 hosts takes
+/// about 14 GB): a larger number is a typo, reported before anything is built.
+pub const MAX_HOSTS: u64 = 1 << 24;
+
+/// The most links and switches a cluster's topology may build.
+pub const MAX_LINKS: u64 = 1 << 26;
+
+/// An error unless `hosts` (`None`: past `u64`) is at most [`MAX_HOSTS`].
+pub fn check_hosts(id: &str, hosts: Option<u64>) -> Result<u64, PlatformError> {
+    match hosts {
+        Some(n) if n <= MAX_HOSTS => Ok(n),
+        _ => Err(PlatformError::new(format!(
+            "cluster '{id}' has {} hosts: at most {MAX_HOSTS} are supported",
+            hosts.map_or("more than 2^64".to_string(), |n| n.to_string())
+        ))),
     }
 }
 
@@ -146,13 +209,23 @@ fn link(p: &mut Platform, name: &str, bw: f64, lat: f64, sharing: Sharing) -> Re
 }
 
 fn fill(p: &mut Platform, z: ZoneId, spec: &ClusterSpec) -> Result<(), PlatformError> {
-    let n = spec.radical.len() as u64;
+    let n = check_hosts(&spec.id, Some(spec.radical.len() as u64))?;
     if let Some(want) = spec.topology.hosts() {
         if want != n {
             return Err(PlatformError::new(format!(
                 "cluster '{}': the topology has room for {want} hosts but the radical lists {n}",
                 spec.id
             )));
+        }
+    }
+    match spec.topology.size(n) {
+        Some(k) if k <= MAX_LINKS => {}
+        k => {
+            return Err(PlatformError::new(format!(
+                "cluster '{}': the topology would build about {} links and switches: at most {MAX_LINKS} are supported",
+                spec.id,
+                k.map_or("more than 2^64".to_string(), |k| k.to_string())
+            )))
         }
     }
     let id = &spec.id;

@@ -2,7 +2,7 @@
 //! a torus and a dragonfly. All per-node links can be split-duplex and get a limiter link
 //! of `factor × bandwidth` shared by all of a node's flows (hybrid seed, section 4.2).
 
-use crate::cluster::{add_cluster, cluster_platform, ClusterSpec, Sharing, Topology};
+use crate::cluster::{add_cluster, check_hosts, cluster_platform, ClusterSpec, Sharing, Topology, MAX_LINKS};
 use crate::error::PlatformError;
 use crate::model::{Platform, Policy};
 use crate::zone::{TableKind, TableRoute, TableZone, ZoneRouting};
@@ -33,8 +33,10 @@ pub struct NodeSpec {
     pub loopback: Option<LinkSpec>,
 }
 
-fn spec(name: &str, hosts: u64, node: &NodeSpec, topology: Topology) -> ClusterSpec {
-    ClusterSpec {
+/// The cluster of `hosts` nodes (`None`: past `u64`), if not too many.
+fn spec(name: &str, hosts: Option<u64>, node: &NodeSpec, topology: Topology) -> Result<ClusterSpec, PlatformError> {
+    let hosts = check_hosts(name, hosts)?;
+    Ok(ClusterSpec {
         id: name.to_string(),
         prefix: "node-".into(),
         suffix: String::new(),
@@ -49,7 +51,7 @@ fn spec(name: &str, hosts: u64, node: &NodeSpec, topology: Topology) -> ClusterS
         loopback: node.loopback.map(|l| (l.bandwidth, l.latency)),
         topology,
         router_id: None,
-    }
+    })
 }
 
 /// `hosts` nodes on one switch, with an optional backbone link all flows cross.
@@ -59,15 +61,15 @@ pub fn flat(
     node: &NodeSpec,
     backbone: Option<(LinkSpec, Policy)>,
 ) -> Result<Platform, PlatformError> {
-    let mut s = spec(name, hosts, node, Topology::Flat);
+    let mut s = spec(name, Some(hosts), node, Topology::Flat)?;
     s.backbone = backbone.map(|(l, p)| (l.bandwidth, l.latency, p));
     cluster_platform(&s)
 }
 
 /// A torus of `dims` nodes with dimension-order routing.
 pub fn torus(name: &str, dims: &[u32], node: &NodeSpec) -> Result<Platform, PlatformError> {
-    let n = dims.iter().map(|&d| d as u64).product();
-    cluster_platform(&spec(name, n, node, Topology::Torus(dims.to_vec())))
+    let t = Topology::Torus(dims.to_vec());
+    cluster_platform(&spec(name, t.room().flatten(), node, t)?)
 }
 
 /// A fat tree with SimGrid's parameters (levels; down; up; count).
@@ -79,14 +81,13 @@ pub fn fat_tree(
     count: &[u32],
     node: &NodeSpec,
 ) -> Result<Platform, PlatformError> {
-    let n = down.iter().map(|&d| d as u64).product();
     let t = Topology::FatTree {
         levels,
         down: down.to_vec(),
         up: up.to_vec(),
         count: count.to_vec(),
     };
-    cluster_platform(&spec(name, n, node, t))
+    cluster_platform(&spec(name, t.room().flatten(), node, t)?)
 }
 
 /// A dragonfly: (groups, blue links), (chassis, black links), (blades, green links), nodes per blade.
@@ -98,14 +99,13 @@ pub fn dragonfly(
     nodes: u32,
     node: &NodeSpec,
 ) -> Result<Platform, PlatformError> {
-    let n = groups.0 as u64 * chassis.0 as u64 * blades.0 as u64 * nodes as u64;
     let t = Topology::Dragonfly {
         groups,
         chassis,
         blades,
         nodes,
     };
-    cluster_platform(&spec(name, n, node, t))
+    cluster_platform(&spec(name, t.room().flatten(), node, t)?)
 }
 
 /// Cabinets of flat clusters: each cabinet has a switch (a backbone link), and each is
@@ -121,11 +121,19 @@ pub fn cabinets(
     uplink: LinkSpec,
     uplink_limiter: Option<f64>,
 ) -> Result<Platform, PlatformError> {
+    check_hosts(name, per_cabinet.checked_mul(cabinets as u64))?;
+    // Every pair of cabinets gets a route.
+    let routes = cabinets as u64 * cabinets as u64;
+    if routes > MAX_LINKS {
+        return Err(PlatformError::new(format!(
+            "{cabinets} cabinets would need {routes} routes between them: at most {MAX_LINKS} are supported"
+        )));
+    }
     let mut p = Platform::new(name, ZoneRouting::Table(TableZone::new(TableKind::Full)));
     let root = p.root();
     let mut gates = Vec::new();
     for c in 0..cabinets {
-        let mut s = spec(&format!("{name}_cab{c}"), per_cabinet, node, Topology::Flat);
+        let mut s = spec(&format!("{name}_cab{c}"), Some(per_cabinet), node, Topology::Flat)?;
         s.prefix = format!("cab{c}-");
         s.backbone = Some((cabinet_switch.bandwidth, cabinet_switch.latency, Policy::Shared));
         s.router_id = Some(format!("cab{c}-router"));

@@ -34,7 +34,10 @@ impl Mapping {
     pub fn from_host_file(p: &Platform, path: &Path, ranks: u32) -> Result<Mapping, PlatformError> {
         let text =
             std::fs::read_to_string(path).map_err(|e| PlatformError::at(path, 0, format!("cannot read: {e}")))?;
+        // Slots past the first `ranks` are never used: they are checked, not stored (a
+        // count may be huge).
         let mut slots = Vec::new();
+        let mut listed = false;
         for (i, line) in text.lines().enumerate() {
             let line = line.split('#').next().unwrap().trim();
             if line.is_empty() {
@@ -61,9 +64,11 @@ impl Mapping {
                     format!("unknown host '{name}': not in the platform"),
                 )
             })?;
-            slots.extend(std::iter::repeat_n(h, count as usize));
+            listed |= count > 0;
+            let room = (ranks as usize).saturating_sub(slots.len());
+            slots.extend(std::iter::repeat_n(h, (count as usize).min(room)));
         }
-        if slots.is_empty() {
+        if !listed {
             return Err(PlatformError::at(path, 0, "the host file lists no host"));
         }
         Ok(Mapping {

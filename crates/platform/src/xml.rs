@@ -436,10 +436,13 @@ fn cluster_spec(cx: &Cx<'_>, n: Node<'_, '_>) -> Result<ClusterSpec, PlatformErr
 
 /// SimGrid's radical: comma-separated numbers and inclusive ranges `a-b`.
 fn parse_radical(s: &str) -> Result<Vec<u64>, String> {
+    use crate::cluster::MAX_HOSTS;
     let mut out = Vec::new();
+    let too_many = || format!("radical '{s}' lists more than {MAX_HOSTS} hosts");
     for piece in s.split(',') {
         let piece = piece.trim();
         let bad = || format!("radical '{s}': expected numbers and ranges like 0-15,20");
+        let room = MAX_HOSTS - out.len() as u64;
         match piece.split_once('-') {
             Some((a, b)) => {
                 let (a, b): (u64, u64) = (
@@ -449,8 +452,12 @@ fn parse_radical(s: &str) -> Result<Vec<u64>, String> {
                 if b < a {
                     return Err(bad());
                 }
+                if b - a >= room {
+                    return Err(too_many());
+                }
                 out.extend(a..=b);
             }
+            None if room == 0 => return Err(too_many()),
             None => out.push(piece.parse().map_err(|_| bad())?),
         }
     }
