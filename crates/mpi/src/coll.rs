@@ -30,9 +30,11 @@ pub mod scan;
 pub mod scatter;
 pub mod scatterv;
 pub mod select;
+mod tree;
 pub mod verify;
 
 use std::fmt;
+pub(crate) use tree::TreeNode;
 
 /// A collective operation. What its blocks are:
 ///
@@ -398,94 +400,5 @@ impl Emitter for Phases<'_> {
         let s = self.inner.recv_sync(from, tag, bytes, &d);
         self.current.push(s);
         s
-    }
-}
-
-/// A rooted tree over relative ranks (`0` is the root): each rank's parent and children.
-pub(crate) struct Tree {
-    /// Parent of each relative rank (`None` for the root).
-    pub parent: Vec<Option<u32>>,
-    /// Children of each relative rank, in the order they are served.
-    pub children: Vec<Vec<u32>>,
-}
-
-impl Tree {
-    /// Open MPI's chain topology: the root heads `fanout` chains of consecutive relative
-    /// ranks, the first `(n-1) mod fanout` chains one longer (`coll_base_topo.c`,
-    /// `ompi_coll_base_topo_build_chain`).
-    pub fn chain(n: u32, fanout: u32) -> Tree {
-        let mut t = Tree::empty(n);
-        if n <= 1 {
-            return t;
-        }
-        let f = fanout.clamp(1, n - 1);
-        let (len, rem) = ((n - 1) / f, (n - 1) % f);
-        let mut v = 1;
-        for c in 0..f {
-            let l = len + u32::from(c < rem);
-            for i in 0..l {
-                let p = if i == 0 { 0 } else { v - 1 };
-                t.link(p, v);
-                v += 1;
-            }
-        }
-        t
-    }
-
-    /// A k-ary tree in level order: the parent of `v` is `(v - 1) / k` (Open MPI's
-    /// `ompi_coll_base_topo_build_tree`).
-    pub fn kary(n: u32, k: u32) -> Tree {
-        let mut t = Tree::empty(n);
-        for v in 1..n {
-            t.link((v - 1) / k, v);
-        }
-        t
-    }
-
-    /// Open MPI's in-order binary tree (`ompi_coll_base_topo_build_in_order_bintree`),
-    /// over communicator ranks: the root is n-1; a subtree of `size` ranks topped by its
-    /// last rank has as first child the rank just below it, heading the upper part, and
-    /// as second child the top of the lower `size / 2` ranks (when size > 2).
-    pub fn in_order_binary(n: u32) -> Tree {
-        let mut t = Tree::empty(n);
-        for r in 0..n as i64 {
-            // Walk down from the whole communicator to the subtree r tops, as Open MPI does.
-            let (mut size, mut me, mut top, mut delta) = (n as i64, r, n as i64 - 1, 0i64);
-            loop {
-                let right = size >> 1;
-                let left_child = if size > 1 { top - 1 } else { -1 };
-                let right_child = if left_child > 0 { right - 1 } else { -1 };
-                if me == top {
-                    for c in [left_child, right_child] {
-                        if c >= 0 {
-                            t.link(r as u32, (c + delta) as u32);
-                        }
-                    }
-                    break;
-                }
-                if me > right_child {
-                    size -= right + 1;
-                    delta += right;
-                    me -= right;
-                    top = size - 1;
-                } else {
-                    size = right;
-                    top = right_child;
-                }
-            }
-        }
-        t
-    }
-
-    fn empty(n: u32) -> Tree {
-        Tree {
-            parent: vec![None; n as usize],
-            children: vec![Vec::new(); n as usize],
-        }
-    }
-
-    fn link(&mut self, p: u32, c: u32) {
-        self.parent[c as usize] = Some(p);
-        self.children[p as usize].push(c);
     }
 }

@@ -8,7 +8,7 @@ mod pipeline;
 mod scatter_allgather;
 mod split_binary;
 
-use crate::coll::{segments, Algorithm, CollSpec, Emitter, Merge, Step, Tree};
+use crate::coll::{segments, Algorithm, CollSpec, Emitter, Merge, Step, TreeNode};
 
 /// The broadcast algorithms.
 pub const ALGORITHMS: &[Algorithm] = &[
@@ -35,12 +35,12 @@ pub(crate) const SEGMENT: u64 = 32 * 1024;
 /// before it moves to segment `k + 1`. Receives are double-buffered: the receive of
 /// segment `k` is posted once segment `k - 2` is done (forwarded, or received on a leaf),
 /// which matters when segments go by rendezvous.
-pub(crate) fn tree_bcast(s: &CollSpec, e: &mut dyn Emitter, tree: &Tree, seg: u64) {
+/// `tree` is this rank's node, over ranks relative to the root.
+pub(crate) fn tree_bcast(s: &CollSpec, e: &mut dyn Emitter, tree: &TreeNode, seg: u64) {
     let segs = segments(s.bytes, seg);
     e.layout(&segs);
-    let v = s.vrank() as usize;
-    let parent = tree.parent[v].map(|p| s.real(p));
-    let children: Vec<u32> = tree.children[v].iter().map(|&c| s.real(c)).collect();
+    let parent = tree.parent.map(|p| s.real(p));
+    let children: Vec<u32> = tree.children.iter().map(|&c| s.real(c)).collect();
     // done[k]: the steps after which this rank is through with segment k.
     let mut done: Vec<Vec<Step>> = Vec::with_capacity(segs.len());
     for k in 0..segs.len() {

@@ -6,7 +6,7 @@ mod linear;
 mod pipeline;
 pub(crate) mod rabenseifner;
 
-use crate::coll::{segments, Algorithm, CollSpec, Emitter, Merge, Step, Tree};
+use crate::coll::{segments, Algorithm, CollSpec, Emitter, Merge, Step, TreeNode};
 
 /// The reduction algorithms.
 pub const ALGORITHMS: &[Algorithm] = &[
@@ -27,13 +27,14 @@ pub(crate) const TAG: u32 = 21;
 /// receive of (segment, child), waits for the receive posted before it (double
 /// buffering), and after the last child of a segment has arrived sends the combined
 /// segment to its parent with a blocking send. A leaf sends its segments with blocking
-/// sends. `tree` is over ranks relative to the tree's root, which is rank `real(0)`.
-pub(crate) fn tree_reduce(e: &mut dyn Emitter, tree: &Tree, v: u32, real: &dyn Fn(u32) -> u32, total: u64, seg: u64) {
+/// sends. `tree` is this rank's node, over ranks relative to the tree's root, which is
+/// rank `real(0)`.
+pub(crate) fn tree_reduce(e: &mut dyn Emitter, tree: &TreeNode, real: &dyn Fn(u32) -> u32, total: u64, seg: u64) {
     let segs = segments(total, seg);
     e.layout(&segs);
     let k_segs = segs.len() as u32;
-    let parent = tree.parent[v as usize].map(real);
-    let children: Vec<u32> = tree.children[v as usize].iter().map(|&c| real(c)).collect();
+    let parent = tree.parent.map(real);
+    let children: Vec<u32> = tree.children.iter().map(|&c| real(c)).collect();
     // What the next call waits for: the last blocking call's step.
     let mut cursor: Vec<Step> = Vec::new();
     if children.is_empty() {

@@ -4,7 +4,7 @@
 //! soon as it arrives.
 
 use crate::coll::bcast::{tree_bcast, SEGMENT};
-use crate::coll::{Algorithm, CollSpec, Collective, Emitter, Tree};
+use crate::coll::{Algorithm, CollSpec, Collective, Emitter, TreeNode};
 
 /// The algorithm's registry entry.
 pub const ALGORITHM: Algorithm = Algorithm {
@@ -16,5 +16,5 @@ pub const ALGORITHM: Algorithm = Algorithm {
 };
 
 fn emit(s: &CollSpec, e: &mut dyn Emitter) {
-    tree_bcast(s, e, &Tree::kary(s.size, 2), SEGMENT);
+    tree_bcast(s, e, &TreeNode::kary(s.size, 2, s.vrank()), SEGMENT);
 }

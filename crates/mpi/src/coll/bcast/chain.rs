@@ -3,7 +3,7 @@
 //! 32 KiB segments, each rank forwarding a segment as soon as it has it.
 
 use crate::coll::bcast::{tree_bcast, SEGMENT};
-use crate::coll::{Algorithm, CollSpec, Collective, Emitter, Tree};
+use crate::coll::{Algorithm, CollSpec, Collective, Emitter, TreeNode};
 
 /// The algorithm's registry entry.
 pub const ALGORITHM: Algorithm = Algorithm {
@@ -18,5 +18,5 @@ pub const ALGORITHM: Algorithm = Algorithm {
 const FANOUT: u32 = 4;
 
 fn emit(s: &CollSpec, e: &mut dyn Emitter) {
-    tree_bcast(s, e, &Tree::chain(s.size, FANOUT), SEGMENT);
+    tree_bcast(s, e, &TreeNode::chain(s.size, FANOUT, s.vrank()), SEGMENT);
 }

@@ -4,7 +4,7 @@
 //! message sizes.
 
 use crate::coll::bcast::tree_bcast;
-use crate::coll::{Algorithm, CollSpec, Collective, Emitter, Tree};
+use crate::coll::{Algorithm, CollSpec, Collective, Emitter, TreeNode};
 
 /// The algorithm's registry entry.
 pub const ALGORITHM: Algorithm = Algorithm {
@@ -16,7 +16,12 @@ pub const ALGORITHM: Algorithm = Algorithm {
 };
 
 fn emit(s: &CollSpec, e: &mut dyn Emitter) {
-    tree_bcast(s, e, &Tree::chain(s.size, 1), segment_size(s.size, s.bytes));
+    tree_bcast(
+        s,
+        e,
+        &TreeNode::chain(s.size, 1, s.vrank()),
+        segment_size(s.size, s.bytes),
+    );
 }
 
 /// The segment size SimGrid 3.32's `bcast__ompi_pipeline` picks (the linear fits of an

@@ -6,7 +6,7 @@
 //! ranks it is the pipeline.
 
 use crate::coll::bcast::{SEGMENT, TAG};
-use crate::coll::{segments, Algorithm, CollSpec, Collective, Emitter, Merge, Step, Tree};
+use crate::coll::{segments, Algorithm, CollSpec, Collective, Emitter, Merge, Step, TreeNode};
 
 /// The algorithm's registry entry.
 pub const ALGORITHM: Algorithm = Algorithm {
@@ -39,7 +39,7 @@ fn counterpart(v: u32, n: u32) -> Option<u32> {
 fn emit(s: &CollSpec, e: &mut dyn Emitter) {
     let n = s.size;
     if n < 3 {
-        return crate::coll::bcast::tree_bcast(s, e, &Tree::chain(n, 1), SEGMENT);
+        return crate::coll::bcast::tree_bcast(s, e, &TreeNode::chain(n, 1, s.vrank()), SEGMENT);
     }
     let halves = [s.bytes / 2, s.bytes - s.bytes / 2];
     let parts = [segments(halves[0], SEGMENT), segments(halves[1], SEGMENT)];
@@ -54,17 +54,18 @@ fn emit(s: &CollSpec, e: &mut dyn Emitter) {
             (first..sizes.len() as u32).collect()
         }
     };
-    let tree = Tree::kary(n, 2);
     let v = s.vrank();
+    let tree = TreeNode::kary(n, 2, v);
     if v == 0 {
         // Each half down its subtree, segment by segment.
         let mut prev: Vec<Step> = Vec::new();
         let nseg = parts[0].len().max(parts[1].len());
         for k in 0..nseg {
             let mut sends = Vec::new();
-            for (h, &child) in tree.children[0].iter().enumerate() {
+            for (h, &child) in tree.children.iter().enumerate() {
                 if k < parts[h].len() {
-                    let b = blocks(h)[k];
+                    // Block k of half h (the halves' blocks are numbered one after the other).
+                    let b = if h == 0 { k as u32 } else { first + k as u32 };
                     sends.push(e.send(s.real(child), TAG, &[b], &prev));
                 }
             }
@@ -81,8 +82,8 @@ fn emit(s: &CollSpec, e: &mut dyn Emitter) {
     }
     let (side, _, _) = place(v);
     let mine = blocks(side as usize);
-    let parent = s.real(tree.parent[v as usize].unwrap());
-    let children: Vec<u32> = tree.children[v as usize].iter().map(|&c| s.real(c)).collect();
+    let parent = s.real(tree.parent.expect("a non-root rank has a parent"));
+    let children: Vec<u32> = tree.children.iter().map(|&c| s.real(c)).collect();
     let mut prev: Vec<Step> = Vec::new();
     let mut got = Vec::new();
     for &b in &mine {

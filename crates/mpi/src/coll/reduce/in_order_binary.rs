@@ -4,7 +4,7 @@
 //! root is not the last rank, the last rank sends it the result.
 
 use crate::coll::reduce::{tree_reduce, TAG};
-use crate::coll::{Algorithm, CollSpec, Collective, Emitter, Merge, Phases, Tree};
+use crate::coll::{Algorithm, CollSpec, Collective, Emitter, Merge, Phases, TreeNode};
 
 /// The algorithm's registry entry.
 pub const ALGORITHM: Algorithm = Algorithm {
@@ -20,7 +20,7 @@ fn emit(s: &CollSpec, e: &mut dyn Emitter) {
     let n = s.size;
     let top = n - 1;
     let mut p = Phases::new(e);
-    tree_reduce(&mut p, &Tree::in_order_binary(n), s.me, &|w| w, s.bytes, 0);
+    tree_reduce(&mut p, &TreeNode::in_order_binary(n, s.me), &|w| w, s.bytes, 0);
     if s.root == top {
         return;
     }

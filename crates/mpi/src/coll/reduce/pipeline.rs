@@ -4,7 +4,7 @@
 //! SimGrid's rule, see [`segment_size`]).
 
 use crate::coll::reduce::{real_of, tree_reduce};
-use crate::coll::{Algorithm, CollSpec, Collective, Emitter, Tree};
+use crate::coll::{Algorithm, CollSpec, Collective, Emitter, TreeNode};
 
 /// The algorithm's registry entry.
 pub const ALGORITHM: Algorithm = Algorithm {
@@ -19,8 +19,7 @@ pub const ALGORITHM: Algorithm = Algorithm {
 fn emit(s: &CollSpec, e: &mut dyn Emitter) {
     tree_reduce(
         e,
-        &Tree::chain(s.size, 1),
-        s.vrank(),
+        &TreeNode::chain(s.size, 1, s.vrank()),
         &real_of(s),
         s.bytes,
         segment_size(s.size, s.bytes),
