@@ -13,18 +13,40 @@ use crate::matching::{Envelope, MatchQueue};
 use crate::op::{OpId, OpKind};
 use crate::schedule::Schedule;
 use crate::stall::{Pending, Stall, StalledRank};
-use simpi_kernel::{prefetch, EventQueue, SimTime};
+use simpi_kernel::{prefetch, EventQueue, IdHashMap, Seq, SimTime};
 use simpi_net::LogGops;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 /// Marks an event that is an operation start rather than a message arrival.
 const NOT_A_MESSAGE: u32 = u32::MAX;
 
-/// A queued event in 4 bytes: an op id, with the top bit set for "the message of this
-/// send arrives". Everything else is found in the op (op ids are below 2^31).
+/// A queued event: an op id, with [`MSG_BIT`] set for "the message of this send
+/// arrives"; or, with [`WAKE_BIT`], a CPU whose parked events are due (see
+/// [`Parked`]). Everything else is found in the op. (A queue entry takes 24 bytes
+/// whether this is 4 or 8.)
 #[derive(Copy, Clone)]
-struct Packed(u32);
+struct Packed(u64);
 
-const MSG_BIT: u32 = 1 << 31;
+const MSG_BIT: u64 = 1 << 63;
+const WAKE_BIT: u64 = 1 << 62;
+
+/// Events that found their CPU busy, parked until it is free.
+///
+/// LogGOPSim puts such an event back in the queue at the time the CPU frees, with its
+/// old sequence number. When many events wait for one CPU (a rank that starts a send to
+/// every other rank at once), each one is popped and put back once per event served
+/// before it: O(n²) per rank. Parking them instead, with one wake-up entry at the
+/// CPU's free time carrying the smallest parked sequence number, serves them in the
+/// same (time, sequence) order: a parked event would only have been popped, found its
+/// CPU busy and put back, which changes nothing.
+#[derive(Default)]
+struct Parked {
+    /// (sequence, event) of the parked events, smallest sequence first.
+    waiting: BinaryHeap<Reverse<(u64, u64)>>,
+    /// (time, sequence) of the live wake-up entry; other wake-ups for this CPU are stale.
+    wake: Option<(u64, u64)>,
+}
 
 /// An event unpacked for handling.
 #[derive(Copy, Clone)]
@@ -143,6 +165,8 @@ struct Run<'s> {
     posted: Vec<MatchQueue>,
     unexpected: Vec<MatchQueue>,
     queue: EventQueue<Packed>,
+    /// Parked events by CPU (`rank * cpus + cpu`).
+    parked: IdHashMap<u64, Parked>,
     /// Operations enabled by the current event, with their rank, in enabling order.
     freed: Vec<(u32, u32)>,
     scratch: Vec<u32>,
@@ -179,6 +203,7 @@ pub fn run_loggops_with(
         posted: vec![MatchQueue::default(); p],
         unexpected: vec![MatchQueue::default(); p],
         queue: EventQueue::new(),
+        parked: IdHashMap::default(),
         freed: Vec::new(),
         scratch: Vec::new(),
         stats: RunStats::default(),
@@ -200,39 +225,15 @@ pub fn run_loggops_with(
     let mut processed = 0u64;
     while let Some(ev) = run.queue.pop() {
         let t = ev.time;
-        let id = ev.event.0 & !MSG_BIT;
-        let op = run.sched.op(OpId(id));
-        let (kind, e) = if ev.event.0 & MSG_BIT != 0 {
-            let e = Ev {
-                op: id,
-                host: op.peer,
-                from: op.rank,
-            };
-            (None, e)
+        if ev.event.0 & WAKE_BIT != 0 {
+            run.wake(t, ev.seq.0, ev.event.0 & !WAKE_BIT);
         } else {
-            let e = Ev {
-                op: id,
-                host: op.rank,
-                from: NOT_A_MESSAGE,
-            };
-            (Some(op.kind), e)
-        };
-        if let Some(next) = run.queue.peek_ahead(4) {
-            prefetch(run.sched.op(OpId(next.0 & !MSG_BIT)));
-        }
-        let postponed = match kind {
-            None => run.arrive(t, e),
-            Some(kind) => match kind {
-                OpKind::Calc => run.calc(t, e),
-                OpKind::Send => run.send(t, e),
-                OpKind::Recv => {
-                    run.recv(t, e);
-                    None
+            if let Some(next) = run.queue.peek_ahead(4) {
+                if next.0 & WAKE_BIT == 0 {
+                    prefetch(run.sched.op(OpId((next.0 & !MSG_BIT) as u32)));
                 }
-            },
-        };
-        if let Some(later) = postponed {
-            run.queue.reschedule(later, ev.seq, ev.event);
+            }
+            run.dispatch(t, ev.seq.0, ev.event);
         }
         if !run.freed.is_empty() {
             run.enqueue_freed();
@@ -254,6 +255,78 @@ pub fn run_loggops_with(
 }
 
 impl Run<'_> {
+    /// Handles one event popped at `t` with sequence number `seq`; an event that cannot
+    /// run yet is parked (its CPU is busy) or put back (a NIC is busy).
+    fn dispatch(&mut self, t: u64, seq: u64, ev: Packed) {
+        let id = (ev.0 & !MSG_BIT) as u32;
+        let op = self.sched.op(OpId(id));
+        let (postponed, cpu) = if ev.0 & MSG_BIT != 0 {
+            let e = Ev {
+                op: id,
+                host: op.peer,
+                from: op.rank,
+            };
+            let cpu = (e.host, op.cpu);
+            (self.arrive(t, e), cpu)
+        } else {
+            let e = Ev {
+                op: id,
+                host: op.rank,
+                from: NOT_A_MESSAGE,
+            };
+            let cpu = (e.host, op.cpu);
+            let postponed = match op.kind {
+                OpKind::Calc => self.calc(t, e),
+                OpKind::Send => self.send(t, e),
+                OpKind::Recv => {
+                    self.recv(t, e);
+                    None
+                }
+            };
+            (postponed, cpu)
+        };
+        let Some(later) = postponed else { return };
+        if *self.timers.cpu(cpu.0, cpu.1) > t {
+            let slot = cpu.0 as u64 * self.timers.cpus as u64 + cpu.1 as u64;
+            self.parked.entry(slot).or_default().waiting.push(Reverse((seq, ev.0)));
+            self.arm_wake(t, slot);
+        } else {
+            self.queue.reschedule(later, Seq(seq), ev);
+        }
+    }
+
+    /// Makes sure CPU `slot`'s parked events have a live wake-up entry, at the CPU's
+    /// free time (or now) with the smallest parked sequence number; drops the record of
+    /// a CPU with nothing parked.
+    fn arm_wake(&mut self, t: u64, slot: u64) {
+        let cpus = self.timers.cpus as u64;
+        let free = *self.timers.cpu((slot / cpus) as u32, (slot % cpus) as u8);
+        let Some(p) = self.parked.get_mut(&slot) else { return };
+        let Some(&Reverse((first, _))) = p.waiting.peek() else {
+            self.parked.remove(&slot);
+            return;
+        };
+        let key = (free.max(t), first);
+        if p.wake != Some(key) {
+            p.wake = Some(key);
+            self.queue.reschedule(key.0, Seq(key.1), Packed(slot | WAKE_BIT));
+        }
+    }
+
+    /// A wake-up entry of CPU `slot` popped at `t`: serves the first parked event as if
+    /// it had been popped itself, then re-arms for the rest.
+    fn wake(&mut self, t: u64, seq: u64, slot: u64) {
+        let Some(p) = self.parked.get_mut(&slot) else { return };
+        if p.wake != Some((t, seq)) {
+            return; // stale: superseded by a later wake-up
+        }
+        p.wake = None;
+        let Reverse((first, ev)) = p.waiting.pop().expect("a live wake-up has a parked event");
+        debug_assert_eq!(first, seq);
+        self.dispatch(t, first, Packed(ev));
+        self.arm_wake(t, slot);
+    }
+
     /// A compute op: runs when its CPU is free.
     fn calc(&mut self, t: u64, e: Ev) -> Option<u64> {
         let op = *self.sched.op(OpId(e.op));
@@ -297,7 +370,7 @@ impl Run<'_> {
         *self.timers.cpu(e.host, op.cpu) = t.wrapping_add(self.m.send_cpu(op.size));
         *self.timers.gs(e.host, op.nic) = t.wrapping_add(self.m.nic(op.size));
         self.queue
-            .schedule(t.wrapping_add(self.m.flight()), Packed(e.op | MSG_BIT));
+            .schedule(t.wrapping_add(self.m.flight()), Packed(e.op as u64 | MSG_BIT));
         if self.m.is_eager(op.size) {
             self.completed(e.host, e.op);
         }
@@ -428,7 +501,7 @@ impl Run<'_> {
             OpKind::Recv | OpKind::Calc => cpu,
         };
         debug_assert_eq!(h, op.rank);
-        self.queue.schedule(at, Packed(id));
+        self.queue.schedule(at, Packed(id as u64));
     }
 
     /// End times if everything ran, or the report of what is stuck. Resets the
