@@ -20,7 +20,10 @@ impl TreeNode {
     pub fn chain(n: u32, fanout: u32, v: u32) -> TreeNode {
         debug_assert!(v < n);
         if n <= 1 {
-            return TreeNode::leaf(None);
+            return TreeNode {
+                parent: None,
+                children: Vec::new(),
+            };
         }
         let f = fanout.clamp(1, n - 1);
         let (len, rem) = ((n - 1) / f, (n - 1) % f);
@@ -90,13 +93,6 @@ impl TreeNode {
                 size = right;
                 top = right_child;
             }
-        }
-    }
-
-    fn leaf(parent: Option<u32>) -> TreeNode {
-        TreeNode {
-            parent,
-            children: Vec::new(),
         }
     }
 }
