@@ -2,8 +2,8 @@
 //!
 //! Every algorithm is a function that, for one rank of a communicator, emits the sends,
 //! receives and their dependencies that this rank performs, through an [`Emitter`]. The
-//! same description drives two emitters: [`emit::ScheduleEmitter`] appends the operations
-//! to a [`crate::ScheduleBuilder`] (for simulation), and [`verify`] replays all ranks
+//! same description drives two emitters: [`emit::Template`] records the operations and
+//! appends them to a [`crate::ScheduleBuilder`] (for simulation), and [`verify`] replays all ranks
 //! symbolically to check that the right data ends in the right place.
 //!
 //! Data is described in *blocks*: a collective's buffer space cut into pieces whose sizes
@@ -135,7 +135,7 @@ impl fmt::Display for Collective {
 }
 
 /// What one rank knows about a collective call.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct CollSpec {
     /// The operation.
     pub coll: Collective,

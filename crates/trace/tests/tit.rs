@@ -370,3 +370,42 @@ fn large_traces_read_in_halves_give_the_one_pass_result() {
         assert!(e.contains("rank-100.txt:3"), "{e}");
     }
 }
+
+/// A rank's collective calls are expanded once per distinct call and reused: the reuse
+/// must keep communicators apart (same spec, other members) and chain repeated calls.
+#[test]
+fn repeated_collectives_expand_alike_and_communicators_stay_apart() {
+    // Rank 2 is index 0 of both A = {2, 3} and B = {2, 0}: its bcasts on them have the
+    // same arguments but must go to world ranks 3 and 0.
+    let p = write(
+        "reuse.txt",
+        "0 comm_create world B 2 0\n0 @B bcast 100 0 6\n0 bcast 100 0 6\n0 bcast 100 0 6\n\
+         1 bcast 100 0 6\n1 bcast 100 0 6\n\
+         2 comm_create world A 2 3\n2 comm_create world B 2 0\n2 @A bcast 100 0 6\n2 @B bcast 100 0 6\n\
+         2 bcast 100 0 6\n2 bcast 100 0 6\n\
+         3 comm_create world A 2 3\n3 @A bcast 100 0 6\n3 bcast 100 0 6\n3 bcast 100 0 6\n",
+    );
+    let mut t = read(&p).unwrap();
+    let s = &t.schedule;
+    let ops: Vec<u32> = s.rank_ops(2).collect();
+    let desc = |id: u32| {
+        let o = s.op(simpi_mpi::OpId(id));
+        (o.kind, o.peer, o.size, o.tag, s.context(id))
+    };
+    // Binomial bcast from index 0 of two ranks: one send to the other member.
+    let (a, b) = (desc(ops[0]), desc(ops[1]));
+    assert_eq!((a.0, a.1, a.2), (simpi_mpi::OpKind::Send, 3, 100));
+    assert_eq!((b.0, b.1, b.2), (simpi_mpi::OpKind::Send, 0, 100));
+    assert_ne!(a.4, b.4, "each communicator has its own context");
+    // World bcast from 0 over 4 ranks, rank 2: receive from 0, then send to 3; twice,
+    // alike, the second after the first.
+    let world: Vec<_> = ops[2..].iter().map(|&id| desc(id)).collect();
+    assert_eq!(world.len(), 4);
+    assert_eq!(world[..2], world[2..]);
+    assert_eq!((world[0].0, world[0].1), (simpi_mpi::OpKind::Recv, 0));
+    assert_eq!((world[1].0, world[1].1), (simpi_mpi::OpKind::Send, 3));
+    assert_eq!(s.done_successors(simpi_mpi::OpId(ops[3])), &[ops[4]]);
+    assert_eq!(s.dependencies(simpi_mpi::OpId(ops[4])), 1);
+    // And it runs: every rank gets its messages (no stall).
+    times(&mut t);
+}

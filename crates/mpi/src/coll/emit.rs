@@ -1,104 +1,122 @@
-//! Appends one rank's part of a collective to a [`ScheduleBuilder`].
+//! One rank's part of a collective call, recorded from its algorithm as a [`Template`]
+//! and instantiated into a [`ScheduleBuilder`]. Traces repeat the same call thousands of
+//! times (a benchmark's loop), so a converter keeps templates by call and runs the
+//! algorithm once per distinct call instead of once per call.
 
-use crate::coll::{CollSpec, Collective, Emitter, Merge, Step};
+use crate::coll::{Algorithm, CollSpec, Collective, Emitter, Merge, Step};
 use crate::op::Op;
 use crate::schedule::{BuildError, ScheduleBuilder};
 
-/// Writes a collective's operations for one rank into the open rank of a builder,
-/// translating communicator ranks to world ranks and tagging every message with the
-/// communicator's collective context.
-pub struct ScheduleEmitter<'b> {
-    b: &'b mut ScheduleBuilder,
-    world: Option<&'b [u32]>,
-    ctx: u32,
-    entry: Option<u32>,
-    sizes: Layout,
-    expect_total: Option<u64>,
-    steps: Vec<u32>,
-    has_succ: Vec<bool>,
-    error: Option<BuildError>,
+/// One rank's operations of a collective call and their dependencies, with peers
+/// already translated to world ranks. Independent of where the call sits in the
+/// program: [`Template::instantiate`] places it after an entry operation, in a context.
+#[derive(Clone, Debug, Default)]
+pub struct Template {
+    ops: Vec<Op>,
+    /// `deps[dep_start[i]..dep_start[i + 1]]`: the steps op `i` waits for (none: it waits
+    /// for the entry).
+    dep_start: Vec<u32>,
+    deps: Vec<u32>,
+    /// Steps nothing in the collective waits for, in step order.
+    sinks: Vec<u32>,
 }
 
-impl<'b> ScheduleEmitter<'b> {
-    /// An emitter for `spec`, whose communicator rank `i` is world rank `world[i]` (or
-    /// `i` itself when `world` is `None`, for the world communicator); messages go in
-    /// matching context `ctx`; operations without other dependencies start after local
-    /// op `entry`.
-    pub fn new(
-        b: &'b mut ScheduleBuilder,
-        spec: &CollSpec,
-        world: Option<&'b [u32]>,
-        ctx: u32,
-        entry: Option<u32>,
-    ) -> Self {
+impl Template {
+    /// Runs `alg` for `spec`; communicator rank `i` is world rank `world[i]` (or `i` for
+    /// the world communicator).
+    pub fn record(alg: &Algorithm, spec: &CollSpec, world: Option<&[u32]>) -> Template {
         let (sizes, expect_total) = default_layout(spec);
-        ScheduleEmitter {
-            b,
+        let mut r = Recorder {
+            t: Template {
+                dep_start: vec![0],
+                ..Template::default()
+            },
             world,
-            ctx,
-            entry,
             sizes,
             expect_total,
-            steps: Vec::new(),
             has_succ: Vec::new(),
-            error: None,
-        }
-    }
-
-    fn add(&mut self, op: Op, after: &[Step]) -> Step {
-        if self.error.is_some() {
-            // `finish` reports the error; steps after it (which may name the step that
-            // failed) are not built.
-            return self.steps.len() as Step;
-        }
-        let local = match self.b.push(op) {
-            Ok(l) => l,
-            Err(e) => {
-                self.error.get_or_insert(e);
-                return self.steps.len() as Step;
-            }
         };
-        self.b.set_context(local, self.ctx);
-        if after.is_empty() {
-            if let Some(e) = self.entry {
-                self.b.requires(local, e);
+        (alg.emit)(spec, &mut r);
+        let mut t = r.t;
+        t.sinks = (0..t.ops.len() as u32).filter(|&i| !r.has_succ[i as usize]).collect();
+        t
+    }
+
+    /// Number of operations (without the join [`Template::instantiate`] may add).
+    pub fn len(&self) -> usize {
+        self.ops.len()
+    }
+
+    /// True if the collective does nothing on this rank.
+    pub fn is_empty(&self) -> bool {
+        self.ops.is_empty()
+    }
+
+    /// Appends the operations to the open rank of `b`, messages in matching context
+    /// `ctx`, operations without other dependencies after local op `entry`. Returns the
+    /// local op after which the rank's program goes on: the collective's last operation,
+    /// a zero-time join of its last operations, or `entry` if it had nothing to do.
+    pub fn instantiate(
+        &self,
+        b: &mut ScheduleBuilder,
+        ctx: u32,
+        entry: Option<u32>,
+    ) -> Result<Option<u32>, BuildError> {
+        let base = b.open_len();
+        for (i, op) in self.ops.iter().enumerate() {
+            let local = b.push(*op)?;
+            b.set_context(local, ctx);
+            let deps = &self.deps[self.dep_start[i] as usize..self.dep_start[i + 1] as usize];
+            if deps.is_empty() {
+                if let Some(e) = entry {
+                    b.requires(local, e);
+                }
+            }
+            for &d in deps {
+                b.requires(local, base + d);
             }
         }
-        for &s in after {
-            self.b.requires(local, self.steps[s as usize]);
-            self.has_succ[s as usize] = true;
-        }
-        self.steps.push(local);
-        self.has_succ.push(false);
-        self.steps.len() as Step - 1
-    }
-
-    fn bytes(&self, blocks: &[u32]) -> u64 {
-        blocks.iter().map(|&b| self.block_size(b)).sum()
-    }
-
-    /// Ends the collective: returns the local op after which the rank's program goes on
-    /// (a zero-time join of the collective's last operations), or `entry` if the
-    /// collective had nothing to do on this rank.
-    pub fn finish(self) -> Result<Option<u32>, BuildError> {
-        if let Some(e) = self.error {
-            return Err(e);
-        }
-        let sinks: Vec<u32> = (0..self.steps.len())
-            .filter(|&i| !self.has_succ[i])
-            .map(|i| self.steps[i])
-            .collect();
-        match sinks.len() {
-            0 => Ok(self.entry),
-            1 => Ok(Some(sinks[0])),
+        match self.sinks[..] {
+            [] => Ok(entry),
+            [s] => Ok(Some(base + s)),
             _ => {
-                let join = self.b.push(Op::calc(0, 0))?;
-                for s in sinks {
-                    self.b.requires(join, s);
+                let join = b.push(Op::calc(0, 0))?;
+                for &s in &self.sinks {
+                    b.requires(join, base + s);
                 }
                 Ok(Some(join))
             }
         }
+    }
+}
+
+/// The [`Emitter`] that records a [`Template`].
+struct Recorder<'w> {
+    t: Template,
+    world: Option<&'w [u32]>,
+    sizes: Layout,
+    expect_total: Option<u64>,
+    has_succ: Vec<bool>,
+}
+
+impl Recorder<'_> {
+    fn add(&mut self, op: Op, after: &[Step]) -> Step {
+        for &s in after {
+            assert!(
+                (s as usize) < self.t.ops.len(),
+                "step {s} waits for a step not yet emitted"
+            );
+            self.has_succ[s as usize] = true;
+        }
+        self.t.ops.push(op);
+        self.t.deps.extend_from_slice(after);
+        self.t.dep_start.push(self.t.deps.len() as u32);
+        self.has_succ.push(false);
+        self.t.ops.len() as Step - 1
+    }
+
+    fn bytes(&self, blocks: &[u32]) -> u64 {
+        blocks.iter().map(|&b| self.block_size(b)).sum()
     }
 }
 
@@ -184,7 +202,7 @@ pub(crate) fn default_layout(spec: &CollSpec) -> (Layout, Option<u64>) {
     }
 }
 
-impl Emitter for ScheduleEmitter<'_> {
+impl Emitter for Recorder<'_> {
     fn layout(&mut self, sizes: &[u64]) {
         if let Some(total) = self.expect_total {
             assert_eq!(

@@ -369,9 +369,9 @@ pub fn loggops_end_times(
     for r in 0..n {
         b.begin_rank(r as u64).unwrap();
         let s = spec_of(r);
-        let mut e = crate::coll::emit::ScheduleEmitter::new(&mut b, &s, None, 1, None);
-        (alg.emit)(&s, &mut e);
-        e.finish().unwrap();
+        crate::coll::emit::Template::record(alg, &s, None)
+            .instantiate(&mut b, 1, None)
+            .unwrap();
         b.end_rank().unwrap();
     }
     let mut sched = b.finish();

@@ -21,8 +21,8 @@
 use super::actions::{parse, Action, Key, ICOLL_SOURCE, PROC_NULL, UNMODELLED_SOURCE};
 use super::comms::{CommTable, Creation};
 use super::source::{Source, SourceError};
-use simpi_kernel::SimTime;
-use simpi_mpi::coll::emit::ScheduleEmitter;
+use simpi_kernel::{MixHashMap, SimTime};
+use simpi_mpi::coll::emit::Template;
 use simpi_mpi::coll::{Algorithm, CollSpec, Collective};
 use simpi_mpi::{BuildError, Op, Schedule, ScheduleBuilder, ANY_SOURCE, ANY_TAG};
 use std::collections::{HashMap, VecDeque};
@@ -247,6 +247,7 @@ pub fn read_tit_on(path: &Path, opts: &TitOptions<'_>, threads: usize) -> Result
                 double_default: false,
                 dropped: &mut part.dropped,
                 icolls: 0,
+                templates: MixHashMap::default(),
             };
             let calls = &mut part.calls;
             src.for_each(r as usize, &mut part.skipped, |file, line, text| {
@@ -360,6 +361,24 @@ struct RankConv<'a, 'o> {
     dropped: &'a mut u64,
     /// Non-blocking collectives started so far.
     icolls: i64,
+    /// This rank's collective calls seen so far, as recorded from their algorithms.
+    templates: MixHashMap<TemplateKey, Template>,
+}
+
+/// Distinct collective calls a rank remembers; past this the memory is dropped and
+/// filled again (calls whose arguments never repeat, such as data-dependent
+/// all-to-allv counts, would otherwise keep every one).
+const MAX_TEMPLATES: usize = 256;
+
+/// What a collective call's operations depend on: the same key, the same template.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct TemplateKey {
+    /// The communicator's index. With the spec's size it fixes the translation to world
+    /// ranks: index 0 is the world (listed or not) or, with one rank, MPI_COMM_SELF.
+    comm: usize,
+    coll: Collective,
+    alg: &'static str,
+    spec: CollSpec,
 }
 
 fn build(e: BuildError) -> String {
@@ -750,9 +769,22 @@ impl RankConv<'_, '_> {
                 Some(j)
             }
         };
-        let mut e = ScheduleEmitter::new(self.b, &s, members, CommTable::coll_context(ci), entry);
-        (alg.emit)(&s, &mut e);
-        let end = e.finish().map_err(build)?;
+        let key = TemplateKey {
+            comm: ci,
+            coll: alg.coll,
+            alg: alg.name,
+            spec: s,
+        };
+        if self.templates.len() >= MAX_TEMPLATES && !self.templates.contains_key(&key) {
+            self.templates.clear();
+        }
+        let t = self
+            .templates
+            .entry(key)
+            .or_insert_with_key(|k| Template::record(alg, &k.spec, members));
+        let end = t
+            .instantiate(self.b, CommTable::coll_context(ci), entry)
+            .map_err(build)?;
         Ok((end, comp))
     }
 }
