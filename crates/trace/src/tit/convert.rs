@@ -108,6 +108,12 @@ fn at(file: &Path, line: u32, msg: impl Into<String>) -> SourceError {
 
 /// Splits `<rank> [@comm] <action> <args>` into (comm id, action name, arguments).
 fn split(text: &str) -> (Option<&str>, &str, Vec<&str>) {
+    let (comm, name, w) = words(text);
+    (comm, name, w.collect())
+}
+
+/// [`split`] without collecting the arguments (most lines are not what pass 1 looks for).
+fn words(text: &str) -> (Option<&str>, &str, std::str::SplitWhitespace<'_>) {
     let mut w = text.split_whitespace();
     w.next(); // rank
     let mut name = w.next().unwrap_or("");
@@ -116,7 +122,7 @@ fn split(text: &str) -> (Option<&str>, &str, Vec<&str>) {
         comm = Some(c);
         name = w.next().unwrap_or("");
     }
-    (comm, name, w.collect())
+    (comm, name, w)
 }
 
 /// Number of ranks of the TIT trace at `path` (reads only the index, or the shared file).
@@ -170,10 +176,11 @@ pub fn read_tit_on(path: &Path, opts: &TitOptions<'_>, threads: usize) -> Result
                 if name_of_file.is_empty() {
                     name_of_file = file.display().to_string();
                 }
-                let (_, name, args) = split(text);
-                if !is_creator(name) || args.is_empty() {
+                let (_, name, mut rest) = words(text);
+                if !is_creator(name) || rest.next().is_none() {
                     return Ok(());
                 }
+                let (_, _, args) = split(text);
                 let a = parse(name, &args, 0, false).map_err(|m| at(file, line, m))?;
                 let c = match a {
                     Action::CommSplit {

@@ -1,7 +1,6 @@
 //! Where a trace's lines come from: an index file listing one file per rank, an index
 //! with a single file holding every rank's lines, or such a file given directly.
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 /// A TIT trace on disk.
@@ -160,16 +159,30 @@ impl Source {
             }
             Source::PerRank(files) => {
                 let path = &files[r];
-                let file = std::fs::File::open(path).map_err(|e| err(path, 0, format!("cannot read: {e}")))?;
+                // One read and no allocation per line: traces have millions of lines.
+                let bytes = std::fs::read(path).map_err(|e| err(path, 0, format!("cannot read: {e}")))?;
+                // Lines before a bad byte are read first, as a line-by-line reader would.
+                let (text, bad) = match std::str::from_utf8(&bytes) {
+                    Ok(t) => (t, None),
+                    Err(e) => {
+                        let ok = &bytes[..e.valid_up_to()];
+                        let cut = ok.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+                        let line = ok[..cut].iter().filter(|&&b| b == b'\n').count() as u32 + 1;
+                        let text = std::str::from_utf8(&ok[..cut]).expect("a valid prefix");
+                        (text, Some(line))
+                    }
+                };
                 let me = r.to_string();
-                for (i, line) in BufReader::new(file).lines().enumerate() {
-                    let line = line.map_err(|e| err(path, i as u32 + 1, format!("read error: {e}")))?;
-                    let Some(t) = meaningful(&line) else { continue };
+                for (i, line) in text.lines().enumerate() {
+                    let Some(t) = meaningful(line) else { continue };
                     if t.split_whitespace().next() != Some(me.as_str()) {
                         *skipped += 1;
                         continue;
                     }
                     f(path, i as u32 + 1, t)?;
+                }
+                if let Some(line) = bad {
+                    return Err(err(path, line, "read error: stream did not contain valid UTF-8"));
                 }
             }
         }
