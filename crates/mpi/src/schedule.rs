@@ -553,6 +553,47 @@ impl ScheduleBuilder {
         Ok(self.sched.low.ops.len() as u32 - 1 - cur.first)
     }
 
+    /// Adds `ops` to the open rank in matching context `ctx`; returns the local index of
+    /// the first. The same as [`ScheduleBuilder::push`] and
+    /// [`ScheduleBuilder::set_context`] for each, with the checks and the context list
+    /// done once per call (collective templates append thousands of blocks).
+    pub fn push_all(&mut self, ops: &[Op], ctx: u32) -> Result<u32, BuildError> {
+        let cur = self.cur.as_ref().expect("push outside a rank");
+        let n = self.sched.num_ranks;
+        if self.sched.low.ops.len() + ops.len() > MAX_OPS {
+            return Err(BuildError::TooManyOps);
+        }
+        if let Some(op) = ops
+            .iter()
+            .find(|op| op.kind != OpKind::Calc && op.peer >= n && !(op.kind == OpKind::Recv && op.peer == ANY_SOURCE))
+        {
+            return Err(BuildError::PeerOutOfRange {
+                peer: op.peer,
+                num_ranks: n,
+            });
+        }
+        let first = self.sched.low.ops.len() as u32 - cur.first;
+        let rank = cur.rank;
+        self.sched.low.ops.extend(ops.iter().map(|op| {
+            let mut op = *op;
+            op.succ = NO_SUCC;
+            op.flags = 0;
+            op.deps = 0;
+            op.rank = rank;
+            op
+        }));
+        for op in ops {
+            self.sched.max_cpu = self.sched.max_cpu.max(op.cpu);
+            self.sched.max_nic = self.sched.max_nic.max(op.nic);
+        }
+        if ctx != 0 || !self.sched.contexts.is_empty() {
+            let len = self.sched.low.ops.len();
+            self.sched.contexts.resize(len - ops.len(), 0);
+            self.sched.contexts.resize(len, ctx);
+        }
+        Ok(first)
+    }
+
     /// Number of operations in the open rank so far.
     pub fn open_len(&self) -> u32 {
         let cur = self.cur.as_ref().expect("no open rank");
@@ -624,17 +665,25 @@ impl ScheduleBuilder {
         let lone = |sc: &Scratch, i: usize| sc.nd[i] == 1 && sc.ns[i] == 0;
         sc.fill.clear();
         sc.fill.resize(n, [0, 0]);
+        // Place every list first, then grow the edge array once.
+        let edges = &mut self.sched.low.edges;
+        let mut at = edges.len() as u32;
         for i in 0..n {
-            let op = &mut self.sched.low.ops[first as usize + i];
             if lone(sc, i) || sc.nd[i] + sc.ns[i] == 0 {
                 continue;
             }
-            let at = self.sched.low.edges.len() as u32;
-            op.succ = at;
-            self.sched.low.edges.extend_from_slice(&[sc.nd[i], sc.ns[i]]);
-            let len = self.sched.low.edges.len() + (sc.nd[i] + sc.ns[i]) as usize;
-            self.sched.low.edges.resize(len, 0);
+            self.sched.low.ops[first as usize + i].succ = at;
             sc.fill[i] = [at + 2, at + 2 + sc.nd[i]];
+            at += 2 + sc.nd[i] + sc.ns[i];
+        }
+        edges.resize(at as usize, 0);
+        for i in 0..n {
+            let [d, _] = sc.fill[i];
+            if d != 0 {
+                let h = d as usize - 2;
+                edges[h] = sc.nd[i];
+                edges[h + 1] = sc.ns[i];
+            }
         }
         for (kind, list) in [(0, &cur.done), (1, &cur.start)] {
             for &(b, a) in list.iter() {

@@ -62,10 +62,9 @@ impl Template {
         ctx: u32,
         entry: Option<u32>,
     ) -> Result<Option<u32>, BuildError> {
-        let base = b.open_len();
-        for (i, op) in self.ops.iter().enumerate() {
-            let local = b.push(*op)?;
-            b.set_context(local, ctx);
+        let base = b.push_all(&self.ops, ctx)?;
+        for i in 0..self.ops.len() {
+            let local = base + i as u32;
             let deps = &self.deps[self.dep_start[i] as usize..self.dep_start[i + 1] as usize];
             if deps.is_empty() {
                 if let Some(e) = entry {
