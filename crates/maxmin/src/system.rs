@@ -111,7 +111,11 @@ impl System {
     /// upper `bound`, and coefficients on constraints. A constraint listed twice gets the
     /// sum of the coefficients if shared, their maximum if a fat pipe.
     pub fn add_variable(&mut self, weight: f64, bound: Option<f64>, elems: &[(CnstId, f64)]) -> VarId {
-        assert!(weight > 0.0 && weight.is_finite(), "variable weight must be positive");
+        // Two comparisons (`is_finite` compiled to many more, once per flow).
+        assert!(
+            weight > 0.0 && weight < f64::INFINITY,
+            "variable weight must be positive"
+        );
         let id = match self.free_vars.pop() {
             Some(i) => i,
             None => {
@@ -132,21 +136,26 @@ impl System {
         merged.clear();
         for &(c, a) in elems {
             assert!(a > 0.0, "coefficients must be positive");
-            match merged.iter_mut().find(|(k, _, _)| *k == c.0) {
-                Some((_, _, old)) => match self.cnsts[c.0 as usize].policy {
-                    Policy::Shared => *old += a,
-                    Policy::Fatpipe => *old = old.max(a),
-                },
-                None => merged.push((c.0, 0, a)),
-            }
-        }
-        for (k, e) in merged.iter_mut().enumerate() {
-            let cnst = &mut self.cnsts[e.0 as usize];
-            e.1 = cnst.elems.len() as u32;
-            cnst.elems.push((id, k as u32, e.2));
-            if !cnst.dirty {
-                cnst.dirty = true;
-                self.dirty.push(e.0);
+            let cnst = &mut self.cnsts[c.0 as usize];
+            match cnst.elems.last_mut() {
+                // Listed again: this variable is still last on the constraint (nothing
+                // else joined it since, and a removed variable left every list), so
+                // merging needs no search.
+                Some(last) if last.0 == id => {
+                    last.2 = match cnst.policy {
+                        Policy::Shared => last.2 + a,
+                        Policy::Fatpipe => last.2.max(a),
+                    };
+                    merged[last.1 as usize].2 = last.2;
+                }
+                _ => {
+                    merged.push((c.0, cnst.elems.len() as u32, a));
+                    cnst.elems.push((id, merged.len() as u32 - 1, a));
+                    if !cnst.dirty {
+                        cnst.dirty = true;
+                        self.dirty.push(c.0);
+                    }
+                }
             }
         }
         if merged.is_empty() {
