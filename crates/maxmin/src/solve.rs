@@ -70,19 +70,17 @@ impl Solver {
         for c in dirty.drain(..) {
             let k = &mut cnsts[c as usize];
             k.dirty = false;
-            if k.seen != e {
+            // A constraint left without variables constrains nothing: its state is reset
+            // when a variable joins it again (which makes it dirty).
+            if k.seen != e && !k.elems.is_empty() {
                 k.seen = e;
                 self.stack.push(c);
             }
         }
         let mut found = 0;
         while let Some(c) = self.stack.pop() {
+            // Not empty: reached from a variable on it, or checked above.
             let k = &mut cnsts[c as usize];
-            // A constraint left without variables constrains nothing: its state is reset
-            // when a variable joins it again (which makes it dirty).
-            if k.elems.is_empty() {
-                continue;
-            }
             let from = changed.len();
             // The unfrozen load factor, Σ a/w (from 0 up, in list order) or max a/w,
             // while taking in the variables seen for the first time.

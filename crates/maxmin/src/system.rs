@@ -131,9 +131,15 @@ impl System {
                 self.vars.len() as u32 - 1
             }
         };
-        // Reuse the slot's vector (flows come and go by the million).
-        let mut merged = std::mem::take(&mut self.vars[id as usize].elems);
-        merged.clear();
+        // The slot's vector is reused (flows come and go by the million); it is empty
+        // while the slot is free.
+        let var = &mut self.vars[id as usize];
+        debug_assert!(var.elems.is_empty());
+        var.weight = weight;
+        var.bound = bound;
+        var.value = 0.0;
+        var.live = true;
+        let merged = &mut var.elems;
         for &(c, a) in elems {
             assert!(a > 0.0, "coefficients must be positive");
             let cnst = &mut self.cnsts[c.0 as usize];
@@ -161,12 +167,6 @@ impl System {
         if merged.is_empty() {
             self.dirty_vars.push(id);
         }
-        let var = &mut self.vars[id as usize];
-        var.elems = merged;
-        var.weight = weight;
-        var.bound = bound;
-        var.value = 0.0;
-        var.live = true;
         VarId(id)
     }
 
