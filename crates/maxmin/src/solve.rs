@@ -214,3 +214,29 @@ fn freeze(cnsts: &mut [Constraint], vars: &mut [Variable], v: u32, x: f64) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::{Policy, System};
+
+    #[test]
+    fn marks_from_before_an_epoch_wrap_do_not_hide_a_constraint() {
+        // x is solved in epoch 1, which leaves its constraint marked 1. The epoch is then
+        // moved to the end of its range; the solve after the wrap is in epoch 1 again and
+        // must still find the constraint when y joins it: x and y split 10.
+        let mut s = System::new();
+        let l = s.add_constraint(10.0, Policy::Shared);
+        let other = s.add_constraint(10.0, Policy::Shared);
+        let x = s.add_variable(1.0, None, &[(l, 1.0)]);
+        s.solve();
+        assert_eq!(s.solver.epoch, 1);
+        s.solver.epoch = u32::MAX - 1;
+        s.add_variable(1.0, None, &[(other, 1.0)]);
+        s.solve();
+        let y = s.add_variable(1.0, None, &[(l, 1.0)]);
+        let changed = s.solve();
+        assert_eq!(s.solver.epoch, 1);
+        assert!(changed.contains(&x) && changed.contains(&y));
+        assert_eq!((s.value(x), s.value(y)), (5.0, 5.0));
+    }
+}
