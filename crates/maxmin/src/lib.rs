@@ -16,6 +16,7 @@
 //! the last solve (their connected components) are solved again. `reference` is a slow,
 //! independent implementation used to test the fast one. Equations: `docs/models.md`.
 
+mod events;
 mod reference;
 mod solve;
 mod system;

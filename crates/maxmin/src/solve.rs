@@ -1,242 +1,242 @@
 //! The fast solver: progressive filling over the changed connected components, with a
-//! heap of "level at which this constraint fills / this variable hits its bound".
+//! queue of "level at which this constraint fills / this variable hits its bound".
 //!
 //! At level `t` every unfrozen variable runs at `t / w`. A shared constraint with frozen
 //! load `F` and unfrozen load factor `U = Σ a/w` fills at `t = (C - F) / U`; a fat pipe at
-//! `t = C / max a/w`. Freezing variables only raises these levels, so a heap entry is a
-//! lower bound of its constraint's level: an entry found stale when popped is recomputed
+//! `t = C / max a/w`. Freezing variables only raises these levels, so a queued event is a
+//! lower bound of its constraint's level: an event found stale when taken is recomputed
 //! and pushed back, instead of pushing every constraint again at every freeze.
+//!
+//! The per-constraint and per-variable state lives in `Constraint` and `Variable`
+//! themselves (one cache line each). The component search also initialises the fill,
+//! so a solve passes over the component's edges once before the filling proper.
 
-use crate::system::{Policy, System, VarId};
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
+use crate::events::{Event, Events, VAR};
+use crate::system::{Constraint, Policy, VarId, Variable};
 
 /// Reusable working memory of the solver.
 #[derive(Default)]
 pub(crate) struct Solver {
     epoch: u32,
-    cnst_seen: Vec<u32>,
-    var_seen: Vec<u32>,
-    comp_cnsts: Vec<u32>,
-    comp_vars: Vec<u32>,
     stack: Vec<u32>,
-    frozen: Vec<bool>,
-    load: Vec<f64>,
-    factor: Vec<f64>,
-    unfrozen: Vec<u32>,
-    version: Vec<u32>,
-    heap: BinaryHeap<Event>,
+    events: Events,
 }
-
-#[derive(PartialEq)]
-struct Event {
-    level: f64,
-    /// Constraint id, or variable id with the top bit set.
-    what: u32,
-    version: u32,
-}
-
-const VAR: u32 = 1 << 31;
-
-impl Eq for Event {}
-impl PartialOrd for Event {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl Ord for Event {
-    /// Min-heap on level; ties broken by id so the order is deterministic.
-    fn cmp(&self, o: &Self) -> Ordering {
-        o.level.total_cmp(&self.level).then_with(|| o.what.cmp(&self.what))
-    }
-}
-
-/// Components with more variables than this are filled in index order.
-const SORT_ABOVE: usize = 4096;
 
 impl Solver {
-    pub(crate) fn solve_dirty(&mut self, sys: &mut System) -> Vec<VarId> {
-        self.epoch = self.epoch.wrapping_add(1).max(1);
+    /// Solves the components of the `dirty` constraints and `dirty_vars`; appends their
+    /// variables to `changed`, in the order the component search finds them.
+    pub(crate) fn solve_dirty(
+        &mut self,
+        cnsts: &mut [Constraint],
+        vars: &mut [Variable],
+        dirty: &mut Vec<u32>,
+        dirty_vars: &mut Vec<u32>,
+        changed: &mut Vec<VarId>,
+    ) {
+        self.epoch = self.epoch.wrapping_add(1);
+        if self.epoch == 0 {
+            // Wrapped: clear the marks so that no old one passes for the new epoch.
+            cnsts.iter_mut().for_each(|k| k.seen = 0);
+            vars.iter_mut().for_each(|v| v.seen = 0);
+            self.epoch = 1;
+        }
+        let unfrozen_vars = self.search(cnsts, vars, dirty, changed);
+        for v in dirty_vars.drain(..) {
+            let var = &mut vars[v as usize];
+            if var.live && var.elems.is_empty() && var.seen != self.epoch {
+                var.seen = self.epoch;
+                var.value = var.bound.unwrap_or(f64::INFINITY);
+                var.frozen = true;
+                changed.push(VarId(v));
+            }
+        }
+        self.fill(cnsts, vars, unfrozen_vars);
+    }
+
+    /// Finds the union of the components of the `dirty` constraints, depth first (the
+    /// order of `changed` decides the order of the caller's events), and prepares the
+    /// fill on the way, in the same pass: every constraint's state and first event,
+    /// every variable's bound event. Returns the number of variables found.
+    fn search(
+        &mut self,
+        cnsts: &mut [Constraint],
+        vars: &mut [Variable],
+        dirty: &mut Vec<u32>,
+        changed: &mut Vec<VarId>,
+    ) -> usize {
         let e = self.epoch;
-        self.cnst_seen.resize(sys.cnsts.len(), 0);
-        self.var_seen.resize(sys.vars.len(), 0);
-        self.comp_cnsts.clear();
-        self.comp_vars.clear();
-        // The union of the components of every changed constraint.
+        self.events.clear();
         self.stack.clear();
-        for c in sys.dirty.drain(..) {
-            sys.cnsts[c as usize].dirty = false;
-            if self.cnst_seen[c as usize] != e {
-                self.cnst_seen[c as usize] = e;
+        for c in dirty.drain(..) {
+            let k = &mut cnsts[c as usize];
+            k.dirty = false;
+            // A constraint left without variables constrains nothing: its state is reset
+            // when a variable joins it again (which makes it dirty).
+            if k.seen != e && !k.elems.is_empty() {
+                k.seen = e;
                 self.stack.push(c);
             }
         }
+        let mut found = 0;
         while let Some(c) = self.stack.pop() {
-            self.comp_cnsts.push(c);
-            for &(v, _, _) in &sys.cnsts[c as usize].elems {
-                if self.var_seen[v as usize] != e {
-                    self.var_seen[v as usize] = e;
-                    self.comp_vars.push(v);
-                    for &(c2, _) in &sys.vars[v as usize].elems {
-                        if self.cnst_seen[c2 as usize] != e {
-                            self.cnst_seen[c2 as usize] = e;
-                            self.stack.push(c2);
-                        }
+            // Not empty: reached from a variable on it, or checked above.
+            let k = &mut cnsts[c as usize];
+            let from = changed.len();
+            // The unfrozen load factor, Σ a/w (from 0 up, in list order) or max a/w,
+            // while taking in the variables seen for the first time.
+            let shared = k.policy == Policy::Shared;
+            let mut factor = 0.0f64;
+            for &(v, _, a) in &k.elems {
+                let var = &mut vars[v as usize];
+                if var.seen != e {
+                    var.seen = e;
+                    var.frozen = false;
+                    changed.push(VarId(v));
+                    if let Some(b) = var.bound {
+                        self.events.push(Event::new(b * var.weight, v | VAR, 0));
+                    }
+                }
+                let r = a / var.weight;
+                factor = if shared { factor + r } else { factor.max(r) };
+            }
+            k.factor = factor;
+            k.load = 0.0;
+            k.unfrozen = k.elems.len() as u32;
+            k.version = k.version.wrapping_add(1);
+            self.events.push(Event::new(level(k), c, k.version));
+            // Then the new variables' constraints, in the order of visiting each
+            // variable's constraints as soon as it is found (the marks are apart).
+            found += changed.len() - from;
+            for &VarId(v) in &changed[from..] {
+                for &(c2, _, _) in &vars[v as usize].elems {
+                    let k2 = &mut cnsts[c2 as usize];
+                    if k2.seen != e {
+                        k2.seen = e;
+                        self.stack.push(c2);
                     }
                 }
             }
         }
-        for v in sys.dirty_vars.drain(..) {
-            let var = &sys.vars[v as usize];
-            if var.live && var.elems.is_empty() && self.var_seen[v as usize] != e {
-                self.var_seen[v as usize] = e;
-                self.comp_vars.push(v);
-            }
-        }
-        let changed = self.comp_vars.iter().map(|&v| VarId(v)).collect();
-        // A large component found by the graph walk is in a scattered order; filling it
-        // in index order is kinder to the caches (the result does not depend on it).
-        if self.comp_vars.len() > SORT_ABOVE {
-            self.comp_cnsts.sort_unstable();
-            self.comp_vars.sort_unstable();
-        }
-        self.fill(sys);
-        changed
+        found
     }
 
-    /// Progressive filling over `comp_cnsts` / `comp_vars`.
-    fn fill(&mut self, sys: &mut System) {
-        let nv = sys.vars.len();
-        let nc = sys.cnsts.len();
-        self.frozen.resize(nv, false);
-        for v in [&mut self.load, &mut self.factor] {
-            v.resize(nc, 0.0);
-        }
-        self.unfrozen.resize(nc, 0);
-        self.version.resize(nc, 0);
-        // The initial entries are collected first and heapified at once (linear time).
-        let mut entries = std::mem::take(&mut self.heap).into_vec();
-        entries.clear();
-        let mut unfrozen_vars = 0usize;
-        for &v in &self.comp_vars {
-            let var = &mut sys.vars[v as usize];
-            self.frozen[v as usize] = false;
-            if var.elems.is_empty() {
-                var.value = var.bound.unwrap_or(f64::INFINITY);
-                self.frozen[v as usize] = true;
-                continue;
-            }
-            unfrozen_vars += 1;
-            if let Some(b) = var.bound {
-                entries.push(Event {
-                    level: b * var.weight,
-                    what: v | VAR,
-                    version: 0,
-                });
-            }
-        }
-        for idx in 0..self.comp_cnsts.len() {
-            let c = self.comp_cnsts[idx];
-            let k = &sys.cnsts[c as usize];
-            let ci = c as usize;
-            self.load[ci] = 0.0;
-            self.unfrozen[ci] = k.elems.len() as u32;
-            self.version[ci] = self.version[ci].wrapping_add(1);
-            self.factor[ci] = match k.policy {
-                Policy::Shared => k.elems.iter().map(|&(v, _, a)| a / sys.vars[v as usize].weight).sum(),
-                Policy::Fatpipe => k
-                    .elems
-                    .iter()
-                    .map(|&(v, _, a)| a / sys.vars[v as usize].weight)
-                    .fold(0.0, f64::max),
-            };
-            if self.unfrozen[ci] > 0 {
-                entries.push(Event {
-                    level: self.level(sys, c),
-                    what: c,
-                    version: self.version[ci],
-                });
-            }
-        }
-        self.heap = BinaryHeap::from(entries);
-        // Once every variable is frozen the entries left are all no-ops.
+    /// Progressive filling of the component `search` prepared, with `unfrozen_vars`
+    /// variables.
+    fn fill(&mut self, cnsts: &mut [Constraint], vars: &mut [Variable], mut unfrozen_vars: usize) {
+        self.events.seal();
         while unfrozen_vars > 0 {
-            let Some(ev) = self.heap.pop() else { break };
+            let Some(ev) = self.events.pop() else { break };
             if ev.what & VAR != 0 {
                 let v = ev.what & !VAR;
-                if !self.frozen[v as usize] {
-                    let b = sys.vars[v as usize].bound.unwrap();
-                    self.freeze(sys, v, b);
+                let var = &vars[v as usize];
+                if !var.frozen {
+                    let b = var.bound.unwrap();
+                    freeze(cnsts, vars, v, b);
                     unfrozen_vars -= 1;
                 }
                 continue;
             }
-            let c = ev.what;
-            if self.unfrozen[c as usize] == 0 {
+            let c = ev.what as usize;
+            let k = &cnsts[c];
+            if k.unfrozen == 0 {
                 continue;
             }
-            // Levels only rise as variables freeze, so a stale entry is a lower bound:
+            // Levels only rise as variables freeze, so a stale event is a lower bound:
             // recompute, and put the constraint back if it now fills later.
-            let level = self.level(sys, c);
-            if ev.version != self.version[c as usize] && level > ev.level * (1.0 + 1e-12) {
-                self.heap.push(Event {
-                    level,
-                    what: c,
-                    version: self.version[c as usize],
-                });
+            let level = level(k);
+            if ev.version != k.version && level > ev.level * (1.0 + 1e-12) {
+                self.events.push(Event::new(level, ev.what, k.version));
                 continue;
+            }
+            if k.unfrozen as usize == unfrozen_vars {
+                // Every variable left is on this constraint: the last freeze. Nothing
+                // reads the constraints' state after it (the next solve of the component
+                // starts afresh), so only the values are set.
+                for &(v, _, _) in &k.elems {
+                    let var = &mut vars[v as usize];
+                    if !var.frozen {
+                        var.value = level / var.weight;
+                        var.frozen = true;
+                    }
+                }
+                break;
             }
             // Freeze every unfrozen variable of the full constraint at this level.
-            let n = sys.cnsts[c as usize].elems.len();
-            for k in 0..n {
-                let v = sys.cnsts[c as usize].elems[k].0;
-                if !self.frozen[v as usize] {
-                    let x = level / sys.vars[v as usize].weight;
-                    self.freeze(sys, v, x);
+            for i in 0..cnsts[c].elems.len() {
+                let v = cnsts[c].elems[i].0;
+                let var = &vars[v as usize];
+                if !var.frozen {
+                    let x = level / var.weight;
+                    freeze(cnsts, vars, v, x);
                     unfrozen_vars -= 1;
                 }
             }
         }
     }
+}
 
-    /// The level at which constraint `c` fills, given what is frozen now.
-    fn level(&self, sys: &System, c: u32) -> f64 {
-        let ci = c as usize;
-        let k = &sys.cnsts[ci];
-        match k.policy {
-            Policy::Shared => ((k.capacity - self.load[ci]).max(0.0)) / self.factor[ci],
-            Policy::Fatpipe => k.capacity / self.factor[ci],
-        }
+/// The level at which constraint `k` fills, given what is frozen now.
+fn level(k: &Constraint) -> f64 {
+    match k.policy {
+        Policy::Shared => ((k.capacity - k.load).max(0.0)) / k.factor,
+        Policy::Fatpipe => k.capacity / k.factor,
     }
+}
 
-    fn freeze(&mut self, sys: &mut System, v: u32, x: f64) {
-        self.frozen[v as usize] = true;
-        sys.vars[v as usize].value = x;
-        let w = sys.vars[v as usize].weight;
-        for k in 0..sys.vars[v as usize].elems.len() {
-            let (c, a) = sys.vars[v as usize].elems[k];
-            let ci = c as usize;
-            self.unfrozen[ci] -= 1;
-            self.version[ci] = self.version[ci].wrapping_add(1);
-            match sys.cnsts[ci].policy {
-                Policy::Shared => {
-                    self.load[ci] += a * x;
-                    self.factor[ci] = if self.unfrozen[ci] == 0 {
-                        0.0
-                    } else {
-                        (self.factor[ci] - a / w).max(0.0)
-                    };
-                }
-                Policy::Fatpipe => {
-                    let frozen = &self.frozen;
-                    self.factor[ci] = sys.cnsts[ci]
-                        .elems
-                        .iter()
-                        .filter(|(u, _, _)| !frozen[*u as usize])
-                        .map(|&(u, _, a)| a / sys.vars[u as usize].weight)
-                        .fold(0.0, f64::max);
-                }
+/// Fixes variable `v` at `x` and takes it out of its constraints' unfrozen factors.
+fn freeze(cnsts: &mut [Constraint], vars: &mut [Variable], v: u32, x: f64) {
+    let var = &mut vars[v as usize];
+    var.frozen = true;
+    var.value = x;
+    let var = &vars[v as usize];
+    let w = var.weight;
+    for &(c, _, a) in &var.elems {
+        let k = &mut cnsts[c as usize];
+        k.unfrozen -= 1;
+        k.version = k.version.wrapping_add(1);
+        match k.policy {
+            Policy::Shared => {
+                k.load += a * x;
+                k.factor = if k.unfrozen == 0 {
+                    0.0
+                } else {
+                    (k.factor - a / w).max(0.0)
+                };
+            }
+            Policy::Fatpipe => {
+                k.factor = k
+                    .elems
+                    .iter()
+                    .filter(|(u, _, _)| !vars[*u as usize].frozen)
+                    .map(|&(u, _, a)| a / vars[u as usize].weight)
+                    .fold(0.0, f64::max);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Policy, System};
+
+    #[test]
+    fn marks_from_before_an_epoch_wrap_do_not_hide_a_constraint() {
+        // x is solved in epoch 1, which leaves its constraint marked 1. The epoch is then
+        // moved to the end of its range; the solve after the wrap is in epoch 1 again and
+        // must still find the constraint when y joins it: x and y split 10.
+        let mut s = System::new();
+        let l = s.add_constraint(10.0, Policy::Shared);
+        let other = s.add_constraint(10.0, Policy::Shared);
+        let x = s.add_variable(1.0, None, &[(l, 1.0)]);
+        s.solve();
+        assert_eq!(s.solver.epoch, 1);
+        s.solver.epoch = u32::MAX - 1;
+        s.add_variable(1.0, None, &[(other, 1.0)]);
+        s.solve();
+        let y = s.add_variable(1.0, None, &[(l, 1.0)]);
+        let changed = s.solve();
+        assert_eq!(s.solver.epoch, 1);
+        assert!(changed.contains(&x) && changed.contains(&y));
+        assert_eq!((s.value(x), s.value(y)), (5.0, 5.0));
     }
 }

@@ -19,26 +19,42 @@ pub enum Policy {
     Fatpipe,
 }
 
+/// A constraint and the solver's working state for it, in one cache line: a solve
+/// reads both for every constraint of the component.
+#[repr(align(64))]
 pub(crate) struct Constraint {
-    pub capacity: f64,
-    pub policy: Policy,
     /// Variables on this constraint: (variable, the index of this constraint in the
     /// variable's `elems`, coefficient), in insertion order. The index lets a removal
     /// fix up the variable moved into the freed place without searching its list.
     pub elems: Vec<(u32, u32, f64)>,
+    pub capacity: f64,
+    /// Solver state: load of the frozen variables, load factor of the unfrozen ones,
+    /// how many are unfrozen, a version bumped at every change (stale fill events),
+    /// and the solve epoch in which the component search last reached it.
+    pub load: f64,
+    pub factor: f64,
+    pub unfrozen: u32,
+    pub version: u32,
+    pub seen: u32,
+    pub policy: Policy,
     /// Set when something on this constraint changed since the last solve.
     pub dirty: bool,
 }
 
+/// A variable and the solver's marks for it, in one cache line.
+#[repr(align(64))]
 pub(crate) struct Variable {
+    /// (constraint, this variable's slot in the constraint's `elems`, coefficient): the
+    /// slot lets a removal skip searching the constraint's list (and fits in what would
+    /// be padding).
+    pub elems: Vec<(u32, u32, f64)>,
     pub weight: f64,
     pub bound: Option<f64>,
-    pub elems: Vec<(u32, f64)>,
-    /// Where this variable sits in each of its constraints' lists (parallel to
-    /// `elems`), so removing it does not search those lists.
-    pub slots: Vec<u32>,
     pub value: f64,
+    /// The solve epoch in which the component search last reached it.
+    pub seen: u32,
     pub live: bool,
+    pub frozen: bool,
 }
 
 /// A max-min system. See the crate documentation for the semantics.
@@ -78,9 +94,14 @@ impl System {
             "constraint capacity must be positive"
         );
         self.cnsts.push(Constraint {
-            capacity,
-            policy,
             elems: Vec::new(),
+            capacity,
+            load: 0.0,
+            factor: 0.0,
+            unfrozen: 0,
+            version: 0,
+            seen: 0,
+            policy,
             dirty: false,
         });
         CnstId(self.cnsts.len() as u32 - 1)
@@ -90,53 +111,62 @@ impl System {
     /// upper `bound`, and coefficients on constraints. A constraint listed twice gets the
     /// sum of the coefficients if shared, their maximum if a fat pipe.
     pub fn add_variable(&mut self, weight: f64, bound: Option<f64>, elems: &[(CnstId, f64)]) -> VarId {
-        assert!(weight > 0.0 && weight.is_finite(), "variable weight must be positive");
+        // Two comparisons (`is_finite` compiled to many more, once per flow).
+        assert!(
+            weight > 0.0 && weight < f64::INFINITY,
+            "variable weight must be positive"
+        );
         let id = match self.free_vars.pop() {
             Some(i) => i,
             None => {
                 self.vars.push(Variable {
+                    elems: Vec::new(),
                     weight: 0.0,
                     bound: None,
-                    elems: Vec::new(),
-                    slots: Vec::new(),
                     value: 0.0,
+                    seen: 0,
                     live: false,
+                    frozen: false,
                 });
                 self.vars.len() as u32 - 1
             }
         };
-        // Reuse the slot's vectors (flows come and go by the million).
-        let mut merged = std::mem::take(&mut self.vars[id as usize].elems);
-        let mut slots = std::mem::take(&mut self.vars[id as usize].slots);
-        merged.clear();
-        slots.clear();
+        // The slot's vector is reused (flows come and go by the million); it is empty
+        // while the slot is free.
+        let var = &mut self.vars[id as usize];
+        debug_assert!(var.elems.is_empty());
+        var.weight = weight;
+        var.bound = bound;
+        var.value = 0.0;
+        var.live = true;
+        let merged = &mut var.elems;
         for &(c, a) in elems {
             assert!(a > 0.0, "coefficients must be positive");
-            match merged.iter_mut().find(|(k, _)| *k == c.0) {
-                Some((_, old)) => match self.cnsts[c.0 as usize].policy {
-                    Policy::Shared => *old += a,
-                    Policy::Fatpipe => *old = old.max(a),
-                },
-                None => merged.push((c.0, a)),
+            let cnst = &mut self.cnsts[c.0 as usize];
+            match cnst.elems.last_mut() {
+                // Listed again: this variable is still last on the constraint (nothing
+                // else joined it since, and a removed variable left every list), so
+                // merging needs no search.
+                Some(last) if last.0 == id => {
+                    last.2 = match cnst.policy {
+                        Policy::Shared => last.2 + a,
+                        Policy::Fatpipe => last.2.max(a),
+                    };
+                    merged[last.1 as usize].2 = last.2;
+                }
+                _ => {
+                    merged.push((c.0, cnst.elems.len() as u32, a));
+                    cnst.elems.push((id, merged.len() as u32 - 1, a));
+                    if !cnst.dirty {
+                        cnst.dirty = true;
+                        self.dirty.push(c.0);
+                    }
+                }
             }
-        }
-        for (k, &(c, a)) in merged.iter().enumerate() {
-            let list = &mut self.cnsts[c as usize].elems;
-            slots.push(list.len() as u32);
-            list.push((id, k as u32, a));
-            self.touch(c);
         }
         if merged.is_empty() {
             self.dirty_vars.push(id);
         }
-        self.vars[id as usize] = Variable {
-            weight,
-            bound,
-            elems: merged,
-            slots,
-            value: 0.0,
-            live: true,
-        };
         VarId(id)
     }
 
@@ -145,24 +175,24 @@ impl System {
         let var = &mut self.vars[v.0 as usize];
         assert!(var.live, "removing a removed variable");
         var.live = false;
-        let elems = std::mem::take(&mut var.elems);
-        let slots = std::mem::take(&mut var.slots);
-        for (&(c, _), &slot) in elems.iter().zip(&slots) {
-            let list = &mut self.cnsts[c as usize].elems;
+        let mut elems = std::mem::take(&mut var.elems);
+        for &(c, slot, _) in &elems {
+            let cnst = &mut self.cnsts[c as usize];
             let i = slot as usize;
-            debug_assert_eq!(list[i].0, v.0, "variable missing from its constraint");
-            list.swap_remove(i);
+            debug_assert_eq!(cnst.elems[i].0, v.0, "variable missing from its constraint");
+            cnst.elems.swap_remove(i);
             // The variable moved into slot i now sits there: update its record of it.
-            if let Some(&(moved, k, _)) = list.get(i) {
-                self.vars[moved as usize].slots[k as usize] = i as u32;
+            if let Some(&(moved, k, _)) = cnst.elems.get(i) {
+                self.vars[moved as usize].elems[k as usize].1 = i as u32;
             }
-            self.touch(c);
+            if !cnst.dirty {
+                cnst.dirty = true;
+                self.dirty.push(c);
+            }
         }
-        // Keep the vectors for the slot's next variable; `elems` stays empty while dead.
-        let var = &mut self.vars[v.0 as usize];
-        var.slots = slots;
-        var.elems = elems;
-        var.elems.clear();
+        // Keep the vector for the slot's next variable; `elems` stays empty while dead.
+        elems.clear();
+        self.vars[v.0 as usize].elems = elems;
         self.free_vars.push(v.0);
     }
 
@@ -226,10 +256,22 @@ impl System {
     /// Recomputes the values of the variables whose connected component changed since
     /// the last solve. Returns the variables whose value may have changed.
     pub fn solve(&mut self) -> Vec<VarId> {
-        let mut solver = std::mem::take(&mut self.solver);
-        let changed = solver.solve_dirty(self);
-        self.solver = solver;
+        let mut changed = Vec::new();
+        self.solve_into(&mut changed);
         changed
+    }
+
+    /// [`System::solve`] writing the variables whose value may have changed into
+    /// `changed` (cleared first), so that a caller solving often reuses one vector.
+    pub fn solve_into(&mut self, changed: &mut Vec<VarId>) {
+        changed.clear();
+        self.solver.solve_dirty(
+            &mut self.cnsts,
+            &mut self.vars,
+            &mut self.dirty,
+            &mut self.dirty_vars,
+            changed,
+        );
     }
 
     /// Recomputes every variable from scratch (for comparison with [`System::solve`]).
@@ -246,7 +288,7 @@ impl System {
 
     /// The coefficient of `v` on `c`, if it crosses it.
     pub fn coefficient(&self, v: VarId, c: CnstId) -> Option<f64> {
-        self.vars[v.0 as usize].elems.iter().find(|e| e.0 == c.0).map(|e| e.1)
+        self.vars[v.0 as usize].elems.iter().find(|e| e.0 == c.0).map(|e| e.2)
     }
 
     /// Weight, bound and constraints of a live variable (for the reference solver).
@@ -255,7 +297,7 @@ impl System {
         (
             var.weight,
             var.bound,
-            var.elems.iter().map(|&(c, a)| (CnstId(c), a)).collect(),
+            var.elems.iter().map(|&(c, _, a)| (CnstId(c), a)).collect(),
         )
     }
 

@@ -68,6 +68,8 @@ pub struct FlowNetwork<'p> {
     spilled_links: Vec<u32>,
     /// Scratch: the constraints and coefficients of a flow being added.
     elems: Vec<(CnstId, f64)>,
+    /// Scratch: the variables a solve changed.
+    changed: Vec<VarId>,
     flows: Vec<Flow>,
     free: Vec<u32>,
     var_flow: Vec<u32>,
@@ -104,6 +106,7 @@ impl<'p> FlowNetwork<'p> {
             route_info: Vec::new(),
             spilled_links: Vec::new(),
             elems: Vec::new(),
+            changed: Vec::new(),
             flows: Vec::new(),
             free: Vec::new(),
             var_flow: Vec::new(),
@@ -325,7 +328,9 @@ impl<'p> FlowNetwork<'p> {
 
     /// Re-solves the changed part of the sharing and reschedules the affected flows.
     fn reshare(&mut self, t: u64) {
-        for var in self.sys.solve() {
+        let mut changed = std::mem::take(&mut self.changed);
+        self.sys.solve_into(&mut changed);
+        for &var in &changed {
             let f = self.var_flow[var.0 as usize];
             let value = self.sys.value(var);
             let fl = &mut self.flows[f as usize];
@@ -342,5 +347,6 @@ impl<'p> FlowNetwork<'p> {
             };
             self.push_event(t + dt, f);
         }
+        self.changed = changed;
     }
 }
