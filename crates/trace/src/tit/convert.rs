@@ -383,8 +383,9 @@ struct TemplateKey {
     /// The communicator's index. With the spec's size it fixes the translation to world
     /// ranks: index 0 is the world (listed or not) or, with one rank, MPI_COMM_SELF.
     comm: usize,
-    coll: Collective,
-    alg: &'static str,
+    /// The algorithm, by address: registry entries are statics (comparing names cost
+    /// a `memcmp` per call).
+    alg: usize,
     spec: CollSpec,
 }
 
@@ -778,8 +779,7 @@ impl RankConv<'_, '_> {
         };
         let key = TemplateKey {
             comm: ci,
-            coll: alg.coll,
-            alg: alg.name,
+            alg: alg as *const Algorithm as usize,
             spec: s,
         };
         if self.templates.len() >= MAX_TEMPLATES && !self.templates.contains_key(&key) {
