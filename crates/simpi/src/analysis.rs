@@ -60,7 +60,7 @@ pub fn spans(sched: &Schedule, times: &[OpTime], calls: Option<&[CallRecord]>) -
                     .unwrap_or(start);
                 out.push(Span {
                     rank: c.rank,
-                    label: c.name.clone(),
+                    label: c.name.to_string(),
                     start,
                     end: end.max(start),
                 });

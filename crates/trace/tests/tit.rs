@@ -65,7 +65,7 @@ fn ping_pong_with_computation() {
     assert_eq!(t.schedule.num_ranks(), 2);
     assert_eq!(t.schedule.num_ops(), 6);
     assert_eq!(times(&mut t), vec![3_502_400, 3_501_300]);
-    let names: Vec<&str> = t.calls.iter().map(|c| c.name.as_str()).collect();
+    let names: Vec<&str> = t.calls.iter().map(|c| &*c.name).collect();
     assert_eq!(names, ["compute", "send", "recv", "recv", "compute", "send"]);
 }
 

@@ -28,6 +28,7 @@ use simpi_mpi::{BuildError, Op, Schedule, ScheduleBuilder, ANY_SOURCE, ANY_TAG};
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
 use std::path::Path;
+use std::sync::Arc;
 
 /// How to convert a trace.
 pub struct TitOptions<'a> {
@@ -57,8 +58,8 @@ pub struct TitTrace {
 pub struct CallRecord {
     /// The rank.
     pub rank: u32,
-    /// The action's name as written.
-    pub name: String,
+    /// The action's name as written (shared by every call of that name).
+    pub name: Arc<str>,
     /// First operation id (global).
     pub first_op: u32,
     /// One past the last operation id.
@@ -112,9 +113,39 @@ fn split(text: &str) -> (Option<&str>, &str, Vec<&str>) {
     (comm, name, w.collect())
 }
 
+/// A line's arguments, on the stack unless there are many (vector collectives list one
+/// count per rank): most lines have a handful, and allocating for each showed.
+#[derive(Default)]
+struct Args<'t> {
+    inline: [&'t str; 16],
+    spilled: Vec<&'t str>,
+}
+
+impl<'t> Args<'t> {
+    fn collect(&mut self, words: impl Iterator<Item = &'t str>) -> &[&'t str] {
+        let mut n = 0;
+        for w in words {
+            if n < self.inline.len() {
+                self.inline[n] = w;
+            } else {
+                if n == self.inline.len() {
+                    self.spilled.extend_from_slice(&self.inline);
+                }
+                self.spilled.push(w);
+            }
+            n += 1;
+        }
+        if n <= self.inline.len() {
+            &self.inline[..n]
+        } else {
+            &self.spilled
+        }
+    }
+}
+
 /// [`split`] without collecting the arguments (most lines are not what pass 1 looks for).
-fn words(text: &str) -> (Option<&str>, &str, std::str::SplitWhitespace<'_>) {
-    let mut w = text.split_whitespace();
+fn words(text: &str) -> (Option<&str>, &str, std::str::SplitAsciiWhitespace<'_>) {
+    let mut w = text.split_ascii_whitespace();
     w.next(); // rank
     let mut name = w.next().unwrap_or("");
     let mut comm = None;
@@ -237,6 +268,8 @@ pub fn read_tit_on(path: &Path, opts: &TitOptions<'_>, threads: usize) -> Result
         };
         let mut b = ScheduleBuilder::new(p);
         let mut first_global = 0u32;
+        // Call names, allocated once each.
+        let mut names: MixHashMap<String, Arc<str>> = MixHashMap::default();
         for r in ranks {
             b.begin_rank(r as u64).map_err(|e| TitError {
                 file: files[r as usize].clone(),
@@ -257,15 +290,26 @@ pub fn read_tit_on(path: &Path, opts: &TitOptions<'_>, threads: usize) -> Result
                 templates: MixHashMap::default(),
             };
             let calls = &mut part.calls;
+            let names = &mut names;
             src.for_each(r as usize, &mut part.skipped, |file, line, text| {
                 let before = conv.b.open_len();
-                let (comm, name, args) = split(text);
-                conv.action(comm, name, &args).map_err(|m| at(file, line, m))?;
+                let (comm, name, rest) = words(text);
+                let mut args = Args::default();
+                conv.action(comm, name, args.collect(rest))
+                    .map_err(|m| at(file, line, m))?;
                 let after = conv.b.open_len();
                 if after > before {
+                    let name = match names.get(name) {
+                        Some(n) => Arc::clone(n),
+                        None => {
+                            let n: Arc<str> = Arc::from(name);
+                            names.insert(name.to_string(), Arc::clone(&n));
+                            n
+                        }
+                    };
                     calls.push(CallRecord {
                         rank: r,
-                        name: name.to_string(),
+                        name,
                         first_op: first_global + before,
                         end_op: first_global + after,
                     });
@@ -394,6 +438,12 @@ fn build(e: BuildError) -> String {
 }
 
 impl RankConv<'_, '_> {
+    /// The next blocking call waits for local op `l` only.
+    fn then(&mut self, l: u32) {
+        self.after.clear();
+        self.after.push(l);
+    }
+
     /// Adds `op` after the frontier; returns its local index.
     fn add(&mut self, op: Op, ctx: u32) -> Result<u32, String> {
         let l = self.b.push(op).map_err(build)?;
@@ -412,7 +462,7 @@ impl RankConv<'_, '_> {
             ));
         }
         let l = self.add(Op::calc(SimTime::from_secs_f64(seconds.max(0.0)).ps(), 0), 0)?;
-        self.after = vec![l];
+        self.then(l);
         Ok(())
     }
 
@@ -461,7 +511,7 @@ impl RankConv<'_, '_> {
                 let to = self.rank_arg(peer, "destination")?;
                 let l = self.add(Op::send(bytes, to, wild_tag(tag), 0, 0), p2p)?;
                 if blocking {
-                    self.after = vec![l];
+                    self.then(l);
                 } else {
                     self.store.entry((self.r as i64, peer, tag)).or_default().push_back(l);
                 }
@@ -483,7 +533,7 @@ impl RankConv<'_, '_> {
                 };
                 let l = self.add(Op::recv(bytes, from, wild_tag(tag), 0, 0), p2p)?;
                 if blocking {
-                    self.after = vec![l];
+                    self.then(l);
                 } else {
                     self.store.entry((peer, self.r as i64, tag)).or_default().push_back(l);
                 }
@@ -587,7 +637,7 @@ impl RankConv<'_, '_> {
             coll => {
                 let (end, comp) = self.collective(ci, members, coll)?;
                 if let Some(end) = end {
-                    self.after = vec![end];
+                    self.then(end);
                 }
                 if comp > 0.0 {
                     let secs = comp / (self.opts.speed)(self.r);

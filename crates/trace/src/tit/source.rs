@@ -34,12 +34,12 @@ fn err(file: &Path, line: u32, msg: impl Into<String>) -> SourceError {
 
 /// True if `line` is a trace line (`<rank> <action> ...`) rather than an index entry.
 fn is_action_line(line: &str) -> bool {
-    let mut w = line.split_whitespace();
+    let mut w = line.split_ascii_whitespace();
     matches!((w.next(), w.next()), (Some(r), Some(_)) if r.parse::<u32>().is_ok())
 }
 
 fn meaningful(line: &str) -> Option<&str> {
-    let t = line.trim();
+    let t = line.trim_ascii();
     (!t.is_empty() && !t.starts_with('#')).then_some(t)
 }
 
@@ -106,7 +106,7 @@ impl Source {
         for (i, l) in text.lines().enumerate() {
             let Some(t) = meaningful(l) else { continue };
             let r: usize = t
-                .split_whitespace()
+                .split_ascii_whitespace()
                 .next()
                 .and_then(|w| w.parse().ok())
                 .ok_or_else(|| {
@@ -175,7 +175,7 @@ impl Source {
                 let me = r.to_string();
                 for (i, line) in text.lines().enumerate() {
                     let Some(t) = meaningful(line) else { continue };
-                    if t.split_whitespace().next() != Some(me.as_str()) {
+                    if t.split_ascii_whitespace().next() != Some(me.as_str()) {
                         *skipped += 1;
                         continue;
                     }
