@@ -10,7 +10,8 @@
 #
 # Usage: bench/smpi-replay/speed.sh CASE_DIR...
 #   e.g. bench/smpi-replay/speed.sh bench-out/smpi-replay/cases/* bench-out/smpi-scale/{128,512}
-# Environment: ROUNDS (default 10; SimGrid runs longer than 5 s get 3), SIMPI (the binary).
+# Environment: ROUNDS (default 10; SimGrid runs longer than 5 s get 3, longer than 60 s one,
+# without warm-up), SIMPI (the binary).
 # Run it on an otherwise idle machine.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
@@ -38,10 +39,12 @@ for d in "$@"; do
   # Simulated times, and a first SimGrid run to size the rounds.
   start=$(date +%s.%N)
   sg_time=$(cd "$d" && $sg 2>&1 | sed -n 's/.*Simulation time \([0-9.e+-]*\).*/\1/p' | tail -n1)
-  long=$(python3 -c "print(int($(date +%s.%N) - $start > 5))")
-  n=$rounds; [ "$long" = 1 ] && n=3
+  took=$(python3 -c "print($(date +%s.%N) - $start)")
+  n=$rounds; w=1
+  python3 -c "import sys; sys.exit(not $took > 5)" && n=3
+  python3 -c "import sys; sys.exit(not $took > 60)" && { n=1; w=0; }
   sp_time=$(cd "$d" && $sp --json | python3 -c "import json,sys; print(json.load(sys.stdin)['makespan_ps'] / 1e12)")
-  (cd "$d" && hyperfine -N -w 1 -r "$n" --export-json "$tmp/h.json" "$sg" "$sp" >/dev/null 2>&1)
+  (cd "$d" && hyperfine -N -w "$w" -r "$n" --export-json "$tmp/h.json" "$sg" "$sp" >/dev/null 2>&1)
   python3 - "$name" "$ranks" "$sg_time" "$sp_time" "$tmp/h.json" <<'PY'
 import json, sys
 name, ranks, sg_t, sp_t, f = sys.argv[1:6]
