@@ -177,6 +177,39 @@ fn errors_name_file_and_line() {
     assert!(read(&p)
         .unwrap_err()
         .ends_with("bad6.txt:1: communicator 'a' has an unknown parent"));
+    let p = write(
+        "bad7.txt",
+        "0 comm_create world A 0 1 0
+1 comm_create world A 0 1 0
+",
+    );
+    assert!(read(&p)
+        .unwrap_err()
+        .ends_with("bad7.txt:1: world rank 0 is listed twice in communicator 'A'"));
+    // The same id made twice by one rank, differently: its members would be counted twice.
+    let p = write(
+        "bad8.txt",
+        "0 comm_split world 0 0 A
+1 comm_split world 0 1 A
+0 comm_split world 0 5 A
+",
+    );
+    assert!(read(&p)
+        .unwrap_err()
+        .ends_with("bad8.txt:3: communicator 'A' is created a second time by rank 0 (first at line 1)"));
+    // Declared twice alike (the tracer's `comm_known` of one unknown communicator): one
+    // communicator of two ranks.
+    let p = write(
+        "known.txt",
+        "0 comm_known world K 0 1
+0 comm_known world K 0 1
+1 comm_known world K 0 1
+         0 @K barrier
+1 @K barrier
+",
+    );
+    let t = read(&p).unwrap();
+    assert_eq!(t.comms.get("K").unwrap().1.members, vec![0, 1]);
 }
 
 #[test]

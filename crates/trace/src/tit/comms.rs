@@ -13,7 +13,7 @@ pub struct Comm {
 }
 
 /// One creation call seen on one rank.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Creation {
     Split {
         parent: String,
@@ -69,7 +69,26 @@ impl CommTable {
                     if !decl.contains_key(&id) {
                         order.push(id.clone());
                     }
-                    decl.entry(id).or_default().push((r as u32, c, *line));
+                    let ds = decl.entry(id).or_default();
+                    // A rank names each communicator once; the tracer may see the same
+                    // unknown communicator twice (`comm_known`), which changes nothing.
+                    match ds.iter().find(|d| d.0 == r as u32) {
+                        Some(&(_, first, _)) if first == c => continue,
+                        Some(&(_, _, first_line)) => {
+                            let id = match c {
+                                Creation::Split { new, .. } | Creation::Create { new, .. } => {
+                                    new.clone().unwrap_or_default()
+                                }
+                                Creation::Dup { new, .. } => new.clone(),
+                            };
+                            return Err((
+                                r as u32,
+                                *line,
+                                format!("communicator '{id}' is created a second time by rank {r} (first at line {first_line})"),
+                            ));
+                        }
+                        None => ds.push((r as u32, c, *line)),
+                    }
                 }
             }
         }
@@ -127,6 +146,16 @@ impl CommTable {
                                 r,
                                 line,
                                 format!("world rank {m} is out of range: the trace has {ranks} ranks"),
+                            ));
+                        }
+                        let mut sorted = members.clone();
+                        sorted.sort_unstable();
+                        if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
+                            let (r, _, line) = ds[0];
+                            return Err((
+                                r,
+                                line,
+                                format!("world rank {} is listed twice in communicator '{id}'", w[0]),
                             ));
                         }
                         members.clone()
