@@ -285,14 +285,26 @@ pub fn pow2_floor(n: u32) -> u32 {
     1 << (31 - n.leading_zeros())
 }
 
+/// Most operations one rank's part of one collective call may have: a template past it
+/// is refused (a segmented algorithm on a huge message, or a linear one on millions of
+/// ranks beyond what one process can hold), with an error instead of exhausting memory.
+pub const MAX_STEPS: usize = 1 << 24;
+
 /// Cuts `total` bytes into segments of `seg` bytes (the last shorter); one empty segment
-/// for an empty message.
+/// for an empty message. Past [`MAX_STEPS`] segments the list stops one beyond it, its
+/// last segment taking the rest: the call has too many steps to be expanded anyway, and
+/// listing every segment could take terabytes.
 pub fn segments(total: u64, seg: u64) -> Vec<u64> {
+    segments_within(total, seg, MAX_STEPS)
+}
+
+/// [`segments`] stopping one past `most` segments.
+fn segments_within(total: u64, seg: u64, most: usize) -> Vec<u64> {
     if total == 0 || seg == 0 {
         return vec![total];
     }
-    let n = total.div_ceil(seg);
-    (0..n).map(|i| seg.min(total - i * seg)).collect()
+    let n = total.div_ceil(seg).min(most as u64 + 1);
+    (0..n).map(|i| if i + 1 == n { total - i * seg } else { seg }).collect()
 }
 
 /// An algorithm made of phases run one after the other (a reduce then a broadcast, a
@@ -400,5 +412,20 @@ impl Emitter for Phases<'_> {
         let s = self.inner.recv_sync(from, tag, bytes, &d);
         self.current.push(s);
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn segments_cut_the_message_and_stop_one_past_the_limit_keeping_the_total() {
+        assert_eq!(segments(10, 4), vec![4, 4, 2]);
+        assert_eq!(segments(8, 4), vec![4, 4]);
+        assert_eq!(segments(0, 4), vec![0]);
+        assert_eq!(segments(5, 0), vec![5]);
+        assert_eq!(segments_within(1000, 10, 5), vec![10, 10, 10, 10, 10, 950]);
+        assert_eq!(segments_within(50, 10, 5), vec![10; 5]);
     }
 }

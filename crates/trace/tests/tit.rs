@@ -186,6 +186,10 @@ fn errors_name_file_and_line() {
     assert!(read(&p)
         .unwrap_err()
         .ends_with("bad7.txt:1: world rank 0 is listed twice in communicator 'A'"));
+    let p = write("bad9.txt", "0 bcast 1099511627777 0\n1 bcast 1099511627777 0\n");
+    assert!(read(&p).unwrap_err().ends_with(
+        "bad9.txt:1: the bcast has a buffer of 1099511627777 bytes, more than the 1099511627776 (1 TiB) a rank may have"
+    ));
     // The same id made twice by one rank, differently: its members would be counted twice.
     let p = write(
         "bad8.txt",

@@ -3,7 +3,7 @@
 //! times (a benchmark's loop), so a converter keeps templates by call and runs the
 //! algorithm once per distinct call instead of once per call.
 
-use crate::coll::{Algorithm, CollSpec, Collective, Emitter, Merge, Step};
+use crate::coll::{Algorithm, CollSpec, Collective, Emitter, Merge, Step, MAX_STEPS};
 use crate::op::Op;
 use crate::schedule::{BuildError, ScheduleBuilder};
 
@@ -23,8 +23,14 @@ pub struct Template {
 
 impl Template {
     /// Runs `alg` for `spec`; communicator rank `i` is world rank `world[i]` (or `i` for
-    /// the world communicator).
-    pub fn record(alg: &Algorithm, spec: &CollSpec, world: Option<&[u32]>) -> Template {
+    /// the world communicator). Fails if this rank's part has more than [`MAX_STEPS`]
+    /// operations.
+    pub fn record(alg: &Algorithm, spec: &CollSpec, world: Option<&[u32]>) -> Result<Template, String> {
+        Self::record_within(alg, spec, world, MAX_STEPS)
+    }
+
+    /// [`Template::record`] with at most `most` operations.
+    fn record_within(alg: &Algorithm, spec: &CollSpec, world: Option<&[u32]>, most: usize) -> Result<Template, String> {
         let (sizes, expect_total) = default_layout(spec);
         let mut r = Recorder {
             t: Template {
@@ -35,11 +41,19 @@ impl Template {
             sizes,
             expect_total,
             has_succ: Vec::new(),
+            most,
+            too_many: false,
         };
         (alg.emit)(spec, &mut r);
+        if r.too_many {
+            return Err(format!(
+                "the {} call ({} algorithm) has more than {most} operations on a rank: its message or communicator is too large to expand",
+                spec.coll, alg.name
+            ));
+        }
         let mut t = r.t;
         t.sinks = (0..t.ops.len() as u32).filter(|&i| !r.has_succ[i as usize]).collect();
-        t
+        Ok(t)
     }
 
     /// Number of operations (without the join [`Template::instantiate`] may add).
@@ -96,10 +110,18 @@ struct Recorder<'w> {
     sizes: Layout,
     expect_total: Option<u64>,
     has_succ: Vec<bool>,
+    /// Most operations the call may have ([`MAX_STEPS`]).
+    most: usize,
+    /// Past `most`: nothing more is recorded and the call is refused.
+    too_many: bool,
 }
 
 impl Recorder<'_> {
     fn add(&mut self, op: Op, after: &[Step]) -> Step {
+        if self.too_many || self.t.ops.len() >= self.most {
+            self.too_many = true;
+            return 0;
+        }
         for &s in after {
             assert!(
                 (s as usize) < self.t.ops.len(),
@@ -241,6 +263,22 @@ impl Emitter for Recorder<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_call_with_more_steps_than_allowed_is_refused() {
+        // A chain broadcast sends one message per 32 KiB segment: on the root of two
+        // ranks, 1001 segments are more than 1000 steps, 1000 are not.
+        let chain = crate::coll::find(Collective::Bcast, "chain").unwrap();
+        let seg = crate::coll::bcast::SEGMENT;
+        let spec = |segs: u64| CollSpec::new(Collective::Bcast, 2, 0, seg * segs);
+        let err = Template::record_within(chain, &spec(1001), None, 1000).unwrap_err();
+        assert!(
+            err.contains("bcast call (chain algorithm) has more than 1000 operations"),
+            "{err}"
+        );
+        let ok = Template::record_within(chain, &spec(1000), None, 1000).unwrap();
+        assert_eq!(ok.len(), 1000);
+    }
 
     #[test]
     fn alltoallv_layout_holds_only_this_ranks_sends_and_receives() {

@@ -370,6 +370,7 @@ pub fn loggops_end_times(
         b.begin_rank(r as u64).unwrap();
         let s = spec_of(r);
         crate::coll::emit::Template::record(alg, &s, None)
+            .unwrap()
             .instantiate(&mut b, 1, None)
             .unwrap();
         b.end_rank().unwrap();

@@ -25,6 +25,7 @@ use simpi_kernel::{MixHashMap, SimTime};
 use simpi_mpi::coll::emit::Template;
 use simpi_mpi::coll::{Algorithm, CollSpec, Collective};
 use simpi_mpi::{BuildError, Op, Schedule, ScheduleBuilder, ANY_SOURCE, ANY_TAG};
+use std::collections::hash_map::Entry;
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
 use std::path::Path;
@@ -415,6 +416,11 @@ struct RankConv<'a, 'o> {
     /// This rank's collective calls seen so far, as recorded from their algorithms.
     templates: MixHashMap<TemplateKey, Template>,
 }
+
+/// Largest buffer of one collective call on one rank: 1 TiB, beyond any process's
+/// memory. Segmented algorithms cut buffers into pieces of a few KiB; a typo of a few
+/// digits more would otherwise ask for billions of them.
+pub const MAX_COLL_BYTES: u64 = 1 << 40;
 
 /// Distinct collective calls a rank remembers; past this the memory is dropped and
 /// filled again (calls whose arguments never repeat, such as data-dependent
@@ -815,6 +821,19 @@ impl RankConv<'_, '_> {
         {
             return Err(format!("the {} moves more than 2^64 bytes in all", s.coll));
         }
+        let most = [s.bytes]
+            .into_iter()
+            .chain(s.counts.iter().copied())
+            .chain(s.send_counts.iter().copied())
+            .chain(s.recv_counts.iter().copied())
+            .max()
+            .unwrap_or(0);
+        if most > MAX_COLL_BYTES {
+            return Err(format!(
+                "the {} has a buffer of {most} bytes, more than the {MAX_COLL_BYTES} (1 TiB) a rank may have",
+                s.coll
+            ));
+        }
         let alg = (self.opts.choose)(&s);
         let entry = match self.after.len() {
             0 => None,
@@ -835,10 +854,13 @@ impl RankConv<'_, '_> {
         if self.templates.len() >= MAX_TEMPLATES && !self.templates.contains_key(&key) {
             self.templates.clear();
         }
-        let t = self
-            .templates
-            .entry(key)
-            .or_insert_with_key(|k| Template::record(alg, &k.spec, members));
+        let t = match self.templates.entry(key) {
+            Entry::Occupied(o) => o.into_mut(),
+            Entry::Vacant(v) => {
+                let t = Template::record(alg, &v.key().spec, members)?;
+                v.insert(t)
+            }
+        };
         let end = t
             .instantiate(self.b, CommTable::coll_context(ci), entry)
             .map_err(build)?;
