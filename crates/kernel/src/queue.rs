@@ -177,6 +177,30 @@ impl<E> EventQueue<E> {
         self.batch.front().map(|e| (e.time, &e.event))
     }
 
+    /// The earliest event for which `live` holds, and its time; earlier events it
+    /// rejects are dropped, as are rejected ones the queue comes across while finding it
+    /// (they never come back: `live` must keep rejecting an event once it has).
+    pub fn peek_live(&mut self, mut live: impl FnMut(&E) -> bool) -> Option<(u64, &E)> {
+        while let Some(Reverse(PastEntry(_, _, e))) = self.past.peek() {
+            if live(e) {
+                return self.past.peek().map(|Reverse(PastEntry(t, _, e))| (*t, e));
+            }
+            self.past.pop();
+            self.len -= 1;
+        }
+        loop {
+            if self.batch.is_empty() {
+                self.refill_with(&mut live)?;
+            }
+            if live(&self.batch.front().expect("refilled").event) {
+                break;
+            }
+            self.batch.pop_front();
+            self.len -= 1;
+        }
+        self.batch.front().map(|e| (e.time, &e.event))
+    }
+
     /// The event that the `n+1`-th next [`EventQueue::pop`] will return, if already
     /// known (it is at the current time); lets callers prefetch what it will touch.
     #[inline]
@@ -225,31 +249,48 @@ impl<E> EventQueue<E> {
     /// batch, sorted by sequence. Works in place: the bucket's vector becomes the batch
     /// and the empty batch's allocation becomes the bucket. None if nothing is pending.
     fn refill(&mut self) -> Option<()> {
+        self.refill_with(&mut |_| true)
+    }
+
+    /// Moves the earliest events into the batch, dropping on the way those `live`
+    /// rejects: a caller whose events go stale lets them die the first time the queue
+    /// handles them, instead of moving them from bucket to bucket until they come up.
+    fn refill_with(&mut self, live: &mut impl FnMut(&E) -> bool) -> Option<()> {
         debug_assert!(self.batch.is_empty());
-        if self.occupied == 0 {
-            return None;
-        }
-        let b = self.occupied.trailing_zeros() as usize;
-        let mut moving = std::mem::take(&mut self.buckets[b]);
-        self.occupied &= !(1 << b);
-        self.now = moving.iter().map(|e| e.time).min().unwrap();
-        let mut keep = 0;
-        for i in 0..moving.len() {
-            if moving[i].time == self.now {
-                moving.swap(keep, i);
-                keep += 1;
+        loop {
+            if self.occupied == 0 {
+                return None;
             }
+            let b = self.occupied.trailing_zeros() as usize;
+            let mut moving = std::mem::take(&mut self.buckets[b]);
+            self.occupied &= !(1 << b);
+            let before = moving.len();
+            moving.retain(|e| live(&e.event));
+            self.len -= before - moving.len();
+            if moving.is_empty() {
+                // Nothing live here; `now` is unchanged, so the other buckets still hold.
+                self.buckets[b] = moving;
+                continue;
+            }
+            self.now = moving.iter().map(|e| e.time).min().unwrap();
+            let mut keep = 0;
+            for i in 0..moving.len() {
+                if moving[i].time == self.now {
+                    moving.swap(keep, i);
+                    keep += 1;
+                }
+            }
+            for e in moving.drain(keep..) {
+                let nb = self.bucket_of(e.time);
+                debug_assert!(nb < b && nb > 0);
+                self.buckets[nb].push(e);
+                self.occupied |= 1 << nb;
+            }
+            moving.sort_unstable_by_key(|e| e.seq);
+            let empty = std::mem::replace(&mut self.batch, VecDeque::from(moving));
+            self.buckets[b] = Vec::from(empty);
+            return Some(());
         }
-        for e in moving.drain(keep..) {
-            let nb = self.bucket_of(e.time);
-            debug_assert!(nb < b && nb > 0);
-            self.buckets[nb].push(e);
-            self.occupied |= 1 << nb;
-        }
-        moving.sort_unstable_by_key(|e| e.seq);
-        let empty = std::mem::replace(&mut self.batch, VecDeque::from(moving));
-        self.buckets[b] = Vec::from(empty);
-        Some(())
     }
 }
 
@@ -343,5 +384,52 @@ mod tests {
             }
             assert_eq!(q.len(), shadow.len());
         }
+    }
+
+    /// Shadow test of `peek_live`: events die at random (as re-timed flows' entries do);
+    /// the queue must give the earliest live one, and count only what it still holds.
+    #[test]
+    fn peek_live_matches_a_btreemap_with_dying_events() {
+        let mut rng = Rng::new(7);
+        let mut q = EventQueue::new();
+        let mut shadow: BTreeMap<(u64, u64), u32> = BTreeMap::new();
+        let mut dead = std::collections::HashSet::new();
+        let mut now = 0u64;
+        for step in 0..100_000u32 {
+            let r = rng.below(10);
+            if r < 5 || shadow.is_empty() {
+                // Spread far ahead too, so that entries cross many buckets.
+                let t = now
+                    + if rng.below(4) == 0 {
+                        rng.below(1 << 30)
+                    } else {
+                        rng.below(100)
+                    };
+                let seq = q.schedule(t, step);
+                shadow.insert((t, seq.0), step);
+            } else if r < 8 {
+                // Kill a random pending event.
+                let k = *shadow.keys().nth(rng.below(shadow.len() as u64) as usize).unwrap();
+                dead.insert(shadow.remove(&k).unwrap());
+            } else {
+                let want = shadow.first_key_value().map(|(k, v)| (k.0, *v));
+                let got = q.peek_live(|e| !dead.contains(e)).map(|(t, e)| (t, *e));
+                assert_eq!(got, want);
+                if got.is_some() {
+                    let s = q.pop().unwrap();
+                    shadow.pop_first();
+                    now = s.time;
+                }
+            }
+            // Dead events still held are the only difference in length.
+            assert!(q.len() >= shadow.len());
+        }
+        while let Some((t, e)) = q.peek_live(|e| !dead.contains(e)).map(|(t, e)| (t, *e)) {
+            let (k, v) = shadow.pop_first().unwrap();
+            assert_eq!((t, e), (k.0, v));
+            q.pop();
+        }
+        assert!(shadow.is_empty());
+        assert!(q.is_empty(), "every dead event is dropped once the live ones are gone");
     }
 }

@@ -196,15 +196,13 @@ impl<'p> FlowNetwork<'p> {
         self.events.schedule(time, (flow, *v));
     }
 
-    /// Drops stale entries at the head of the event queue; the live head's time and flow.
+    /// Drops stale entries (at the head of the event queue, and wherever the queue
+    /// moves them); the live head's time and flow.
     fn live_head(&mut self) -> Option<(u64, u32)> {
-        loop {
-            let (t, &(f, v)) = self.events.peek()?;
-            if self.version[f as usize] == v {
-                return Some((t, f));
-            }
-            self.events.pop();
-        }
+        let version = &self.version;
+        self.events
+            .peek_live(|&(f, v)| version[f as usize] == v)
+            .map(|(t, &(f, _))| (t, f))
     }
 
     /// Starts a message of `bytes` (the envelope is added here) from `src` to `dst` at
