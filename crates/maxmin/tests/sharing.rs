@@ -148,22 +148,28 @@ fn incremental_solves_only_touched_components() {
     assert!(close(s.value(a), 5.0) && close(s.value(b), 10.0));
 }
 
+/// A system of `n` constraints of random capacities, one in `fatpipe_one_in` a fat pipe.
+fn random_constraints(rng: &mut Rng, n: u32, fatpipe_one_in: u64) -> System {
+    let mut s = System::new();
+    for _ in 0..n {
+        let policy = if rng.below(fatpipe_one_in) == 0 {
+            Policy::Fatpipe
+        } else {
+            Policy::Shared
+        };
+        s.add_constraint(1.0 + rng.below(1000) as f64, policy);
+    }
+    s
+}
+
 /// Random systems: shared and fat-pipe links, weights, bounds, repeated links; after
 /// random additions and removals, incremental solves must agree with the reference.
 #[test]
 fn fast_solver_matches_reference_on_random_systems() {
     let mut rng = Rng::new(11);
     for case in 0..300 {
-        let mut s = System::new();
         let nc = 1 + rng.below(12) as u32;
-        for _ in 0..nc {
-            let policy = if rng.below(5) == 0 {
-                Policy::Fatpipe
-            } else {
-                Policy::Shared
-            };
-            s.add_constraint(1.0 + rng.below(1000) as f64, policy);
-        }
+        let mut s = random_constraints(&mut rng, nc, 5);
         let mut live: Vec<VarId> = Vec::new();
         for step in 0..40 {
             if !live.is_empty() && rng.below(4) == 0 {
@@ -208,16 +214,8 @@ fn fast_solver_matches_reference_on_random_systems() {
 fn fast_solver_matches_reference_on_large_components() {
     let mut rng = Rng::new(29);
     for case in 0..6 {
-        let mut s = System::new();
         let nc = 20 + rng.below(30) as u32;
-        for _ in 0..nc {
-            let policy = if rng.below(6) == 0 {
-                Policy::Fatpipe
-            } else {
-                Policy::Shared
-            };
-            s.add_constraint(1.0 + rng.below(1000) as f64, policy);
-        }
+        let mut s = random_constraints(&mut rng, nc, 6);
         let mut live: Vec<VarId> = Vec::new();
         for step in 0..400 {
             match rng.below(8) {

@@ -531,42 +531,37 @@ impl ScheduleBuilder {
 
     /// Adds an operation to the open rank; returns its local index.
     pub fn push(&mut self, op: Op) -> Result<u32, BuildError> {
-        let cur = self.cur.as_ref().expect("push outside a rank");
-        if self.sched.low.ops.len() >= MAX_OPS {
-            return Err(BuildError::TooManyOps);
-        }
-        let wildcard_ok = op.kind == OpKind::Recv && op.peer == ANY_SOURCE;
-        if op.kind != OpKind::Calc && op.peer >= self.sched.num_ranks && !wildcard_ok {
-            return Err(BuildError::PeerOutOfRange {
-                peer: op.peer,
-                num_ranks: self.sched.num_ranks,
-            });
-        }
-        self.sched.max_cpu = self.sched.max_cpu.max(op.cpu);
-        self.sched.max_nic = self.sched.max_nic.max(op.nic);
-        let mut op = op;
-        op.succ = NO_SUCC;
-        op.flags = 0;
-        op.deps = 0;
-        op.rank = cur.rank;
-        self.sched.low.ops.push(op);
-        Ok(self.sched.low.ops.len() as u32 - 1 - cur.first)
+        self.append_ops(std::slice::from_ref(&op))
     }
 
     /// Adds `ops` to the open rank in matching context `ctx`; returns the local index of
     /// the first. The same as [`ScheduleBuilder::push`] and
-    /// [`ScheduleBuilder::set_context`] for each, with the checks and the context list
-    /// done once per call (collective templates append thousands of blocks).
+    /// [`ScheduleBuilder::set_context`] for each, with the context list filled once per
+    /// call (collective templates append thousands of blocks).
     pub fn push_all(&mut self, ops: &[Op], ctx: u32) -> Result<u32, BuildError> {
+        let first = self.append_ops(ops)?;
+        if ctx != 0 || !self.sched.contexts.is_empty() {
+            let len = self.sched.low.ops.len();
+            self.sched.contexts.resize(len - ops.len(), 0);
+            self.sched.contexts.resize(len, ctx);
+        }
+        Ok(first)
+    }
+
+    /// Checks `ops` (room, peers) and appends them to the open rank, fresh: no
+    /// dependencies, no successors, owned by the rank. Returns the first's local index.
+    #[inline]
+    fn append_ops(&mut self, ops: &[Op]) -> Result<u32, BuildError> {
         let cur = self.cur.as_ref().expect("push outside a rank");
         let n = self.sched.num_ranks;
         if self.sched.low.ops.len() + ops.len() > MAX_OPS {
             return Err(BuildError::TooManyOps);
         }
-        if let Some(op) = ops
-            .iter()
-            .find(|op| op.kind != OpKind::Calc && op.peer >= n && !(op.kind == OpKind::Recv && op.peer == ANY_SOURCE))
-        {
+        let bad_peer = |op: &&Op| {
+            let wildcard_ok = op.kind == OpKind::Recv && op.peer == ANY_SOURCE;
+            op.kind != OpKind::Calc && op.peer >= n && !wildcard_ok
+        };
+        if let Some(op) = ops.iter().find(bad_peer) {
             return Err(BuildError::PeerOutOfRange {
                 peer: op.peer,
                 num_ranks: n,
@@ -574,23 +569,17 @@ impl ScheduleBuilder {
         }
         let first = self.sched.low.ops.len() as u32 - cur.first;
         let rank = cur.rank;
-        self.sched.low.ops.extend(ops.iter().map(|op| {
-            let mut op = *op;
-            op.succ = NO_SUCC;
-            op.flags = 0;
-            op.deps = 0;
-            op.rank = rank;
-            op
-        }));
         for op in ops {
             self.sched.max_cpu = self.sched.max_cpu.max(op.cpu);
             self.sched.max_nic = self.sched.max_nic.max(op.nic);
         }
-        if ctx != 0 || !self.sched.contexts.is_empty() {
-            let len = self.sched.low.ops.len();
-            self.sched.contexts.resize(len - ops.len(), 0);
-            self.sched.contexts.resize(len, ctx);
-        }
+        self.sched.low.ops.extend(ops.iter().map(|op| Op {
+            succ: NO_SUCC,
+            flags: 0,
+            deps: 0,
+            rank,
+            ..*op
+        }));
         Ok(first)
     }
 

@@ -40,7 +40,6 @@ impl Template {
             world,
             sizes,
             expect_total,
-            has_succ: Vec::new(),
             most,
             too_many: false,
         };
@@ -52,7 +51,11 @@ impl Template {
             ));
         }
         let mut t = r.t;
-        t.sinks = (0..t.ops.len() as u32).filter(|&i| !r.has_succ[i as usize]).collect();
+        let mut has_succ = vec![false; t.ops.len()];
+        for &d in &t.deps {
+            has_succ[d as usize] = true;
+        }
+        t.sinks = (0..t.ops.len() as u32).filter(|&i| !has_succ[i as usize]).collect();
         Ok(t)
     }
 
@@ -109,7 +112,6 @@ struct Recorder<'w> {
     world: Option<&'w [u32]>,
     sizes: Layout,
     expect_total: Option<u64>,
-    has_succ: Vec<bool>,
     /// Most operations the call may have ([`MAX_STEPS`]).
     most: usize,
     /// Past `most`: nothing more is recorded and the call is refused.
@@ -127,12 +129,10 @@ impl Recorder<'_> {
                 (s as usize) < self.t.ops.len(),
                 "step {s} waits for a step not yet emitted"
             );
-            self.has_succ[s as usize] = true;
         }
         self.t.ops.push(op);
         self.t.deps.extend_from_slice(after);
         self.t.dep_start.push(self.t.deps.len() as u32);
-        self.has_succ.push(false);
         self.t.ops.len() as Step - 1
     }
 

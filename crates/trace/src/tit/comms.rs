@@ -69,18 +69,12 @@ impl CommTable {
                     if !decl.contains_key(&id) {
                         order.push(id.clone());
                     }
-                    let ds = decl.entry(id).or_default();
+                    let ds = decl.entry(id.clone()).or_default();
                     // A rank names each communicator once; the tracer may see the same
                     // unknown communicator twice (`comm_known`), which changes nothing.
                     match ds.iter().find(|d| d.0 == r as u32) {
                         Some(&(_, first, _)) if first == c => continue,
                         Some(&(_, _, first_line)) => {
-                            let id = match c {
-                                Creation::Split { new, .. } | Creation::Create { new, .. } => {
-                                    new.clone().unwrap_or_default()
-                                }
-                                Creation::Dup { new, .. } => new.clone(),
-                            };
                             return Err((
                                 r as u32,
                                 *line,

@@ -21,13 +21,14 @@
 use super::actions::{parse, Action, Key, ICOLL_SOURCE, PROC_NULL, UNMODELLED_SOURCE};
 use super::comms::{CommTable, Creation};
 use super::source::{Source, SourceError};
-use simpi_kernel::{MixHashMap, SimTime};
+use simpi_kernel::{MixHashMap, MixHasher, SimTime};
 use simpi_mpi::coll::emit::Template;
 use simpi_mpi::coll::{Algorithm, CollSpec, Collective};
 use simpi_mpi::{BuildError, Op, Schedule, ScheduleBuilder, ANY_SOURCE, ANY_TAG};
 use std::collections::hash_map::Entry;
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::fmt;
+use std::hash::BuildHasherDefault;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -108,12 +109,6 @@ fn at(file: &Path, line: u32, msg: impl Into<String>) -> SourceError {
     }
 }
 
-/// Splits `<rank> [@comm] <action> <args>` into (comm id, action name, arguments).
-fn split(text: &str) -> (Option<&str>, &str, Vec<&str>) {
-    let (comm, name, w) = words(text);
-    (comm, name, w.collect())
-}
-
 /// A line's arguments, on the stack unless there are many (vector collectives list one
 /// count per rank): most lines have a handful, and allocating for each showed.
 #[derive(Default)]
@@ -144,7 +139,9 @@ impl<'t> Args<'t> {
     }
 }
 
-/// [`split`] without collecting the arguments (most lines are not what pass 1 looks for).
+/// Splits `<rank> [@comm] <action> <args>` into (comm id, action name, the arguments'
+/// words), collecting nothing: most lines are not what pass 1 looks for, and pass 2
+/// keeps them in [`Args`].
 fn words(text: &str) -> (Option<&str>, &str, std::str::SplitAsciiWhitespace<'_>) {
     let mut w = text.split_ascii_whitespace();
     w.next(); // rank
@@ -208,12 +205,16 @@ pub fn read_tit_on(path: &Path, opts: &TitOptions<'_>, threads: usize) -> Result
                 if name_of_file.is_empty() {
                     name_of_file = file.display().to_string();
                 }
-                let (_, name, mut rest) = words(text);
-                if !is_creator(name) || rest.next().is_none() {
+                let (_, name, rest) = words(text);
+                if !is_creator(name) {
                     return Ok(());
                 }
-                let (_, _, args) = split(text);
-                let a = parse(name, &args, 0, false).map_err(|m| at(file, line, m))?;
+                let mut args = Args::default();
+                let args = args.collect(rest);
+                if args.is_empty() {
+                    return Ok(());
+                }
+                let a = parse(name, args, 0, false).map_err(|m| at(file, line, m))?;
                 let c = match a {
                     Action::CommSplit {
                         parent,
@@ -270,7 +271,7 @@ pub fn read_tit_on(path: &Path, opts: &TitOptions<'_>, threads: usize) -> Result
         let mut b = ScheduleBuilder::new(p);
         let mut first_global = 0u32;
         // Call names, allocated once each.
-        let mut names: MixHashMap<String, Arc<str>> = MixHashMap::default();
+        let mut names: HashSet<Arc<str>, BuildHasherDefault<MixHasher>> = HashSet::default();
         for r in ranks {
             b.begin_rank(r as u64).map_err(|e| TitError {
                 file: files[r as usize].clone(),
@@ -304,7 +305,7 @@ pub fn read_tit_on(path: &Path, opts: &TitOptions<'_>, threads: usize) -> Result
                         Some(n) => Arc::clone(n),
                         None => {
                             let n: Arc<str> = Arc::from(name);
-                            names.insert(name.to_string(), Arc::clone(&n));
+                            names.insert(Arc::clone(&n));
                             n
                         }
                     };
