@@ -177,12 +177,18 @@ pub fn looks_like_tit(path: &Path) -> bool {
 
 /// Reads the TIT trace at `path` (index file or trace file) into a schedule.
 pub fn read_tit(path: &Path, opts: &TitOptions<'_>) -> Result<TitTrace, TitError> {
-    read_tit_on(path, opts, std::thread::available_parallelism().map_or(1, |n| n.get()))
+    // Asked only for traces that could use a second thread: the answer reads cgroup
+    // files, a noticeable part of replaying a 2-rank trace.
+    read_tit_with(path, opts, || std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 /// [`read_tit`] with at most `threads` threads: traces of [`PARALLEL_RANKS`] ranks or more
 /// are read in two halves when `threads >= 2`, with the same result as one pass.
 pub fn read_tit_on(path: &Path, opts: &TitOptions<'_>, threads: usize) -> Result<TitTrace, TitError> {
+    read_tit_with(path, opts, || threads)
+}
+
+fn read_tit_with(path: &Path, opts: &TitOptions<'_>, threads: impl FnOnce() -> usize) -> Result<TitTrace, TitError> {
     let src = Source::open(path)?;
     let p = src.ranks() as u32;
     if p == 0 {
@@ -239,7 +245,7 @@ pub fn read_tit_on(path: &Path, opts: &TitOptions<'_>, threads: usize) -> Result
         }
         Ok((creations, files, skipped))
     };
-    let two = p >= PARALLEL_RANKS && threads >= 2;
+    let two = p >= PARALLEL_RANKS && threads() >= 2;
     let (creations, files, _) = if two {
         let mid = p / 2;
         let (lower, upper) = std::thread::scope(|sc| {
