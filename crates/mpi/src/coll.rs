@@ -135,7 +135,7 @@ impl fmt::Display for Collective {
 }
 
 /// What one rank knows about a collective call.
-#[derive(Clone, Debug, Eq, Hash)]
+#[derive(Clone, Debug, Eq)]
 pub struct CollSpec {
     /// The operation.
     pub coll: Collective,
@@ -178,6 +178,15 @@ impl PartialEq for CollSpec {
             && same(&self.counts, &o.counts)
             && same(&self.send_counts, &o.send_counts)
             && same(&self.recv_counts, &o.recv_counts)
+    }
+}
+
+impl std::hash::Hash for CollSpec {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        (self.coll, self.size, self.me, self.root, self.bytes, self.elem).hash(h);
+        self.counts.hash(h);
+        self.send_counts.hash(h);
+        self.recv_counts.hash(h);
     }
 }
 

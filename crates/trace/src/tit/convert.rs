@@ -179,7 +179,9 @@ pub fn looks_like_tit(path: &Path) -> bool {
 pub fn read_tit(path: &Path, opts: &TitOptions<'_>) -> Result<TitTrace, TitError> {
     // Asked only for traces that could use a second thread: the answer reads cgroup
     // files, a noticeable part of replaying a 2-rank trace.
-    read_tit_with(path, opts, || std::thread::available_parallelism().map_or(1, |n| n.get()))
+    read_tit_with(path, opts, || {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    })
 }
 
 /// [`read_tit`] with at most `threads` threads: traces of [`PARALLEL_RANKS`] ranks or more
