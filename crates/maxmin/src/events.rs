@@ -1,12 +1,13 @@
 //! The solver's pending fill events ("constraint `c` fills at level `t`", "variable `v`
 //! reaches its bound at level `t`"), taken smallest level first.
 //!
-//! Most solves of a small platform stop after one or two events (the shared backbone
-//! fills and freezes everyone), so building a binary heap costs more than it saves:
-//! up to [`SCAN_MAX`] events are kept unordered and the smallest is found by a scan;
-//! beyond that, a binary heap. Both take events in the same (level, id) order, and
-//! events equal in both are interchangeable (the solver's outcome for them does not
-//! depend on which comes first), so the choice does not change any result.
+//! Most solves stop after one or two events (a shared backbone fills and freezes
+//! everyone), so building a binary heap costs more than it saves: up to [`SCAN_MAX`]
+//! events are kept unordered and the smallest is found by a scan; beyond that, the first
+//! event is still found by a scan (as cheap as building the heap, and often the only one
+//! taken) and a binary heap is built for the rest. Both take events in the same (level,
+//! id) order, and events equal in both are interchangeable (the solver's outcome for them
+//! does not depend on which comes first), so the choice does not change any result.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -77,6 +78,10 @@ pub(crate) struct Events {
     list: Vec<Event>,
     heap: BinaryHeap<Event>,
     heaped: bool,
+    /// Sealed with more than [`SCAN_MAX`] events: the first pop scans and sets
+    /// `heap_next`; the next one builds the heap.
+    many: bool,
+    heap_next: bool,
 }
 
 impl Events {
@@ -87,6 +92,8 @@ impl Events {
             self.list = std::mem::take(&mut self.heap).into_vec();
             self.heaped = false;
         }
+        self.many = false;
+        self.heap_next = false;
         self.list.clear();
     }
 
@@ -103,15 +110,17 @@ impl Events {
     /// Call once the initial events are in: chooses scanning or a heap by their number.
     /// Later pushes only re-add a popped constraint, so the number never grows past it.
     pub fn seal(&mut self) {
-        if self.list.len() > SCAN_MAX {
-            self.heap = BinaryHeap::from(std::mem::take(&mut self.list));
-            self.heaped = true;
-        }
+        self.many = self.list.len() > SCAN_MAX;
     }
 
     /// Removes and returns the event with the smallest (level, id).
     pub fn pop(&mut self) -> Option<Event> {
         if self.heaped {
+            return self.heap.pop();
+        }
+        if self.heap_next {
+            self.heap = BinaryHeap::from(std::mem::take(&mut self.list));
+            self.heaped = true;
             return self.heap.pop();
         }
         let mut best = self.list.first().map(|_| 0)?;
@@ -120,6 +129,7 @@ impl Events {
                 best = i;
             }
         }
+        self.heap_next = self.many;
         Some(self.list.swap_remove(best))
     }
 }
@@ -147,7 +157,8 @@ mod tests {
                 expect.push((level, 1000 - i));
             }
             q.seal();
-            assert_eq!(q.heaped, n > SCAN_MAX);
+            assert!(!q.heaped);
+            assert_eq!(q.many, n > SCAN_MAX);
             expect.sort_by(by_level_then_id);
             let first = q.pop().unwrap();
             assert_eq!((first.level, first.what), expect[0]);
