@@ -13,6 +13,9 @@
 #   OSU_DIR: OSU micro-benchmarks 5.x sources (mpi/collective/osu_allreduce.c, ...)
 #   OUT_DIR: default bench-out/smpi-scale; traces are kept there and reused
 #   N:       default 128 512 1024 2048
+# Environment: NPB_DIR=NPB3.4-MPI sources and IS_CLASS=A|B|C trace NPB IS of that class
+# instead (power-of-two N; its CPU bursts kept as compute actions; alltoall(v) pairwise
+# forced on both sides), in OUT_DIR/is.CLASS-N.
 # Run it on an otherwise idle machine: both sides are timed by wall clock.
 set -euo pipefail
 osu=$(realpath "$1"); out=${2:-bench-out/smpi-scale}
@@ -24,16 +27,29 @@ mkdir -p "$out"; out=$(realpath "$out")
 (cd "$here" && cargo build --release -q -p simpi-cli)
 echo "SimGrid: $(smpirun -version 2>&1 | head -n1)" >&2
 
-coll=$osu/mpi/collective
-prog="$out/osu_allreduce"
-[ -x "$prog" ] || smpicc -O2 -w -I"$coll" -o "$prog" "$coll/osu_allreduce.c" "$coll/osu_coll.c" -lm
-args=(-m 16384 -i 10 -x 1)
 sg_algos=(--cfg=smpi/allreduce:rdb --cfg=smpi/barrier:ompi_bruck --cfg=smpi/reduce:binomial --cfg=smpi/bcast:binomial_tree)
 simpi_algos=(--coll allreduce=rdb --coll barrier=bruck --coll reduce=binomial --coll bcast=binomial)
+if [ -n "${IS_CLASS:-}" ]; then
+  [ -n "${NPB_DIR:-}" ] || { echo "IS_CLASS needs NPB_DIR" >&2; exit 2; }
+  prog="$out/is.$IS_CLASS.x"; args=(); sim_comp=yes; prefix="is.$IS_CLASS-"
+  if [ ! -x "$prog" ]; then
+    rm -rf "$out/npb"; cp -r "$(realpath "$NPB_DIR")" "$out/npb"; mkdir -p "$out/npb/bin"
+    [ -f "$out/npb/config/make.def" ] || cp "$out/npb/config/make.def.template" "$out/npb/config/make.def"
+    make -s -C "$out/npb" IS CLASS="$IS_CLASS" MPICC=smpicc CLINK=smpicc >/dev/null
+    cp "$out/npb/bin/is.$IS_CLASS.x" "$prog"
+  fi
+  sg_algos+=(--cfg=smpi/alltoall:pair --cfg=smpi/alltoallv:pair)
+  simpi_algos+=(--coll alltoall=pairwise --coll alltoallv=pairwise)
+else
+  coll=$osu/mpi/collective
+  prog="$out/osu_allreduce"
+  [ -x "$prog" ] || smpicc -O2 -w -I"$coll" -o "$prog" "$coll/osu_allreduce.c" "$coll/osu_coll.c" -lm
+  args=(-m 16384 -i 10 -x 1); sim_comp=no; prefix=""
+fi
 
 printf "%6s %10s %12s %12s %9s %9s %9s %-22s %9s %8s\n" ranks events simgrid_s simpi_s sg_wall sg_MiB simpi_wall "simpi_runs" simpi_MiB speedup | tee "$out/table.txt"
 for n in "${sizes[@]}"; do
-  d="$out/$n"; mkdir -p "$d"
+  d="$out/$prefix$n"; mkdir -p "$d"
   cat >"$d/platform.xml" <<EOF
 <?xml version="1.0"?>
 <!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
@@ -44,8 +60,12 @@ for n in "${sizes[@]}"; do
 </platform>
 EOF
   seq 0 $((n - 1)) | sed 's/^/node-/' >"$d/hostfile"
+  # For speed.sh: op=simpi name:SimGrid name.
+  algos="allreduce=rdb:rdb barrier=bruck:ompi_bruck reduce=binomial:binomial bcast=binomial:binomial_tree"
+  [ -n "${IS_CLASS:-}" ] && algos+=" alltoall=pairwise:pair alltoallv=pairwise:pair"
+  echo "$algos" >"$d/algorithms.txt"
   if [ ! -f "$d/trace.txt" ]; then
-    (cd "$d" && smpirun -trace-ti --cfg=tracing/filename:trace.txt --cfg=smpi/simulate-computation:no \
+    (cd "$d" && smpirun -trace-ti --cfg=tracing/filename:trace.txt --cfg=smpi/simulate-computation:$sim_comp \
       "${sg_algos[@]}" -np "$n" -platform platform.xml -hostfile hostfile "$prog" "${args[@]}" >record.log 2>&1) ||
       { echo "$n: recording failed, see $d/record.log"; continue; }
   fi
