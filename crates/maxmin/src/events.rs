@@ -113,6 +113,16 @@ impl Events {
         self.many = self.list.len() > SCAN_MAX;
     }
 
+    /// The smallest level still pending (infinity if none).
+    pub fn min_level(&self) -> f64 {
+        let list = if self.heaped {
+            self.heap.as_slice()
+        } else {
+            &self.list[..]
+        };
+        list.iter().map(|e| e.level).fold(f64::INFINITY, f64::min)
+    }
+
     /// Removes and returns the event with the smallest (level, id).
     pub fn pop(&mut self) -> Option<Event> {
         if self.heaped {

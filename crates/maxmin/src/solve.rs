@@ -10,6 +10,13 @@
 //! The per-constraint and per-variable state lives in `Constraint` and `Variable`
 //! themselves (one cache line each). The component search also initialises the fill,
 //! so a solve passes over the component's edges once before the filling proper.
+//!
+//! A shortcut skips the search and the fill for the commonest change of a busy network:
+//! flows joining or leaving a component in which one constraint (an overloaded backbone)
+//! carries every variable and fills first. The solve that found such a component keeps
+//! the constraint and a lower bound of every other level in it; as long as the changes
+//! stay on that constraint and its level stays below the bound, the full solve would
+//! take that one event and freeze everyone at it, which the shortcut does directly.
 
 use crate::events::{Event, Events, VAR};
 use crate::system::{Constraint, Policy, VarId, Variable};
@@ -20,6 +27,14 @@ pub(crate) struct Solver {
     epoch: u32,
     stack: Vec<u32>,
     events: Events,
+    /// The last solve's component with a single bottleneck: that constraint, and a lower
+    /// bound of the levels of the component's other constraints and of its variables'
+    /// bounds, all variables unfrozen.
+    single: Option<(u32, f64)>,
+    /// The shortcut is off (for tests comparing both ways).
+    pub no_shortcut: bool,
+    /// Solves the shortcut did.
+    pub shortcuts: u64,
 }
 
 impl Solver {
@@ -33,6 +48,7 @@ impl Solver {
         dirty_vars: &mut Vec<u32>,
         changed: &mut Vec<VarId>,
     ) {
+        self.single = None;
         self.epoch = self.epoch.wrapping_add(1);
         if self.epoch == 0 {
             // Wrapped: clear the marks so that no old one passes for the new epoch.
@@ -51,6 +67,93 @@ impl Solver {
             }
         }
         self.fill(cnsts, vars, unfrozen_vars);
+    }
+
+    /// The shortcut (see the module documentation): solves and returns true if every
+    /// change since the last solve (`dirty` constraints, `added` variables; nothing else
+    /// changed) keeps the last single-bottleneck component so, with the bottleneck still
+    /// filling first. The values are those the full solve would set, bit for bit; the
+    /// variables come in the bottleneck's list order.
+    pub(crate) fn solve_single(
+        &mut self,
+        cnsts: &mut [Constraint],
+        vars: &mut [Variable],
+        dirty: &mut Vec<u32>,
+        added: &[u32],
+        changed: &mut Vec<VarId>,
+    ) -> bool {
+        let Some((b, mut bound)) = self.single else {
+            return false;
+        };
+        if self.no_shortcut {
+            return false;
+        }
+        let on_b = |vars: &[Variable], v: u32| vars[v as usize].elems.iter().any(|e| e.0 == b);
+        // Every changed constraint is in the component (a variable on it is on the
+        // bottleneck, and so are all the component's variables) or empty.
+        for &c in dirty.iter() {
+            if let Some(&(v, _, _)) = cnsts[c as usize].elems.first() {
+                if !on_b(vars, v) {
+                    return false;
+                }
+            }
+        }
+        // A new variable must be on the bottleneck, and share its other constraints only
+        // with variables on it; its bound and those constraints' levels lower the bound.
+        // (Leaving variables only raise levels: the bound stays a lower bound.)
+        for &v in added {
+            let var = &vars[v as usize];
+            if !var.live {
+                continue;
+            }
+            if !on_b(vars, v) {
+                return false;
+            }
+            if let Some(x) = var.bound {
+                bound = bound.min(x * var.weight);
+            }
+            for &(c, _, _) in &var.elems {
+                if c == b {
+                    continue;
+                }
+                let k = &cnsts[c as usize];
+                let mut factor = 0.0f64;
+                for &(u, _, a) in &k.elems {
+                    if !on_b(vars, u) {
+                        return false;
+                    }
+                    factor = add_factor(k.policy, factor, a / vars[u as usize].weight);
+                }
+                bound = bound.min(level_of(k.policy, k.capacity, 0.0, factor));
+            }
+        }
+        let k = &cnsts[b as usize];
+        let mut factor = 0.0f64;
+        for &(v, _, a) in &k.elems {
+            factor = add_factor(k.policy, factor, a / vars[v as usize].weight);
+        }
+        let level = if k.elems.is_empty() {
+            0.0
+        } else {
+            level_of(k.policy, k.capacity, 0.0, factor)
+        };
+        // Strictly first: a tie would be broken by ids, which is left to the full solve.
+        if !k.elems.is_empty() && level >= bound {
+            return false;
+        }
+        let nonempty = !k.elems.is_empty();
+        for &(v, _, _) in &k.elems {
+            let var = &mut vars[v as usize];
+            var.value = level / var.weight;
+            var.frozen = true;
+            changed.push(VarId(v));
+        }
+        for c in dirty.drain(..) {
+            cnsts[c as usize].dirty = false;
+        }
+        self.single = nonempty.then_some((b, bound));
+        self.shortcuts += 1;
+        true
     }
 
     /// Finds the union of the components of the `dirty` constraints, depth first (the
@@ -84,7 +187,6 @@ impl Solver {
             let from = changed.len();
             // The unfrozen load factor, Σ a/w (from 0 up, in list order) or max a/w,
             // while taking in the variables seen for the first time.
-            let shared = k.policy == Policy::Shared;
             let mut factor = 0.0f64;
             for &(v, _, a) in &k.elems {
                 let var = &mut vars[v as usize];
@@ -96,8 +198,7 @@ impl Solver {
                         self.events.push(Event::new(b * var.weight, v | VAR, 0));
                     }
                 }
-                let r = a / var.weight;
-                factor = if shared { factor + r } else { factor.max(r) };
+                factor = add_factor(k.policy, factor, a / var.weight);
             }
             k.factor = factor;
             k.load = 0.0;
@@ -124,8 +225,10 @@ impl Solver {
     /// variables.
     fn fill(&mut self, cnsts: &mut [Constraint], vars: &mut [Variable], mut unfrozen_vars: usize) {
         self.events.seal();
+        let mut first = true;
         while unfrozen_vars > 0 {
             let Some(ev) = self.events.pop() else { break };
+            let was_first = std::mem::replace(&mut first, false);
             if ev.what & VAR != 0 {
                 let v = ev.what & !VAR;
                 let var = &vars[v as usize];
@@ -149,6 +252,10 @@ impl Solver {
                 continue;
             }
             if k.unfrozen as usize == unfrozen_vars {
+                if was_first {
+                    // One bottleneck for the whole component: the shortcut's case.
+                    self.single = Some((c as u32, self.events.min_level()));
+                }
                 // Every variable left is on this constraint: the last freeze. Nothing
                 // reads the constraints' state after it (the next solve of the component
                 // starts afresh), so only the values are set.
@@ -177,9 +284,27 @@ impl Solver {
 
 /// The level at which constraint `k` fills, given what is frozen now.
 fn level(k: &Constraint) -> f64 {
-    match k.policy {
-        Policy::Shared => ((k.capacity - k.load).max(0.0)) / k.factor,
-        Policy::Fatpipe => k.capacity / k.factor,
+    level_of(k.policy, k.capacity, k.load, k.factor)
+}
+
+/// The level at which a constraint of `capacity` fills with frozen `load` and unfrozen
+/// load `factor` (one formula for the fill and the shortcut: their results must agree
+/// bit for bit).
+#[inline]
+fn level_of(policy: Policy, capacity: f64, load: f64, factor: f64) -> f64 {
+    match policy {
+        Policy::Shared => ((capacity - load).max(0.0)) / factor,
+        Policy::Fatpipe => capacity / factor,
+    }
+}
+
+/// `factor` with an unfrozen variable's `a / w` added: summed if shared, the maximum
+/// if a fat pipe.
+#[inline]
+fn add_factor(policy: Policy, factor: f64, r: f64) -> f64 {
+    match policy {
+        Policy::Shared => factor + r,
+        Policy::Fatpipe => factor.max(r),
     }
 }
 

@@ -65,6 +65,11 @@ pub struct System {
     pub(crate) dirty: Vec<u32>,
     /// Variables changed without any constraint (solved on their own).
     pub(crate) dirty_vars: Vec<u32>,
+    /// Variables added since the last solve, and whether anything else than adding and
+    /// removing variables happened (weights, bounds): what the solver's shortcut for a
+    /// component with one bottleneck needs to check.
+    pub(crate) added: Vec<u32>,
+    pub(crate) retouched: bool,
     pub(crate) solver: Solver,
 }
 
@@ -83,6 +88,8 @@ impl System {
             free_vars: Vec::new(),
             dirty: Vec::new(),
             dirty_vars: Vec::new(),
+            added: Vec::new(),
+            retouched: false,
             solver: Solver::default(),
         }
     }
@@ -167,6 +174,7 @@ impl System {
         if merged.is_empty() {
             self.dirty_vars.push(id);
         }
+        self.added.push(id);
         VarId(id)
     }
 
@@ -210,6 +218,7 @@ impl System {
     }
 
     fn touch_var(&mut self, v: u32) {
+        self.retouched = true;
         let n = self.vars[v as usize].elems.len();
         if n == 0 {
             self.dirty_vars.push(v);
@@ -221,6 +230,7 @@ impl System {
     }
 
     fn touch(&mut self, c: u32) {
+        self.retouched = true;
         let k = &mut self.cnsts[c as usize];
         if !k.dirty {
             k.dirty = true;
@@ -265,6 +275,17 @@ impl System {
     /// `changed` (cleared first), so that a caller solving often reuses one vector.
     pub fn solve_into(&mut self, changed: &mut Vec<VarId>) {
         changed.clear();
+        let retouched = std::mem::take(&mut self.retouched);
+        if !retouched
+            && self.dirty_vars.is_empty()
+            && self
+                .solver
+                .solve_single(&mut self.cnsts, &mut self.vars, &mut self.dirty, &self.added, changed)
+        {
+            self.added.clear();
+            return;
+        }
+        self.added.clear();
         self.solver.solve_dirty(
             &mut self.cnsts,
             &mut self.vars,
@@ -272,6 +293,18 @@ impl System {
             &mut self.dirty_vars,
             changed,
         );
+    }
+
+    /// Turns the shortcut for components with a single bottleneck off or on (on by
+    /// default): it must give the same values, bit for bit, which the tests check by
+    /// comparing two systems.
+    pub fn set_single_bottleneck_shortcut(&mut self, on: bool) {
+        self.solver.no_shortcut = !on;
+    }
+
+    /// How many solves the single-bottleneck shortcut did.
+    pub fn shortcut_solves(&self) -> u64 {
+        self.solver.shortcuts
     }
 
     /// Recomputes every variable from scratch (for comparison with [`System::solve`]).

@@ -252,3 +252,97 @@ fn fast_solver_matches_reference_on_large_components() {
         assert!(live.len() > 100, "case {case}: the component stayed small");
     }
 }
+
+/// A cluster whose backbone is overloaded (the shortcut's case) with flows that also
+/// load the reverse path (acknowledgements), some bounds below the backbone's share, slow
+/// hosts, flows that stay on one host's links or on links of their own, and weights
+/// changed in place: solved after every change with the single-bottleneck shortcut and
+/// without, the values must be equal bit for bit and agree with the reference, and both
+/// ways must have been taken. (Each check of the shortcut, left out, fails this test.)
+#[test]
+fn single_bottleneck_shortcut_gives_the_full_solve_bit_for_bit() {
+    let mut rng = Rng::new(47);
+    let hosts = 12u32;
+    let mut twins = [System::new(), System::new()];
+    twins[1].set_single_bottleneck_shortcut(false);
+    let mut links = Vec::new();
+    for s in twins.iter_mut() {
+        let b = s.add_constraint(100.0, Policy::Shared);
+        // Two slow hosts, whose links can be tighter than the backbone's share.
+        let cap = |h: u32| if h < 2 { 16.0 } else { 50.0 };
+        let up: Vec<CnstId> = (0..hosts).map(|h| s.add_constraint(cap(h), Policy::Shared)).collect();
+        let down: Vec<CnstId> = (0..hosts).map(|h| s.add_constraint(cap(h), Policy::Shared)).collect();
+        // A link pair of its own: flows on it form a separate component.
+        let apart = s.add_constraint(10.0, Policy::Shared);
+        links = vec![(b, up, down, apart)];
+    }
+    let (b, up, down, apart) = links.pop().unwrap();
+    let mut live: Vec<VarId> = Vec::new();
+    let mut solves = 0u64;
+    for step in 0..3000 {
+        // Phases of many flows (the backbone binds) and of few (the slow hosts do).
+        let target = if (step / 150) % 2 == 0 { 40 } else { 4 };
+        let r = rng.below(100);
+        if !live.is_empty() && (r < 30 || live.len() > target) {
+            let v = live.swap_remove(rng.below(live.len() as u64) as usize);
+            twins.iter_mut().for_each(|s| s.remove_variable(v));
+        } else if !live.is_empty() && r == 40 {
+            let v = live[rng.below(live.len() as u64) as usize];
+            let w = 0.5 + rng.unit_f64();
+            twins.iter_mut().for_each(|s| s.set_weight(v, w));
+        } else {
+            let src = rng.below(hosts as u64) as usize;
+            let dst = (src + 1 + rng.below(hosts as u64 - 1) as usize) % hosts as usize;
+            let elems: Vec<(CnstId, f64)> = if r == 41 {
+                vec![(up[src], 1.0), (down[src], 1.0)]
+            } else if r < 45 {
+                vec![(apart, 1.0)]
+            } else {
+                vec![
+                    (up[src], 1.0),
+                    (b, 1.0),
+                    (down[dst], 1.0),
+                    (up[dst], 0.05),
+                    (b, 0.05),
+                    (down[src], 0.05),
+                ]
+            };
+            let weight = [1.0, 1.0, 2.0, 0.7][rng.below(4) as usize];
+            let bound = match rng.below(10) {
+                0 => Some(3.0),
+                1 => Some(40.0),
+                _ => None,
+            };
+            let ids: Vec<VarId> = twins
+                .iter_mut()
+                .map(|s| s.add_variable(weight, bound, &elems))
+                .collect();
+            assert_eq!(ids[0], ids[1]);
+            live.push(ids[0]);
+        }
+        for s in twins.iter_mut() {
+            s.solve();
+        }
+        solves += 1;
+        for &v in &live {
+            let (x, y) = (twins[0].value(v), twins[1].value(v));
+            assert_eq!(
+                x.to_bits(),
+                y.to_bits(),
+                "step {step}: {v:?} {x} with the shortcut, {y} without"
+            );
+        }
+        if step % 25 == 0 {
+            for (v, want) in solve_reference(&twins[0]) {
+                let got = twins[0].value(v);
+                assert!(close(got, want), "step {step}: {v:?} got {got} want {want}");
+            }
+        }
+    }
+    let short = twins[0].shortcut_solves();
+    assert_eq!(twins[1].shortcut_solves(), 0);
+    assert!(
+        short > solves / 10 && short < solves,
+        "{short} shortcuts in {solves} solves"
+    );
+}
