@@ -19,7 +19,7 @@
 //! take that one event and freeze everyone at it, which the shortcut does directly.
 
 use crate::events::{Event, Events, VAR};
-use crate::system::{Constraint, Policy, VarId, Variable};
+use crate::system::{CnstId, Constraint, Policy, VarId, Variable};
 
 /// Reusable working memory of the solver.
 #[derive(Default)]
@@ -72,21 +72,19 @@ impl Solver {
     /// The shortcut (see the module documentation): solves and returns true if every
     /// change since the last solve (`dirty` constraints, `added` variables; nothing else
     /// changed) keeps the last single-bottleneck component so, with the bottleneck still
-    /// filling first. The values are those the full solve would set, bit for bit; the
-    /// variables come in the bottleneck's list order.
+    /// filling first. The values are those the full solve would set, bit for bit. Returns
+    /// None if it did not apply, else the bottleneck and its level (None for a
+    /// bottleneck left without variables): the variables that changed are those on it.
     pub(crate) fn solve_single(
         &mut self,
         cnsts: &mut [Constraint],
         vars: &mut [Variable],
         dirty: &mut Vec<u32>,
         added: &[u32],
-        changed: &mut Vec<VarId>,
-    ) -> bool {
-        let Some((b, mut bound)) = self.single else {
-            return false;
-        };
+    ) -> Option<Option<(CnstId, f64)>> {
+        let (b, mut bound) = self.single?;
         if self.no_shortcut {
-            return false;
+            return None;
         }
         let on_b = |vars: &[Variable], v: u32| vars[v as usize].elems.iter().any(|e| e.0 == b);
         // Every changed constraint is in the component (a variable on it is on the
@@ -94,7 +92,7 @@ impl Solver {
         for &c in dirty.iter() {
             if let Some(&(v, _, _)) = cnsts[c as usize].elems.first() {
                 if !on_b(vars, v) {
-                    return false;
+                    return None;
                 }
             }
         }
@@ -107,7 +105,7 @@ impl Solver {
                 continue;
             }
             if !on_b(vars, v) {
-                return false;
+                return None;
             }
             if let Some(x) = var.bound {
                 bound = bound.min(x * var.weight);
@@ -120,7 +118,7 @@ impl Solver {
                 let mut factor = 0.0f64;
                 for &(u, _, a) in &k.elems {
                     if !on_b(vars, u) {
-                        return false;
+                        return None;
                     }
                     factor = add_factor(k.policy, factor, a / vars[u as usize].weight);
                 }
@@ -139,21 +137,20 @@ impl Solver {
         };
         // Strictly first: a tie would be broken by ids, which is left to the full solve.
         if !k.elems.is_empty() && level >= bound {
-            return false;
+            return None;
         }
         let nonempty = !k.elems.is_empty();
         for &(v, _, _) in &k.elems {
             let var = &mut vars[v as usize];
             var.value = level / var.weight;
             var.frozen = true;
-            changed.push(VarId(v));
         }
         for c in dirty.drain(..) {
             cnsts[c as usize].dirty = false;
         }
         self.single = nonempty.then_some((b, bound));
         self.shortcuts += 1;
-        true
+        Some(nonempty.then_some((CnstId(b), level)))
     }
 
     /// Finds the union of the components of the `dirty` constraints, depth first (the

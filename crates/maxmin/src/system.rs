@@ -274,16 +274,27 @@ impl System {
     /// [`System::solve`] writing the variables whose value may have changed into
     /// `changed` (cleared first), so that a caller solving often reuses one vector.
     pub fn solve_into(&mut self, changed: &mut Vec<VarId>) {
+        if let Some((c, _)) = self.solve_grouped(changed) {
+            changed.extend(self.cnsts[c.0 as usize].elems.iter().map(|e| VarId(e.0)));
+        }
+    }
+
+    /// [`System::solve_into`], except when the single-bottleneck shortcut solves: then
+    /// `changed` stays empty and the constraint and its level are returned. Every
+    /// variable on that constraint (and no other variable) may have changed, and each
+    /// now has the value level / weight; callers that follow those variables as a group
+    /// need not visit them one by one.
+    pub fn solve_grouped(&mut self, changed: &mut Vec<VarId>) -> Option<(CnstId, f64)> {
         changed.clear();
         let retouched = std::mem::take(&mut self.retouched);
-        if !retouched
-            && self.dirty_vars.is_empty()
-            && self
+        if !retouched && self.dirty_vars.is_empty() {
+            if let Some(level) = self
                 .solver
-                .solve_single(&mut self.cnsts, &mut self.vars, &mut self.dirty, &self.added, changed)
-        {
-            self.added.clear();
-            return;
+                .solve_single(&mut self.cnsts, &mut self.vars, &mut self.dirty, &self.added)
+            {
+                self.added.clear();
+                return level;
+            }
         }
         self.added.clear();
         self.solver.solve_dirty(
@@ -293,6 +304,17 @@ impl System {
             &mut self.dirty_vars,
             changed,
         );
+        None
+    }
+
+    /// How many variables are on constraint `c`.
+    pub fn count_on(&self, c: CnstId) -> usize {
+        self.cnsts[c.0 as usize].elems.len()
+    }
+
+    /// The variables on constraint `c`.
+    pub fn variables_on(&self, c: CnstId) -> impl Iterator<Item = VarId> + '_ {
+        self.cnsts[c.0 as usize].elems.iter().map(|e| VarId(e.0))
     }
 
     /// Turns the shortcut for components with a single bottleneck off or on (on by

@@ -9,6 +9,8 @@ use crate::hybrid::HybridParams;
 use simpi_kernel::{EventQueue, IdHashMap, SimTime};
 use simpi_maxmin::{CnstId, Policy as MmPolicy, System, VarId};
 use simpi_platform::{HostId, Platform, PlatformError, Policy};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 /// The caller's identifier of a message, returned when its flow completes.
 pub type Token = u64;
@@ -50,7 +52,28 @@ struct Flow {
     /// Index into the network's route table.
     route: u32,
     var: Option<VarId>,
+    /// Timed with the network's [`Group`] instead of by its own event.
+    grouped: bool,
 }
+
+/// The flows of a component whose one bottleneck sets every rate (the max-min solver's
+/// shortcut): each runs at `level · c` with its own constant `c` (bandwidth factor over
+/// weight), so they are timed together, as processor sharing: `work` is the integral of
+/// the level, and a flow ends when `work` reaches its key (`work` when it joined plus
+/// its remaining bytes over `c`). A change of level then costs one event, not one per
+/// flow.
+struct Group {
+    cnst: CnstId,
+    level: f64,
+    work: f64,
+    /// When `work` was last brought up to date (ps).
+    last: u64,
+    /// (key bits, flow): keys are non-negative, so their bits order as they do.
+    ends: BinaryHeap<Reverse<(u64, u32)>>,
+}
+
+/// The group's entry in the event queue, in place of a flow id.
+const GROUP: u32 = u32::MAX;
 
 /// A network of flows over a platform.
 pub struct FlowNetwork<'p> {
@@ -80,6 +103,13 @@ pub struct FlowNetwork<'p> {
     /// Each flow slot's current event version.
     version: Vec<u32>,
     active: usize,
+    group: Option<Group>,
+    /// The group's current event version.
+    group_version: u32,
+    /// Whether single-bottleneck components are timed as a group.
+    grouping: bool,
+    /// Flows that joined the sharing since the last re-share.
+    joined: Vec<u32>,
 }
 
 impl<'p> FlowNetwork<'p> {
@@ -113,7 +143,18 @@ impl<'p> FlowNetwork<'p> {
             events: EventQueue::new(),
             version: Vec::new(),
             active: 0,
+            group: None,
+            group_version: 0,
+            grouping: true,
+            joined: Vec::new(),
         }
+    }
+
+    /// The same network with flows of a single-bottleneck component timed one by one
+    /// (`false`) or as a group (`true`, the default); the tests compare both.
+    pub fn with_grouping(mut self, on: bool) -> FlowNetwork<'p> {
+        self.grouping = on;
+        self
     }
 
     /// The model's parameters.
@@ -199,9 +240,9 @@ impl<'p> FlowNetwork<'p> {
     /// Drops stale entries (at the head of the event queue, and wherever the queue
     /// moves them); the live head's time and flow.
     fn live_head(&mut self) -> Option<(u64, u32)> {
-        let version = &self.version;
+        let (version, gv) = (&self.version, self.group_version);
         self.events
-            .peek_live(|&(f, v)| version[f as usize] == v)
+            .peek_live(|&(f, v)| if f == GROUP { v == gv } else { version[f as usize] == v })
             .map(|(t, &(f, _))| (t, f))
     }
 
@@ -227,6 +268,7 @@ impl<'p> FlowNetwork<'p> {
             bw_factor: self.params.bw_factor.factor(payload),
             route,
             var: None,
+            grouped: false,
         };
         let id = match self.free.pop() {
             Some(i) => {
@@ -259,6 +301,11 @@ impl<'p> FlowNetwork<'p> {
                 break;
             }
             self.events.pop();
+            if f == GROUP {
+                self.group_ends(t, done);
+                changed = true;
+                continue;
+            }
             match self.flows[f as usize].phase {
                 Phase::Latency => {
                     changed |= self.begin_transfer(f, t, done);
@@ -304,6 +351,7 @@ impl<'p> FlowNetwork<'p> {
             self.var_flow.resize(var.0 as usize + 1, u32::MAX);
         }
         self.var_flow[var.0 as usize] = f;
+        self.joined.push(f);
         let fl = &mut self.flows[f as usize];
         fl.var = Some(var);
         fl.phase = Phase::Transfer;
@@ -314,6 +362,7 @@ impl<'p> FlowNetwork<'p> {
     fn finish(&mut self, f: u32, done: &mut Vec<Token>) {
         let fl = &mut self.flows[f as usize];
         fl.phase = Phase::Done;
+        fl.grouped = false;
         done.push(fl.token);
         // Invalidates the flow's pending entry, if any.
         self.version[f as usize] = self.version[f as usize].wrapping_add(1);
@@ -327,7 +376,23 @@ impl<'p> FlowNetwork<'p> {
     /// Re-solves the changed part of the sharing and reschedules the affected flows.
     fn reshare(&mut self, t: u64) {
         let mut changed = std::mem::take(&mut self.changed);
-        self.sys.solve_into(&mut changed);
+        if self.grouping {
+            if let Some((c, level)) = self.sys.solve_grouped(&mut changed) {
+                self.group_update(t, c, level);
+                self.joined.clear();
+                self.changed = changed;
+                return;
+            }
+            // A general solve that changed grouped flows ends the group.
+            let flows = &self.flows;
+            let var_flow = &self.var_flow;
+            if self.group.is_some() && changed.iter().any(|v| flows[var_flow[v.0 as usize] as usize].grouped) {
+                self.dissolve(t);
+            }
+        } else {
+            self.sys.solve_into(&mut changed);
+        }
+        self.joined.clear();
         for &var in &changed {
             let f = self.var_flow[var.0 as usize];
             let value = self.sys.value(var);
@@ -346,5 +411,124 @@ impl<'p> FlowNetwork<'p> {
             self.push_event(t + dt, f);
         }
         self.changed = changed;
+    }
+
+    /// `c_f` of flow `f`: its rate over the level (bandwidth factor over weight).
+    fn group_coefficient(&self, f: u32) -> f64 {
+        let fl = &self.flows[f as usize];
+        fl.bw_factor / self.route_info[fl.route as usize].weight
+    }
+
+    /// The solver's shortcut set every variable on `c` to `level / weight`: brings the
+    /// group up to `t` with its old level, takes in the flows that joined (or forms the
+    /// group from every flow on `c`), and schedules its next end.
+    fn group_update(&mut self, t: u64, c: CnstId, level: f64) {
+        // The group must be every flow on `c`: flows that joined it while a general solve
+        // timed them one by one (the group empty or elsewhere) are not in it.
+        let members = self.sys.count_on(c);
+        if self
+            .group
+            .as_ref()
+            .is_some_and(|g| g.cnst != c || g.ends.len() + self.joined.len() != members)
+        {
+            self.dissolve(t);
+        }
+        let joined = std::mem::take(&mut self.joined);
+        if let Some(g) = self.group.as_mut() {
+            g.work += g.level * (t - g.last) as f64 * 1e-12;
+            g.last = t;
+            g.level = level;
+            for &f in &joined {
+                let fl = &mut self.flows[f as usize];
+                let k = fl.bw_factor / self.route_info[fl.route as usize].weight;
+                let key = g.work + fl.remaining.max(0.0) / k;
+                fl.grouped = true;
+                fl.last = t;
+                g.ends.push(Reverse((key.to_bits(), f)));
+            }
+        } else {
+            let mut g = Group {
+                cnst: c,
+                level,
+                work: 0.0,
+                last: t,
+                ends: BinaryHeap::new(),
+            };
+            let members: Vec<u32> = self.sys.variables_on(c).map(|v| self.var_flow[v.0 as usize]).collect();
+            for f in members {
+                let k = self.group_coefficient(f);
+                let fl = &mut self.flows[f as usize];
+                // Joined flows have no rate yet and `last == t`: nothing to take off.
+                fl.remaining -= fl.rate * (t - fl.last) as f64 * 1e-12;
+                fl.last = t;
+                fl.grouped = true;
+                // Its own event, if any, is stale from now on.
+                self.version[f as usize] = self.version[f as usize].wrapping_add(1);
+                g.ends.push(Reverse(((fl.remaining.max(0.0) / k).to_bits(), f)));
+            }
+            self.group = Some(g);
+        }
+        self.joined = joined;
+        self.schedule_group(t);
+    }
+
+    /// Puts the group's next end in the event queue (the previous entry goes stale).
+    fn schedule_group(&mut self, t: u64) {
+        self.group_version = self.group_version.wrapping_add(1);
+        let Some(g) = &self.group else { return };
+        let Some(&Reverse((key, _))) = g.ends.peek() else {
+            return;
+        };
+        let left = (f64::from_bits(key) - g.work).max(0.0) / g.level;
+        let at = t + SimTime::from_secs_f64(left).ps();
+        self.events.schedule(at, (GROUP, self.group_version));
+    }
+
+    /// The group's event is due at `t`: the flow it was set for ends, and so does every
+    /// other whose end rounds to the same picosecond.
+    fn group_ends(&mut self, t: u64, done: &mut Vec<Token>) {
+        let mut ending = Vec::new();
+        if let Some(g) = self.group.as_mut() {
+            g.work += g.level * (t - g.last) as f64 * 1e-12;
+            g.last = t;
+            if let Some(Reverse((_, f))) = g.ends.pop() {
+                ending.push(f);
+            }
+            while let Some(&Reverse((key, f))) = g.ends.peek() {
+                if (f64::from_bits(key) - g.work) / g.level * 1e12 >= 0.5 {
+                    break;
+                }
+                g.ends.pop();
+                ending.push(f);
+            }
+        }
+        for f in ending {
+            self.finish(f, done);
+        }
+    }
+
+    /// Ends the group at `t`: every member gets back its remaining bytes, its rate and
+    /// its own event.
+    fn dissolve(&mut self, t: u64) {
+        let Some(mut g) = self.group.take() else { return };
+        self.group_version = self.group_version.wrapping_add(1);
+        g.work += g.level * (t - g.last) as f64 * 1e-12;
+        for Reverse((key, f)) in g.ends.into_vec() {
+            if !self.flows[f as usize].grouped {
+                continue;
+            }
+            let k = self.group_coefficient(f);
+            let fl = &mut self.flows[f as usize];
+            fl.grouped = false;
+            fl.remaining = (f64::from_bits(key) - g.work) * k;
+            fl.last = t;
+            fl.rate = g.level * k;
+            let dt = if fl.remaining <= 0.0 || fl.rate.is_infinite() {
+                0
+            } else {
+                SimTime::from_secs_f64(fl.remaining / fl.rate).ps()
+            };
+            self.push_event(t + dt, f);
+        }
     }
 }

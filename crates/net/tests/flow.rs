@@ -174,3 +174,111 @@ fn long_routes_both_ways_share_by_cross_traffic() {
         assert!(rel(got, 60e-6 + 0.02) < 1e-9, "{got}");
     }
 }
+
+/// Completion times of flows `(start ps, src, dst, bytes)`, started as the network's
+/// clock passes their start, with single-bottleneck groups on or off.
+fn run_timed(p: &Platform, params: HybridParams, flows: &[(u64, u32, u32, u64)], grouping: bool) -> Vec<u64> {
+    let mut net = FlowNetwork::new(p, params).with_grouping(grouping);
+    let mut order: Vec<usize> = (0..flows.len()).collect();
+    order.sort_by_key(|&i| flows[i].0);
+    let mut next = 0;
+    let mut end = vec![u64::MAX; flows.len()];
+    let mut done = Vec::new();
+    loop {
+        let tn = net.next_time().map(|t| t.ps());
+        let ts = order.get(next).map(|&i| flows[i].0);
+        match (tn, ts) {
+            (None, None) => break,
+            (_, Some(s)) if tn.is_none_or(|n| s < n) => {
+                let (_, a, b, bytes) = flows[order[next]];
+                net.start(SimTime(s), HostId(a), HostId(b), bytes, order[next] as u64)
+                    .unwrap();
+                next += 1;
+            }
+            (Some(n), _) => {
+                net.advance(SimTime(n), &mut done);
+                for tok in done.drain(..) {
+                    end[tok as usize] = n;
+                }
+            }
+            _ => unreachable!(),
+        }
+    }
+    end
+}
+
+#[test]
+fn flows_timed_as_a_group_end_when_they_would_one_by_one() {
+    // An overloaded backbone (32 hosts at 125 MB/s into 1 GB/s, split-duplex host links),
+    // cross traffic, the SMPI factors (so rates differ by message size), flows of 1 kB
+    // to 200 kB in bursts: with the group, every flow must end within a few picoseconds
+    // of where it ends when each is re-timed on its own.
+    let mut s = ClusterSpec::flat("c", 32, 1e9, 1.25e8, 50e-6);
+    s.backbone = Some((1e9, 10e-6, Policy::Shared));
+    s.sharing = simpi_platform::cluster::Sharing::SplitDuplex;
+    let p = cluster_platform(&s).unwrap();
+    let mut seed = 7u64;
+    let mut rnd = |m: u64| {
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (seed >> 33) % m
+    };
+    let flows: Vec<(u64, u32, u32, u64)> = (0..3000)
+        .map(|_| {
+            let a = rnd(32) as u32;
+            let b = (a + 1 + rnd(31) as u32) % 32;
+            // Starts in bursts, many flows at the same picosecond; half the bursts close
+            // together (flows overlap), half after the network has gone idle.
+            let burst = rnd(200);
+            let at = if burst < 100 {
+                burst * 500_000_000
+            } else {
+                burst * 20_000_000_000
+            };
+            // One size per burst (one latency: they join the sharing together) or any.
+            let bytes = if rnd(2) == 0 {
+                1000 + burst * 997
+            } else {
+                1000 + rnd(200_000)
+            };
+            (at, a, b, bytes)
+        })
+        .collect();
+    let alone = run_timed(&p, HybridParams::smpi(), &flows, false);
+    let grouped = run_timed(&p, HybridParams::smpi(), &flows, true);
+    for (i, (a, g)) in alone.iter().zip(&grouped).enumerate() {
+        assert!(
+            *a != u64::MAX && a.abs_diff(*g) <= 4,
+            "flow {i}: {a} ps one by one, {g} ps grouped"
+        );
+    }
+}
+
+#[test]
+fn a_backbone_shared_twice_after_an_idle_gap_gives_processor_sharing_times() {
+    // Four flows of 1, 2, 3 and 4 MB on one 100 MB/s backbone (host links 1 TB/s, no
+    // latency), twice: at 0 and, after the network has gone idle, at 1 s. Processor
+    // sharing: the 1 MB flow ends at 4 x 1 MB / 100 MB/s = 40 ms, the next after
+    // 3 x 1 MB more (70 ms), then 90 ms and 100 ms. The second burst joins the sharing
+    // all at once after the first one's group has emptied: the group must take in
+    // every flow on the backbone, not only those that joined at its last re-share.
+    let mut s = ClusterSpec::flat("c", 8, 1e9, 1e12, 0.0);
+    s.backbone = Some((1e8, 0.0, Policy::Shared));
+    let p = cluster_platform(&s).unwrap();
+    let mut flows = Vec::new();
+    for start in [0u64, 1_000_000_000_000] {
+        for i in 0..4u32 {
+            flows.push((start, i, i + 4, (i as u64 + 1) * 1_000_000));
+        }
+    }
+    let want = [0.04, 0.07, 0.09, 0.10];
+    for grouping in [true, false] {
+        let got = run_timed(&p, HybridParams::plain(), &flows, grouping);
+        for (i, &ps) in got.iter().enumerate() {
+            let w = want[i % 4] + if i < 4 { 0.0 } else { 1.0 };
+            assert!(
+                rel(ps as f64 * 1e-12, w) < 1e-9,
+                "grouping {grouping}, flow {i}: {ps} ps, want {w} s"
+            );
+        }
+    }
+}
