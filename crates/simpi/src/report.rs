@@ -32,17 +32,15 @@ pub struct Report {
     pub spans: Vec<crate::analysis::Span>,
 }
 
-/// Peak resident set size of this process (`ru_maxrss`, the kernel's `VmHWM`), if
-/// available. One system call: reading `/proc/self/status` cost a tenth of a
-/// millisecond, a few percent of a small replay.
+/// Peak resident set size of this process (Linux `VmHWM`), if available. Read from
+/// `/proc/self/status`, not `getrusage`: `ru_maxrss` carries the parent's peak across
+/// fork and exec, so a replay started by a large process (a Python harness, `cargo run`)
+/// would report that process's memory.
 pub fn peak_rss_bytes() -> Option<u64> {
-    // SAFETY: getrusage only writes into the zeroed struct it is given.
-    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
-    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) } != 0 || u.ru_maxrss <= 0 {
-        return None;
-    }
-    // Linux reports kilobytes.
-    Some(u.ru_maxrss as u64 * 1024)
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
 }
 
 impl Report {
