@@ -27,8 +27,15 @@ mkdir -p "$out"; out=$(realpath "$out")
 (cd "$here" && cargo build --release -q -p simpi-cli)
 echo "SimGrid: $(smpirun -version 2>&1 | head -n1)" >&2
 
-sg_algos=(--cfg=smpi/allreduce:rdb --cfg=smpi/barrier:ompi_bruck --cfg=smpi/reduce:binomial --cfg=smpi/bcast:binomial_tree)
-simpi_algos=(--coll allreduce=rdb --coll barrier=bruck --coll reduce=binomial --coll bcast=binomial)
+# The collective algorithms forced on both sides, as op=simpi name:SimGrid name (the
+# form speed.sh reads from algorithms.txt).
+algos="allreduce=rdb:rdb barrier=bruck:ompi_bruck reduce=binomial:binomial bcast=binomial:binomial_tree"
+[ -n "${IS_CLASS:-}" ] && algos+=" alltoall=pairwise:pair alltoallv=pairwise:pair"
+sg_algos=(); simpi_algos=()
+for a in $algos; do
+  op=${a%%=*}; rest=${a#*=}
+  simpi_algos+=(--coll "$op=${rest%%:*}"); sg_algos+=("--cfg=smpi/$op:${rest#*:}")
+done
 if [ -n "${IS_CLASS:-}" ]; then
   [ -n "${NPB_DIR:-}" ] || { echo "IS_CLASS needs NPB_DIR" >&2; exit 2; }
   prog="$out/is.$IS_CLASS.x"; args=(); sim_comp=yes; prefix="is.$IS_CLASS-"
@@ -38,8 +45,6 @@ if [ -n "${IS_CLASS:-}" ]; then
     make -s -C "$out/npb" IS CLASS="$IS_CLASS" MPICC=smpicc CLINK=smpicc >/dev/null
     cp "$out/npb/bin/is.$IS_CLASS.x" "$prog"
   fi
-  sg_algos+=(--cfg=smpi/alltoall:pair --cfg=smpi/alltoallv:pair)
-  simpi_algos+=(--coll alltoall=pairwise --coll alltoallv=pairwise)
 else
   coll=$osu/mpi/collective
   prog="$out/osu_allreduce"
@@ -60,9 +65,6 @@ for n in "${sizes[@]}"; do
 </platform>
 EOF
   seq 0 $((n - 1)) | sed 's/^/node-/' >"$d/hostfile"
-  # For speed.sh: op=simpi name:SimGrid name.
-  algos="allreduce=rdb:rdb barrier=bruck:ompi_bruck reduce=binomial:binomial bcast=binomial:binomial_tree"
-  [ -n "${IS_CLASS:-}" ] && algos+=" alltoall=pairwise:pair alltoallv=pairwise:pair"
   echo "$algos" >"$d/algorithms.txt"
   if [ ! -f "$d/trace.txt" ]; then
     (cd "$d" && smpirun -trace-ti --cfg=tracing/filename:trace.txt --cfg=smpi/simulate-computation:$sim_comp \

@@ -32,9 +32,9 @@ pub(crate) struct Solver {
     /// bounds, all variables unfrozen.
     single: Option<(u32, f64)>,
     /// The shortcut is off (for tests comparing both ways).
-    pub no_shortcut: bool,
+    pub(crate) no_shortcut: bool,
     /// Solves the shortcut did.
-    pub shortcuts: u64,
+    pub(crate) shortcuts: u64,
 }
 
 impl Solver {
@@ -69,12 +69,12 @@ impl Solver {
         self.fill(cnsts, vars, unfrozen_vars);
     }
 
-    /// The shortcut (see the module documentation): solves and returns true if every
-    /// change since the last solve (`dirty` constraints, `added` variables; nothing else
-    /// changed) keeps the last single-bottleneck component so, with the bottleneck still
-    /// filling first. The values are those the full solve would set, bit for bit. Returns
-    /// None if it did not apply, else the bottleneck and its level (None for a
-    /// bottleneck left without variables): the variables that changed are those on it.
+    /// The shortcut (see the module documentation): solves if every change since the last
+    /// solve (`dirty` constraints, `added` variables; nothing else changed) keeps the
+    /// last single-bottleneck component so, with the bottleneck still filling first, and
+    /// sets the values the full solve would set, bit for bit. Returns None if it did not
+    /// apply, else the bottleneck and its level (None for a bottleneck left without
+    /// variables): the variables that changed are those on it.
     pub(crate) fn solve_single(
         &mut self,
         cnsts: &mut [Constraint],
@@ -126,20 +126,16 @@ impl Solver {
             }
         }
         let k = &cnsts[b as usize];
+        let nonempty = !k.elems.is_empty();
         let mut factor = 0.0f64;
         for &(v, _, a) in &k.elems {
             factor = add_factor(k.policy, factor, a / vars[v as usize].weight);
         }
-        let level = if k.elems.is_empty() {
-            0.0
-        } else {
-            level_of(k.policy, k.capacity, 0.0, factor)
-        };
+        let level = level_of(k.policy, k.capacity, 0.0, factor);
         // Strictly first: a tie would be broken by ids, which is left to the full solve.
-        if !k.elems.is_empty() && level >= bound {
+        if nonempty && level >= bound {
             return None;
         }
-        let nonempty = !k.elems.is_empty();
         for &(v, _, _) in &k.elems {
             let var = &mut vars[v as usize];
             var.value = level / var.weight;

@@ -72,8 +72,31 @@ struct Group {
     ends: BinaryHeap<Reverse<(u64, u32)>>,
 }
 
+impl Group {
+    /// Brings `work` up to `t` at the current level.
+    fn advance_to(&mut self, t: u64) {
+        self.work += self.level * (t - self.last) as f64 * 1e-12;
+        self.last = t;
+    }
+}
+
 /// The group's entry in the event queue, in place of a flow id.
 const GROUP: u32 = u32::MAX;
+
+/// Picoseconds until `remaining` bytes are through at `rate` (0 if nothing is left or the
+/// rate is unbounded).
+fn time_left(remaining: f64, rate: f64) -> u64 {
+    if remaining <= 0.0 || rate.is_infinite() {
+        0
+    } else {
+        SimTime::from_secs_f64(remaining / rate).ps()
+    }
+}
+
+/// A flow's rate per unit of its group's level: its bandwidth factor over its weight.
+fn rate_per_level(fl: &Flow, routes: &[RouteInfo]) -> f64 {
+    fl.bw_factor / routes[fl.route as usize].weight
+}
 
 /// A network of flows over a platform.
 pub struct FlowNetwork<'p> {
@@ -110,6 +133,8 @@ pub struct FlowNetwork<'p> {
     grouping: bool,
     /// Flows that joined the sharing since the last re-share.
     joined: Vec<u32>,
+    /// Re-shares that updated a group instead of re-timing flows one by one.
+    group_updates: u64,
 }
 
 impl<'p> FlowNetwork<'p> {
@@ -147,6 +172,7 @@ impl<'p> FlowNetwork<'p> {
             group_version: 0,
             grouping: true,
             joined: Vec::new(),
+            group_updates: 0,
         }
     }
 
@@ -155,6 +181,11 @@ impl<'p> FlowNetwork<'p> {
     pub fn with_grouping(mut self, on: bool) -> FlowNetwork<'p> {
         self.grouping = on;
         self
+    }
+
+    /// How many re-shares updated a group of flows instead of re-timing them one by one.
+    pub fn group_updates(&self) -> u64 {
+        self.group_updates
     }
 
     /// The model's parameters.
@@ -379,7 +410,6 @@ impl<'p> FlowNetwork<'p> {
         if self.grouping {
             if let Some((c, level)) = self.sys.solve_grouped(&mut changed) {
                 self.group_update(t, c, level);
-                self.joined.clear();
                 self.changed = changed;
                 return;
             }
@@ -403,26 +433,17 @@ impl<'p> FlowNetwork<'p> {
             fl.remaining -= fl.rate * (t - fl.last) as f64 * 1e-12;
             fl.last = t;
             fl.rate = value * fl.bw_factor;
-            let dt = if fl.remaining <= 0.0 || fl.rate.is_infinite() {
-                0
-            } else {
-                SimTime::from_secs_f64(fl.remaining / fl.rate).ps()
-            };
+            let dt = time_left(fl.remaining, fl.rate);
             self.push_event(t + dt, f);
         }
         self.changed = changed;
-    }
-
-    /// `c_f` of flow `f`: its rate over the level (bandwidth factor over weight).
-    fn group_coefficient(&self, f: u32) -> f64 {
-        let fl = &self.flows[f as usize];
-        fl.bw_factor / self.route_info[fl.route as usize].weight
     }
 
     /// The solver's shortcut set every variable on `c` to `level / weight`: brings the
     /// group up to `t` with its old level, takes in the flows that joined (or forms the
     /// group from every flow on `c`), and schedules its next end.
     fn group_update(&mut self, t: u64, c: CnstId, level: f64) {
+        self.group_updates += 1;
         // The group must be every flow on `c`: flows that joined it while a general solve
         // timed them one by one (the group empty or elsewhere) are not in it.
         let members = self.sys.count_on(c);
@@ -433,15 +454,13 @@ impl<'p> FlowNetwork<'p> {
         {
             self.dissolve(t);
         }
-        let joined = std::mem::take(&mut self.joined);
+        let mut joined = std::mem::take(&mut self.joined);
         if let Some(g) = self.group.as_mut() {
-            g.work += g.level * (t - g.last) as f64 * 1e-12;
-            g.last = t;
+            g.advance_to(t);
             g.level = level;
             for &f in &joined {
                 let fl = &mut self.flows[f as usize];
-                let k = fl.bw_factor / self.route_info[fl.route as usize].weight;
-                let key = g.work + fl.remaining.max(0.0) / k;
+                let key = g.work + fl.remaining.max(0.0) / rate_per_level(fl, &self.route_info);
                 fl.grouped = true;
                 fl.last = t;
                 g.ends.push(Reverse((key.to_bits(), f)));
@@ -456,8 +475,8 @@ impl<'p> FlowNetwork<'p> {
             };
             let members: Vec<u32> = self.sys.variables_on(c).map(|v| self.var_flow[v.0 as usize]).collect();
             for f in members {
-                let k = self.group_coefficient(f);
                 let fl = &mut self.flows[f as usize];
+                let k = rate_per_level(fl, &self.route_info);
                 // Joined flows have no rate yet and `last == t`: nothing to take off.
                 fl.remaining -= fl.rate * (t - fl.last) as f64 * 1e-12;
                 fl.last = t;
@@ -468,6 +487,7 @@ impl<'p> FlowNetwork<'p> {
             }
             self.group = Some(g);
         }
+        joined.clear();
         self.joined = joined;
         self.schedule_group(t);
     }
@@ -489,8 +509,7 @@ impl<'p> FlowNetwork<'p> {
     fn group_ends(&mut self, t: u64, done: &mut Vec<Token>) {
         let mut ending = Vec::new();
         if let Some(g) = self.group.as_mut() {
-            g.work += g.level * (t - g.last) as f64 * 1e-12;
-            g.last = t;
+            g.advance_to(t);
             if let Some(Reverse((_, f))) = g.ends.pop() {
                 ending.push(f);
             }
@@ -512,22 +531,17 @@ impl<'p> FlowNetwork<'p> {
     fn dissolve(&mut self, t: u64) {
         let Some(mut g) = self.group.take() else { return };
         self.group_version = self.group_version.wrapping_add(1);
-        g.work += g.level * (t - g.last) as f64 * 1e-12;
+        g.advance_to(t);
         for Reverse((key, f)) in g.ends.into_vec() {
-            if !self.flows[f as usize].grouped {
-                continue;
-            }
-            let k = self.group_coefficient(f);
+            // Members leave the heap only when they end: every entry is a member.
             let fl = &mut self.flows[f as usize];
+            debug_assert!(fl.grouped);
+            let k = rate_per_level(fl, &self.route_info);
             fl.grouped = false;
             fl.remaining = (f64::from_bits(key) - g.work) * k;
             fl.last = t;
             fl.rate = g.level * k;
-            let dt = if fl.remaining <= 0.0 || fl.rate.is_infinite() {
-                0
-            } else {
-                SimTime::from_secs_f64(fl.remaining / fl.rate).ps()
-            };
+            let dt = time_left(fl.remaining, fl.rate);
             self.push_event(t + dt, f);
         }
     }

@@ -10,19 +10,9 @@ use simpi_platform::zone::{TableKind, TableRoute, TableZone, ZoneRouting};
 
 /// Runs flows started at time 0 and returns each token's completion time in seconds.
 fn run(p: &Platform, params: HybridParams, flows: &[(u32, u32, u64)]) -> Vec<f64> {
-    let mut net = FlowNetwork::new(p, params);
-    for (i, &(a, b, bytes)) in flows.iter().enumerate() {
-        net.start(SimTime::ZERO, HostId(a), HostId(b), bytes, i as u64).unwrap();
-    }
-    let mut end = vec![f64::NAN; flows.len()];
-    let mut done = Vec::new();
-    while let Some(t) = net.next_time() {
-        net.advance(t, &mut done);
-        for tok in done.drain(..) {
-            end[tok as usize] = t.as_secs_f64();
-        }
-    }
-    end
+    let timed: Vec<(u64, u32, u32, u64)> = flows.iter().map(|&(a, b, bytes)| (0, a, b, bytes)).collect();
+    let (end, _) = run_timed(p, params, &timed, true);
+    end.into_iter().map(|ps| SimTime(ps).as_secs_f64()).collect()
 }
 
 fn rel(a: f64, b: f64) -> f64 {
@@ -175,9 +165,10 @@ fn long_routes_both_ways_share_by_cross_traffic() {
     }
 }
 
-/// Completion times of flows `(start ps, src, dst, bytes)`, started as the network's
-/// clock passes their start, with single-bottleneck groups on or off.
-fn run_timed(p: &Platform, params: HybridParams, flows: &[(u64, u32, u32, u64)], grouping: bool) -> Vec<u64> {
+/// Completion times (ps) of flows `(start ps, src, dst, bytes)`, started as the network's
+/// clock passes their start, with single-bottleneck groups on or off; and how many
+/// re-shares updated a group.
+fn run_timed(p: &Platform, params: HybridParams, flows: &[(u64, u32, u32, u64)], grouping: bool) -> (Vec<u64>, u64) {
     let mut net = FlowNetwork::new(p, params).with_grouping(grouping);
     let mut order: Vec<usize> = (0..flows.len()).collect();
     order.sort_by_key(|&i| flows[i].0);
@@ -204,7 +195,7 @@ fn run_timed(p: &Platform, params: HybridParams, flows: &[(u64, u32, u32, u64)],
             _ => unreachable!(),
         }
     }
-    end
+    (end, net.group_updates())
 }
 
 #[test]
@@ -243,8 +234,13 @@ fn flows_timed_as_a_group_end_when_they_would_one_by_one() {
             (at, a, b, bytes)
         })
         .collect();
-    let alone = run_timed(&p, HybridParams::smpi(), &flows, false);
-    let grouped = run_timed(&p, HybridParams::smpi(), &flows, true);
+    let (alone, none) = run_timed(&p, HybridParams::smpi(), &flows, false);
+    let (grouped, updates) = run_timed(&p, HybridParams::smpi(), &flows, true);
+    assert_eq!(none, 0);
+    assert!(
+        updates > 1000,
+        "only {updates} group updates: the group was hardly used"
+    );
     for (i, (a, g)) in alone.iter().zip(&grouped).enumerate() {
         assert!(
             *a != u64::MAX && a.abs_diff(*g) <= 4,
@@ -272,7 +268,8 @@ fn a_backbone_shared_twice_after_an_idle_gap_gives_processor_sharing_times() {
     }
     let want = [0.04, 0.07, 0.09, 0.10];
     for grouping in [true, false] {
-        let got = run_timed(&p, HybridParams::plain(), &flows, grouping);
+        let (got, updates) = run_timed(&p, HybridParams::plain(), &flows, grouping);
+        assert_eq!(updates > 0, grouping, "{updates} group updates");
         for (i, &ps) in got.iter().enumerate() {
             let w = want[i % 4] + if i < 4 { 0.0 } else { 1.0 };
             assert!(
