@@ -95,7 +95,7 @@ pub const TRACED: &[&str] = &[
 /// Arguments of `simpi trace`.
 #[derive(Args)]
 pub struct TraceArgs {
-    /// Directory for the trace (index.txt, rank-<r>.tit, .times and .counts files).
+    /// Directory for the trace (`index.txt`, `rank-<r>.tit`, `.times` and `.counts` files).
     #[arg(short = 'o', long, default_value = "simpi-trace")]
     output: PathBuf,
     /// Flop/s at which time between MPI calls is written as `compute` flops.
