@@ -312,6 +312,28 @@ fn sendrecv_carries_its_tags_and_proc_null_is_dropped() {
 }
 
 #[test]
+fn a_send_receive_with_itself_on_both_sides_is_a_copy() {
+    // SMPI's MPI_Sendrecv copies the buffer when both peers are the caller and sends
+    // nothing (its pairwise alltoallv does this in step 0): no operation, no time. With
+    // only one side being itself it is two real messages: rank 1 sends to itself (an
+    // eager message, taken in by its own receive) and receives rank 0's.
+    let p = write(
+        "selfcopy.txt",
+        "0 sendRecv 800 0 800 0 6 6\n0 compute 1e3\n0 send 1 0 8\n\
+         1 sendRecv 8 1 8 0 6 6\n1 recv 1 0 8\n",
+    );
+    let mut t = read(&p).unwrap();
+    assert_eq!(t.schedule.num_ops(), 5);
+    let ends = times(&mut t);
+    assert_eq!(
+        ends[0],
+        1_000 + 100,
+        "rank 0: the copy took nothing, then compute and send"
+    );
+    assert!(ends[1] > ends[0], "rank 1 waited for rank 0's message: {ends:?}");
+}
+
+#[test]
 fn waitsome_and_tests_complete_what_the_real_calls_completed() {
     // testsome found nothing: 0.1 ms of test cost. waitsome completed tag 2 (arrived at
     // 1,100, taken in after the test cost: 100,100); the compute runs to 1,100,100; tag 1

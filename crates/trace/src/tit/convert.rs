@@ -616,17 +616,26 @@ impl RankConv<'_, '_> {
                 stag,
                 rtag,
             } => {
+                let to = if dst >= 0 {
+                    Some(self.rank_arg(dst, "destination")?)
+                } else {
+                    None
+                };
+                let from = match src {
+                    PROC_NULL => None,
+                    s if s < 0 => Some(ANY_SOURCE),
+                    s => Some(self.rank_arg(s, "source")?),
+                };
+                // With itself on both sides, SMPI copies the buffer and sends nothing
+                // (`Request::sendrecv`): no time passes.
+                if to == Some(self.r) && from == Some(self.r) {
+                    return Ok(());
+                }
                 let mut ends = Vec::new();
-                if dst >= 0 {
-                    let to = self.rank_arg(dst, "destination")?;
+                if let Some(to) = to {
                     ends.push(self.add(Op::send(sbytes, to, wild_tag(stag), 0, 0), p2p)?);
                 }
-                if src != PROC_NULL {
-                    let from = if src < 0 {
-                        ANY_SOURCE
-                    } else {
-                        self.rank_arg(src, "source")?
-                    };
+                if let Some(from) = from {
                     ends.push(self.add(Op::recv(rbytes, from, wild_tag(rtag), 0, 0), p2p)?);
                 }
                 if !ends.is_empty() {
