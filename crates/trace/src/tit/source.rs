@@ -145,6 +145,29 @@ impl Source {
         }
     }
 
+    /// The file rank `r`'s lines are in.
+    pub fn file_of(&self, r: usize) -> &Path {
+        match self {
+            Source::PerRank(files) => &files[r],
+            Source::Shared { file, .. } => file,
+        }
+    }
+
+    /// Whether rank `r`'s text contains any of `needles`: a quick filter before parsing
+    /// its lines one by one. Text that is not valid UTF-8 counts as containing them, so
+    /// that the full pass reports the error where it would have.
+    pub fn mentions(&self, r: usize, needles: &[&str]) -> Result<bool, SourceError> {
+        let any = |t: &str| needles.iter().any(|n| t.contains(n));
+        match self {
+            Source::Shared { ranks, .. } => Ok(ranks[r].iter().any(|(_, t)| any(t))),
+            Source::PerRank(files) => {
+                let path = &files[r];
+                let bytes = std::fs::read(path).map_err(|e| err(path, 0, format!("cannot read: {e}")))?;
+                Ok(std::str::from_utf8(&bytes).map_or(true, any))
+            }
+        }
+    }
+
     /// Calls `f(file, line number, text)` for each of rank `r`'s lines, in order. Lines of
     /// other ranks in a per-rank file are skipped (as SimGrid does) and counted.
     pub fn for_each<F>(&self, r: usize, skipped: &mut u64, mut f: F) -> Result<(), SourceError>
