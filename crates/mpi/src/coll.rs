@@ -254,6 +254,12 @@ pub trait Emitter {
     fn send_sync(&mut self, to: u32, tag: u32, bytes: u64, after: &[Step]) -> Step;
     /// Receives a message that carries no data.
     fn recv_sync(&mut self, from: u32, tag: u32, bytes: u64, after: &[Step]) -> Step;
+    /// The algorithm selected for `s`, for algorithms made of other collectives that use
+    /// whatever runs that collective (SimGrid's `allreduce__redbcast` calls the selected
+    /// reduce and bcast); `None` (the default) leaves the choice to the algorithm.
+    fn sub_algorithm(&self, _s: &CollSpec) -> Option<&'static Algorithm> {
+        None
+    }
 }
 
 /// One algorithm of one collective.
@@ -411,6 +417,8 @@ impl Emitter for Shifted<'_> {
     fn recv_sync(&mut self, from: u32, tag: u32, bytes: u64, after: &[Step]) -> Step {
         self.inner.recv_sync(from, tag, bytes, after)
     }
+    // No `sub_algorithm`: what runs inside one shifted block cannot cut it into blocks of
+    // its own, so nested collectives keep their algorithm's fixed choice.
 }
 
 impl Emitter for Phases<'_> {
@@ -443,6 +451,9 @@ impl Emitter for Phases<'_> {
         let s = self.inner.recv_sync(from, tag, bytes, &d);
         self.current.push(s);
         s
+    }
+    fn sub_algorithm(&self, s: &CollSpec) -> Option<&'static Algorithm> {
+        self.inner.sub_algorithm(s)
     }
 }
 

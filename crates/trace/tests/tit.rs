@@ -468,3 +468,46 @@ fn repeated_collectives_expand_alike_and_communicators_stay_apart() {
     // And it runs: every rank gets its messages (no stall).
     times(&mut t);
 }
+
+/// Reads with `choose` picking every collective's algorithm.
+fn read_choosing(p: &std::path::Path, choose: &(dyn Fn(&CollSpec) -> &'static Algorithm + Sync)) -> TitTrace {
+    let speed = |_r: u32| 1e9;
+    let opts = TitOptions {
+        speed: &speed,
+        choose,
+        test_cost: 1e-4,
+    };
+    read_tit_on(p, &opts, 1).unwrap()
+}
+
+#[test]
+fn reduce_then_bcast_allreduce_runs_the_selected_reduce_and_bcast() {
+    // SimGrid's allreduce__redbcast calls whatever reduce and bcast are selected. With
+    // linear ones, an allreduce of 4 ranks must end exactly as a linear reduce to rank 0
+    // followed by a flat-tree bcast from it, written as two calls; and differently from
+    // the binomial pair (the default when nothing selects).
+    let pick = |reduce: &'static str, bcast: &'static str| {
+        move |s: &CollSpec| -> &'static Algorithm {
+            match s.coll {
+                Collective::Allreduce => find(Collective::Allreduce, "redbcast").unwrap(),
+                Collective::Reduce => find(Collective::Reduce, reduce).unwrap(),
+                Collective::Bcast => find(Collective::Bcast, bcast).unwrap(),
+                other => panic!("no choice for {other}"),
+            }
+        }
+    };
+    let lines = |f: &dyn Fn(u32) -> String| (0..4).map(f).collect::<String>();
+    let one = write("redbcast.txt", &lines(&|r| format!("{r} allreduce 1000 0 6\n")));
+    let two = write(
+        "red_then_bcast.txt",
+        &lines(&|r| format!("{r} reduce 1000 0 0 6\n{r} bcast 1000 0 6\n")),
+    );
+    let linear = pick("linear", "flattree");
+    let mut a = read_choosing(&one, &linear);
+    let mut b = read_choosing(&two, &linear);
+    let want = times(&mut b);
+    assert_eq!(times(&mut a), want);
+    let binomial = pick("binomial", "binomial");
+    let mut c = read_choosing(&one, &binomial);
+    assert_ne!(times(&mut c), want, "the selection made no difference");
+}

@@ -26,11 +26,28 @@ impl Template {
     /// the world communicator). Fails if this rank's part has more than [`MAX_STEPS`]
     /// operations.
     pub fn record(alg: &Algorithm, spec: &CollSpec, world: Option<&[u32]>) -> Result<Template, String> {
-        Self::record_within(alg, spec, world, MAX_STEPS)
+        Self::record_within(alg, spec, world, None, MAX_STEPS)
+    }
+
+    /// [`Template::record`] where collectives the algorithm is made of run the algorithm
+    /// `choose` picks for them (see [`Emitter::sub_algorithm`]).
+    pub fn record_choosing(
+        alg: &Algorithm,
+        spec: &CollSpec,
+        world: Option<&[u32]>,
+        choose: &Chooser<'_>,
+    ) -> Result<Template, String> {
+        Self::record_within(alg, spec, world, Some(choose), MAX_STEPS)
     }
 
     /// [`Template::record`] with at most `most` operations.
-    fn record_within(alg: &Algorithm, spec: &CollSpec, world: Option<&[u32]>, most: usize) -> Result<Template, String> {
+    fn record_within(
+        alg: &Algorithm,
+        spec: &CollSpec,
+        world: Option<&[u32]>,
+        choose: Option<&Chooser<'_>>,
+        most: usize,
+    ) -> Result<Template, String> {
         let (sizes, expect_total) = default_layout(spec);
         let mut r = Recorder {
             t: Template {
@@ -38,6 +55,7 @@ impl Template {
                 ..Template::default()
             },
             world,
+            choose,
             sizes,
             expect_total,
             most,
@@ -107,9 +125,13 @@ impl Template {
 }
 
 /// The [`Emitter`] that records a [`Template`].
+/// Picks the algorithm of a collective.
+pub type Chooser<'c> = dyn Fn(&CollSpec) -> &'static Algorithm + Sync + 'c;
+
 struct Recorder<'w> {
     t: Template,
     world: Option<&'w [u32]>,
+    choose: Option<&'w Chooser<'w>>,
     sizes: Layout,
     expect_total: Option<u64>,
     /// Most operations the call may have ([`MAX_STEPS`]).
@@ -258,6 +280,10 @@ impl Emitter for Recorder<'_> {
         let src = self.world.map_or(from, |w| w[from as usize]);
         self.add(Op::recv(bytes, src, tag, 0, 0), after)
     }
+
+    fn sub_algorithm(&self, s: &CollSpec) -> Option<&'static Algorithm> {
+        self.choose.map(|c| c(s))
+    }
 }
 
 #[cfg(test)]
@@ -271,12 +297,12 @@ mod tests {
         let chain = crate::coll::find(Collective::Bcast, "chain").unwrap();
         let seg = crate::coll::bcast::SEGMENT;
         let spec = |segs: u64| CollSpec::new(Collective::Bcast, 2, 0, seg * segs);
-        let err = Template::record_within(chain, &spec(1001), None, 1000).unwrap_err();
+        let err = Template::record_within(chain, &spec(1001), None, None, 1000).unwrap_err();
         assert!(
             err.contains("bcast call (chain algorithm) has more than 1000 operations"),
             "{err}"
         );
-        let ok = Template::record_within(chain, &spec(1000), None, 1000).unwrap();
+        let ok = Template::record_within(chain, &spec(1000), None, None, 1000).unwrap();
         assert_eq!(ok.len(), 1000);
     }
 

@@ -885,7 +885,7 @@ impl RankConv<'_, '_> {
         let t = match self.templates.entry(key) {
             Entry::Occupied(o) => o.into_mut(),
             Entry::Vacant(v) => {
-                let t = Template::record(alg, &v.key().spec, members)?;
+                let t = Template::record_choosing(alg, &v.key().spec, members, self.opts.choose)?;
                 v.insert(t)
             }
         };

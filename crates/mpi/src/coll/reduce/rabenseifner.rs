@@ -1,5 +1,6 @@
 //! Rabenseifner's reduction (MPICH's `MPIR_Reduce_intra_reduce_scatter_gather`; SimGrid
-//! 3.32 `reduce__rab` and `reduce__mpich`'s large-message path): with `2^k` the largest
+//! 3.32 `reduce__scatter_gather` and `reduce__mpich`'s large-message path; not SimGrid's
+//! `reduce__rab`, Rabenseifner's own code, whose messages differ): with `2^k` the largest
 //! power of two not above `n` and `rem = n - 2^k`, the first `2·rem` ranks fold pairwise
 //! (even ranks send their vector to the odd neighbour and drop out). The `2^k` remaining
 //! ranks reduce-scatter the vector by recursive halving (partners `newrank XOR 1, 2, 4…`,
@@ -14,8 +15,8 @@ use crate::coll::{pow2_floor, split_even, Algorithm, CollSpec, Collective, Emitt
 pub const ALGORITHM: Algorithm = Algorithm {
     coll: Collective::Reduce,
     name: "rabenseifner",
-    source: "MPICH reduce_scatter_gather (Rabenseifner); SimGrid 3.32 reduce__rab",
-    simgrid: Some("rab"),
+    source: "MPICH reduce_scatter_gather (Rabenseifner); SimGrid 3.32 reduce__scatter_gather (not its reduce__rab, another implementation)",
+    simgrid: Some("scatter_gather"),
     emit,
 };
 
