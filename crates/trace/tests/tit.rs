@@ -511,3 +511,22 @@ fn reduce_then_bcast_allreduce_runs_the_selected_reduce_and_bcast() {
     let mut c = read_choosing(&one, &binomial);
     assert_ne!(times(&mut c), want, "the selection made no difference");
 }
+
+#[test]
+fn reductions_of_an_empty_vector_send_nothing() {
+    // SimGrid's reduce__binomial and reduce__scatter_gather return at once for a count of
+    // 0, as MPICH does; the replay still runs the computation (1e3 flops: 1,000 ns).
+    let p = write(
+        "empty_reduce.txt",
+        &(0..4).map(|r| format!("{r} reduce 0 1e3 1 6\n")).collect::<String>(),
+    );
+    for alg in ["binomial", "scatter_gather"] {
+        let choose = move |s: &CollSpec| -> &'static Algorithm {
+            assert_eq!(s.coll, Collective::Reduce);
+            find(Collective::Reduce, alg).unwrap()
+        };
+        let mut t = read_choosing(&p, &choose);
+        assert_eq!(t.schedule.num_ops(), 4, "{alg}: one computation per rank");
+        assert_eq!(times(&mut t), vec![1_000; 4], "{alg}");
+    }
+}

@@ -47,6 +47,11 @@ fn emit_bruck(s: &CollSpec, e: &mut dyn Emitter) {
 }
 
 fn emit_rdb(s: &CollSpec, e: &mut dyn Emitter) {
+    // Nothing to gather: SimGrid's allgatherv__mpich_rdb returns at once (with an error
+    // code the replay ignores).
+    if s.counts.iter().sum::<u64>() == 0 {
+        return;
+    }
     rdb(s, e, TAG);
 }
 

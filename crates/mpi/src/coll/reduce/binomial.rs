@@ -16,6 +16,10 @@ pub const ALGORITHM: Algorithm = Algorithm {
 };
 
 pub(crate) fn emit(s: &CollSpec, e: &mut dyn Emitter) {
+    // An empty vector: nothing is sent (SimGrid's reduce__binomial and MPICH return).
+    if s.bytes == 0 {
+        return;
+    }
     let (n, v) = (s.size, s.vrank());
     let mut last: Vec<Step> = Vec::new();
     let mut mask = 1u32;

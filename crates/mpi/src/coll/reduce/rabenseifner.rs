@@ -92,6 +92,10 @@ pub(crate) fn real_of_new(n: u32, nr: u32) -> u32 {
 }
 
 fn emit(s: &CollSpec, e: &mut dyn Emitter) {
+    // An empty vector: nothing is sent (SimGrid's reduce__scatter_gather returns).
+    if s.bytes == 0 {
+        return;
+    }
     let n = s.size;
     let rem = n - pow2_floor(n);
     let (newrank, (mut lo, mut hi), mut last, pof2) = reduce_scatter_halving(s, e, TAG, &split_even);
