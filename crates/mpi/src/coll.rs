@@ -381,7 +381,8 @@ impl<'e> Phases<'e> {
 
 /// An emitter that renumbers blocks: block `b` of the algorithm it is given is block
 /// `b + offset` of the collective (for an algorithm run on one part of the vector, like
-/// the remainder of SimGrid's logical-ring allreduce). Layouts are the caller's.
+/// the remainder of SimGrid's logical-ring allreduce). A layout it is given cuts that
+/// part (the blocks from `offset` on) and keeps the blocks before it.
 pub struct Shifted<'e> {
     inner: &'e mut dyn Emitter,
     offset: u32,
@@ -399,7 +400,12 @@ impl<'e> Shifted<'e> {
 }
 
 impl Emitter for Shifted<'_> {
-    fn layout(&mut self, _sizes: &[u64]) {}
+    /// Cuts the shifted block (the last one) into `sizes`, keeping the blocks before it.
+    fn layout(&mut self, sizes: &[u64]) {
+        let mut all: Vec<u64> = (0..self.offset).map(|b| self.inner.block_size(b)).collect();
+        all.extend_from_slice(sizes);
+        self.inner.layout(&all);
+    }
     fn block_size(&self, b: u32) -> u64 {
         self.inner.block_size(b + self.offset)
     }
@@ -417,8 +423,9 @@ impl Emitter for Shifted<'_> {
     fn recv_sync(&mut self, from: u32, tag: u32, bytes: u64, after: &[Step]) -> Step {
         self.inner.recv_sync(from, tag, bytes, after)
     }
-    // No `sub_algorithm`: what runs inside one shifted block cannot cut it into blocks of
-    // its own, so nested collectives keep their algorithm's fixed choice.
+    fn sub_algorithm(&self, s: &CollSpec) -> Option<&'static Algorithm> {
+        self.inner.sub_algorithm(s)
+    }
 }
 
 impl Emitter for Phases<'_> {

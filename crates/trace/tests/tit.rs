@@ -530,3 +530,32 @@ fn reductions_of_an_empty_vector_send_nothing() {
         assert_eq!(times(&mut t), vec![1_000; 4], "{alg}");
     }
 }
+
+#[test]
+fn the_logical_ring_allreduce_sends_its_remainder_through_the_selected_allreduce() {
+    // SimGrid's allreduce__lr reduces `count mod n` left-over elements with
+    // `colls::allreduce`: lr again when forced, which for fewer than n elements is
+    // redbcast, by the selected reduce and bcast. On 4 ranks, 6 ints are the ring over 4
+    // and that call over the last 2: the same end times as the two calls written out.
+    let choose = |reduce: &'static str, bcast: &'static str| {
+        move |s: &CollSpec| -> &'static Algorithm {
+            match s.coll {
+                Collective::Allreduce => find(Collective::Allreduce, "lr").unwrap(),
+                Collective::Reduce => find(Collective::Reduce, reduce).unwrap(),
+                Collective::Bcast => find(Collective::Bcast, bcast).unwrap(),
+                other => panic!("no choice for {other}"),
+            }
+        }
+    };
+    let lines = |f: &dyn Fn(u32) -> String| (0..4).map(f).collect::<String>();
+    let one = write("lr6.txt", &lines(&|r| format!("{r} allreduce 6 0 2\n")));
+    let two = write(
+        "lr4_then_2.txt",
+        &lines(&|r| format!("{r} allreduce 4 0 2\n{r} allreduce 2 0 2\n")),
+    );
+    let linear = choose("linear", "flattree");
+    let want = times(&mut read_choosing(&two, &linear));
+    assert_eq!(times(&mut read_choosing(&one, &linear)), want);
+    let binomial = choose("binomial", "binomial");
+    assert_ne!(times(&mut read_choosing(&one, &binomial)), want);
+}

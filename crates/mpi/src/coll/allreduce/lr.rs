@@ -1,8 +1,9 @@
 //! Logical-ring allreduce (SimGrid 3.32 `allreduce__lr`): the vector is cut into one block
 //! of `count / n` elements per rank; a ring of blocking send-receives reduces and scatters
-//! the blocks, a second ring gathers them. The `count mod n` elements left over, and
-//! vectors of fewer than `n` elements, are reduced to rank 0 and broadcast (SimGrid's
-//! `redbcast`).
+//! the blocks, a second ring gathers them. Vectors of fewer than `n` elements are reduced
+//! to rank 0 and broadcast (SimGrid's `redbcast`); the `count mod n` elements left over
+//! go through the allreduce selected for them, as SimGrid's call to `colls::allreduce`
+//! does (`lr` itself when forced, hence `redbcast`; `redbcast` when nothing selects).
 
 use crate::coll::allreduce::TAG;
 use crate::coll::{Algorithm, CollSpec, Collective, Emitter, Merge, Phases, Shifted, Step};
@@ -11,7 +12,7 @@ use crate::coll::{Algorithm, CollSpec, Collective, Emitter, Merge, Phases, Shift
 pub const ALGORITHM: Algorithm = Algorithm {
     coll: Collective::Allreduce,
     name: "lr",
-    source: "SimGrid 3.32 allreduce__lr (logical ring; reduce + broadcast for the remainder)",
+    source: "SimGrid 3.32 allreduce__lr (logical ring; the remainder by the selected allreduce)",
     simgrid: Some("lr"),
     emit,
 };
@@ -57,6 +58,10 @@ pub(crate) fn emit(s: &CollSpec, e: &mut dyn Emitter) {
             bytes: rest,
             ..s.clone()
         };
-        super::redbcast::emit(&remainder, &mut Shifted::new(&mut p, n));
+        let alg = p
+            .sub_algorithm(&remainder)
+            .filter(|a| a.coll == Collective::Allreduce)
+            .unwrap_or(&super::redbcast::ALGORITHM);
+        (alg.emit)(&remainder, &mut Shifted::new(&mut p, n));
     }
 }

@@ -2,7 +2,7 @@
 //! fallback; SimGrid 3.32 `allreduce__redbcast`): a reduction to rank 0 followed by a
 //! broadcast from it, each by the algorithm selected for that collective, as SimGrid's
 //! calls to `colls::reduce` and `colls::bcast` do (binomial for both when nothing
-//! selects, or inside another algorithm's block).
+//! selects).
 
 use crate::coll::{find, Algorithm, CollSpec, Collective, Emitter, Phases};
 
