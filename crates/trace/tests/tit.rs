@@ -3,7 +3,7 @@
 
 use simpi_kernel::TimeUnit;
 use simpi_mpi::coll::{find, Algorithm, CollSpec, Collective};
-use simpi_mpi::run_loggops;
+use simpi_mpi::{run_loggops, OpId, OpKind};
 use simpi_net::LogGops;
 use simpi_trace::tit::{read_tit_on, TitOptions, TitTrace, PARALLEL_RANKS};
 use std::path::PathBuf;
@@ -558,4 +558,46 @@ fn the_logical_ring_allreduce_sends_its_remainder_through_the_selected_allreduce
     assert_eq!(times(&mut read_choosing(&one, &linear)), want);
     let binomial = choose("binomial", "binomial");
     assert_ne!(times(&mut read_choosing(&one, &binomial)), want);
+}
+
+#[test]
+fn a_short_last_segment_of_a_pipelined_reduce_does_not_overtake() {
+    // 8193 ints in segments of 8192: the last one is 4 bytes. In a flow model it arrives
+    // long before the 32 KiB one, but an inner rank of the chain sends it only after
+    // sending that one (blocking sends, in program order); otherwise it would reach the
+    // parent first and be taken by the receive posted for 32 KiB.
+    let p = write(
+        "short_segment.txt",
+        &(0..4).map(|r| format!("{r} reduce 8193 0 0 1\n")).collect::<String>(),
+    );
+    let choose = |s: &CollSpec| -> &'static Algorithm {
+        assert_eq!(s.coll, Collective::Reduce);
+        find(Collective::Reduce, "pipeline").unwrap()
+    };
+    let t = read_choosing(&p, &choose);
+    let sched = &t.schedule;
+    for rank in [1, 2] {
+        let ops: Vec<OpId> = sched.rank_ops(rank).map(OpId).collect();
+        let send = |bytes: u64| {
+            *ops.iter()
+                .find(|&&id| sched.op(id).kind == OpKind::Send && sched.op(id).size == bytes)
+                .unwrap()
+        };
+        let (long, short) = (send(32_768), send(4));
+        // Everything that waits, directly or not, for the long send's completion.
+        let mut after = vec![long.0];
+        let mut i = 0;
+        while i < after.len() {
+            for &n in sched.done_successors(OpId(after[i])) {
+                if !after.contains(&n) {
+                    after.push(n);
+                }
+            }
+            i += 1;
+        }
+        assert!(
+            after.contains(&short.0),
+            "rank {rank}: the 4-byte send does not wait for the 32 KiB one"
+        );
+    }
 }

@@ -52,8 +52,12 @@ pub(crate) fn tree_reduce(e: &mut dyn Emitter, tree: &TreeNode, real: &dyn Fn(u3
             if k < k_segs {
                 pending[slot] = Some(e.recv(c, TAG, &[k], Merge::Reduce, &cursor));
             }
+            // The wait for the previous receive comes after the last blocking call, in
+            // program order: the next call waits for both. (Waiting for the receive alone
+            // let a short last segment overtake the send of a long one before it, and be
+            // matched by the parent's receive meant for that one.)
             if let Some(r) = pending[slot ^ 1].take() {
-                cursor = vec![r];
+                cursor.push(r);
             }
             if i == 0 && k > 0 {
                 if let Some(p) = parent {
