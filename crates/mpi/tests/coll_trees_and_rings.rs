@@ -481,9 +481,10 @@ fn closed_form_logical_ring_allreduce() {
 #[test]
 fn closed_form_ring_and_pair_allgather() {
     // n-1 lockstep steps, each moving one block of s bytes (the ring passes blocks to the
-    // right; pair exchanges its own block with a different partner each step).
+    // right; pair and shifted exchange their own block with a different partner each
+    // step).
     let p = BASE;
-    for name in ["ring", "pair"] {
+    for name in ["ring", "pair", "shifted"] {
         let a = alg(Collective::Allgather, name);
         for n in [1u32, 2, 3, 4, 6, 8, 9] {
             for s in [1u64, 77, 2048] {
@@ -580,6 +581,34 @@ fn closed_form_ring_allgatherv() {
                 &|r, _| (r + n - 1) % n,
                 &|r, i| block(r as i64 - i as i64 + 1),
                 &|r, i| block(r as i64 - i as i64),
+            );
+            let got = run(a, n, p, &|r| {
+                let mut sp = spec(Collective::Allgatherv, n, r, 0, 0);
+                sp.counts = c.clone();
+                sp
+            });
+            assert_eq!(got, want, "n={n} counts={c:?}");
+        }
+    }
+}
+
+#[test]
+fn closed_form_shifted_allgatherv() {
+    // Step i (1..n-1): rank r sends its own block to r+i and receives block r-i from r-i
+    // (SimGrid's allgatherv__ring). Blocks differ in size, so ranks drift apart.
+    let p = BASE;
+    let a = alg(Collective::Allgatherv, "shifted");
+    for n in [2u32, 3, 5, 8] {
+        for salt in [0u64, 3] {
+            let c = counts_nonzero(n, salt);
+            let want = sendrecv_steps(
+                p,
+                n,
+                n - 1,
+                vec![0; n as usize],
+                &|r, i| (r + n - i) % n,
+                &|r, _| c[r as usize],
+                &|r, i| c[((r + n - i) % n) as usize],
             );
             let got = run(a, n, p, &|r| {
                 let mut sp = spec(Collective::Allgatherv, n, r, 0, 0);

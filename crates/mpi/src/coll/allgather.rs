@@ -6,6 +6,7 @@ pub(crate) mod neighbor_exchange;
 mod pair;
 pub(crate) mod rdb;
 pub(crate) mod ring;
+pub(crate) mod shifted;
 
 use crate::coll::Algorithm;
 
@@ -16,6 +17,7 @@ pub const ALGORITHMS: &[Algorithm] = &[
     bruck::ALGORITHM,
     neighbor_exchange::ALGORITHM,
     pair::ALGORITHM,
+    shifted::ALGORITHM,
 ];
 
 /// Tag of allgather messages (Open MPI's ALLGATHER tag, without its sign).

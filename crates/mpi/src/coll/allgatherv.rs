@@ -1,6 +1,8 @@
 //! MPI_Allgatherv algorithms: the allgather patterns on blocks of per-rank sizes.
 
-use crate::coll::allgather::{bruck::bruck, neighbor_exchange::neighbor_exchange, rdb::rdb, ring::ring};
+use crate::coll::allgather::{
+    bruck::bruck, neighbor_exchange::neighbor_exchange, rdb::rdb, ring::ring, shifted::shifted,
+};
 use crate::coll::{Algorithm, CollSpec, Collective, Emitter};
 
 /// The allgatherv algorithms.
@@ -8,9 +10,16 @@ pub const ALGORITHMS: &[Algorithm] = &[
     Algorithm {
         coll: Collective::Allgatherv,
         name: "ring",
-        source: "Open MPI coll/base allgatherv ring; SimGrid 3.32 allgatherv__ring",
-        simgrid: Some("ring"),
+        source: "Open MPI coll/base allgatherv ring (blocks passed to the right neighbour)",
+        simgrid: None,
         emit: emit_ring,
+    },
+    Algorithm {
+        coll: Collective::Allgatherv,
+        name: "shifted",
+        source: "SimGrid 3.32 allgatherv__ring (Faraj and Yuan: own block to rank+i, from rank-i)",
+        simgrid: Some("ring"),
+        emit: emit_shifted,
     },
     Algorithm {
         coll: Collective::Allgatherv,
@@ -40,6 +49,10 @@ pub(crate) const TAG: u32 = 16;
 
 fn emit_ring(s: &CollSpec, e: &mut dyn Emitter) {
     ring(s, e, TAG);
+}
+
+fn emit_shifted(s: &CollSpec, e: &mut dyn Emitter) {
+    shifted(s, e, TAG);
 }
 
 fn emit_bruck(s: &CollSpec, e: &mut dyn Emitter) {

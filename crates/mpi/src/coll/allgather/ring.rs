@@ -1,7 +1,8 @@
 //! Ring allgather (Open MPI's `ompi_coll_base_allgather_intra_ring`, MPICH's ring; SimGrid
-//! 3.32 `allgather__ring`): in `n - 1` steps, each rank sends to its right neighbour the
-//! block it received in the previous step (its own first) while receiving the next one
-//! from its left neighbour.
+//! 3.32 `allgather__NTSLR`, its "non-topology-specific logical ring"): in `n - 1` steps,
+//! each rank sends to its right neighbour the block it received in the previous step (its
+//! own first) while receiving the next one from its left neighbour. (SimGrid's
+//! `allgather__ring` is another pattern: `shifted`.)
 
 use crate::coll::allgather::TAG;
 use crate::coll::{Algorithm, CollSpec, Collective, Emitter, Merge, Step};
@@ -10,8 +11,8 @@ use crate::coll::{Algorithm, CollSpec, Collective, Emitter, Merge, Step};
 pub const ALGORITHM: Algorithm = Algorithm {
     coll: Collective::Allgather,
     name: "ring",
-    source: "Open MPI coll/base allgather ring; SimGrid 3.32 allgather__ring",
-    simgrid: Some("ring"),
+    source: "Open MPI coll/base allgather ring; SimGrid 3.32 allgather__NTSLR",
+    simgrid: Some("NTSLR"),
     emit,
 };
 
