@@ -9,7 +9,7 @@
 //! gathers and sends it the result. `scatter_gather` is MPICH's name for the same scheme.
 
 use crate::coll::reduce::TAG;
-use crate::coll::{pow2_floor, split_even, Algorithm, CollSpec, Collective, Emitter, Merge, Step};
+use crate::coll::{pow2_floor, Algorithm, CollSpec, Collective, Emitter, Merge, Step};
 
 /// The algorithm's registry entry.
 pub const ALGORITHM: Algorithm = Algorithm {
@@ -91,53 +91,129 @@ pub(crate) fn real_of_new(n: u32, nr: u32) -> u32 {
     }
 }
 
+/// Blocks `lo..hi`.
+fn range(lo: u32, hi: u32) -> Vec<u32> {
+    (lo..hi).collect()
+}
+
+/// The reduce as SimGrid 3.32's `reduce__scatter_gather` (MPICH's reduce_scatter_gather)
+/// runs it. Unlike the allreduce's fold, odd ranks below `2·rem` send their vector to the
+/// even neighbour and drop out (the new rank of even `r` is `r / 2`). If the root dropped
+/// out, rank 0 sends it its first block and the root takes rank 0's place in the gather.
+/// A vector of fewer elements than ranks is padded to one element per rank, as SimGrid
+/// does; the blocks then hold the real elements and the padding costs nothing here (a
+/// few bytes per message).
 fn emit(s: &CollSpec, e: &mut dyn Emitter) {
     // An empty vector: nothing is sent (SimGrid's reduce__scatter_gather returns).
     if s.bytes == 0 {
         return;
     }
-    let n = s.size;
-    let rem = n - pow2_floor(n);
-    let (newrank, (mut lo, mut hi), mut last, pof2) = reduce_scatter_halving(s, e, TAG, &split_even);
-    // The gatherer: the root, or its odd neighbour if the root folded out.
-    let root_out = s.root < 2 * rem && s.root.is_multiple_of(2);
-    let gatherer = if root_out { s.root + 1 } else { s.root };
-    let newroot = if gatherer < 2 * rem {
-        gatherer / 2
-    } else {
-        gatherer - rem
-    };
-    let Some(newrank) = newrank else {
-        if s.me == s.root {
-            let all: Vec<u32> = (0..pof2).collect();
-            e.recv(gatherer, TAG, &all, Merge::Copy, &[]);
-        }
-        return;
-    };
-    // Reverse butterfly: at mask m the rank whose bit m differs from the root's sends its
-    // range to its partner and is done.
-    let mut mask = pof2 >> 1;
-    while mask > 0 {
-        let partner_new = newrank ^ mask;
-        let partner = real_of_new(n, partner_new);
-        // The partner holds the sibling range of ours within the range we split at mask.
-        let width = hi - lo;
-        let (plo, phi) = if newrank & mask == 0 {
-            (hi, hi + width)
+    let (n, r, root) = (s.size, s.me, s.root);
+    let pof2 = pow2_floor(n);
+    let rem = n - pof2;
+    let t = s.elem.max(1);
+    let count = s.bytes / t;
+    // SimGrid's block counts (elements) over the possibly padded vector, clipped to the
+    // real elements.
+    let padded = count.max(n as u64);
+    let per = padded / pof2 as u64;
+    let mut sizes = Vec::with_capacity(pof2 as usize);
+    let mut at = 0u64;
+    for i in 0..pof2 {
+        let c = if i + 1 < pof2 {
+            per
         } else {
-            (lo - width, lo)
+            padded - per * (pof2 as u64 - 1)
         };
-        if (newrank & mask) != (newroot & mask) {
-            e.send(partner, TAG, &(lo..hi).collect::<Vec<_>>(), &last);
+        let real = c.min(count.saturating_sub(at));
+        sizes.push(real * t);
+        at += c;
+    }
+    // Bytes beyond whole elements ride in the last block.
+    *sizes.last_mut().unwrap() += s.bytes - count * t;
+    e.layout(&sizes);
+    let all = range(0, pof2);
+    let real = |nr: u32| if nr < rem { nr * 2 } else { nr + rem };
+    let mut last: Vec<Step> = Vec::new();
+    // Fold.
+    let mut newrank: Option<u32> = if r < 2 * rem {
+        if r % 2 == 1 {
+            last = vec![e.send(r - 1, TAG, &all, &last)];
+            None
+        } else {
+            last = vec![e.recv(r + 1, TAG, &all, Merge::Reduce, &last)];
+            Some(r / 2)
+        }
+    } else {
+        Some(r - rem)
+    };
+    // Reduce-scatter by recursive halving, with SimGrid's block bookkeeping.
+    let (mut send_idx, mut recv_idx, mut last_idx) = (0u32, 0u32, pof2);
+    if let Some(nr) = newrank {
+        let mut mask = 1u32;
+        while mask < pof2 {
+            let dst = real(nr ^ mask);
+            let (snd_blocks, rcv_blocks) = if nr < nr ^ mask {
+                send_idx = recv_idx + pof2 / (mask * 2);
+                (range(send_idx, last_idx), range(recv_idx, send_idx))
+            } else {
+                recv_idx = send_idx + pof2 / (mask * 2);
+                (range(send_idx, recv_idx), range(recv_idx, last_idx))
+            };
+            let snd = e.send(dst, TAG, &snd_blocks, &last);
+            let rcv = e.recv(dst, TAG, &rcv_blocks, Merge::Reduce, &last);
+            last = vec![snd, rcv];
+            send_idx = recv_idx;
+            mask <<= 1;
+            if mask < pof2 {
+                last_idx = recv_idx + pof2 / mask;
+            }
+        }
+    }
+    // A root that dropped out takes rank 0's place, with rank 0's first block.
+    let root_out = root < 2 * rem && root % 2 == 1;
+    let newroot = if root_out {
+        if r == root {
+            last = vec![e.recv(0, TAG, &[0], Merge::Copy, &last)];
+            newrank = Some(0);
+            send_idx = 0;
+            last_idx = 2;
+        } else if newrank == Some(0) {
+            e.send(root, TAG, &[0], &last);
+            newrank = None;
+        }
+        0
+    } else if root < 2 * rem {
+        root / 2
+    } else {
+        root - rem
+    };
+    // Gather to the root by recursive doubling, in reverse.
+    let Some(nr) = newrank else { return };
+    let mut mask = pof2 >> 1;
+    let mut j = pof2.trailing_zeros() as i32 - 1;
+    while mask > 0 {
+        let newdst = nr ^ mask;
+        let dst = if newdst == 0 && root_out { root } else { real(newdst) };
+        let (snd_blocks, rcv_blocks) = if nr < newdst {
+            if mask != pof2 / 2 {
+                last_idx += pof2 / (mask * 2);
+            }
+            recv_idx = send_idx + pof2 / (mask * 2);
+            (range(send_idx, recv_idx), range(recv_idx, last_idx))
+        } else {
+            recv_idx = send_idx - pof2 / (mask * 2);
+            (range(send_idx, last_idx), range(recv_idx, send_idx))
+        };
+        if (newdst >> j) << j == (newroot >> j) << j {
+            e.send(dst, TAG, &snd_blocks, &last);
             return;
         }
-        last = vec![e.recv(partner, TAG, &(plo..phi).collect::<Vec<_>>(), Merge::Copy, &last)];
-        lo = lo.min(plo);
-        hi = hi.max(phi);
+        last = vec![e.recv(dst, TAG, &rcv_blocks, Merge::Copy, &last)];
+        if nr > newdst {
+            send_idx = recv_idx;
+        }
         mask >>= 1;
-    }
-    if root_out {
-        let all: Vec<u32> = (0..pof2).collect();
-        e.send(s.root, TAG, &all, &last);
+        j -= 1;
     }
 }
