@@ -2,6 +2,7 @@
 //! different sizes), registered in `allgatherv.rs`.
 
 pub(crate) mod bruck;
+pub(crate) mod mpich_rdb;
 pub(crate) mod neighbor_exchange;
 mod pair;
 pub(crate) mod rdb;
@@ -18,6 +19,7 @@ pub const ALGORITHMS: &[Algorithm] = &[
     neighbor_exchange::ALGORITHM,
     pair::ALGORITHM,
     shifted::ALGORITHM,
+    mpich_rdb::ALGORITHM,
 ];
 
 /// Tag of allgather messages (Open MPI's ALLGATHER tag, without its sign).

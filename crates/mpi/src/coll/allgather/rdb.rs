@@ -1,7 +1,8 @@
 //! Recursive-doubling allgather (Open MPI's `ompi_coll_base_allgather_intra_recursivedoubling`,
-//! MPICH's for powers of two; SimGrid 3.32 `allgather__rdb`): in round `k`, each rank
+//! MPICH's and SimGrid 3.32's `allgather__rdb` on powers of two): in round `k`, each rank
 //! exchanges all the blocks it has — an aligned group of `2^k` — with `rank XOR 2^k`. On
-//! other sizes it runs Bruck's algorithm, as Open MPI does.
+//! other sizes it runs Bruck's algorithm, as Open MPI does (MPICH's, and SimGrid's, is
+//! `mpich_rdb`).
 
 use crate::coll::allgather::{bruck::bruck, TAG};
 use crate::coll::{Algorithm, CollSpec, Collective, Emitter, Merge, Step};
@@ -10,8 +11,9 @@ use crate::coll::{Algorithm, CollSpec, Collective, Emitter, Merge, Step};
 pub const ALGORITHM: Algorithm = Algorithm {
     coll: Collective::Allgather,
     name: "rdb",
-    source: "Open MPI coll/base allgather recursivedoubling (Bruck on non-powers of two); SimGrid 3.32 allgather__rdb",
-    simgrid: Some("rdb"),
+    source:
+        "Open MPI coll/base allgather recursivedoubling (Bruck on non-powers of two; SimGrid's rdb on powers of two)",
+    simgrid: None,
     emit,
 };
 
