@@ -31,6 +31,8 @@ CASES = {
                              lambda r: [f"compute {SKEW[r]}", "allgather 100 100 1 1"]),
     "fuzz-allgather-mpich-rdb-6": (6, ["allgather=mpich_rdb:rdb"],
                                    lambda r: [f"compute {SKEW[r]}", "allgather 5000 5000 1 1", "allgather 7 7 1 1"]),
+    "fuzz-bcast-scatter-rdb-6": (6, ["bcast=scatter_rdb_allgather:scatter_rdb_allgather"],
+                                 lambda r: [f"compute {SKEW[r]}", "bcast 100 4 1", "bcast 5000 0 1"]),
     "fuzz-reduce-scatter-gather-6": (6, ["reduce=scatter_gather:scatter_gather"],
                                      lambda r: ["reduce 1000 0 1 1", "reduce 40001 0 5 1"]),
 }

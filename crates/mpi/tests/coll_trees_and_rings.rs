@@ -691,19 +691,48 @@ fn scatter_times(n: u32) -> Vec<i64> {
 fn closed_form_scatter_allgather_bcasts_on_a_pure_latency_network() {
     // After the scatter (s a multiple of n: no empty pieces) every rank starts its
     // allgather at once. Ring: step k+1 starts at max(own step k start, left neighbour's
-    // step k start + L); recursive doubling (powers of two; the ring otherwise): the
-    // same with the partner v XOR 2^j. A rank ends when its last step's message is in.
+    // step k start + L); recursive doubling: the same with the partner v XOR 2^j when it
+    // exists. On sizes that are not powers of two, a group of 2^j whose sibling group is
+    // incomplete (c of its ranks exist) then passes what its first c ranks received down
+    // a binary tree: at distance 2^m (m = j-1 .. 0), v receives from v - 2^m when that
+    // one is among the first c of its aligned group of 2^(m+1) and v is not (MPICH's
+    // fix-up). Sends cost nothing here; a rank ends when its last message is in.
     let l = LATENCY.l;
     for (name, doubling) in [("scatter_ring_allgather", false), ("scatter_rdb_allgather", true)] {
         let a = alg(Collective::Bcast, name);
-        for n in [2u32, 3, 4, 5, 8, 12, 16] {
+        for n in [2u32, 3, 4, 5, 6, 7, 8, 12, 16] {
             for root in [0, n - 1] {
                 let mut t = scatter_times(n);
-                if doubling && n.is_power_of_two() {
-                    let mut mask = 1;
+                if doubling {
+                    let (mut mask, mut j) = (1u32, 0u32);
                     while mask < n {
-                        t = (0..n as usize).map(|v| t[v].max(t[v ^ mask as usize] + l)).collect();
+                        let prev = t.clone();
+                        for v in 0..n {
+                            let d = v ^ mask;
+                            if d < n {
+                                t[v as usize] = prev[v as usize].max(prev[d as usize] + l);
+                            }
+                        }
+                        let (mut m, mut k) = (mask >> 1, j);
+                        while m > 0 {
+                            let prev = t.clone();
+                            for v in 0..n {
+                                let (mine, sib) = ((v >> j) << j, ((v ^ mask) >> j) << j);
+                                if sib + mask <= n {
+                                    continue;
+                                }
+                                let c = n as i64 - mine as i64 - mask as i64;
+                                let root_k = ((v >> k) << k) as i64;
+                                let d = v ^ m;
+                                if d < v && (d as i64) < root_k + c && v as i64 >= root_k + c {
+                                    t[v as usize] = prev[v as usize].max(prev[d as usize] + l);
+                                }
+                            }
+                            m >>= 1;
+                            k -= 1;
+                        }
                         mask <<= 1;
+                        j += 1;
                     }
                 } else {
                     for _ in 1..n {

@@ -18,12 +18,20 @@ pub const ALGORITHM: Algorithm = Algorithm {
 };
 
 fn emit(s: &CollSpec, e: &mut dyn Emitter) {
-    mpich_rdb(s.size, s.me, e, TAG, Vec::new());
+    mpich_rdb(s.size, s.me, &|v| v, e, TAG, Vec::new());
 }
 
-/// The algorithm over blocks `0..n` (block `b` starts at rank `b`) for rank `r`, after
-/// `after`; returns the steps the rank's part ends with.
-pub(crate) fn mpich_rdb(n: u32, r: u32, e: &mut dyn Emitter, tag: u32, after: Vec<Step>) -> Vec<Step> {
+/// The algorithm over blocks `0..n` for rank `r`, in a numbering where block `b` starts
+/// at rank `b` (`real` gives the communicator rank of such a rank: MPICH's broadcast runs
+/// it relative to the root), after `after`; returns the steps the rank's part ends with.
+pub(crate) fn mpich_rdb(
+    n: u32,
+    r: u32,
+    real: &dyn Fn(u32) -> u32,
+    e: &mut dyn Emitter,
+    tag: u32,
+    after: Vec<Step>,
+) -> Vec<Step> {
     let blocks = |lo: u32, hi: u32| (lo..hi.min(n)).collect::<Vec<u32>>();
     let mut last = after;
     let (mut mask, mut i) = (1u32, 0u32);
@@ -32,8 +40,8 @@ pub(crate) fn mpich_rdb(n: u32, r: u32, e: &mut dyn Emitter, tag: u32, after: Ve
         let (my_root, dst_root) = ((r >> i) << i, (dst >> i) << i);
         if dst < n {
             // What each side holds: its group's blocks that exist.
-            let snd = e.send(dst, tag, &blocks(my_root, my_root + mask), &last);
-            let rcv = e.recv(dst, tag, &blocks(dst_root, dst_root + mask), Merge::Copy, &last);
+            let snd = e.send(real(dst), tag, &blocks(my_root, my_root + mask), &last);
+            let rcv = e.recv(real(dst), tag, &blocks(dst_root, dst_root + mask), Merge::Copy, &last);
             last = vec![snd, rcv];
         }
         if dst_root + mask > n {
@@ -48,9 +56,9 @@ pub(crate) fn mpich_rdb(n: u32, r: u32, e: &mut dyn Emitter, tag: u32, after: Ve
                 let tree_root = i64::from((r >> k) << k);
                 let (rr, dd) = (i64::from(r), i64::from(d));
                 if d > r && rr < tree_root + completed && dd >= tree_root + completed {
-                    last = vec![e.send(d, tag, &theirs, &last)];
+                    last = vec![e.send(real(d), tag, &theirs, &last)];
                 } else if d < r && dd < tree_root + completed && rr >= tree_root + completed {
-                    last = vec![e.recv(d, tag, &theirs, Merge::Copy, &last)];
+                    last = vec![e.recv(real(d), tag, &theirs, Merge::Copy, &last)];
                 }
                 tmp >>= 1;
                 k = k.saturating_sub(1);

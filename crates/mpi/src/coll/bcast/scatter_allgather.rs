@@ -3,9 +3,10 @@
 //! and `bcast__scatter_rdb_allgather`): the message is cut into one block per rank
 //! (relative to the root) and scattered down a binomial tree, each rank receiving the
 //! blocks of its subtree and passing on its children's; then the blocks are gathered by
-//! everyone, around a ring or by recursive doubling (which needs a power-of-two size; other
-//! sizes use the ring, as MPICH's selection does).
+//! everyone, around a ring or by recursive doubling (with MPICH's tree fix-up on sizes that
+//! are not powers of two, which MPICH's own selection never picks but SimGrid runs).
 
+use crate::coll::allgather::mpich_rdb::mpich_rdb;
 use crate::coll::bcast::TAG;
 use crate::coll::{Algorithm, CollSpec, Collective, Emitter, Merge, Phases, Step};
 
@@ -105,7 +106,10 @@ fn emit_rdb(s: &CollSpec, e: &mut dyn Emitter) {
     scatter(s, &mut p, &pieces);
     p.next_phase();
     if !n.is_power_of_two() {
-        return ring_allgather(s, &mut p);
+        // MPICH's (and SimGrid's) recursive doubling with its tree fix-up, on ranks
+        // relative to the root.
+        mpich_rdb(n, s.vrank(), &|v| s.real(v), &mut p, TAG, Vec::new());
+        return;
     }
     let v = s.vrank();
     let mut mask = 1u32;
