@@ -30,13 +30,20 @@ ALGOS = {  # op: [(simpi, simgrid)]
  "alltoall": [("pairwise","pair"),("bruck","bruck"),("linear","basic_linear"),("ring","ring")],
  "gather": [("linear","ompi_basic_linear"),("binomial","ompi_binomial")],
  "scatter": [("linear","ompi_basic_linear"),("binomial","ompi_binomial")],
+ "alltoallv": [("pairwise","pair"),("bruck","bruck"),("linear","ompi_basic_linear")],
+ "allgatherv": [("shifted","ring"),("bruck","ompi_bruck"),("neighbor_exchange","ompi_neighborexchange")],
+ "reduce_scatter": [("recursive_halving","ompi_basic_recursivehalving"),("ring","ompi_ring"),("pairwise","mpich_pair")],
+ # No SimGrid name: SimGrid replays these with its only implementation.
+ "gatherv": [("linear",None)], "scatterv": [("linear",None)], "scan": [("linear",None)], "exscan": [("linear",None)],
  "barrier": [("bruck","ompi_bruck"),("recursive_doubling","ompi_recursivedoubling"),("double_ring","ompi_doublering"),("linear","ompi_basic_linear"),("tree","ompi_tree")],
 }
 COUNTS = [0, 1, 7, 100, 2000, 5000, 16000, 40000]
 def gen(rng, P, steps):
     lines = [[f"{r} init"] for r in range(P)]
     for _ in range(steps):
-        k = rng.choice(["compute","bcast","reduce","allreduce","alltoall","allgather","gather","scatter","barrier","sendrecv","pair"])
+        k = rng.choice(["compute","bcast","reduce","allreduce","alltoall","allgather","gather","scatter","barrier","sendrecv","pair",
+                        "alltoallv","allgatherv","gatherv","scatterv","reducescatter","scan","exscan","nonblocking"])
+        vc = [[rng.choice(COUNTS[1:]) for _ in range(P)] for _ in range(P)]  # vc[s][d]: elements s sends d
         c = rng.choice(COUNTS)
         if k in ("gather", "scatter") and c == 0: c = 1  # SimGrid's ompi_binomial skips zero-size calls through an error path
         root = rng.randrange(P); comp = rng.choice([0, 1000, 1e6])
@@ -51,12 +58,28 @@ def gen(rng, P, steps):
             elif k == "gather": L.append(f"{r} gather {c} {c} {root} 1 1")
             elif k == "scatter": L.append(f"{r} scatter {c} {c} {root} 1 1")
             elif k == "barrier": L.append(f"{r} barrier")
+            elif k == "alltoallv":
+                send = [vc[r][d] for d in range(P)]; recv = [vc[x][r] for x in range(P)]
+                L.append(f"{r} alltoallv {sum(send)} {' '.join(map(str, send))} {sum(recv)} {' '.join(map(str, recv))} 1 1")
+            elif k == "allgatherv":
+                L.append(f"{r} allgatherv {vc[0][r]} {' '.join(str(vc[0][x]) for x in range(P))} 1 1")
+            elif k == "gatherv":
+                L.append(f"{r} gatherv {vc[0][r]} {' '.join(str(vc[0][x]) for x in range(P))} {root} 1 1")
+            elif k == "scatterv":
+                L.append(f"{r} scatterv {' '.join(str(vc[0][x]) for x in range(P))} {vc[0][r]} {root} 1 1")
+            elif k == "reducescatter":
+                L.append(f"{r} reducescatter {' '.join(str(vc[0][x]) for x in range(P))} {comp} 1")
+            elif k in ("scan", "exscan"): L.append(f"{r} {k} {c} {comp} 1")
         if k == "sendrecv":
             perm = list(range(P)); rng.shuffle(perm); inv = [0]*P
             for i, p in enumerate(perm): inv[p] = i
             cs = [rng.choice(COUNTS) for _ in range(P)]
             for r in range(P):
                 lines[r].append(f"{r} sendRecv {cs[r]} {perm[r]} {cs[inv[r]]} {inv[r]} 1 1")
+        elif k == "nonblocking":
+            # Everyone posts a receive from its left and a send to its right, then waits.
+            for r in range(P):
+                lines[r] += [f"{r} irecv {(r - 1) % P} 5 {c} 1", f"{r} isend {(r + 1) % P} 5 {c} 1", f"{r} waitall"]
         elif k == "pair":
             order = list(range(P)); rng.shuffle(order)
             for a, b in zip(order[0::2], order[1::2]):
@@ -68,7 +91,7 @@ def gen(rng, P, steps):
 def run(d, P, algos):
     sg = ["smpirun", "-np", str(P), "-platform", PLAT, "-hostfile", "hostfile", "-trace",
           "--cfg=tracing/filename:sg.paje", "--cfg=tracing/precision:9", "-replay", "trace.txt"]
-    sg += [f"--cfg=smpi/{op}:{g}" for op, (s, g) in algos.items()]
+    sg += [f"--cfg=smpi/{op}:{g}" for op, (s, g) in algos.items() if g]
     o = subprocess.run(sg, cwd=d, capture_output=True, text=True, timeout=300)
     if "Simulation time" not in o.stdout + o.stderr: return None, "simgrid failed: " + (o.stdout + o.stderr)[-300:]
     cont = {}; sge = {}

@@ -601,3 +601,40 @@ fn a_short_last_segment_of_a_pipelined_reduce_does_not_overtake() {
         );
     }
 }
+
+#[test]
+fn two_values_after_an_allgatherv_on_two_ranks_are_datatypes() {
+    // SimGrid tells the optional fields apart by count: more than the ranks are datatypes
+    // then displacements, more than two are displacements, two or fewer are datatypes. On
+    // two ranks "1 1" are datatypes (int: 4 bytes), so 10 elements are 40 bytes.
+    let p = write(
+        "allgatherv2.txt",
+        "0 allgatherv 10 10 10 1 1\n1 allgatherv 10 10 10 1 1\n",
+    );
+    let choose = |s: &CollSpec| -> &'static Algorithm {
+        assert_eq!(s.coll, Collective::Allgatherv);
+        find(Collective::Allgatherv, "ring").unwrap()
+    };
+    let t = read_choosing(&p, &choose);
+    let sizes: Vec<u64> = (0..t.schedule.num_ops() as u32)
+        .map(|i| t.schedule.op(OpId(i)))
+        .filter(|op| op.kind == OpKind::Send)
+        .map(|op| op.size)
+        .collect();
+    assert_eq!(sizes, vec![40, 40]);
+    // Three ranks: three values after the counts are displacements, and the datatype is
+    // the default (bytes, as `init` had no argument).
+    let p = write(
+        "allgatherv3.txt",
+        &(0..3)
+            .map(|r| format!("{r} allgatherv 10 10 10 10 0 10 20\n"))
+            .collect::<String>(),
+    );
+    let t = read_choosing(&p, &choose);
+    let sends: Vec<u64> = (0..t.schedule.num_ops() as u32)
+        .map(|i| t.schedule.op(OpId(i)))
+        .filter(|op| op.kind == OpKind::Send)
+        .map(|op| op.size)
+        .collect();
+    assert!(sends.iter().all(|&b| b == 10), "{sends:?}");
+}

@@ -504,11 +504,14 @@ pub(crate) fn parse(name: &str, a: &[&str], comm_size: usize, double_default: bo
             let all = name == "allgatherv";
             let rest = a.len() - 1 - comm_size;
             let (root, sdt_at, rdt_at) = if all {
-                // Optional: "sdt rdt", "sdt rdt displs..", or "displs.." alone.
-                if rest == comm_size {
-                    (0, usize::MAX, usize::MAX)
-                } else {
+                // Optional: "sdt rdt", "sdt rdt displs..", or "displs.." alone, told apart
+                // by count as SimGrid does: more than the ranks, datatypes then
+                // displacements; more than two, displacements; else datatypes (so on two
+                // ranks two values are datatypes).
+                if rest > comm_size || rest <= 2 {
                     (0, 1 + comm_size, 2 + comm_size)
+                } else {
+                    (0, usize::MAX, usize::MAX)
                 }
             } else {
                 (opt_int(1 + comm_size, 0)?, 2 + comm_size, 3 + comm_size)
