@@ -115,7 +115,9 @@ def main():
         rng = random.Random(seed)
         P = rng.choice([2, 3, 4, 5, 6, 8]); steps = rng.randrange(1, 6)
         # SimGrid's pair algorithms refuse sizes that are not powers of two.
-        ok = lambda a: P & (P - 1) == 0 or a[1] != "pair"
+        # SimGrid's neighbour exchanges fall back to its `ring` (simpi's `shifted`) on odd
+        # sizes where simpi follows Open MPI's ring: left out there.
+        ok = lambda a: (P & (P - 1) == 0 or a[1] != "pair") and (P % 2 == 0 or a[0] != "neighbor_exchange")
         algos = {op: rng.choice([a for a in v if ok(a)]) for op, v in ALGOS.items()}
         d = os.path.join(WORK, f"case{seed}"); shutil.rmtree(d, ignore_errors=True); os.makedirs(d)
         lines = gen(rng, P, steps)

@@ -31,7 +31,7 @@ pub const ALGORITHMS: &[Algorithm] = &[
     Algorithm {
         coll: Collective::Allgatherv,
         name: "neighbor_exchange",
-        source: "Open MPI coll/base allgatherv neighborexchange (ring on odd sizes); SimGrid 3.32 allgatherv__ompi_neighborexchange",
+        source: "Open MPI coll/base allgatherv neighborexchange (ring on odd sizes); SimGrid 3.32 allgatherv__ompi_neighborexchange on even sizes",
         simgrid: Some("ompi_neighborexchange"),
         emit: emit_neighbor,
     },

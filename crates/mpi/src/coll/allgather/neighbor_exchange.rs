@@ -2,7 +2,9 @@
 //! after Chen et al.; SimGrid 3.32 `allgather__ompi_neighborexchange`): ranks pair up
 //! (`2j`, `2j+1`) and swap their blocks; then, in `n/2 - 1` steps alternating between the
 //! left and the right neighbour, each rank passes on the two blocks it received last and
-//! receives two new ones. Odd sizes run the ring, as Open MPI does.
+//! receives two new ones. Odd sizes run the ring, as Open MPI does. (SimGrid falls back
+//! to its own `allgather__ring` there, the `shifted` exchange, so on odd sizes the two
+//! differ: Open MPI is followed.)
 
 use crate::coll::allgather::{ring::ring, TAG};
 use crate::coll::{Algorithm, CollSpec, Collective, Emitter, Merge, Step};
@@ -11,7 +13,7 @@ use crate::coll::{Algorithm, CollSpec, Collective, Emitter, Merge, Step};
 pub const ALGORITHM: Algorithm = Algorithm {
     coll: Collective::Allgather,
     name: "neighbor_exchange",
-    source: "Open MPI coll/base allgather neighborexchange (ring on odd sizes); SimGrid 3.32 allgather__ompi_neighborexchange",
+    source: "Open MPI coll/base allgather neighborexchange (ring on odd sizes); SimGrid 3.32 allgather__ompi_neighborexchange on even sizes",
     simgrid: Some("ompi_neighborexchange"),
     emit,
 };
