@@ -317,6 +317,11 @@ pub fn split_even(total: u64, n: u32) -> Vec<u64> {
     (0..n).map(|i| total / n + u64::from(i < total % n)).collect()
 }
 
+/// Block ids `lo..hi`.
+pub(crate) fn block_range(lo: u32, hi: u32) -> Vec<u32> {
+    (lo..hi).collect()
+}
+
 /// Largest power of two not above `n` (`n >= 1`).
 pub fn pow2_floor(n: u32) -> u32 {
     1 << (31 - n.leading_zeros())

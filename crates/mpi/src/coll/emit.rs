@@ -124,10 +124,10 @@ impl Template {
     }
 }
 
-/// The [`Emitter`] that records a [`Template`].
 /// Picks the algorithm of a collective.
 pub type Chooser<'c> = dyn Fn(&CollSpec) -> &'static Algorithm + Sync + 'c;
 
+/// The [`Emitter`] that records a [`Template`].
 struct Recorder<'w> {
     t: Template,
     world: Option<&'w [u32]>,

@@ -6,7 +6,7 @@
 //! that did not. On powers of two this is `rdb`.
 
 use crate::coll::allgather::TAG;
-use crate::coll::{Algorithm, CollSpec, Collective, Emitter, Merge, Step};
+use crate::coll::{block_range, Algorithm, CollSpec, Collective, Emitter, Merge, Step};
 
 /// The algorithm's registry entry.
 pub const ALGORITHM: Algorithm = Algorithm {
@@ -18,22 +18,15 @@ pub const ALGORITHM: Algorithm = Algorithm {
 };
 
 fn emit(s: &CollSpec, e: &mut dyn Emitter) {
-    mpich_rdb(s.size, s.me, &|v| v, e, TAG, Vec::new());
+    mpich_rdb(s.size, s.me, &|v| v, e, TAG);
 }
 
 /// The algorithm over blocks `0..n` for rank `r`, in a numbering where block `b` starts
 /// at rank `b` (`real` gives the communicator rank of such a rank: MPICH's broadcast runs
-/// it relative to the root), after `after`; returns the steps the rank's part ends with.
-pub(crate) fn mpich_rdb(
-    n: u32,
-    r: u32,
-    real: &dyn Fn(u32) -> u32,
-    e: &mut dyn Emitter,
-    tag: u32,
-    after: Vec<Step>,
-) -> Vec<Step> {
-    let blocks = |lo: u32, hi: u32| (lo..hi.min(n)).collect::<Vec<u32>>();
-    let mut last = after;
+/// it relative to the root).
+pub(crate) fn mpich_rdb(n: u32, r: u32, real: &dyn Fn(u32) -> u32, e: &mut dyn Emitter, tag: u32) {
+    let blocks = |lo: u32, hi: u32| block_range(lo, hi.min(n));
+    let mut last: Vec<Step> = Vec::new();
     let (mut mask, mut i) = (1u32, 0u32);
     while mask < n {
         let dst = r ^ mask;
@@ -67,5 +60,4 @@ pub(crate) fn mpich_rdb(
         mask <<= 1;
         i += 1;
     }
-    last
 }

@@ -4,8 +4,8 @@
 //! other sizes it runs Bruck's algorithm, as Open MPI does (MPICH's, and SimGrid's, is
 //! `mpich_rdb`).
 
-use crate::coll::allgather::{bruck::bruck, TAG};
-use crate::coll::{Algorithm, CollSpec, Collective, Emitter, Merge, Step};
+use crate::coll::allgather::{bruck::bruck, mpich_rdb::mpich_rdb, TAG};
+use crate::coll::{Algorithm, CollSpec, Collective, Emitter};
 
 /// The algorithm's registry entry.
 pub const ALGORITHM: Algorithm = Algorithm {
@@ -21,27 +21,11 @@ fn emit(s: &CollSpec, e: &mut dyn Emitter) {
     rdb(s, e, TAG);
 }
 
-/// Recursive doubling on blocks of any sizes, with `tag`.
+/// Recursive doubling on blocks of any sizes, with `tag`: on powers of two the exchange
+/// MPICH's version makes (its fix-up never runs there), else Bruck's algorithm.
 pub(crate) fn rdb(s: &CollSpec, e: &mut dyn Emitter, tag: u32) {
-    let (n, r) = (s.size, s.me);
-    if !n.is_power_of_two() {
+    if !s.size.is_power_of_two() {
         return bruck(s, e, tag);
     }
-    let mut mask = 1u32;
-    let mut last: Vec<Step> = Vec::new();
-    while mask < n {
-        let partner = r ^ mask;
-        let mine = r & !(mask - 1);
-        let theirs = partner & !(mask - 1);
-        let snd = e.send(partner, tag, &(mine..mine + mask).collect::<Vec<_>>(), &last);
-        let rcv = e.recv(
-            partner,
-            tag,
-            &(theirs..theirs + mask).collect::<Vec<_>>(),
-            Merge::Copy,
-            &last,
-        );
-        last = vec![snd, rcv];
-        mask <<= 1;
-    }
+    mpich_rdb(s.size, s.me, &|v| v, e, tag);
 }

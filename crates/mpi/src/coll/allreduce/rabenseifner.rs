@@ -1,12 +1,11 @@
 //! Rabenseifner's allreduce (MPICH's `MPIR_Allreduce_intra_reduce_scatter_allgather`;
-//! SimGrid 3.32 `allreduce__rab_rdb`): the fold and recursive-halving reduce-scatter of
-//! Rabenseifner's reduction, then a recursive-doubling allgather along the reverse
-//! butterfly (partners exchange their ranges), then the odd ranks of the folded pairs send
-//! the result to their even neighbours.
+//! SimGrid 3.32 `allreduce__rab_rdb`): a fold and a reduce-scatter by recursive halving,
+//! then a recursive-doubling allgather along the reverse butterfly (partners exchange
+//! their ranges), then the odd ranks of the folded pairs send the result to their even
+//! neighbours.
 
 use crate::coll::allreduce::TAG;
-use crate::coll::reduce::rabenseifner::{real_of_new, reduce_scatter_halving};
-use crate::coll::{pow2_floor, Algorithm, CollSpec, Collective, Emitter, Merge};
+use crate::coll::{pow2_floor, Algorithm, CollSpec, Collective, Emitter, Merge, Step};
 
 /// The algorithm's registry entry.
 pub const ALGORITHM: Algorithm = Algorithm {
@@ -20,8 +19,7 @@ pub const ALGORITHM: Algorithm = Algorithm {
 fn emit(s: &CollSpec, e: &mut dyn Emitter) {
     let n = s.size;
     let rem = n - pow2_floor(n);
-    let (newrank, (mut lo, mut hi), mut last, pof2) =
-        reduce_scatter_halving(s, e, TAG, &|bytes, pof2| simgrid_blocks(bytes, pof2, s.elem));
+    let (newrank, (mut lo, mut hi), mut last, pof2) = reduce_scatter_halving(s, e, TAG);
     let all: Vec<u32> = (0..pof2).collect();
     let Some(newrank) = newrank else {
         e.recv(s.me + 1, TAG, &all, Merge::Copy, &[]);
@@ -56,4 +54,61 @@ fn simgrid_blocks(bytes: u64, pof2: u32, elem: u64) -> Vec<u64> {
     let mut v = vec![per; pof2 as usize];
     *v.last_mut().unwrap() = bytes - per * (pof2 as u64 - 1);
     v
+}
+
+/// The fold (even ranks below `2·rem` into their odd neighbours) and the reduce-scatter
+/// by recursive halving. Returns this rank's new rank (`None` if it folded out), the block range it holds, the
+/// step after which it holds it, and `(real, pof2)`.
+fn reduce_scatter_halving(s: &CollSpec, e: &mut dyn Emitter, tag: u32) -> (Option<u32>, (u32, u32), Vec<Step>, u32) {
+    let n = s.size;
+    let r = s.me;
+    let pof2 = pow2_floor(n);
+    let rem = n - pof2;
+    e.layout(&simgrid_blocks(s.bytes, pof2, s.elem));
+    let all: Vec<u32> = (0..pof2).collect();
+    let mut last: Vec<Step> = Vec::new();
+    let newrank = if r < 2 * rem {
+        if r.is_multiple_of(2) {
+            e.send(r + 1, tag, &all, &[]);
+            return (None, (0, 0), Vec::new(), pof2);
+        }
+        last = vec![e.recv(r - 1, tag, &all, Merge::Reduce, &[])];
+        r / 2
+    } else {
+        r - rem
+    };
+    let real = |nr: u32| if nr < rem { nr * 2 + 1 } else { nr + rem };
+    let (mut lo, mut hi) = (0u32, pof2);
+    let mut mask = 1u32;
+    while mask < pof2 {
+        let partner = real(newrank ^ mask);
+        let mid = lo + (hi - lo) / 2;
+        let (keep, give) = if newrank & mask == 0 {
+            ((lo, mid), (mid, hi))
+        } else {
+            ((mid, hi), (lo, mid))
+        };
+        let snd = e.send(partner, tag, &(give.0..give.1).collect::<Vec<_>>(), &last);
+        let rcv = e.recv(
+            partner,
+            tag,
+            &(keep.0..keep.1).collect::<Vec<_>>(),
+            Merge::Reduce,
+            &last,
+        );
+        last = vec![snd, rcv];
+        (lo, hi) = keep;
+        mask <<= 1;
+    }
+    (Some(newrank), (lo, hi), last, pof2)
+}
+
+/// The communicator rank of new rank `nr`.
+fn real_of_new(n: u32, nr: u32) -> u32 {
+    let rem = n - pow2_floor(n);
+    if nr < rem {
+        nr * 2 + 1
+    } else {
+        nr + rem
+    }
 }

@@ -8,7 +8,7 @@
 
 use crate::coll::allgather::mpich_rdb::mpich_rdb;
 use crate::coll::bcast::TAG;
-use crate::coll::{Algorithm, CollSpec, Collective, Emitter, Merge, Phases, Step};
+use crate::coll::{block_range, Algorithm, CollSpec, Collective, Emitter, Merge, Phases, Step};
 
 /// Scatter then ring allgather.
 pub const RING: Algorithm = Algorithm {
@@ -27,11 +27,6 @@ pub const RDB: Algorithm = Algorithm {
     simgrid: Some("scatter_rdb_allgather"),
     emit: emit_rdb,
 };
-
-/// Blocks `[from, to)` (relative-rank indices) as block ids.
-fn range(from: u32, to: u32) -> Vec<u32> {
-    (from..to).collect()
-}
 
 /// MPICH's pieces: ceil(bytes / n) each, in relative-rank order, so the last ranks may
 /// get less or nothing.
@@ -53,7 +48,7 @@ fn scatter(s: &CollSpec, e: &mut dyn Emitter, pieces: &[u64]) {
         if v & mask != 0 {
             let end = (v + mask).min(n);
             if bytes(v, end) > 0 {
-                have = vec![e.recv(s.real(v - mask), TAG, &range(v, end), Merge::Copy, &[])];
+                have = vec![e.recv(s.real(v - mask), TAG, &block_range(v, end), Merge::Copy, &[])];
             }
             break;
         }
@@ -64,7 +59,7 @@ fn scatter(s: &CollSpec, e: &mut dyn Emitter, pieces: &[u64]) {
         if v + mask < n {
             let end = (v + 2 * mask).min(n);
             if bytes(v + mask, end) > 0 {
-                have = vec![e.send(s.real(v + mask), TAG, &range(v + mask, end), &have)];
+                have = vec![e.send(s.real(v + mask), TAG, &block_range(v + mask, end), &have)];
             }
         }
         mask >>= 1;
@@ -105,22 +100,7 @@ fn emit_rdb(s: &CollSpec, e: &mut dyn Emitter) {
     let mut p = Phases::new(e);
     scatter(s, &mut p, &pieces);
     p.next_phase();
-    if !n.is_power_of_two() {
-        // MPICH's (and SimGrid's) recursive doubling with its tree fix-up, on ranks
-        // relative to the root.
-        mpich_rdb(n, s.vrank(), &|v| s.real(v), &mut p, TAG, Vec::new());
-        return;
-    }
-    let v = s.vrank();
-    let mut mask = 1u32;
-    let mut last: Vec<Step> = Vec::new();
-    while mask < n {
-        let partner = v ^ mask;
-        let mine = v & !(mask - 1);
-        let theirs = partner & !(mask - 1);
-        let snd = p.send(s.real(partner), TAG, &range(mine, mine + mask), &last);
-        let rcv = p.recv(s.real(partner), TAG, &range(theirs, theirs + mask), Merge::Copy, &last);
-        last = vec![snd, rcv];
-        mask <<= 1;
-    }
+    // MPICH's (and SimGrid's) recursive doubling, with its tree fix-up on sizes that are
+    // not powers of two, on ranks relative to the root.
+    mpich_rdb(n, s.vrank(), &|v| s.real(v), &mut p, TAG);
 }

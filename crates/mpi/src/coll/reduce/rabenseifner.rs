@@ -2,14 +2,13 @@
 //! 3.32 `reduce__scatter_gather` and `reduce__mpich`'s large-message path; not SimGrid's
 //! `reduce__rab`, Rabenseifner's own code, whose messages differ): with `2^k` the largest
 //! power of two not above `n` and `rem = n - 2^k`, the first `2·rem` ranks fold pairwise
-//! (even ranks send their vector to the odd neighbour and drop out). The `2^k` remaining
-//! ranks reduce-scatter the vector by recursive halving (partners `newrank XOR 1, 2, 4…`,
-//! each keeping half of its range and sending the other half) and then gather the pieces
-//! to the root along the reverse butterfly. If the root dropped out, its odd neighbour
-//! gathers and sends it the result. `scatter_gather` is MPICH's name for the same scheme.
+//! (odd ranks send their vector to the even neighbour and drop out, the other way round
+//! from the allreduce's fold). The `2^k` remaining ranks reduce-scatter the vector by
+//! recursive halving and gather the pieces to the root along the reverse butterfly; a
+//! root that dropped out takes rank 0's place. `scatter_gather` is MPICH's name for it.
 
 use crate::coll::reduce::TAG;
-use crate::coll::{pow2_floor, Algorithm, CollSpec, Collective, Emitter, Merge, Step};
+use crate::coll::{block_range, pow2_floor, Algorithm, CollSpec, Collective, Emitter, Merge, Step};
 
 /// The algorithm's registry entry.
 pub const ALGORITHM: Algorithm = Algorithm {
@@ -29,71 +28,29 @@ pub const SCATTER_GATHER: Algorithm = Algorithm {
     emit,
 };
 
-/// The fold and recursive-halving reduce-scatter shared with Rabenseifner's allreduce.
-/// Returns this rank's new rank (`None` if it folded out), the block range it holds, the
-/// step after which it holds it, and `(real, pof2)`.
-pub(crate) fn reduce_scatter_halving(
-    s: &CollSpec,
-    e: &mut dyn Emitter,
-    tag: u32,
-    blocks: &dyn Fn(u64, u32) -> Vec<u64>,
-) -> (Option<u32>, (u32, u32), Vec<Step>, u32) {
-    let n = s.size;
-    let r = s.me;
-    let pof2 = pow2_floor(n);
-    let rem = n - pof2;
-    e.layout(&blocks(s.bytes, pof2));
-    let all: Vec<u32> = (0..pof2).collect();
-    let mut last: Vec<Step> = Vec::new();
-    let newrank = if r < 2 * rem {
-        if r.is_multiple_of(2) {
-            e.send(r + 1, tag, &all, &[]);
-            return (None, (0, 0), Vec::new(), pof2);
-        }
-        last = vec![e.recv(r - 1, tag, &all, Merge::Reduce, &[])];
-        r / 2
-    } else {
-        r - rem
-    };
-    let real = |nr: u32| if nr < rem { nr * 2 + 1 } else { nr + rem };
-    let (mut lo, mut hi) = (0u32, pof2);
-    let mut mask = 1u32;
-    while mask < pof2 {
-        let partner = real(newrank ^ mask);
-        let mid = lo + (hi - lo) / 2;
-        let (keep, give) = if newrank & mask == 0 {
-            ((lo, mid), (mid, hi))
-        } else {
-            ((mid, hi), (lo, mid))
-        };
-        let snd = e.send(partner, tag, &(give.0..give.1).collect::<Vec<_>>(), &last);
-        let rcv = e.recv(
-            partner,
-            tag,
-            &(keep.0..keep.1).collect::<Vec<_>>(),
-            Merge::Reduce,
-            &last,
-        );
-        last = vec![snd, rcv];
-        (lo, hi) = keep;
-        mask <<= 1;
-    }
-    (Some(newrank), (lo, hi), last, pof2)
-}
-
-/// The communicator rank of new rank `nr`.
-pub(crate) fn real_of_new(n: u32, nr: u32) -> u32 {
-    let rem = n - pow2_floor(n);
-    if nr < rem {
-        nr * 2 + 1
-    } else {
-        nr + rem
-    }
-}
-
-/// Blocks `lo..hi`.
-fn range(lo: u32, hi: u32) -> Vec<u32> {
-    (lo..hi).collect()
+/// SimGrid's block sizes: `count / pof2` elements per block, the last taking the rest,
+/// over the vector padded to one element per rank when it is shorter, and clipped to the
+/// real elements (bytes beyond whole elements ride in the last block).
+fn block_sizes(s: &CollSpec, pof2: u32) -> Vec<u64> {
+    let t = s.elem.max(1);
+    let count = s.bytes / t;
+    let padded = count.max(u64::from(s.size));
+    let per = padded / u64::from(pof2);
+    let mut at = 0u64;
+    let mut sizes: Vec<u64> = (0..pof2)
+        .map(|i| {
+            let c = if i + 1 < pof2 {
+                per
+            } else {
+                padded - per * u64::from(pof2 - 1)
+            };
+            let real = c.min(count.saturating_sub(at));
+            at += c;
+            real * t
+        })
+        .collect();
+    *sizes.last_mut().unwrap() += s.bytes - count * t;
+    sizes
 }
 
 /// The reduce as SimGrid 3.32's `reduce__scatter_gather` (MPICH's reduce_scatter_gather)
@@ -111,28 +68,8 @@ fn emit(s: &CollSpec, e: &mut dyn Emitter) {
     let (n, r, root) = (s.size, s.me, s.root);
     let pof2 = pow2_floor(n);
     let rem = n - pof2;
-    let t = s.elem.max(1);
-    let count = s.bytes / t;
-    // SimGrid's block counts (elements) over the possibly padded vector, clipped to the
-    // real elements.
-    let padded = count.max(n as u64);
-    let per = padded / pof2 as u64;
-    let mut sizes = Vec::with_capacity(pof2 as usize);
-    let mut at = 0u64;
-    for i in 0..pof2 {
-        let c = if i + 1 < pof2 {
-            per
-        } else {
-            padded - per * (pof2 as u64 - 1)
-        };
-        let real = c.min(count.saturating_sub(at));
-        sizes.push(real * t);
-        at += c;
-    }
-    // Bytes beyond whole elements ride in the last block.
-    *sizes.last_mut().unwrap() += s.bytes - count * t;
-    e.layout(&sizes);
-    let all = range(0, pof2);
+    e.layout(&block_sizes(s, pof2));
+    let all = block_range(0, pof2);
     let real = |nr: u32| if nr < rem { nr * 2 } else { nr + rem };
     let mut last: Vec<Step> = Vec::new();
     // Fold.
@@ -155,10 +92,10 @@ fn emit(s: &CollSpec, e: &mut dyn Emitter) {
             let dst = real(nr ^ mask);
             let (snd_blocks, rcv_blocks) = if nr < nr ^ mask {
                 send_idx = recv_idx + pof2 / (mask * 2);
-                (range(send_idx, last_idx), range(recv_idx, send_idx))
+                (block_range(send_idx, last_idx), block_range(recv_idx, send_idx))
             } else {
                 recv_idx = send_idx + pof2 / (mask * 2);
-                (range(send_idx, recv_idx), range(recv_idx, last_idx))
+                (block_range(send_idx, recv_idx), block_range(recv_idx, last_idx))
             };
             let snd = e.send(dst, TAG, &snd_blocks, &last);
             let rcv = e.recv(dst, TAG, &rcv_blocks, Merge::Reduce, &last);
@@ -200,10 +137,10 @@ fn emit(s: &CollSpec, e: &mut dyn Emitter) {
                 last_idx += pof2 / (mask * 2);
             }
             recv_idx = send_idx + pof2 / (mask * 2);
-            (range(send_idx, recv_idx), range(recv_idx, last_idx))
+            (block_range(send_idx, recv_idx), block_range(recv_idx, last_idx))
         } else {
             recv_idx = send_idx - pof2 / (mask * 2);
-            (range(send_idx, last_idx), range(recv_idx, send_idx))
+            (block_range(send_idx, last_idx), block_range(recv_idx, send_idx))
         };
         if (newdst >> j) << j == (newroot >> j) << j {
             e.send(dst, TAG, &snd_blocks, &last);
