@@ -22,21 +22,32 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 SIMPI = os.environ.get("SIMPI", os.path.join(ROOT, "target", "release", "simpi"))
 PLAT = os.path.join(ROOT, "bench", "smpi", "platforms", "flat.xml")
-ALGOS = {  # op: [(simpi, simgrid)]
- "bcast": [("binomial","binomial_tree"),("flattree","flattree"),("pipeline","ompi_pipeline"),("scatter_ring_allgather","scatter_LR_allgather"),("scatter_rdb_allgather","scatter_rdb_allgather")],
- "reduce": [("binomial","binomial"),("linear","ompi_basic_linear"),("pipeline","ompi_pipeline"),("in_order_binary","ompi_in_order_binary"),("scatter_gather","scatter_gather")],
- "allreduce": [("rdb","rdb"),("segmented_ring","ompi_ring_segmented"),("rabenseifner","rab_rdb"),("redbcast","redbcast"),("lr","lr")],
- "allgather": [("ring","NTSLR"),("shifted","ring"),("mpich_rdb","rdb"),("bruck","bruck"),("neighbor_exchange","ompi_neighborexchange"),("pair","pair")],
- "alltoall": [("pairwise","pair"),("bruck","bruck"),("linear","basic_linear"),("ring","ring")],
- "gather": [("linear","ompi_basic_linear"),("binomial","ompi_binomial")],
- "scatter": [("linear","ompi_basic_linear"),("binomial","ompi_binomial")],
- "alltoallv": [("pairwise","pair"),("bruck","bruck"),("linear","ompi_basic_linear")],
- "allgatherv": [("shifted","ring"),("bruck","ompi_bruck"),("neighbor_exchange","ompi_neighborexchange")],
- "reduce_scatter": [("recursive_halving","ompi_basic_recursivehalving"),("ring","ompi_ring"),("pairwise","mpich_pair")],
- # No SimGrid name: SimGrid replays these with its only implementation.
- "gatherv": [("linear",None)], "scatterv": [("linear",None)], "scan": [("linear",None)], "exscan": [("linear",None)],
- "barrier": [("bruck","ompi_bruck"),("recursive_doubling","ompi_recursivedoubling"),("double_ring","ompi_doublering"),("linear","ompi_basic_linear"),("tree","ompi_tree")],
-}
+# Collectives the generator writes, by their name in `simpi list-algorithms`.
+OPS = ["bcast", "reduce", "allreduce", "allgather", "alltoall", "gather", "scatter", "alltoallv",
+       "allgatherv", "reduce_scatter", "gatherv", "scatterv", "scan", "exscan", "barrier"]
+
+
+def algorithms():
+    """op: [(simpi name, SimGrid name)] from `simpi list-algorithms`: the algorithms with a
+    SimGrid twin, or, for a collective that has none, its algorithms with None (SimGrid
+    then replays it with its only implementation)."""
+    out = subprocess.run([SIMPI, "list-algorithms"], capture_output=True, text=True, check=True).stdout
+    table, op = {}, None
+    for line in out.splitlines():
+        if line and not line.startswith(" "):
+            op = line.rstrip(":")
+            table[op] = []
+        elif line.strip():
+            name = line.split()[0]
+            twin = line.split("[SimGrid: ")[1].rstrip("]") if "[SimGrid: " in line else None
+            table[op].append((name, twin))
+    algos = {}
+    for op in OPS:
+        twins = [a for a in table[op] if a[1]]
+        algos[op] = twins or table[op]
+    return algos
+
+
 COUNTS = [0, 1, 7, 100, 2000, 5000, 16000, 40000]
 def gen(rng, P, steps):
     lines = [[f"{r} init"] for r in range(P)]
@@ -108,6 +119,7 @@ def run(d, P, algos):
     return [(r, sge.get(r), spe[r]) for r in range(P)], None
 def main():
     global WORK
+    ALGOS = algorithms()
     seed0 = int(sys.argv[1]); n = int(sys.argv[2])
     WORK = sys.argv[3] if len(sys.argv) > 3 else "/tmp/simpi-fuzz"
     bad = 0

@@ -480,34 +480,54 @@ fn read_choosing(p: &std::path::Path, choose: &(dyn Fn(&CollSpec) -> &'static Al
     read_tit_on(p, &opts, 1).unwrap()
 }
 
+/// A choice of `allreduce`, and of the `reduce` and `bcast` it may be made of.
+fn composite(
+    allreduce: &'static str,
+    reduce: &'static str,
+    bcast: &'static str,
+) -> impl Fn(&CollSpec) -> &'static Algorithm + Sync {
+    move |s: &CollSpec| -> &'static Algorithm {
+        let name = match s.coll {
+            Collective::Allreduce => allreduce,
+            Collective::Reduce => reduce,
+            Collective::Bcast => bcast,
+            other => panic!("no choice for {other}"),
+        };
+        find(s.coll, name).unwrap()
+    }
+}
+
+/// One line (or lines) per rank of `n`.
+fn every_rank(n: u32, f: &dyn Fn(u32) -> String) -> String {
+    (0..n).map(f).collect()
+}
+
+/// The sizes of the schedule's sends, in operation order.
+fn send_sizes(t: &TitTrace) -> Vec<u64> {
+    (0..t.schedule.num_ops() as u32)
+        .map(|i| t.schedule.op(OpId(i)))
+        .filter(|op| op.kind == OpKind::Send)
+        .map(|op| op.size)
+        .collect()
+}
+
 #[test]
 fn reduce_then_bcast_allreduce_runs_the_selected_reduce_and_bcast() {
     // SimGrid's allreduce__redbcast calls whatever reduce and bcast are selected. With
     // linear ones, an allreduce of 4 ranks must end exactly as a linear reduce to rank 0
     // followed by a flat-tree bcast from it, written as two calls; and differently from
     // the binomial pair (the default when nothing selects).
-    let pick = |reduce: &'static str, bcast: &'static str| {
-        move |s: &CollSpec| -> &'static Algorithm {
-            match s.coll {
-                Collective::Allreduce => find(Collective::Allreduce, "redbcast").unwrap(),
-                Collective::Reduce => find(Collective::Reduce, reduce).unwrap(),
-                Collective::Bcast => find(Collective::Bcast, bcast).unwrap(),
-                other => panic!("no choice for {other}"),
-            }
-        }
-    };
-    let lines = |f: &dyn Fn(u32) -> String| (0..4).map(f).collect::<String>();
-    let one = write("redbcast.txt", &lines(&|r| format!("{r} allreduce 1000 0 6\n")));
+    let one = write("redbcast.txt", &every_rank(4, &|r| format!("{r} allreduce 1000 0 6\n")));
     let two = write(
         "red_then_bcast.txt",
-        &lines(&|r| format!("{r} reduce 1000 0 0 6\n{r} bcast 1000 0 6\n")),
+        &every_rank(4, &|r| format!("{r} reduce 1000 0 0 6\n{r} bcast 1000 0 6\n")),
     );
-    let linear = pick("linear", "flattree");
+    let linear = composite("redbcast", "linear", "flattree");
     let mut a = read_choosing(&one, &linear);
     let mut b = read_choosing(&two, &linear);
     let want = times(&mut b);
     assert_eq!(times(&mut a), want);
-    let binomial = pick("binomial", "binomial");
+    let binomial = composite("redbcast", "binomial", "binomial");
     let mut c = read_choosing(&one, &binomial);
     assert_ne!(times(&mut c), want, "the selection made no difference");
 }
@@ -518,7 +538,7 @@ fn reductions_of_an_empty_vector_send_nothing() {
     // 0, as MPICH does; the replay still runs the computation (1e3 flops: 1,000 ns).
     let p = write(
         "empty_reduce.txt",
-        &(0..4).map(|r| format!("{r} reduce 0 1e3 1 6\n")).collect::<String>(),
+        &every_rank(4, &|r| format!("{r} reduce 0 1e3 1 6\n")),
     );
     for alg in ["binomial", "scatter_gather"] {
         let choose = move |s: &CollSpec| -> &'static Algorithm {
@@ -537,26 +557,15 @@ fn the_logical_ring_allreduce_sends_its_remainder_through_the_selected_allreduce
     // `colls::allreduce`: lr again when forced, which for fewer than n elements is
     // redbcast, by the selected reduce and bcast. On 4 ranks, 6 ints are the ring over 4
     // and that call over the last 2: the same end times as the two calls written out.
-    let choose = |reduce: &'static str, bcast: &'static str| {
-        move |s: &CollSpec| -> &'static Algorithm {
-            match s.coll {
-                Collective::Allreduce => find(Collective::Allreduce, "lr").unwrap(),
-                Collective::Reduce => find(Collective::Reduce, reduce).unwrap(),
-                Collective::Bcast => find(Collective::Bcast, bcast).unwrap(),
-                other => panic!("no choice for {other}"),
-            }
-        }
-    };
-    let lines = |f: &dyn Fn(u32) -> String| (0..4).map(f).collect::<String>();
-    let one = write("lr6.txt", &lines(&|r| format!("{r} allreduce 6 0 2\n")));
+    let one = write("lr6.txt", &every_rank(4, &|r| format!("{r} allreduce 6 0 2\n")));
     let two = write(
         "lr4_then_2.txt",
-        &lines(&|r| format!("{r} allreduce 4 0 2\n{r} allreduce 2 0 2\n")),
+        &every_rank(4, &|r| format!("{r} allreduce 4 0 2\n{r} allreduce 2 0 2\n")),
     );
-    let linear = choose("linear", "flattree");
+    let linear = composite("lr", "linear", "flattree");
     let want = times(&mut read_choosing(&two, &linear));
     assert_eq!(times(&mut read_choosing(&one, &linear)), want);
-    let binomial = choose("binomial", "binomial");
+    let binomial = composite("lr", "binomial", "binomial");
     assert_ne!(times(&mut read_choosing(&one, &binomial)), want);
 }
 
@@ -568,7 +577,7 @@ fn a_short_last_segment_of_a_pipelined_reduce_does_not_overtake() {
     // parent first and be taken by the receive posted for 32 KiB.
     let p = write(
         "short_segment.txt",
-        &(0..4).map(|r| format!("{r} reduce 8193 0 0 1\n")).collect::<String>(),
+        &every_rank(4, &|r| format!("{r} reduce 8193 0 0 1\n")),
     );
     let choose = |s: &CollSpec| -> &'static Algorithm {
         assert_eq!(s.coll, Collective::Reduce);
@@ -616,25 +625,14 @@ fn two_values_after_an_allgatherv_on_two_ranks_are_datatypes() {
         find(Collective::Allgatherv, "ring").unwrap()
     };
     let t = read_choosing(&p, &choose);
-    let sizes: Vec<u64> = (0..t.schedule.num_ops() as u32)
-        .map(|i| t.schedule.op(OpId(i)))
-        .filter(|op| op.kind == OpKind::Send)
-        .map(|op| op.size)
-        .collect();
-    assert_eq!(sizes, vec![40, 40]);
+    assert_eq!(send_sizes(&t), vec![40, 40]);
     // Three ranks: three values after the counts are displacements, and the datatype is
     // the default (bytes, as `init` had no argument).
     let p = write(
         "allgatherv3.txt",
-        &(0..3)
-            .map(|r| format!("{r} allgatherv 10 10 10 10 0 10 20\n"))
-            .collect::<String>(),
+        &every_rank(3, &|r| format!("{r} allgatherv 10 10 10 10 0 10 20\n")),
     );
     let t = read_choosing(&p, &choose);
-    let sends: Vec<u64> = (0..t.schedule.num_ops() as u32)
-        .map(|i| t.schedule.op(OpId(i)))
-        .filter(|op| op.kind == OpKind::Send)
-        .map(|op| op.size)
-        .collect();
+    let sends = send_sizes(&t);
     assert!(sends.iter().all(|&b| b == 10), "{sends:?}");
 }
