@@ -9,7 +9,8 @@ every rank's end time. Mismatches above 20 ns are printed with their trace direc
 kept; matching cases are deleted.
 
 Usage: bench/smpi-replay/fuzz.py FIRST_SEED COUNT [WORK_DIR]
-Environment: SIMPI (the binary; default target/release/simpi).
+Environment: SIMPI (the binary; default target/release/simpi); FUZZ_RANKS, the rank
+counts to draw from (default 2,3,4,5,6,8; at most 16, the platform's hosts).
 
 Known SimGrid behaviours the generator avoids: zero-count gathers and scatters (its
 ompi_binomial allocates a null temporary buffer and leaves through an error path), and
@@ -120,12 +121,16 @@ def run(d, P, algos):
 def main():
     global WORK
     ALGOS = algorithms()
+    global RANKS
+    RANKS = [int(x) for x in os.environ.get("FUZZ_RANKS", "2,3,4,5,6,8").split(",")]
+    if not RANKS or min(RANKS) < 2 or max(RANKS) > 16:
+        sys.exit("FUZZ_RANKS: rank counts from 2 to 16, comma-separated")
     seed0 = int(sys.argv[1]); n = int(sys.argv[2])
     WORK = sys.argv[3] if len(sys.argv) > 3 else "/tmp/simpi-fuzz"
     bad = 0
     for seed in range(seed0, seed0 + n):
         rng = random.Random(seed)
-        P = rng.choice([2, 3, 4, 5, 6, 8]); steps = rng.randrange(1, 6)
+        P = rng.choice(RANKS); steps = rng.randrange(1, 6)
         # SimGrid's pair algorithms refuse sizes that are not powers of two.
         # SimGrid's neighbour exchanges fall back to its `ring` (simpi's `shifted`) on odd
         # sizes where simpi follows Open MPI's ring: left out there.

@@ -35,6 +35,11 @@ CASES = {
                                  lambda r: [f"compute {SKEW[r]}", "bcast 100 4 1", "bcast 5000 0 1"]),
     "fuzz-reduce-scatter-gather-6": (6, ["reduce=scatter_gather:scatter_gather"],
                                      lambda r: ["reduce 1000 0 1 1", "reduce 40001 0 5 1"]),
+    # Blocks of whole elements: 100 four-byte elements over 16 ranks are blocks of 24
+    # bytes and a last of 40, not 25 bytes each.
+    "fuzz-reduce-scatter-gather-elements": (16, ["reduce=scatter_gather:scatter_gather"],
+                                            lambda r: ["reduce 100 0 5 1", "reduce 1001 0 12 1",
+                                                       "reduce 2003 0 0 1"]),
 }
 
 for name, (n, algos, lines) in CASES.items():

@@ -153,6 +153,9 @@ pub enum Action {
         comp: f64,
         /// Root.
         root: i64,
+        /// Bytes per element of its datatype (SimGrid's scatter-gather reduce cuts the
+        /// vector by elements).
+        elem: u64,
     },
     /// `allreduce count comp [dt]`.
     Allreduce {
@@ -463,6 +466,7 @@ pub(crate) fn parse(name: &str, a: &[&str], comm_size: usize, double_default: bo
                 bytes: bytes(count(0)?, dt(3)?)?,
                 comp: float(1)?,
                 root: opt_int(2, 0)?,
+                elem: dt(3)?,
             }
         }
         "allreduce" => {
@@ -724,7 +728,8 @@ mod tests {
             Action::Reduce {
                 bytes: 40,
                 comp: 0.0,
-                root: 1
+                root: 1,
+                elem: 4
             }
         );
         assert_eq!(

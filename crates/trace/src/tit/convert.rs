@@ -759,10 +759,16 @@ impl RankConv<'_, '_> {
                 root: root_of(root)?,
                 ..spec(Collective::Bcast, bytes)
             },
-            Action::Reduce { bytes, comp: c, root } => {
+            Action::Reduce {
+                bytes,
+                comp: c,
+                root,
+                elem,
+            } => {
                 comp = c;
                 CollSpec {
                     root: root_of(root)?,
+                    elem,
                     ..spec(Collective::Reduce, bytes)
                 }
             }
