@@ -10,7 +10,9 @@ kept; matching cases are deleted.
 
 Usage: bench/smpi-replay/fuzz.py FIRST_SEED COUNT [WORK_DIR]
 Environment: SIMPI (the binary; default target/release/simpi); FUZZ_RANKS, the rank
-counts to draw from (default 2,3,4,5,6,8; at most 16, the platform's hosts).
+counts to draw from (default 2,3,4,5,6,8; at most 16, the platform's hosts);
+FUZZ_DATATYPES, SimGrid datatype ids each step draws one of (default 1, MPI_INT; e.g.
+0,1,2,3,14 for 8-, 4-, 1-, 2- and 16-byte elements).
 
 Known SimGrid behaviours the generator avoids: zero-count gathers and scatters (its
 ompi_binomial allocates a null temporary buffer and leaves through an error path), and
@@ -59,47 +61,62 @@ def gen(rng, P, steps):
         c = rng.choice(COUNTS)
         if k in ("gather", "scatter") and c == 0: c = 1  # SimGrid's ompi_binomial skips zero-size calls through an error path
         root = rng.randrange(P); comp = rng.choice([0, 1000, 1e6])
+        # Only a list of several draws, so that the default leaves every seed as it was.
+        t = rng.choice(DATATYPES) if len(DATATYPES) > 1 else DATATYPES[0]
         for r in range(P):
             L = lines[r]
             if k == "compute": L.append(f"{r} compute {rng.randrange(0, 5_000_000)}")
-            elif k == "bcast": L.append(f"{r} bcast {c} {root} 1")
-            elif k == "reduce": L.append(f"{r} reduce {c} {comp} {root} 1")
-            elif k == "allreduce": L.append(f"{r} allreduce {c} {comp} 1")
-            elif k == "alltoall": L.append(f"{r} alltoall {c} {c} 1 1")
-            elif k == "allgather": L.append(f"{r} allgather {c} {c} 1 1")
-            elif k == "gather": L.append(f"{r} gather {c} {c} {root} 1 1")
-            elif k == "scatter": L.append(f"{r} scatter {c} {c} {root} 1 1")
+            elif k == "bcast": L.append(f"{r} bcast {c} {root} {t}")
+            elif k == "reduce": L.append(f"{r} reduce {c} {comp} {root} {t}")
+            elif k == "allreduce": L.append(f"{r} allreduce {c} {comp} {t}")
+            elif k == "alltoall": L.append(f"{r} alltoall {c} {c} {t} {t}")
+            elif k == "allgather": L.append(f"{r} allgather {c} {c} {t} {t}")
+            elif k == "gather": L.append(f"{r} gather {c} {c} {root} {t} {t}")
+            elif k == "scatter": L.append(f"{r} scatter {c} {c} {root} {t} {t}")
             elif k == "barrier": L.append(f"{r} barrier")
             elif k == "alltoallv":
                 send = [vc[r][d] for d in range(P)]; recv = [vc[x][r] for x in range(P)]
-                L.append(f"{r} alltoallv {sum(send)} {' '.join(map(str, send))} {sum(recv)} {' '.join(map(str, recv))} 1 1")
+                L.append(f"{r} alltoallv {sum(send)} {' '.join(map(str, send))} {sum(recv)} {' '.join(map(str, recv))} {t} {t}")
             elif k == "allgatherv":
-                L.append(f"{r} allgatherv {vc[0][r]} {' '.join(str(vc[0][x]) for x in range(P))} 1 1")
+                L.append(f"{r} allgatherv {vc[0][r]} {' '.join(str(vc[0][x]) for x in range(P))} {t} {t}")
             elif k == "gatherv":
-                L.append(f"{r} gatherv {vc[0][r]} {' '.join(str(vc[0][x]) for x in range(P))} {root} 1 1")
+                L.append(f"{r} gatherv {vc[0][r]} {' '.join(str(vc[0][x]) for x in range(P))} {root} {t} {t}")
             elif k == "scatterv":
-                L.append(f"{r} scatterv {' '.join(str(vc[0][x]) for x in range(P))} {vc[0][r]} {root} 1 1")
+                L.append(f"{r} scatterv {' '.join(str(vc[0][x]) for x in range(P))} {vc[0][r]} {root} {t} {t}")
             elif k == "reducescatter":
-                L.append(f"{r} reducescatter {' '.join(str(vc[0][x]) for x in range(P))} {comp} 1")
-            elif k in ("scan", "exscan"): L.append(f"{r} {k} {c} {comp} 1")
+                L.append(f"{r} reducescatter {' '.join(str(vc[0][x]) for x in range(P))} {comp} {t}")
+            elif k in ("scan", "exscan"): L.append(f"{r} {k} {c} {comp} {t}")
         if k == "sendrecv":
             perm = list(range(P)); rng.shuffle(perm); inv = [0]*P
             for i, p in enumerate(perm): inv[p] = i
             cs = [rng.choice(COUNTS) for _ in range(P)]
             for r in range(P):
-                lines[r].append(f"{r} sendRecv {cs[r]} {perm[r]} {cs[inv[r]]} {inv[r]} 1 1")
+                lines[r].append(f"{r} sendRecv {cs[r]} {perm[r]} {cs[inv[r]]} {inv[r]} {t} {t}")
         elif k == "nonblocking":
             # Everyone posts a receive from its left and a send to its right, then waits.
             for r in range(P):
-                lines[r] += [f"{r} irecv {(r - 1) % P} 5 {c} 1", f"{r} isend {(r + 1) % P} 5 {c} 1", f"{r} waitall"]
+                lines[r] += [f"{r} irecv {(r - 1) % P} 5 {c} {t}", f"{r} isend {(r + 1) % P} 5 {c} {t}", f"{r} waitall"]
         elif k == "pair":
             order = list(range(P)); rng.shuffle(order)
             for a, b in zip(order[0::2], order[1::2]):
                 lo, hi = min(a, b), max(a, b)
-                lines[lo].append(f"{lo} send {hi} 3 {c} 1"); lines[lo].append(f"{lo} recv {hi} 4 {c} 1")
-                lines[hi].append(f"{hi} recv {lo} 3 {c} 1"); lines[hi].append(f"{hi} send {lo} 4 {c} 1")
+                lines[lo].append(f"{lo} send {hi} 3 {c} {t}"); lines[lo].append(f"{lo} recv {hi} 4 {c} {t}")
+                lines[hi].append(f"{hi} recv {lo} 3 {c} {t}"); lines[hi].append(f"{hi} send {lo} 4 {c} {t}")
     for r in range(P): lines[r].append(f"{r} finalize")
     return lines
+def simgrid_overcommits(d, P, algos):
+    """Whether SimGrid's own max-min check fails on this case: with the solver's debug
+    log on, SimGrid 3.32 prints every solve and aborts with 'Incorrect value' when a solve
+    has loaded a link beyond its capacity (a flow that joins while others are in their
+    latency can leave a link out of the active constraints). Without the log the replay
+    goes on with the over-committed link, so its times are not the model's."""
+    sg = ["smpirun", "-np", str(P), "-platform", PLAT, "-hostfile", "hostfile", "-replay", "trace.txt",
+          "--log=ker_lmm.thres:debug"]
+    sg += [f"--cfg=smpi/{op}:{g}" for op, (s, g) in algos.items() if g]
+    o = subprocess.run(sg, cwd=d, capture_output=True, text=True, timeout=600)
+    return "Incorrect value" in o.stdout + o.stderr
+
+
 def run(d, P, algos):
     sg = ["smpirun", "-np", str(P), "-platform", PLAT, "-hostfile", "hostfile", "-trace",
           "--cfg=tracing/filename:sg.paje", "--cfg=tracing/precision:9", "-replay", "trace.txt"]
@@ -123,11 +140,13 @@ def main():
     ALGOS = algorithms()
     global RANKS
     RANKS = [int(x) for x in os.environ.get("FUZZ_RANKS", "2,3,4,5,6,8").split(",")]
+    global DATATYPES
+    DATATYPES = [int(x) for x in os.environ.get("FUZZ_DATATYPES", "1").split(",")]
     if not RANKS or min(RANKS) < 2 or max(RANKS) > 16:
         sys.exit("FUZZ_RANKS: rank counts from 2 to 16, comma-separated")
     seed0 = int(sys.argv[1]); n = int(sys.argv[2])
     WORK = sys.argv[3] if len(sys.argv) > 3 else "/tmp/simpi-fuzz"
-    bad = 0
+    bad = overcommit = 0
     for seed in range(seed0, seed0 + n):
         rng = random.Random(seed)
         P = rng.choice(RANKS); steps = rng.randrange(1, 6)
@@ -145,11 +164,14 @@ def main():
         res, err = run(d, P, algos)
         if err: print(f"seed {seed}: {err}"); bad += 1; continue
         worst = max(abs((b or 0) - c) for _, b, c in res)
-        if worst > 20e-9:
+        if worst > 20e-9 and simgrid_overcommits(d, P, algos):
+            overcommit += 1
+            print(f"seed {seed}: SimGrid over-commits a link (its max-min check fails); {worst*1e9:.0f} ns apart")
+        elif worst > 20e-9:
             bad += 1
             print(f"seed {seed} P={P} steps={steps} worst {worst*1e9:.0f} ns  algos {algos}")
             for r, b, c in res: print(f"   rank {r}: sg {b} simpi {c:.9f}")
         else:
             shutil.rmtree(d)
-    print("mismatches", bad, "of", n)
+    print("mismatches", bad, "of", n, f"(and {overcommit} where SimGrid over-commits a link)")
 main()
