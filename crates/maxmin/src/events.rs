@@ -35,7 +35,7 @@ impl Event {
     /// Taken before `o`: a smaller level, or the same and a smaller id. (Spelt out:
     /// ties are rare, and the tuple comparison compiled to flag juggling.)
     #[inline]
-    fn before(&self, o: &Event) -> bool {
+    pub(crate) fn before(&self, o: &Event) -> bool {
         self.key < o.key || (self.key == o.key && self.what < o.what)
     }
 

@@ -49,6 +49,9 @@ impl Solver {
         changed: &mut Vec<VarId>,
     ) {
         self.single = None;
+        if dirty_vars.is_empty() && self.solve_lone(cnsts, vars, dirty, changed) {
+            return;
+        }
         self.epoch = self.epoch.wrapping_add(1);
         if self.epoch == 0 {
             // Wrapped: clear the marks so that no old one passes for the new epoch.
@@ -67,6 +70,76 @@ impl Solver {
             }
         }
         self.fill(cnsts, vars, unfrozen_vars);
+    }
+
+    /// Solves the commonest component of a quiet network, a lone variable (no other on any
+    /// of its constraints), if that is all that changed: every changed constraint is empty
+    /// or carries only it. The full solve would take the smallest of its constraints'
+    /// levels and its bound, by (level, id) with constraints before variables, and set
+    /// the same value bit for bit (and the same shortcut state); this computes that
+    /// minimum without the search and the event queue. Returns whether it applied.
+    fn solve_lone(
+        &mut self,
+        cnsts: &mut [Constraint],
+        vars: &mut [Variable],
+        dirty: &mut Vec<u32>,
+        changed: &mut Vec<VarId>,
+    ) -> bool {
+        let mut lone = None;
+        for &c in dirty.iter() {
+            match cnsts[c as usize].elems[..] {
+                [] => {}
+                [(v, _, _)] if lone.is_none_or(|u| u == v) => lone = Some(v),
+                _ => return false,
+            }
+        }
+        let Some(v) = lone else { return false };
+        let var = &vars[v as usize];
+        if var.elems.iter().any(|&(c, _, _)| cnsts[c as usize].elems.len() != 1) {
+            return false;
+        }
+        let w = var.weight;
+        // (event, constraint or None for the bound); the first is taken, the rest give
+        // the shortcut's lower bound.
+        let mut first: Option<(Event, Option<u32>)> = None;
+        let mut others = f64::INFINITY;
+        let mut take = |e: Event, c: Option<u32>, others: &mut f64| match &first {
+            Some((f, _)) if !e.before(f) => *others = others.min(e.level),
+            _ => {
+                if let Some((f, _)) = first.replace((e, c)) {
+                    *others = others.min(f.level);
+                }
+            }
+        };
+        for &(c, _, a) in &var.elems {
+            let k = &cnsts[c as usize];
+            let factor = add_factor(k.policy, 0.0, a / w);
+            take(
+                Event::new(level_of(k.policy, k.capacity, 0.0, factor), c, 0),
+                Some(c),
+                &mut others,
+            );
+        }
+        if let Some(b) = var.bound {
+            take(Event::new(b * w, v | VAR, 0), None, &mut others);
+        }
+        for c in dirty.drain(..) {
+            cnsts[c as usize].dirty = false;
+        }
+        let var = &mut vars[v as usize];
+        var.frozen = true;
+        match first {
+            Some((e, Some(c))) => {
+                var.value = e.level / w;
+                self.single = Some((c, others));
+            }
+            Some((_, None)) => var.value = var.bound.unwrap(),
+            // No constraint and no bound: a variable with no constraint is a dirty
+            // variable, not a dirty constraint's, so this cannot happen.
+            None => unreachable!("a lone variable on a changed constraint has a constraint"),
+        }
+        changed.push(VarId(v));
+        true
     }
 
     /// The shortcut (see the module documentation): solves if every change since the last
@@ -339,22 +412,55 @@ mod tests {
 
     #[test]
     fn marks_from_before_an_epoch_wrap_do_not_hide_a_constraint() {
-        // x is solved in epoch 1, which leaves its constraint marked 1. The epoch is then
+        // x and x2 are solved in epoch 1 (two variables: the full search, not the lone
+        // variable's shortcut), which leaves their constraint marked 1. The epoch is then
         // moved to the end of its range; the solve after the wrap is in epoch 1 again and
-        // must still find the constraint when y joins it: x and y split 10.
+        // must still find the constraint when y joins it: x, x2 and y split 12.
         let mut s = System::new();
-        let l = s.add_constraint(10.0, Policy::Shared);
+        let l = s.add_constraint(12.0, Policy::Shared);
         let other = s.add_constraint(10.0, Policy::Shared);
         let x = s.add_variable(1.0, None, &[(l, 1.0)]);
+        let x2 = s.add_variable(1.0, None, &[(l, 1.0)]);
         s.solve();
         assert_eq!(s.solver.epoch, 1);
         s.solver.epoch = u32::MAX - 1;
         s.add_variable(1.0, None, &[(other, 1.0)]);
+        s.add_variable(1.0, None, &[(other, 1.0)]);
         s.solve();
+        assert_eq!(s.solver.epoch, u32::MAX);
         let y = s.add_variable(1.0, None, &[(l, 1.0)]);
         let changed = s.solve();
         assert_eq!(s.solver.epoch, 1);
-        assert!(changed.contains(&x) && changed.contains(&y));
-        assert_eq!((s.value(x), s.value(y)), (5.0, 5.0));
+        assert!(changed.contains(&x) && changed.contains(&x2) && changed.contains(&y));
+        assert_eq!((s.value(x), s.value(x2), s.value(y)), (4.0, 4.0, 4.0));
+    }
+
+    #[test]
+    fn a_lone_variable_takes_its_tightest_constraint_or_its_bound() {
+        // One variable alone on its links (the lone-variable shortcut), against the
+        // full solve of the same system with a second, far-away variable in the same
+        // solve (which turns the shortcut off). Weight 2: the level is twice the value.
+        // Links of 10 and 6 (coefficient 1) and 3 (coefficient 0.5, so 6 as well):
+        // the tie at 6 goes to the smaller constraint id; a bound of 4 wins over both.
+        for bound in [None, Some(7.0), Some(4.0)] {
+            let mut lone = System::new();
+            let mut full = System::new();
+            let mut v = None;
+            for s in [&mut lone, &mut full] {
+                let a = s.add_constraint(10.0, Policy::Shared);
+                let b = s.add_constraint(6.0, Policy::Fatpipe);
+                let c = s.add_constraint(3.0, Policy::Shared);
+                v = Some(s.add_variable(2.0, bound, &[(a, 1.0), (b, 1.0), (c, 0.5)]));
+            }
+            let far = full.add_constraint(1.0, Policy::Shared);
+            full.add_variable(1.0, None, &[(far, 1.0)]);
+            let v = v.unwrap();
+            assert_eq!(lone.solve(), vec![v]);
+            assert!(full.solve().contains(&v));
+            let want = bound.map_or(6.0, |b: f64| b.min(6.0));
+            assert_eq!(lone.value(v), want, "bound {bound:?}");
+            assert_eq!(full.value(v).to_bits(), lone.value(v).to_bits());
+            assert_eq!(lone.solver.single.is_some(), bound != Some(4.0));
+        }
     }
 }
