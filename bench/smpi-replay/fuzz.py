@@ -14,7 +14,9 @@ counts to draw from (default 2,3,4,5,6,8; at most 16, the platform's hosts);
 FUZZ_DATATYPES, SimGrid datatype ids each step draws one of (default 1, MPI_INT; e.g.
 0,1,2,3,14 for 8-, 4-, 1-, 2- and 16-byte elements).
 
-Known SimGrid behaviours the generator avoids: zero-count gathers and scatters (its
+Known differences the generator avoids: split_binary bcasts whose halves are shorter than
+a segment (simpi runs Open MPI's fallback, the pipeline; SimGrid its SMP_linear). Known
+SimGrid behaviours the generator avoids: zero-count gathers and scatters (its
 ompi_binomial allocates a null temporary buffer and leaves through an error path), and
 reduce `rab` (Rabenseifner's own code, which simpi does not reproduce). SimGrid itself
 aborts on some zero-count calls (MPI_Pack errors, floating point exceptions); those cases
@@ -52,13 +54,16 @@ def algorithms():
 
 
 COUNTS = [0, 1, 7, 100, 2000, 5000, 16000, 40000]
-def gen(rng, P, steps):
+def gen(rng, P, steps, big_bcast=False):
     lines = [[f"{r} init"] for r in range(P)]
     for _ in range(steps):
         k = rng.choice(["compute","bcast","reduce","allreduce","alltoall","allgather","gather","scatter","barrier","sendrecv","pair",
                         "alltoallv","allgatherv","gatherv","scatterv","reducescatter","scan","exscan","nonblocking"])
         vc = [[rng.choice(COUNTS[1:]) for _ in range(P)] for _ in range(P)]  # vc[s][d]: elements s sends d
         c = rng.choice(COUNTS)
+        # split_binary halves shorter than a segment run Open MPI's pipeline in simpi and
+        # SimGrid's SMP_linear: bcasts are kept above that with it.
+        if big_bcast and k == "bcast": c = max(c, 5000)
         if k in ("gather", "scatter") and c == 0: c = 1  # SimGrid's ompi_binomial skips zero-size calls through an error path
         root = rng.randrange(P); comp = rng.choice([0, 1000, 1e6])
         # Only a list of several draws, so that the default leaves every seed as it was.
@@ -155,8 +160,12 @@ def main():
         # sizes where simpi follows Open MPI's ring: left out there.
         ok = lambda a: (P & (P - 1) == 0 or a[1] != "pair") and (P % 2 == 0 or a[0] != "neighbor_exchange")
         algos = {op: rng.choice([a for a in v if ok(a)]) for op, v in ALGOS.items()}
+        big_bcast = algos["bcast"][0] == "split_binary"
+        if big_bcast and algos["allreduce"][0] in ("redbcast", "lr"):
+            # Their bcast of a short vector would be split_binary's fallback.
+            algos["allreduce"] = rng.choice([a for a in ALGOS["allreduce"] if ok(a) and a[0] not in ("redbcast", "lr")])
         d = os.path.join(WORK, f"case{seed}"); shutil.rmtree(d, ignore_errors=True); os.makedirs(d)
-        lines = gen(rng, P, steps)
+        lines = gen(rng, P, steps, big_bcast)
         with open(f"{d}/trace.txt", "w") as idx:
             for r in range(P):
                 open(f"{d}/rank-{r}.txt", "w").write("\n".join(lines[r]) + "\n"); idx.write(f"rank-{r}.txt\n")

@@ -35,6 +35,11 @@ CASES = {
                                  lambda r: [f"compute {SKEW[r]}", "bcast 100 4 1", "bcast 5000 0 1"]),
     "fuzz-reduce-scatter-gather-6": (6, ["reduce=scatter_gather:scatter_gather"],
                                      lambda r: ["reduce 1000 0 1 1", "reduce 40001 0 5 1"]),
+    # Open MPI's binary tree (odd ranks under the root's first child), SimGrid's segment
+    # rule (1 KiB, 8 KiB from 370728 bytes), halves of whole elements, receives one ahead.
+    "fuzz-bcast-split-binary": (8, ["bcast=split_binary:ompi_split_bintree"],
+                                lambda r: [f"compute {SKEW[r]}", "bcast 60001 3 0", "bcast 100001 0 1",
+                                           "bcast 3000 6 1"]),
     # Blocks of whole elements: 100 four-byte elements over 16 ranks are blocks of 24
     # bytes and a last of 40, not 25 bytes each.
     "fuzz-reduce-scatter-gather-elements": (16, ["reduce=scatter_gather:scatter_gather"],

@@ -146,9 +146,23 @@ fn closed_form_chain_bcast() {
 
 #[test]
 fn closed_form_binary_bcast() {
-    // A binary tree in level order: the parent of v is (v - 1) / 2; 32 KiB segments.
+    // Open MPI's binary tree, 32 KiB segments. Level λ holds ranks 2^λ - 1 ..= 2^(λ+1) - 2,
+    // and a rank u on level λ - 1 has children u + 2^(λ-1) and u + 2^λ: the parent of v
+    // is v - 2^(λ-1) if that is still on level λ - 1, else v - 2^λ.
     check_tree_bcast("binary", &|_, _| SEGMENT, &|n| {
-        (0..n).map(|v| v.checked_sub(1).map(|u| u / 2)).collect()
+        (0..n)
+            .map(|v| {
+                (v > 0).then(|| {
+                    let level = 31 - (v + 1).leading_zeros();
+                    let near = v - (1 << (level - 1));
+                    if near + 2 <= 1 << level {
+                        near
+                    } else {
+                        v - (1 << level)
+                    }
+                })
+            })
+            .collect()
     });
 }
 
@@ -739,12 +753,15 @@ fn closed_form_scatter_allgather_bcasts_on_a_pure_latency_network() {
 
 #[test]
 fn closed_form_split_binary_bcast_on_a_pure_latency_network() {
-    // Binary tree in level order (level of v: floor(log2(v + 1))); each half of the
-    // message goes down one subtree of the root, so a rank at level λ has its half at
-    // λ·L. It then swaps halves with its counterpart (same level, same position in the
-    // other subtree), which has its half at the same time: both end at (λ + 1)·L. A rank
-    // without a counterpart gets the other half from the root at L and ends at λ·L.
-    // Fewer than three ranks: the pipeline, rank 1 ends at L. The root ends at 0.
+    // Open MPI's binary tree (level of v: floor(log2(v + 1)), odd ranks under the root's
+    // first child, even under its second); each half of the message goes down one
+    // subtree, so a rank at level λ has its half at λ·L. It then swaps halves with its
+    // counterpart (v + 1 for odd v, v - 1 for even: the same level), which has its half
+    // at the same time: both end at (λ + 1)·L. The last rank of an even count has no
+    // counterpart, gets the other half from the root at L and ends at λ·L.
+    // On two ranks the root's one child gets both halves from it and ends at L. The root
+    // ends at 0. Halves shorter than a segment (1 KiB below 370728 bytes) run the
+    // pipeline instead: rank v ends at v·L.
     let l = LATENCY.l;
     let a = alg(Collective::Bcast, "split_binary");
     for n in [1u32, 2, 3, 4, 5, 6, 7, 10, 15, 16, 23] {
@@ -752,14 +769,8 @@ fn closed_form_split_binary_bcast_on_a_pure_latency_network() {
             if v == 0 {
                 return 0;
             }
-            if n < 3 {
-                return l;
-            }
             let level = 31 - (v + 1).leading_zeros();
-            let first = (1u32 << level) - 1;
-            let half = 1u32 << (level - 1);
-            let offset = v - first;
-            let other = if offset < half { v + half } else { v - half };
+            let other = if v % 2 == 1 { v + 1 } else { v - 1 };
             if other < n {
                 (level as i64 + 1) * l
             } else {
@@ -767,8 +778,18 @@ fn closed_form_split_binary_bcast_on_a_pure_latency_network() {
             }
         };
         for root in [0, n - 1] {
-            for s in [64u64, 3 * 32 * 1024 + 10] {
-                let want: Vec<i64> = (0..n).map(|r| end((r + n - root) % n)).collect();
+            for s in [64u64, 2047, 4096, 3 * 32 * 1024 + 10, 400_000] {
+                let tree = s >= 2048;
+                let want: Vec<i64> = (0..n)
+                    .map(|r| {
+                        let v = (r + n - root) % n;
+                        if tree {
+                            end(v)
+                        } else {
+                            i64::from(v) * l
+                        }
+                    })
+                    .collect();
                 let got = run(a, n, LATENCY, &|r| spec(Collective::Bcast, n, r, root, s));
                 assert_eq!(got, want, "n={n} root={root} s={s}");
             }

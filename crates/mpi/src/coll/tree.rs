@@ -48,16 +48,35 @@ impl TreeNode {
         }
     }
 
-    /// Rank `v`'s place in a `k`-ary tree over `n` ranks in level order: the parent of
-    /// `v` is `(v - 1) / k` (Open MPI's `ompi_coll_base_topo_build_tree`).
+    /// Rank `v`'s place in Open MPI's `k`-ary tree over `n` ranks
+    /// (`ompi_coll_base_topo_build_tree`): levels are filled in rank order (level `d`
+    /// holds `k^d` ranks), but a rank's children are not the next ranks of the level
+    /// below: the children of `v`, on level `d`, are `v + i·k^d` for `i` in `1..=k`. With
+    /// `k = 2` the root's first subtree holds the odd ranks and its second the even ones.
     pub fn kary(n: u32, k: u32, v: u32) -> TreeNode {
         debug_assert!(v < n && k >= 1);
-        let first = (v as u64) * k as u64 + 1;
-        let end = (first + k as u64).min(n as u64);
-        TreeNode {
-            parent: (v > 0).then(|| (v - 1) / k),
-            children: (first..end).map(|c| c as u32).collect(),
+        let (v64, k64) = (u64::from(v), u64::from(k));
+        // The level of v: `above` ranks on the levels before it, `width` on its own.
+        let (mut above, mut width) = (0u64, 1u64);
+        while above + width <= v64 {
+            above += width;
+            width *= k64;
         }
+        let children = (1..=k64)
+            .map(|i| v64 + i * width)
+            .take_while(|&c| c < u64::from(n))
+            .map(|c| c as u32)
+            .collect();
+        // Up one level: step back by the parent level's width until inside it.
+        let parent = (v > 0).then(|| {
+            let step = width / k64;
+            let mut p = v64;
+            while p >= above {
+                p -= step;
+            }
+            p as u32
+        });
+        TreeNode { parent, children }
     }
 
     /// Rank `v`'s place in Open MPI's in-order binary tree over `n` communicator ranks
@@ -176,8 +195,8 @@ mod tests {
         for n in 1..60 {
             for k in 1..5 {
                 let depth = check_tree(n, 0, &|v| TreeNode::kary(n, k, v));
-                // Level order: depths never decrease with the rank, and level d holds k^d
-                // ranks (the last one possibly fewer).
+                // Levels in rank order: depths never decrease with the rank, and level d
+                // holds k^d ranks (the last one possibly fewer).
                 for v in 1..n as usize {
                     assert!(depth[v] >= depth[v - 1]);
                 }
@@ -222,9 +241,17 @@ mod tests {
         assert_eq!(TreeNode::chain(8, 3, 0).children, vec![1, 4, 6]);
         assert_eq!(TreeNode::chain(8, 3, 5).children, Vec::<u32>::new());
         assert_eq!(TreeNode::chain(8, 3, 6).parent, Some(0));
-        // Binary tree of 6: 0 -> 1, 2; 1 -> 3, 4; 2 -> 5.
-        assert_eq!(TreeNode::kary(6, 2, 1).children, vec![3, 4]);
-        assert_eq!(TreeNode::kary(6, 2, 2).children, vec![5]);
+        // Open MPI's binary tree of 7: 0 -> 1, 2; 1 -> 3, 5; 2 -> 4, 6 (odd ranks under
+        // 1, even under 2). Ternary tree of 13: 1 -> 4, 7, 10; 2 -> 5, 8, 11; 3 -> 6, 9, 12.
+        assert_eq!(TreeNode::kary(7, 2, 0).children, vec![1, 2]);
+        assert_eq!(TreeNode::kary(7, 2, 1).children, vec![3, 5]);
+        assert_eq!(TreeNode::kary(7, 2, 2).children, vec![4, 6]);
+        assert_eq!(TreeNode::kary(7, 2, 5).parent, Some(1));
+        assert_eq!(TreeNode::kary(7, 2, 4).parent, Some(2));
+        assert_eq!(TreeNode::kary(6, 2, 2).children, vec![4]);
+        assert_eq!(TreeNode::kary(13, 3, 2).children, vec![5, 8, 11]);
+        assert_eq!(TreeNode::kary(13, 3, 9).parent, Some(3));
+        assert_eq!(TreeNode::kary(16, 2, 5).children, vec![9, 13]);
         // In-order binary tree of 7 ranks: root 6 over the upper part {3,4,5} (top 5)
         // and the lower part {0,1,2} (top 2).
         assert_eq!(TreeNode::in_order_binary(7, 6).children, vec![5, 2]);

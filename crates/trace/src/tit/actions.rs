@@ -144,6 +144,9 @@ pub enum Action {
         bytes: u64,
         /// Root (communicator rank).
         root: i64,
+        /// Bytes per element of its datatype (the split binary tree halves the message
+        /// by elements).
+        elem: u64,
     },
     /// `reduce count comp [root] [dt]`.
     Reduce {
@@ -458,6 +461,7 @@ pub(crate) fn parse(name: &str, a: &[&str], comm_size: usize, double_default: bo
             Action::Bcast {
                 bytes: bytes(count(0)?, dt(2)?)?,
                 root: opt_int(1, 0)?,
+                elem: dt(2)?,
             }
         }
         "reduce" => {
@@ -721,7 +725,11 @@ mod tests {
     fn collectives_read_positional_fields() {
         assert_eq!(
             parse("bcast", &["100", "2", "0"], 4, false).unwrap(),
-            Action::Bcast { bytes: 800, root: 2 }
+            Action::Bcast {
+                bytes: 800,
+                root: 2,
+                elem: 8
+            }
         );
         assert_eq!(
             parse("reduce", &["10", "0", "1", "5"], 4, false).unwrap(),
@@ -777,7 +785,11 @@ mod tests {
         );
         assert_eq!(
             parse("ibcast", &["16", "1", "6"], 4, false).unwrap(),
-            Action::Nonblocking(Box::new(Action::Bcast { bytes: 16, root: 1 }))
+            Action::Nonblocking(Box::new(Action::Bcast {
+                bytes: 16,
+                root: 1,
+                elem: 1
+            }))
         );
         assert_eq!(
             parse("testany", &["3", "1", "2", "0", "7"], 4, false).unwrap(),

@@ -755,8 +755,9 @@ impl RankConv<'_, '_> {
         let spec = |coll: Collective, bytes: u64| CollSpec::new(coll, n, me, bytes);
         let s = match a {
             Action::Barrier => spec(Collective::Barrier, 0),
-            Action::Bcast { bytes, root } => CollSpec {
+            Action::Bcast { bytes, root, elem } => CollSpec {
                 root: root_of(root)?,
+                elem,
                 ..spec(Collective::Bcast, bytes)
             },
             Action::Reduce {

@@ -1,7 +1,7 @@
-//! Binary-tree broadcast (Open MPI's `ompi_coll_base_bcast_intra_bintree`): a binary tree
-//! in level order
-//! over ranks relative to the root; 32 KiB segments, each forwarded to both children as
-//! soon as it arrives.
+//! Binary-tree broadcast (Open MPI's `ompi_coll_base_bcast_intra_bintree`): Open MPI's
+//! binary tree over ranks relative to the root (the children of `v` on level `d` are
+//! `v + 2^d` and `v + 2^(d+1)`); 32 KiB segments, each forwarded to both children as soon
+//! as it arrives.
 
 use crate::coll::bcast::{tree_bcast, SEGMENT};
 use crate::coll::{Algorithm, CollSpec, Collective, Emitter, TreeNode};
