@@ -48,6 +48,8 @@ const NOTES: &[&str] = &[
     "ompi: bcast scatter_allgather (alg 8) -> scatter_rdb_allgather; with count < p it runs basic_linear -> flattree \
      (coll_base_bcast.c:794)",
     "ompi: bcast split_binary_tree (alg 4) with count <= 1 runs chain (coll_base_bcast.c:418)",
+    "ompi: bcast split_binary_tree (alg 4) runs each half unsegmented in the fixed path (segsize 0); split_binary \
+     cuts 1 KiB / 8 KiB segments, SimGrid 3.32 ompi_split_bintree's rule",
     "ompi: allreduce basic_linear (alg 1: linear reduce + linear bcast) and nonoverlapping (alg 2: tuned reduce + \
      tuned bcast) -> redbcast",
     "ompi: allreduce segmented_ring (alg 5) runs the plain ring because the fixed path passes segsize 0 \
