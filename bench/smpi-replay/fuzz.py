@@ -10,7 +10,9 @@ kept; matching cases are deleted.
 
 Usage: bench/smpi-replay/fuzz.py FIRST_SEED COUNT [WORK_DIR]
 Environment: SIMPI (the binary; default target/release/simpi); FUZZ_RANKS, the rank
-counts to draw from (default 2,3,4,5,6,8; at most 16, the platform's hosts);
+counts to draw from (default 2,3,4,5,6,8; at most the platform's hosts); FUZZ_PLATFORM,
+a SimGrid platform file (default bench/smpi/platforms/flat.xml; ranks go to its hosts in
+order);
 FUZZ_DATATYPES, SimGrid datatype ids each step draws one of (default 1, MPI_INT; e.g.
 0,1,2,3,14 for 8-, 4-, 1-, 2- and 16-byte elements).
 
@@ -26,7 +28,21 @@ import random, subprocess, os, sys, json, shutil
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 SIMPI = os.environ.get("SIMPI", os.path.join(ROOT, "target", "release", "simpi"))
-PLAT = os.path.join(ROOT, "bench", "smpi", "platforms", "flat.xml")
+PLAT = os.environ.get("FUZZ_PLATFORM", os.path.join(ROOT, "bench", "smpi", "platforms", "flat.xml"))
+
+
+def platform_hosts(path):
+    """The hosts of a SimGrid platform file in order: each cluster's prefix, radical and
+    suffix, then the <host> elements."""
+    import re
+    text = open(path).read()
+    hosts = []
+    for tag in re.findall(r"<cluster\b[^>]*>", text):
+        attr = dict(re.findall(r'(\w+)="([^"]*)"', tag))
+        for part in attr["radical"].split(","):
+            a, _, b = part.partition("-")
+            hosts += [f"{attr.get('prefix', '')}{i}{attr.get('suffix', '')}" for i in range(int(a), int(b or a) + 1)]
+    return hosts + re.findall(r'<host\b[^>]*\bid="([^"]+)"', text)
 # Collectives the generator writes, by their name in `simpi list-algorithms`.
 OPS = ["bcast", "reduce", "allreduce", "allgather", "alltoall", "gather", "scatter", "alltoallv",
        "allgatherv", "reduce_scatter", "gatherv", "scatterv", "scan", "exscan", "barrier"]
@@ -147,8 +163,10 @@ def main():
     RANKS = [int(x) for x in os.environ.get("FUZZ_RANKS", "2,3,4,5,6,8").split(",")]
     global DATATYPES
     DATATYPES = [int(x) for x in os.environ.get("FUZZ_DATATYPES", "1").split(",")]
-    if not RANKS or min(RANKS) < 2 or max(RANKS) > 16:
-        sys.exit("FUZZ_RANKS: rank counts from 2 to 16, comma-separated")
+    global HOSTS
+    HOSTS = platform_hosts(PLAT)
+    if not RANKS or min(RANKS) < 2 or max(RANKS) > len(HOSTS):
+        sys.exit(f"FUZZ_RANKS: rank counts from 2 to {len(HOSTS)} (the platform's hosts), comma-separated")
     seed0 = int(sys.argv[1]); n = int(sys.argv[2])
     WORK = sys.argv[3] if len(sys.argv) > 3 else "/tmp/simpi-fuzz"
     bad = overcommit = 0
@@ -169,7 +187,7 @@ def main():
         with open(f"{d}/trace.txt", "w") as idx:
             for r in range(P):
                 open(f"{d}/rank-{r}.txt", "w").write("\n".join(lines[r]) + "\n"); idx.write(f"rank-{r}.txt\n")
-        open(f"{d}/hostfile", "w").write("".join(f"node-{i}\n" for i in range(P)))
+        open(f"{d}/hostfile", "w").write("".join(f"{h}\n" for h in HOSTS[:P]))
         res, err = run(d, P, algos)
         if err: print(f"seed {seed}: {err}"); bad += 1; continue
         worst = max(abs((b or 0) - c) for _, b, c in res)
