@@ -49,7 +49,7 @@ impl Solver {
         changed: &mut Vec<VarId>,
     ) {
         self.single = None;
-        if dirty_vars.is_empty() && self.solve_lone(cnsts, vars, dirty, changed) {
+        if !self.no_shortcut && dirty_vars.is_empty() && self.solve_lone(cnsts, vars, dirty, changed) {
             return;
         }
         self.epoch = self.epoch.wrapping_add(1);
@@ -142,7 +142,7 @@ impl Solver {
         true
     }
 
-    /// The shortcut (see the module documentation): solves if every change since the last
+    /// The single-bottleneck shortcut (see the module documentation): solves if every change since the last
     /// solve (`dirty` constraints, `added` variables; nothing else changed) keeps the
     /// last single-bottleneck component so, with the bottleneck still filling first, and
     /// sets the values the full solve would set, bit for bit. Returns None if it did not

@@ -317,9 +317,9 @@ impl System {
         self.cnsts[c.0 as usize].elems.iter().map(|e| VarId(e.0))
     }
 
-    /// Turns the shortcut for components with a single bottleneck off or on (on by
-    /// default): it must give the same values, bit for bit, which the tests check by
-    /// comparing two systems.
+    /// Turns the solver's shortcuts off or on (on by default): the one for components
+    /// with a single bottleneck and the one for a lone variable. They must give the same
+    /// values, bit for bit, which the tests check by comparing two systems.
     pub fn set_single_bottleneck_shortcut(&mut self, on: bool) {
         self.solver.no_shortcut = !on;
     }

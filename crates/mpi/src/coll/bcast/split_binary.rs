@@ -77,7 +77,8 @@ fn emit(s: &CollSpec, e: &mut dyn Emitter) {
     if v == 0 {
         // Segment k of the first half to the first child, then of the second half to the
         // second child, each send blocking; the half that fits nowhere to the last rank.
-        for k in 0..parts[0].len() {
+        // (The second half has more segments only with bytes beyond whole elements.)
+        for k in 0..parts[0].len().max(parts[1].len()) {
             for (h, &c) in children.iter().enumerate() {
                 if k < parts[h].len() {
                     // The halves' blocks are numbered one after the other.
