@@ -250,6 +250,11 @@ pub trait Emitter {
     fn send(&mut self, to: u32, tag: u32, blocks: &[u32], after: &[Step]) -> Step;
     /// Receives `blocks` from `from`, merging them as `merge` says.
     fn recv(&mut self, from: u32, tag: u32, blocks: &[u32], merge: Merge, after: &[Step]) -> Step;
+    /// Sends `blocks` in a message of `bytes` bytes rather than their size: SimGrid pads
+    /// a vector shorter than one element per rank and sends the padding with the data.
+    fn send_sized(&mut self, to: u32, tag: u32, blocks: &[u32], bytes: u64, after: &[Step]) -> Step;
+    /// Receives `blocks` in a message of `bytes` bytes (see [`Emitter::send_sized`]).
+    fn recv_sized(&mut self, from: u32, tag: u32, blocks: &[u32], merge: Merge, bytes: u64, after: &[Step]) -> Step;
     /// Sends a message that carries no data (a synchronisation) of `bytes` bytes.
     fn send_sync(&mut self, to: u32, tag: u32, bytes: u64, after: &[Step]) -> Step;
     /// Receives a message that carries no data.
@@ -422,6 +427,14 @@ impl Emitter for Shifted<'_> {
         let b = self.shift(blocks);
         self.inner.recv(from, tag, &b, merge, after)
     }
+    fn send_sized(&mut self, to: u32, tag: u32, blocks: &[u32], bytes: u64, after: &[Step]) -> Step {
+        let b = self.shift(blocks);
+        self.inner.send_sized(to, tag, &b, bytes, after)
+    }
+    fn recv_sized(&mut self, from: u32, tag: u32, blocks: &[u32], merge: Merge, bytes: u64, after: &[Step]) -> Step {
+        let b = self.shift(blocks);
+        self.inner.recv_sized(from, tag, &b, merge, bytes, after)
+    }
     fn send_sync(&mut self, to: u32, tag: u32, bytes: u64, after: &[Step]) -> Step {
         self.inner.send_sync(to, tag, bytes, after)
     }
@@ -449,6 +462,18 @@ impl Emitter for Phases<'_> {
     fn recv(&mut self, from: u32, tag: u32, blocks: &[u32], merge: Merge, after: &[Step]) -> Step {
         let d = self.deps(after).to_vec();
         let s = self.inner.recv(from, tag, blocks, merge, &d);
+        self.current.push(s);
+        s
+    }
+    fn send_sized(&mut self, to: u32, tag: u32, blocks: &[u32], bytes: u64, after: &[Step]) -> Step {
+        let d = self.deps(after).to_vec();
+        let s = self.inner.send_sized(to, tag, blocks, bytes, &d);
+        self.current.push(s);
+        s
+    }
+    fn recv_sized(&mut self, from: u32, tag: u32, blocks: &[u32], merge: Merge, bytes: u64, after: &[Step]) -> Step {
+        let d = self.deps(after).to_vec();
+        let s = self.inner.recv_sized(from, tag, blocks, merge, bytes, &d);
         self.current.push(s);
         s
     }

@@ -271,6 +271,14 @@ impl Emitter for Recorder<'_> {
         self.recv_sync(from, tag, bytes, after)
     }
 
+    fn send_sized(&mut self, to: u32, tag: u32, _blocks: &[u32], bytes: u64, after: &[Step]) -> Step {
+        self.send_sync(to, tag, bytes, after)
+    }
+
+    fn recv_sized(&mut self, from: u32, tag: u32, _blocks: &[u32], _merge: Merge, bytes: u64, after: &[Step]) -> Step {
+        self.recv_sync(from, tag, bytes, after)
+    }
+
     fn send_sync(&mut self, to: u32, tag: u32, bytes: u64, after: &[Step]) -> Step {
         let dst = self.world.map_or(to, |w| w[to as usize]);
         self.add(Op::send(bytes, dst, tag, 0, 0), after)

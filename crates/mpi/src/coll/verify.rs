@@ -71,6 +71,13 @@ impl Emitter for Recorder {
     }
     fn send(&mut self, to: u32, tag: u32, blocks: &[u32], after: &[Step]) -> Step {
         let bytes = blocks.iter().map(|&b| self.sizes[b as usize]).sum();
+        self.send_sized(to, tag, blocks, bytes, after)
+    }
+    fn recv(&mut self, from: u32, tag: u32, blocks: &[u32], merge: Merge, after: &[Step]) -> Step {
+        let bytes = blocks.iter().map(|&b| self.sizes[b as usize]).sum();
+        self.recv_sized(from, tag, blocks, merge, bytes, after)
+    }
+    fn send_sized(&mut self, to: u32, tag: u32, blocks: &[u32], bytes: u64, after: &[Step]) -> Step {
         self.ops.push((
             VOp::Send {
                 to,
@@ -82,8 +89,7 @@ impl Emitter for Recorder {
         ));
         self.ops.len() as Step - 1
     }
-    fn recv(&mut self, from: u32, tag: u32, blocks: &[u32], merge: Merge, after: &[Step]) -> Step {
-        let bytes = blocks.iter().map(|&b| self.sizes[b as usize]).sum();
+    fn recv_sized(&mut self, from: u32, tag: u32, blocks: &[u32], merge: Merge, bytes: u64, after: &[Step]) -> Step {
         self.ops.push((
             VOp::Recv {
                 from,

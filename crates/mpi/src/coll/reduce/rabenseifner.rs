@@ -28,22 +28,31 @@ pub const SCATTER_GATHER: Algorithm = Algorithm {
     emit,
 };
 
-/// SimGrid's block sizes: `count / pof2` elements per block, the last taking the rest,
-/// over the vector padded to one element per rank when it is shorter, and clipped to the
-/// real elements (bytes beyond whole elements ride in the last block).
-fn block_sizes(s: &CollSpec, pof2: u32) -> Vec<u64> {
-    let t = s.elem.max(1);
-    let count = s.bytes / t;
-    let padded = count.max(u64::from(s.size));
+/// SimGrid's elements per block: `count / pof2`, the last block taking the rest, over
+/// the vector padded to one element per rank when it is shorter.
+fn padded_counts(count: u64, size: u32, pof2: u32) -> Vec<u64> {
+    let padded = count.max(u64::from(size));
     let per = padded / u64::from(pof2);
-    let mut at = 0u64;
-    let mut sizes: Vec<u64> = (0..pof2)
+    (0..pof2)
         .map(|i| {
-            let c = if i + 1 < pof2 {
+            if i + 1 < pof2 {
                 per
             } else {
                 padded - per * u64::from(pof2 - 1)
-            };
+            }
+        })
+        .collect()
+}
+
+/// The blocks' sizes: SimGrid's blocks clipped to the real elements (bytes beyond whole
+/// elements ride in the last block).
+fn block_sizes(s: &CollSpec, pof2: u32) -> Vec<u64> {
+    let t = s.elem.max(1);
+    let count = s.bytes / t;
+    let mut at = 0u64;
+    let mut sizes: Vec<u64> = padded_counts(count, s.size, pof2)
+        .into_iter()
+        .map(|c| {
             let real = c.min(count.saturating_sub(at));
             at += c;
             real * t
@@ -53,13 +62,50 @@ fn block_sizes(s: &CollSpec, pof2: u32) -> Vec<u64> {
     sizes
 }
 
+/// How messages are sized: by their blocks, or, for a vector padded to one element per
+/// rank, by the padded elements they cover (SimGrid sends the padding too).
+struct Sizes {
+    /// Bytes of each padded block, if the vector is padded.
+    padded: Option<Vec<u64>>,
+}
+
+impl Sizes {
+    fn new(s: &CollSpec, pof2: u32) -> Sizes {
+        let t = s.elem.max(1);
+        let count = s.bytes / t;
+        let padded =
+            (count < u64::from(s.size)).then(|| padded_counts(count, s.size, pof2).iter().map(|c| c * t).collect());
+        Sizes { padded }
+    }
+
+    fn send(&self, e: &mut dyn Emitter, to: u32, blocks: &[u32], after: &[Step]) -> Step {
+        match &self.padded {
+            Some(p) => e.send_sized(to, TAG, blocks, blocks.iter().map(|&b| p[b as usize]).sum(), after),
+            None => e.send(to, TAG, blocks, after),
+        }
+    }
+
+    fn recv(&self, e: &mut dyn Emitter, from: u32, blocks: &[u32], merge: Merge, after: &[Step]) -> Step {
+        match &self.padded {
+            Some(p) => e.recv_sized(
+                from,
+                TAG,
+                blocks,
+                merge,
+                blocks.iter().map(|&b| p[b as usize]).sum(),
+                after,
+            ),
+            None => e.recv(from, TAG, blocks, merge, after),
+        }
+    }
+}
+
 /// The reduce as SimGrid 3.32's `reduce__scatter_gather` (MPICH's reduce_scatter_gather)
 /// runs it. Unlike the allreduce's fold, odd ranks below `2·rem` send their vector to the
 /// even neighbour and drop out (the new rank of even `r` is `r / 2`). If the root dropped
 /// out, rank 0 sends it its first block and the root takes rank 0's place in the gather.
 /// A vector of fewer elements than ranks is padded to one element per rank, as SimGrid
-/// does; the blocks then hold the real elements and the padding costs nothing here (a
-/// few bytes per message).
+/// does: the blocks hold the real elements, and the messages carry the padding too.
 fn emit(s: &CollSpec, e: &mut dyn Emitter) {
     // An empty vector: nothing is sent (SimGrid's reduce__scatter_gather returns).
     if s.bytes == 0 {
@@ -69,16 +115,17 @@ fn emit(s: &CollSpec, e: &mut dyn Emitter) {
     let pof2 = pow2_floor(n);
     let rem = n - pof2;
     e.layout(&block_sizes(s, pof2));
+    let sz = Sizes::new(s, pof2);
     let all = block_range(0, pof2);
     let real = |nr: u32| if nr < rem { nr * 2 } else { nr + rem };
     let mut last: Vec<Step> = Vec::new();
     // Fold.
     let mut newrank: Option<u32> = if r < 2 * rem {
         if r % 2 == 1 {
-            last = vec![e.send(r - 1, TAG, &all, &last)];
+            last = vec![sz.send(e, r - 1, &all, &last)];
             None
         } else {
-            last = vec![e.recv(r + 1, TAG, &all, Merge::Reduce, &last)];
+            last = vec![sz.recv(e, r + 1, &all, Merge::Reduce, &last)];
             Some(r / 2)
         }
     } else {
@@ -97,8 +144,8 @@ fn emit(s: &CollSpec, e: &mut dyn Emitter) {
                 recv_idx = send_idx + pof2 / (mask * 2);
                 (block_range(send_idx, recv_idx), block_range(recv_idx, last_idx))
             };
-            let snd = e.send(dst, TAG, &snd_blocks, &last);
-            let rcv = e.recv(dst, TAG, &rcv_blocks, Merge::Reduce, &last);
+            let snd = sz.send(e, dst, &snd_blocks, &last);
+            let rcv = sz.recv(e, dst, &rcv_blocks, Merge::Reduce, &last);
             last = vec![snd, rcv];
             send_idx = recv_idx;
             mask <<= 1;
@@ -111,12 +158,12 @@ fn emit(s: &CollSpec, e: &mut dyn Emitter) {
     let root_out = root < 2 * rem && root % 2 == 1;
     let newroot = if root_out {
         if r == root {
-            last = vec![e.recv(0, TAG, &[0], Merge::Copy, &last)];
+            last = vec![sz.recv(e, 0, &[0], Merge::Copy, &last)];
             newrank = Some(0);
             send_idx = 0;
             last_idx = 2;
         } else if newrank == Some(0) {
-            e.send(root, TAG, &[0], &last);
+            sz.send(e, root, &[0], &last);
             newrank = None;
         }
         0
@@ -143,10 +190,10 @@ fn emit(s: &CollSpec, e: &mut dyn Emitter) {
             (block_range(send_idx, last_idx), block_range(recv_idx, send_idx))
         };
         if (newdst >> j) << j == (newroot >> j) << j {
-            e.send(dst, TAG, &snd_blocks, &last);
+            sz.send(e, dst, &snd_blocks, &last);
             return;
         }
-        last = vec![e.recv(dst, TAG, &rcv_blocks, Merge::Copy, &last)];
+        last = vec![sz.recv(e, dst, &rcv_blocks, Merge::Copy, &last)];
         if nr > newdst {
             send_idx = recv_idx;
         }
