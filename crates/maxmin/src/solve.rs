@@ -33,8 +33,10 @@ pub(crate) struct Solver {
     single: Option<(u32, f64)>,
     /// The shortcut is off (for tests comparing both ways).
     pub(crate) no_shortcut: bool,
-    /// Solves the shortcut did.
+    /// Solves the single-bottleneck shortcut did.
     pub(crate) shortcuts: u64,
+    /// Solves of a lone variable.
+    pub(crate) lone: u64,
 }
 
 impl Solver {
@@ -139,6 +141,7 @@ impl Solver {
             None => unreachable!("a lone variable on a changed constraint has a constraint"),
         }
         changed.push(VarId(v));
+        self.lone += 1;
         true
     }
 

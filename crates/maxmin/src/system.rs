@@ -320,13 +320,18 @@ impl System {
     /// Turns the solver's shortcuts off or on (on by default): the one for components
     /// with a single bottleneck and the one for a lone variable. They must give the same
     /// values, bit for bit, which the tests check by comparing two systems.
-    pub fn set_single_bottleneck_shortcut(&mut self, on: bool) {
+    pub fn set_shortcuts(&mut self, on: bool) {
         self.solver.no_shortcut = !on;
     }
 
     /// How many solves the single-bottleneck shortcut did.
     pub fn shortcut_solves(&self) -> u64 {
         self.solver.shortcuts
+    }
+
+    /// How many solves were of a lone variable (the other shortcut).
+    pub fn lone_variable_solves(&self) -> u64 {
+        self.solver.lone
     }
 
     /// Recomputes every variable from scratch (for comparison with [`System::solve`]).

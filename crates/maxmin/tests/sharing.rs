@@ -256,15 +256,16 @@ fn fast_solver_matches_reference_on_large_components() {
 /// A cluster whose backbone is overloaded (the shortcut's case) with flows that also
 /// load the reverse path (acknowledgements), some bounds below the backbone's share, slow
 /// hosts, flows that stay on one host's links or on links of their own, and weights
-/// changed in place: solved after every change with the single-bottleneck shortcut and
-/// without, the values must be equal bit for bit and agree with the reference, and both
-/// ways must have been taken. (Each check of the shortcut, left out, fails this test.)
+/// changed in place: solved after every change with the shortcuts (single bottleneck,
+/// lone variable) and without, the values must be equal bit for bit and agree with the
+/// reference, and every way must have been taken. (Each check of the single-bottleneck
+/// shortcut, left out, fails this test.)
 #[test]
-fn single_bottleneck_shortcut_gives_the_full_solve_bit_for_bit() {
+fn shortcuts_give_the_full_solve_bit_for_bit() {
     let mut rng = Rng::new(47);
     let hosts = 12u32;
     let mut twins = [System::new(), System::new()];
-    twins[1].set_single_bottleneck_shortcut(false);
+    twins[1].set_shortcuts(false);
     let mut links = Vec::new();
     for s in twins.iter_mut() {
         let b = s.add_constraint(100.0, Policy::Shared);
@@ -344,5 +345,11 @@ fn single_bottleneck_shortcut_gives_the_full_solve_bit_for_bit() {
     assert!(
         short > solves / 10 && short < solves,
         "{short} shortcuts in {solves} solves"
+    );
+    let lone = twins[0].lone_variable_solves();
+    assert_eq!(twins[1].lone_variable_solves(), 0);
+    assert!(
+        lone > 0 && short + lone < solves,
+        "{lone} lone-variable solves in {solves}"
     );
 }

@@ -246,14 +246,20 @@ pub trait Emitter {
     /// The size of block `b` in bytes.
     fn block_size(&self, b: u32) -> u64;
     /// Sends `blocks` to communicator rank `to`, after the steps `after` complete (or after
-    /// the collective starts, if `after` is empty).
-    fn send(&mut self, to: u32, tag: u32, blocks: &[u32], after: &[Step]) -> Step;
+    /// the collective starts, if `after` is empty), in a message of their size.
+    fn send(&mut self, to: u32, tag: u32, blocks: &[u32], after: &[Step]) -> Step {
+        let bytes = blocks.iter().map(|&b| self.block_size(b)).sum();
+        self.send_sized(to, tag, blocks, bytes, after)
+    }
     /// Receives `blocks` from `from`, merging them as `merge` says.
-    fn recv(&mut self, from: u32, tag: u32, blocks: &[u32], merge: Merge, after: &[Step]) -> Step;
-    /// Sends `blocks` in a message of `bytes` bytes rather than their size: SimGrid pads
-    /// a vector shorter than one element per rank and sends the padding with the data.
+    fn recv(&mut self, from: u32, tag: u32, blocks: &[u32], merge: Merge, after: &[Step]) -> Step {
+        let bytes = blocks.iter().map(|&b| self.block_size(b)).sum();
+        self.recv_sized(from, tag, blocks, merge, bytes, after)
+    }
+    /// [`Emitter::send`] in a message of `bytes` bytes rather than the blocks' size:
+    /// SimGrid pads a vector shorter than one element per rank and sends the padding.
     fn send_sized(&mut self, to: u32, tag: u32, blocks: &[u32], bytes: u64, after: &[Step]) -> Step;
-    /// Receives `blocks` in a message of `bytes` bytes (see [`Emitter::send_sized`]).
+    /// [`Emitter::recv`] of a message of `bytes` bytes (see [`Emitter::send_sized`]).
     fn recv_sized(&mut self, from: u32, tag: u32, blocks: &[u32], merge: Merge, bytes: u64, after: &[Step]) -> Step;
     /// Sends a message that carries no data (a synchronisation) of `bytes` bytes.
     fn send_sync(&mut self, to: u32, tag: u32, bytes: u64, after: &[Step]) -> Step;
@@ -419,14 +425,6 @@ impl Emitter for Shifted<'_> {
     fn block_size(&self, b: u32) -> u64 {
         self.inner.block_size(b + self.offset)
     }
-    fn send(&mut self, to: u32, tag: u32, blocks: &[u32], after: &[Step]) -> Step {
-        let b = self.shift(blocks);
-        self.inner.send(to, tag, &b, after)
-    }
-    fn recv(&mut self, from: u32, tag: u32, blocks: &[u32], merge: Merge, after: &[Step]) -> Step {
-        let b = self.shift(blocks);
-        self.inner.recv(from, tag, &b, merge, after)
-    }
     fn send_sized(&mut self, to: u32, tag: u32, blocks: &[u32], bytes: u64, after: &[Step]) -> Step {
         let b = self.shift(blocks);
         self.inner.send_sized(to, tag, &b, bytes, after)
@@ -452,18 +450,6 @@ impl Emitter for Phases<'_> {
     }
     fn block_size(&self, b: u32) -> u64 {
         self.inner.block_size(b)
-    }
-    fn send(&mut self, to: u32, tag: u32, blocks: &[u32], after: &[Step]) -> Step {
-        let d = self.deps(after).to_vec();
-        let s = self.inner.send(to, tag, blocks, &d);
-        self.current.push(s);
-        s
-    }
-    fn recv(&mut self, from: u32, tag: u32, blocks: &[u32], merge: Merge, after: &[Step]) -> Step {
-        let d = self.deps(after).to_vec();
-        let s = self.inner.recv(from, tag, blocks, merge, &d);
-        self.current.push(s);
-        s
     }
     fn send_sized(&mut self, to: u32, tag: u32, blocks: &[u32], bytes: u64, after: &[Step]) -> Step {
         let d = self.deps(after).to_vec();

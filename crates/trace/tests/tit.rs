@@ -517,19 +517,26 @@ fn reduce_then_bcast_allreduce_runs_the_selected_reduce_and_bcast() {
     // linear ones, an allreduce of 4 ranks must end exactly as a linear reduce to rank 0
     // followed by a flat-tree bcast from it, written as two calls; and differently from
     // the binomial pair (the default when nothing selects).
-    let one = write("redbcast.txt", &every_rank(4, &|r| format!("{r} allreduce 1000 0 6\n")));
-    let two = write(
-        "red_then_bcast.txt",
-        &every_rank(4, &|r| format!("{r} reduce 1000 0 0 6\n{r} bcast 1000 0 6\n")),
+    same_as_written_out("redbcast", &|r| format!("{r} allreduce 1000 0 6\n"), &|r| {
+        format!("{r} reduce 1000 0 0 6\n{r} bcast 1000 0 6\n")
+    });
+}
+
+/// Checks that a 4-rank trace of one allreduce `alg` line per rank (`one`), its reduce
+/// and bcast selected linear and flat-tree, ends as `two` (the calls written out) does,
+/// and that with binomial ones it ends otherwise (the selection matters).
+fn same_as_written_out(alg: &'static str, one: &dyn Fn(u32) -> String, two: &dyn Fn(u32) -> String) {
+    let one = write(&format!("{alg}_one.txt"), &every_rank(4, one));
+    let two = write(&format!("{alg}_written_out.txt"), &every_rank(4, two));
+    let linear = composite(alg, "linear", "flattree");
+    let want = times(&mut read_choosing(&two, &linear));
+    assert_eq!(times(&mut read_choosing(&one, &linear)), want);
+    let binomial = composite(alg, "binomial", "binomial");
+    assert_ne!(
+        times(&mut read_choosing(&one, &binomial)),
+        want,
+        "the selection made no difference"
     );
-    let linear = composite("redbcast", "linear", "flattree");
-    let mut a = read_choosing(&one, &linear);
-    let mut b = read_choosing(&two, &linear);
-    let want = times(&mut b);
-    assert_eq!(times(&mut a), want);
-    let binomial = composite("redbcast", "binomial", "binomial");
-    let mut c = read_choosing(&one, &binomial);
-    assert_ne!(times(&mut c), want, "the selection made no difference");
 }
 
 #[test]
@@ -557,16 +564,9 @@ fn the_logical_ring_allreduce_sends_its_remainder_through_the_selected_allreduce
     // `colls::allreduce`: lr again when forced, which for fewer than n elements is
     // redbcast, by the selected reduce and bcast. On 4 ranks, 6 ints are the ring over 4
     // and that call over the last 2: the same end times as the two calls written out.
-    let one = write("lr6.txt", &every_rank(4, &|r| format!("{r} allreduce 6 0 2\n")));
-    let two = write(
-        "lr4_then_2.txt",
-        &every_rank(4, &|r| format!("{r} allreduce 4 0 2\n{r} allreduce 2 0 2\n")),
-    );
-    let linear = composite("lr", "linear", "flattree");
-    let want = times(&mut read_choosing(&two, &linear));
-    assert_eq!(times(&mut read_choosing(&one, &linear)), want);
-    let binomial = composite("lr", "binomial", "binomial");
-    assert_ne!(times(&mut read_choosing(&one, &binomial)), want);
+    same_as_written_out("lr", &|r| format!("{r} allreduce 6 0 2\n"), &|r| {
+        format!("{r} allreduce 4 0 2\n{r} allreduce 2 0 2\n")
+    });
 }
 
 #[test]

@@ -157,10 +157,6 @@ impl Recorder<'_> {
         self.t.dep_start.push(self.t.deps.len() as u32);
         self.t.ops.len() as Step - 1
     }
-
-    fn bytes(&self, blocks: &[u32]) -> u64 {
-        blocks.iter().map(|&b| self.block_size(b)).sum()
-    }
 }
 
 /// The sizes of a collective's blocks, computed on demand: listing them would cost
@@ -259,16 +255,6 @@ impl Emitter for Recorder<'_> {
 
     fn block_size(&self, b: u32) -> u64 {
         self.sizes.size(b)
-    }
-
-    fn send(&mut self, to: u32, tag: u32, blocks: &[u32], after: &[Step]) -> Step {
-        let bytes = self.bytes(blocks);
-        self.send_sync(to, tag, bytes, after)
-    }
-
-    fn recv(&mut self, from: u32, tag: u32, blocks: &[u32], _merge: Merge, after: &[Step]) -> Step {
-        let bytes = self.bytes(blocks);
-        self.recv_sync(from, tag, bytes, after)
     }
 
     fn send_sized(&mut self, to: u32, tag: u32, _blocks: &[u32], bytes: u64, after: &[Step]) -> Step {

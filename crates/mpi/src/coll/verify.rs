@@ -69,14 +69,6 @@ impl Emitter for Recorder {
     fn block_size(&self, b: u32) -> u64 {
         self.sizes[b as usize]
     }
-    fn send(&mut self, to: u32, tag: u32, blocks: &[u32], after: &[Step]) -> Step {
-        let bytes = blocks.iter().map(|&b| self.sizes[b as usize]).sum();
-        self.send_sized(to, tag, blocks, bytes, after)
-    }
-    fn recv(&mut self, from: u32, tag: u32, blocks: &[u32], merge: Merge, after: &[Step]) -> Step {
-        let bytes = blocks.iter().map(|&b| self.sizes[b as usize]).sum();
-        self.recv_sized(from, tag, blocks, merge, bytes, after)
-    }
     fn send_sized(&mut self, to: u32, tag: u32, blocks: &[u32], bytes: u64, after: &[Step]) -> Step {
         self.ops.push((
             VOp::Send {

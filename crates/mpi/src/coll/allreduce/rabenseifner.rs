@@ -5,7 +5,7 @@
 //! neighbours.
 
 use crate::coll::allreduce::TAG;
-use crate::coll::{pow2_floor, Algorithm, CollSpec, Collective, Emitter, Merge, Step};
+use crate::coll::{block_range, pow2_floor, Algorithm, CollSpec, Collective, Emitter, Merge, Step};
 
 /// The algorithm's registry entry.
 pub const ALGORITHM: Algorithm = Algorithm {
@@ -19,8 +19,8 @@ pub const ALGORITHM: Algorithm = Algorithm {
 fn emit(s: &CollSpec, e: &mut dyn Emitter) {
     let n = s.size;
     let rem = n - pow2_floor(n);
-    let (newrank, (mut lo, mut hi), mut last, pof2) = reduce_scatter_halving(s, e, TAG);
-    let all: Vec<u32> = (0..pof2).collect();
+    let (newrank, (mut lo, mut hi), mut last, pof2) = reduce_scatter_halving(s, e);
+    let all = block_range(0, pof2);
     let Some(newrank) = newrank else {
         e.recv(s.me + 1, TAG, &all, Merge::Copy, &[]);
         return;
@@ -34,8 +34,8 @@ fn emit(s: &CollSpec, e: &mut dyn Emitter) {
         } else {
             (lo - width, lo)
         };
-        let snd = e.send(partner, TAG, &(lo..hi).collect::<Vec<_>>(), &last);
-        let rcv = e.recv(partner, TAG, &(plo..phi).collect::<Vec<_>>(), Merge::Copy, &last);
+        let snd = e.send(partner, TAG, &block_range(lo, hi), &last);
+        let rcv = e.recv(partner, TAG, &block_range(plo, phi), Merge::Copy, &last);
         last = vec![snd, rcv];
         lo = lo.min(plo);
         hi = hi.max(phi);
@@ -57,45 +57,38 @@ fn simgrid_blocks(bytes: u64, pof2: u32, elem: u64) -> Vec<u64> {
 }
 
 /// The fold (even ranks below `2·rem` into their odd neighbours) and the reduce-scatter
-/// by recursive halving. Returns this rank's new rank (`None` if it folded out), the block range it holds, the
-/// step after which it holds it, and `(real, pof2)`.
-fn reduce_scatter_halving(s: &CollSpec, e: &mut dyn Emitter, tag: u32) -> (Option<u32>, (u32, u32), Vec<Step>, u32) {
+/// by recursive halving. Returns this rank's new rank (`None` if it folded out), the
+/// block range it holds, the step after which it holds it, and `pof2`.
+fn reduce_scatter_halving(s: &CollSpec, e: &mut dyn Emitter) -> (Option<u32>, (u32, u32), Vec<Step>, u32) {
     let n = s.size;
     let r = s.me;
     let pof2 = pow2_floor(n);
     let rem = n - pof2;
     e.layout(&simgrid_blocks(s.bytes, pof2, s.elem));
-    let all: Vec<u32> = (0..pof2).collect();
+    let all = block_range(0, pof2);
     let mut last: Vec<Step> = Vec::new();
     let newrank = if r < 2 * rem {
         if r.is_multiple_of(2) {
-            e.send(r + 1, tag, &all, &[]);
+            e.send(r + 1, TAG, &all, &[]);
             return (None, (0, 0), Vec::new(), pof2);
         }
-        last = vec![e.recv(r - 1, tag, &all, Merge::Reduce, &[])];
+        last = vec![e.recv(r - 1, TAG, &all, Merge::Reduce, &[])];
         r / 2
     } else {
         r - rem
     };
-    let real = |nr: u32| if nr < rem { nr * 2 + 1 } else { nr + rem };
     let (mut lo, mut hi) = (0u32, pof2);
     let mut mask = 1u32;
     while mask < pof2 {
-        let partner = real(newrank ^ mask);
+        let partner = real_of_new(n, newrank ^ mask);
         let mid = lo + (hi - lo) / 2;
         let (keep, give) = if newrank & mask == 0 {
             ((lo, mid), (mid, hi))
         } else {
             ((mid, hi), (lo, mid))
         };
-        let snd = e.send(partner, tag, &(give.0..give.1).collect::<Vec<_>>(), &last);
-        let rcv = e.recv(
-            partner,
-            tag,
-            &(keep.0..keep.1).collect::<Vec<_>>(),
-            Merge::Reduce,
-            &last,
-        );
+        let snd = e.send(partner, TAG, &block_range(give.0, give.1), &last);
+        let rcv = e.recv(partner, TAG, &block_range(keep.0, keep.1), Merge::Reduce, &last);
         last = vec![snd, rcv];
         (lo, hi) = keep;
         mask <<= 1;

@@ -44,59 +44,45 @@ fn padded_counts(count: u64, size: u32, pof2: u32) -> Vec<u64> {
         .collect()
 }
 
-/// The blocks' sizes: SimGrid's blocks clipped to the real elements (bytes beyond whole
-/// elements ride in the last block).
-fn block_sizes(s: &CollSpec, pof2: u32) -> Vec<u64> {
+/// SimGrid's blocks: the bytes each holds (its elements that exist; bytes beyond whole
+/// elements ride in the last block), and the bytes each adds to a message, which for a
+/// vector padded to one element per rank include its padding (SimGrid sends it).
+fn blocks(s: &CollSpec, pof2: u32) -> (Vec<u64>, Wire) {
     let t = s.elem.max(1);
     let count = s.bytes / t;
+    let counts = padded_counts(count, s.size, pof2);
     let mut at = 0u64;
-    let mut sizes: Vec<u64> = padded_counts(count, s.size, pof2)
-        .into_iter()
-        .map(|c| {
+    let mut held: Vec<u64> = counts
+        .iter()
+        .map(|&c| {
             let real = c.min(count.saturating_sub(at));
             at += c;
             real * t
         })
         .collect();
-    *sizes.last_mut().unwrap() += s.bytes - count * t;
-    sizes
+    *held.last_mut().unwrap() += s.bytes - count * t;
+    let wire = if count < u64::from(s.size) {
+        counts.iter().map(|c| c * t).collect()
+    } else {
+        held.clone()
+    };
+    (held, Wire(wire))
 }
 
-/// How messages are sized: by their blocks, or, for a vector padded to one element per
-/// rank, by the padded elements they cover (SimGrid sends the padding too).
-struct Sizes {
-    /// Bytes of each padded block, if the vector is padded.
-    padded: Option<Vec<u64>>,
-}
+/// The bytes each block adds to a message.
+struct Wire(Vec<u64>);
 
-impl Sizes {
-    fn new(s: &CollSpec, pof2: u32) -> Sizes {
-        let t = s.elem.max(1);
-        let count = s.bytes / t;
-        let padded =
-            (count < u64::from(s.size)).then(|| padded_counts(count, s.size, pof2).iter().map(|c| c * t).collect());
-        Sizes { padded }
+impl Wire {
+    fn bytes(&self, blocks: &[u32]) -> u64 {
+        blocks.iter().map(|&b| self.0[b as usize]).sum()
     }
 
     fn send(&self, e: &mut dyn Emitter, to: u32, blocks: &[u32], after: &[Step]) -> Step {
-        match &self.padded {
-            Some(p) => e.send_sized(to, TAG, blocks, blocks.iter().map(|&b| p[b as usize]).sum(), after),
-            None => e.send(to, TAG, blocks, after),
-        }
+        e.send_sized(to, TAG, blocks, self.bytes(blocks), after)
     }
 
     fn recv(&self, e: &mut dyn Emitter, from: u32, blocks: &[u32], merge: Merge, after: &[Step]) -> Step {
-        match &self.padded {
-            Some(p) => e.recv_sized(
-                from,
-                TAG,
-                blocks,
-                merge,
-                blocks.iter().map(|&b| p[b as usize]).sum(),
-                after,
-            ),
-            None => e.recv(from, TAG, blocks, merge, after),
-        }
+        e.recv_sized(from, TAG, blocks, merge, self.bytes(blocks), after)
     }
 }
 
@@ -114,18 +100,18 @@ fn emit(s: &CollSpec, e: &mut dyn Emitter) {
     let (n, r, root) = (s.size, s.me, s.root);
     let pof2 = pow2_floor(n);
     let rem = n - pof2;
-    e.layout(&block_sizes(s, pof2));
-    let sz = Sizes::new(s, pof2);
+    let (held, wire) = blocks(s, pof2);
+    e.layout(&held);
     let all = block_range(0, pof2);
     let real = |nr: u32| if nr < rem { nr * 2 } else { nr + rem };
     let mut last: Vec<Step> = Vec::new();
     // Fold.
     let mut newrank: Option<u32> = if r < 2 * rem {
         if r % 2 == 1 {
-            last = vec![sz.send(e, r - 1, &all, &last)];
+            last = vec![wire.send(e, r - 1, &all, &last)];
             None
         } else {
-            last = vec![sz.recv(e, r + 1, &all, Merge::Reduce, &last)];
+            last = vec![wire.recv(e, r + 1, &all, Merge::Reduce, &last)];
             Some(r / 2)
         }
     } else {
@@ -144,8 +130,8 @@ fn emit(s: &CollSpec, e: &mut dyn Emitter) {
                 recv_idx = send_idx + pof2 / (mask * 2);
                 (block_range(send_idx, recv_idx), block_range(recv_idx, last_idx))
             };
-            let snd = sz.send(e, dst, &snd_blocks, &last);
-            let rcv = sz.recv(e, dst, &rcv_blocks, Merge::Reduce, &last);
+            let snd = wire.send(e, dst, &snd_blocks, &last);
+            let rcv = wire.recv(e, dst, &rcv_blocks, Merge::Reduce, &last);
             last = vec![snd, rcv];
             send_idx = recv_idx;
             mask <<= 1;
@@ -158,12 +144,12 @@ fn emit(s: &CollSpec, e: &mut dyn Emitter) {
     let root_out = root < 2 * rem && root % 2 == 1;
     let newroot = if root_out {
         if r == root {
-            last = vec![sz.recv(e, 0, &[0], Merge::Copy, &last)];
+            last = vec![wire.recv(e, 0, &[0], Merge::Copy, &last)];
             newrank = Some(0);
             send_idx = 0;
             last_idx = 2;
         } else if newrank == Some(0) {
-            sz.send(e, root, &[0], &last);
+            wire.send(e, root, &[0], &last);
             newrank = None;
         }
         0
@@ -190,10 +176,10 @@ fn emit(s: &CollSpec, e: &mut dyn Emitter) {
             (block_range(send_idx, last_idx), block_range(recv_idx, send_idx))
         };
         if (newdst >> j) << j == (newroot >> j) << j {
-            sz.send(e, dst, &snd_blocks, &last);
+            wire.send(e, dst, &snd_blocks, &last);
             return;
         }
-        last = vec![sz.recv(e, dst, &rcv_blocks, Merge::Copy, &last)];
+        last = vec![wire.recv(e, dst, &rcv_blocks, Merge::Copy, &last)];
         if nr > newdst {
             send_idx = recv_idx;
         }
