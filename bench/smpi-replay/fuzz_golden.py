@@ -50,6 +50,11 @@ CASES = {
     "fuzz-reduce-scatter-gather-elements": (16, ["reduce=scatter_gather:scatter_gather"],
                                             lambda r: ["reduce 100 0 5 1", "reduce 1001 0 12 1",
                                                        "reduce 2003 0 0 1"]),
+    # SimGrid's first segment: 1 KiB of whole elements (32 KiB above 92160 bytes), the
+    # rest in a second message; simpi sent blocks whole before.
+    "fuzz-gather-linear-sync-segments": (6, ["gather=linear_sync:ompi_linear_sync"],
+                                         lambda r: [f"compute {SKEW[r]}", "gather 3000 3000 0 2 2",
+                                                    "gather 60000 60000 4 14 14", "gather 100 100 5 0 0"]),
 }
 
 for name, (n, algos, lines) in CASES.items():

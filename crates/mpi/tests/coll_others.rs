@@ -247,31 +247,49 @@ fn closed_form_gather_binomial() {
 
 #[test]
 fn closed_form_gather_linear_sync() {
+    // Each rank's block of s bytes goes in two messages: a first segment of f bytes (SimGrid's
+    // rule: the whole block up to 1024 bytes, else 1024 bytes in whole elements) and the
+    // rest, s2 = s - f (empty when the block is whole: b = -1).
     // The root serves the other ranks one by one, in rank order (the k-th at t'_k). It
-    // sends the empty go-ahead at t'_k; the rank takes it in by t'_k + o + L + o - G
-    // (empty message: b = -1), = D_k, sends its block (s bytes) then, and the empty second
-    // segment max(o, g + (s-1)G) later, ending o after that. The block reaches the root
-    // at D_k + o + L and is taken in by t_{k+1} = D_k + o + L + o + (s-1)G, i.e.
-    // q = 4o + 2L + (s-2)G after t'_k. The second segment arrived meanwhile (it left less
-    // than o + (s-1)G after the block), earlier than the root's next go-ahead was queued,
-    // so the root takes it in first (o - G) and sends the next go-ahead at
-    // t'_{k+1} = t'_k + q + o - G. After the last rank the root takes in the last empty
-    // segment: it ends at (n-1)(q + o - G).
+    // sends the empty go-ahead at t'_k; the rank takes it in by t'_k + o + L + o - G, = D_k,
+    // sends its first segment then, and the second max(o, g + (f-1)G) later, ending o
+    // after that. The first segment reaches the root at D_k + o + L and is taken in by
+    // t_{k+1} = D_k + o + L + o + (f-1)G, i.e. q = 4o + 2L + (f-2)G after t'_k. The second
+    // segment arrived meanwhile (it left less than o + (f-1)G after the first, as g < o),
+    // earlier than the root's next go-ahead was queued, so the root takes it in first
+    // (o + (s2-1)G) and sends the next go-ahead at t'_{k+1} = t'_k + q + o + (s2-1)G. After
+    // the last rank the root takes in the last second segment: it ends at
+    // (n-1)(q + o + (s2-1)G).
     let p = BASE;
     let a = alg(Collective::Gather, "linear_sync");
+    // (s, element bytes, f): 1200 bytes of 24-byte elements: 1024/24 = 42 r 16, more
+    // than half an element, so 43 elements.
+    let cases = [
+        (1u64, 1u64, 1u64),
+        (64, 1, 64),
+        (1000, 1, 1000),
+        (1024, 1, 1024),
+        (3000, 1, 1024),
+        (2000, 8, 1024),
+        (1200, 24, 1032),
+    ];
     for n in [1u32, 2, 3, 5, 8, 16] {
         for root in [0, n / 2, n - 1] {
-            for s in [1u64, 64, 1000] {
-                let q = 4 * p.o + 2 * p.l + (s as i64 - 2) * p.gg;
-                let step = q + p.rx(0);
+            for (s, elem, f) in cases {
+                let q = 4 * p.o + 2 * p.l + (f as i64 - 2) * p.gg;
+                let step = q + p.rx(s - f);
                 let mut want = vec![0i64; n as usize];
                 for (k, i) in (0..n).filter(|&i| i != root).enumerate() {
                     let d = k as i64 * step + p.o + p.l + p.rx(0);
-                    want[i as usize] = d + p.gap(s) + p.o;
+                    want[i as usize] = d + p.gap(f) + p.o;
                 }
                 want[root as usize] = (n as i64 - 1) * step;
-                let got = run(a, n, p, &|r| spec(Collective::Gather, n, r, root, s));
-                assert_eq!(got, want, "n={n} root={root} s={s}");
+                let got = run(a, n, p, &|r| {
+                    let mut sp = spec(Collective::Gather, n, r, root, s);
+                    sp.elem = elem;
+                    sp
+                });
+                assert_eq!(got, want, "n={n} root={root} s={s} elem={elem}");
             }
         }
     }

@@ -50,6 +50,8 @@ const NOTES: &[&str] = &[
     "ompi: bcast split_binary_tree (alg 4) with count <= 1 runs chain (coll_base_bcast.c:418)",
     "ompi: bcast split_binary_tree (alg 4) runs each half unsegmented in the fixed path (segsize 0); split_binary \
      cuts 1 KiB / 8 KiB segments, SimGrid 3.32 ompi_split_bintree's rule",
+    "ompi: gather linear_sync (alg 3) sends each block whole in the fixed path (first segment size 0); linear_sync \
+     cuts a first segment of 1 KiB / 32 KiB, SimGrid 3.32 ompi_linear_sync's rule",
     "ompi: allreduce basic_linear (alg 1: linear reduce + linear bcast) and nonoverlapping (alg 2: tuned reduce + \
      tuned bcast) -> redbcast",
     "ompi: allreduce segmented_ring (alg 5) runs the plain ring because the fixed path passes segsize 0 \

@@ -189,6 +189,9 @@ pub enum Action {
         sbytes: u64,
         /// Root.
         root: i64,
+        /// Bytes per element of the send datatype (the synchronised linear gather cuts
+        /// its first segment by elements).
+        elem: u64,
     },
     /// `gatherv sc rc.. [root] [sdt] [rdt]` and `allgatherv sc rc.. [...]`.
     Gatherv {
@@ -504,6 +507,7 @@ pub(crate) fn parse(name: &str, a: &[&str], comm_size: usize, double_default: bo
                 all,
                 sbytes: bytes(count(0)?, dt(sdt_at)?)?,
                 root,
+                elem: dt(sdt_at)?,
             }
         }
         "gatherv" | "allgatherv" => {
@@ -760,6 +764,26 @@ mod tests {
                 sbytes: 40,
                 recv: vec![40; 4],
                 root: 3
+            }
+        );
+        // gather: root then the send datatype (id 3: 2-byte MPI_SHORT); allgather has no
+        // root, so its send datatype comes third.
+        assert_eq!(
+            parse("gather", &["6", "6", "1", "3", "3"], 4, false).unwrap(),
+            Action::Gather {
+                all: false,
+                sbytes: 12,
+                root: 1,
+                elem: 2
+            }
+        );
+        assert_eq!(
+            parse("allgather", &["6", "6", "0", "0"], 4, false).unwrap(),
+            Action::Gather {
+                all: true,
+                sbytes: 48,
+                root: 0,
+                elem: 8
             }
         );
         assert_eq!(

@@ -801,8 +801,14 @@ impl RankConv<'_, '_> {
                 recv_counts: recv,
                 ..spec(Collective::Alltoallv, 0)
             },
-            Action::Gather { all, sbytes, root } => CollSpec {
+            Action::Gather {
+                all,
+                sbytes,
+                root,
+                elem,
+            } => CollSpec {
                 root: if all { 0 } else { root_of(root)? },
+                elem,
                 ..spec(if all { Collective::Allgather } else { Collective::Gather }, sbytes)
             },
             Action::Gatherv {
