@@ -12,6 +12,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 FLAT = os.path.join(ROOT, "bench", "smpi", "platforms", "flat.xml")
 OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "tests", "golden", "smpi-replay")
 SKEW = [0, 3000000, 0, 5000000, 1000000, 0, 2500000, 4000000]
+VCOUNTS = [61, 98, 135, 172, 209, 246]
 
 # name: (ranks, algorithms as op=simpi:simgrid, lines of rank r)
 CASES = {
@@ -55,6 +56,11 @@ CASES = {
     "fuzz-gather-linear-sync-segments": (6, ["gather=linear_sync:ompi_linear_sync"],
                                          lambda r: [f"compute {SKEW[r]}", "gather 3000 3000 0 2 2",
                                                     "gather 60000 60000 4 14 14", "gather 100 100 5 0 0"]),
+    # MPICH's recursive doubling with the tree fix-up on 6 ranks and uneven blocks (simpi's
+    # `rdb` runs Bruck there: 0.2 ms apart).
+    "fuzz-allgatherv-mpich-rdb-6": (6, ["allgatherv=mpich_rdb:mpich_rdb"],
+                                    lambda r: [f"compute {SKEW[r]}",
+                                               f"allgatherv {VCOUNTS[r]} {' '.join(map(str, VCOUNTS))} 1 1"]),
 }
 
 for name, (n, algos, lines) in CASES.items():

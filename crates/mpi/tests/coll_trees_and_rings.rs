@@ -644,10 +644,11 @@ fn closed_form_allgatherv_with_equal_blocks() {
     };
     let doubling = |n: u32, s: u64| -> i64 { (0..n.trailing_zeros()).map(|j| lockstep(p, (1u64 << j) * s)).sum() };
     type Formula<'a> = &'a dyn Fn(u32, u64) -> i64;
-    let cases: [(&str, Formula, &[u32]); 3] = [
+    let cases: [(&str, Formula, &[u32]); 4] = [
         ("bruck", &bruck, &[1, 2, 3, 5, 8, 11]),
         ("neighbor_exchange", &exchange, &[2, 4, 6, 3, 7]),
         ("rdb", &doubling, &[1, 2, 4, 8, 16]),
+        ("mpich_rdb", &doubling, &[1, 2, 4, 8, 16]),
     ];
     for (name, formula, sizes) in cases {
         let a = alg(Collective::Allgatherv, name);
@@ -688,6 +689,68 @@ fn scatter_times(n: u32) -> Vec<i64> {
     (0..n).map(|v| v.count_ones() as i64 * LATENCY.l).collect()
 }
 
+/// When each rank holds every block after MPICH's recursive-doubling allgather on a
+/// pure-latency network, rank v starting at `start[v]`: in step j (mask 2^j) v takes
+/// max(own time, partner's + L) from the partner v XOR 2^j when it exists; then, in a
+/// group of 2^j whose sibling group is incomplete (c of its ranks exist), what its first
+/// c ranks received goes down a binary tree: at distance 2^m (m = j-1 .. 0), v receives
+/// from v - 2^m when that one is among the first c of its aligned group of 2^(m+1) and v
+/// is not (MPICH's fix-up).
+fn mpich_rdb_times(n: u32, mut t: Vec<i64>) -> Vec<i64> {
+    let l = LATENCY.l;
+    let (mut mask, mut j) = (1u32, 0u32);
+    while mask < n {
+        let prev = t.clone();
+        for v in 0..n {
+            let d = v ^ mask;
+            if d < n {
+                t[v as usize] = prev[v as usize].max(prev[d as usize] + l);
+            }
+        }
+        let (mut m, mut k) = (mask >> 1, j);
+        while m > 0 {
+            let prev = t.clone();
+            for v in 0..n {
+                let (mine, sib) = ((v >> j) << j, ((v ^ mask) >> j) << j);
+                if sib + mask <= n {
+                    continue;
+                }
+                let c = n as i64 - mine as i64 - mask as i64;
+                let root_k = ((v >> k) << k) as i64;
+                let d = v ^ m;
+                if d < v && (d as i64) < root_k + c && v as i64 >= root_k + c {
+                    t[v as usize] = prev[v as usize].max(prev[d as usize] + l);
+                }
+            }
+            m >>= 1;
+            k -= 1;
+        }
+        mask <<= 1;
+        j += 1;
+    }
+    t
+}
+
+#[test]
+fn closed_form_mpich_rdb_allgather_and_allgatherv_on_a_pure_latency_network() {
+    // All ranks start at 0; the recurrence above (MPICH's fix-up on sizes that are not
+    // powers of two). The allgatherv runs the same pattern whatever its block sizes.
+    for n in [1u32, 2, 3, 4, 5, 6, 7, 8, 11, 12, 13, 16] {
+        let want = mpich_rdb_times(n, vec![0; n as usize]);
+        let got = run(alg(Collective::Allgather, "mpich_rdb"), n, LATENCY, &|r| {
+            spec(Collective::Allgather, n, r, 0, 100)
+        });
+        assert_eq!(got, want, "allgather n={n}");
+        let counts = counts_nonzero(n, 3);
+        let got = run(alg(Collective::Allgatherv, "mpich_rdb"), n, LATENCY, &|r| {
+            let mut sp = spec(Collective::Allgatherv, n, r, 0, 0);
+            sp.counts = counts.clone();
+            sp
+        });
+        assert_eq!(got, want, "allgatherv n={n} counts={counts:?}");
+    }
+}
+
 #[test]
 fn closed_form_scatter_allgather_bcasts_on_a_pure_latency_network() {
     // After the scatter (s a multiple of n: no empty pieces) every rank starts its
@@ -705,36 +768,7 @@ fn closed_form_scatter_allgather_bcasts_on_a_pure_latency_network() {
             for root in [0, n - 1] {
                 let mut t = scatter_times(n);
                 if doubling {
-                    let (mut mask, mut j) = (1u32, 0u32);
-                    while mask < n {
-                        let prev = t.clone();
-                        for v in 0..n {
-                            let d = v ^ mask;
-                            if d < n {
-                                t[v as usize] = prev[v as usize].max(prev[d as usize] + l);
-                            }
-                        }
-                        let (mut m, mut k) = (mask >> 1, j);
-                        while m > 0 {
-                            let prev = t.clone();
-                            for v in 0..n {
-                                let (mine, sib) = ((v >> j) << j, ((v ^ mask) >> j) << j);
-                                if sib + mask <= n {
-                                    continue;
-                                }
-                                let c = n as i64 - mine as i64 - mask as i64;
-                                let root_k = ((v >> k) << k) as i64;
-                                let d = v ^ m;
-                                if d < v && (d as i64) < root_k + c && v as i64 >= root_k + c {
-                                    t[v as usize] = prev[v as usize].max(prev[d as usize] + l);
-                                }
-                            }
-                            m >>= 1;
-                            k -= 1;
-                        }
-                        mask <<= 1;
-                        j += 1;
-                    }
+                    t = mpich_rdb_times(n, t);
                 } else {
                     for _ in 1..n {
                         t = (0..n)

@@ -1,7 +1,7 @@
 //! MPI_Allgatherv algorithms: the allgather patterns on blocks of per-rank sizes.
 
 use crate::coll::allgather::{
-    bruck::bruck, neighbor_exchange::neighbor_exchange, rdb::rdb, ring::ring, shifted::shifted,
+    bruck::bruck, mpich_rdb::mpich_rdb, neighbor_exchange::neighbor_exchange, rdb::rdb, ring::ring, shifted::shifted,
 };
 use crate::coll::{Algorithm, CollSpec, Collective, Emitter};
 
@@ -42,6 +42,13 @@ pub const ALGORITHMS: &[Algorithm] = &[
         simgrid: None,
         emit: emit_rdb,
     },
+    Algorithm {
+        coll: Collective::Allgatherv,
+        name: "mpich_rdb",
+        source: "MPICH allgatherv recursive doubling (MPIR_Allgatherv_intra_recursive_doubling; tree fix-up on other sizes); SimGrid 3.32 allgatherv__mpich_rdb",
+        simgrid: Some("mpich_rdb"),
+        emit: emit_mpich_rdb,
+    },
 ];
 
 /// Tag of allgatherv messages (Open MPI's ALLGATHERV tag, without its sign).
@@ -66,6 +73,15 @@ fn emit_rdb(s: &CollSpec, e: &mut dyn Emitter) {
         return;
     }
     rdb(s, e, TAG);
+}
+
+fn emit_mpich_rdb(s: &CollSpec, e: &mut dyn Emitter) {
+    // As `rdb`: nothing to gather, nothing sent. Each message is the blocks a rank holds
+    // (MPICH sends its running count), so the allgather's pattern serves.
+    if s.counts.iter().sum::<u64>() == 0 {
+        return;
+    }
+    mpich_rdb(s.size, s.me, &|v| v, e, TAG);
 }
 
 fn emit_neighbor(s: &CollSpec, e: &mut dyn Emitter) {
