@@ -2,14 +2,15 @@
 # simpi's replay of SimGrid time-independent traces against SimGrid's own replay.
 #
 # Records TIT traces of real programs under SimGrid 3.32 (`smpirun -trace-ti`): the OSU
-# micro-benchmarks and NPB IS, built with smpicc. Replays every trace with SimGrid
+# micro-benchmarks and NPB (IS, built with smpicc; CG, MG, EP, LU, FT, BT and SP, built
+# with smpiff). Replays every trace with SimGrid
 # (`smpirun -replay`) and with simpi (`--model hybrid --preset smpi`), the same collective
 # algorithms forced on both sides, and prints per case: the two simulated times, their
 # relative difference, the wall-clock time of each replay and the speed-up.
 #
 # Usage: bench/smpi-replay/run.sh OSU_DIR NPB_DIR [OUT_DIR] [CASE...]
 #   OSU_DIR: OSU micro-benchmarks 5.x sources (mpi/collective/osu_allreduce.c, ...)
-#   NPB_DIR: NPB3.4-MPI sources (IS/is.c, config/, sys/)
+#   NPB_DIR: NPB3.4-MPI sources (IS/is.c, CG/, ..., config/, sys/)
 #   OUT_DIR: default bench-out/smpi-replay
 # With GOLDEN=DIR, the cases named "small-*" are stored in DIR/<case>/ (trace files,
 # platform, hostfile, algorithms and SimGrid's time) for the test suite.
@@ -40,6 +41,17 @@ if [ ! -x "$out/bin/is.S.x" ]; then
     rm -f "$out/npb"/IS/*.o
   done
 fi
+# The Fortran kernels, with smpiff (gfortran): randdp, as randi8's X'..' constants are
+# rejected by current gfortran, and argument mismatches (buffers of any type) allowed.
+for k in cg.S mg.S ep.S lu.S ft.S bt.S sp.S cg.W mg.W lu.W ft.W; do
+  [ -x "$out/bin/$k.x" ] && continue
+  [ -d "$out/npb" ] || { cp -r "$npb" "$out/npb"; mkdir -p "$out/npb/bin"; }
+  [ -f "$out/npb/config/make.def" ] || cp "$out/npb/config/make.def.template" "$out/npb/config/make.def"
+  b=${k%.*}; cls=${k#*.}
+  make -s -C "$out/npb" "${b^^}" CLASS="$cls" MPIFC=smpiff FLINK=smpiff RAND=randdp \
+    FFLAGS="-O2 -fallow-argument-mismatch" >/dev/null
+  cp "$out/npb/bin/$k.x" "$out/bin/"
+done
 
 # --- Cases -----------------------------------------------------------------------------
 # name ranks "simpi_op=algo:simgrid_algo ..." program args...
@@ -67,6 +79,17 @@ cases=(
   "osu_alltoall-bruck 16|$base alltoall=bruck:bruck|osu_alltoall -m 65536 -i 20 -x 2"
   "osu_barrier-doublering 16|${base/barrier=bruck:ompi_bruck/barrier=double_ring:ompi_doublering}|osu_barrier -i 200 -x 10"
   "npb_is_W 16|$base alltoall=pairwise:pair alltoallv=pairwise:pair|is.W.x"
+  "small-npb_mg_S 8|$base|mg.S.x"
+  "small-npb_ep_S 8|$base|ep.S.x"
+  "small-npb_lu_S 8|$base|lu.S.x"
+  "small-npb_ft_S 8|$base alltoall=pairwise:pair|ft.S.x"
+  "npb_cg_S 8|$base|cg.S.x"
+  "npb_bt_S 9|$base|bt.S.x"
+  "npb_sp_S 9|$base|sp.S.x"
+  "npb_cg_W 16|$base|cg.W.x"
+  "npb_mg_W 16|$base|mg.W.x"
+  "npb_lu_W 16|$base|lu.W.x"
+  "npb_ft_W 16|$base alltoall=pairwise:pair|ft.W.x"
 )
 
 now() { date +%s.%N; }
@@ -83,8 +106,8 @@ for c in "${cases[@]}"; do
     simcoll+=(--coll "$op=${rest%%:*}"); sgcfg+=("--cfg=smpi/$op:${rest#*:}")
   done
   read -r prog args <<<"$cmd"
-  # Record: OSU has no computation worth keeping; IS keeps its measured CPU bursts.
-  sim_comp=no; [[ $prog == is.* ]] && sim_comp=yes
+  # Record: OSU has no computation worth keeping; NPB keeps its measured CPU bursts.
+  sim_comp=no; [[ $prog == *.x ]] && sim_comp=yes
   if ! (cd "$d" && smpirun -trace-ti --cfg=tracing/filename:trace.txt --cfg=smpi/simulate-computation:$sim_comp \
      "${sgcfg[@]}" -np "$ranks" -platform "$plat" -hostfile hostfile "$out/bin/$prog" $args \
      >record.log 2>&1); then
