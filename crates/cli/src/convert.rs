@@ -84,6 +84,12 @@ pub fn run(a: ConvertArgs) -> Result<(), (u8, String)> {
             a.time_unit.name()
         );
     }
+    if rep.resized_receives > 0 {
+        eprintln!(
+            "simpi: note: {} receive(s) posted a buffer of another size than their message; written with the message's size",
+            rep.resized_receives
+        );
+    }
     if rep.tag_overflows > 0 {
         eprintln!(
             "simpi: warning: {} tag(s) too large to carry their communicator in GOAL",

@@ -249,6 +249,28 @@ fn traces_convert_to_goal_with_the_same_times() {
     assert_eq!(direct, via_goal);
 }
 
+#[test]
+fn goal_receives_take_the_size_of_their_message() {
+    // Rank 1 posts 100-byte buffers for 10- and 30-byte messages: in order, each receive
+    // gets its message's size. Rank 2 receives from any source: left as posted.
+    let p = write(
+        "resize.txt",
+        "0 send 1 7 10 2\n0 send 1 7 30 2\n0 send 2 4 50 2\n\
+         1 irecv 0 7 100 2\n1 irecv 0 7 100 2\n1 waitall\n2 recv -1 4 80 2\n",
+    );
+    let t = read(&p).unwrap();
+    let (goal, rep) = simpi_trace::goal::write_schedule(&t.schedule, Vec::new(), TimeUnit::Ns).unwrap();
+    let goal = String::from_utf8(goal).unwrap();
+    assert_eq!(rep.resized_receives, 2);
+    for line in [
+        "l0: recv 10b from 0 tag 7",
+        "l1: recv 30b from 0 tag 7",
+        "l0: recv 80b from -1 tag 4",
+    ] {
+        assert!(goal.contains(line), "{line} missing from:\n{goal}");
+    }
+}
+
 // ---- simpi's tracer dialect: completions name their requests ----
 
 #[test]

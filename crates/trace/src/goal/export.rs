@@ -6,10 +6,18 @@
 //! tag of such a receive is written as -1 and may then match across contexts), and an
 //! any-of operation becomes an all-of one. Both are counted in the returned report.
 //! Compute times are rounded to whole time units.
+//!
+//! A receive is written with the size of the message it matches: MPI lets a receive post
+//! a larger buffer than the message (NPB MG posts 69,696 bytes for faces of 4 to 35 KB),
+//! and LogGOPSim decides the protocol of a message that arrived before its receive from
+//! the receive's size. The match is MPI's non-overtaking order: the k-th receive from a
+//! rank with a given tag and communicator takes the k-th such send. Ranks with a wildcard
+//! receive keep their sizes (their matches depend on timing).
 
 use super::writer::{GoalWriter, Label};
 use simpi_kernel::TimeUnit;
-use simpi_mpi::{OpId, OpKind, Schedule, ANY_TAG};
+use simpi_mpi::{OpId, OpKind, Schedule, ANY_SOURCE, ANY_TAG};
+use std::collections::{HashMap, VecDeque};
 use std::io::{self, Write};
 
 /// What the export had to approximate.
@@ -23,6 +31,45 @@ pub struct ExportReport {
     pub rounded_computes: u64,
     /// Tags too large to carry a context.
     pub tag_overflows: u64,
+    /// Receives written with the size of their message instead of their own.
+    pub resized_receives: u64,
+}
+
+/// The size of the message each receive matches, where it differs from the receive's
+/// own (see the module documentation), by operation id.
+fn matched_sizes(s: &Schedule) -> HashMap<u32, u64> {
+    type Channel = (u32, u32, u32, u32); // source, destination, context, tag
+    let mut sent: HashMap<Channel, VecDeque<u64>> = HashMap::new();
+    for r in 0..s.num_ranks() {
+        for id in s.rank_ops(r) {
+            let op = s.op(OpId(id));
+            if op.kind == OpKind::Send {
+                sent.entry((r, op.peer, s.context(id), op.tag))
+                    .or_default()
+                    .push_back(op.size);
+            }
+        }
+    }
+    let mut sizes = HashMap::new();
+    for r in 0..s.num_ranks() {
+        let recvs = || s.rank_ops(r).filter(|&id| s.op(OpId(id)).kind == OpKind::Recv);
+        if recvs().any(|id| {
+            let op = s.op(OpId(id));
+            op.peer == ANY_SOURCE || op.tag == ANY_TAG
+        }) {
+            continue;
+        }
+        for id in recvs() {
+            let op = s.op(OpId(id));
+            let size = sent
+                .get_mut(&(op.peer, r, s.context(id), op.tag))
+                .and_then(|q| q.pop_front());
+            if let Some(size) = size.filter(|&b| b != op.size) {
+                sizes.insert(id, size);
+            }
+        }
+    }
+    sizes
 }
 
 /// Writes `s` as GOAL with times in `unit`.
@@ -30,6 +77,8 @@ pub fn write_schedule<W: Write>(s: &Schedule, out: W, unit: TimeUnit) -> io::Res
     let mut rep = ExportReport::default();
     let mut w = GoalWriter::new(out, s.num_ranks())?;
     let k = unit.ps_per_unit();
+    let resized = matched_sizes(s);
+    rep.resized_receives = resized.len() as u64;
     for r in 0..s.num_ranks() {
         let ops = s.rank_ops(r);
         if ops.is_empty() {
@@ -53,7 +102,10 @@ pub fn write_schedule<W: Write>(s: &Schedule, out: W, unit: TimeUnit) -> io::Res
             };
             match op.kind {
                 OpKind::Send => w.send_on(op.size, op.peer, tag, op.cpu, op.nic)?,
-                OpKind::Recv => w.recv_on(op.size, op.peer, tag, op.cpu, op.nic)?,
+                OpKind::Recv => {
+                    let size = resized.get(&id).copied().unwrap_or(op.size);
+                    w.recv_on(size, op.peer, tag, op.cpu, op.nic)?
+                }
                 OpKind::Calc => {
                     if !op.size.is_multiple_of(k) {
                         rep.rounded_computes += 1;
