@@ -15,7 +15,8 @@
 #   N:       default 128 512 1024 2048
 # Environment: NPB_DIR=NPB3.4-MPI sources and IS_CLASS=A|B|C trace NPB IS of that class
 # instead (power-of-two N; its CPU bursts kept as compute actions; alltoall(v) pairwise
-# forced on both sides), in OUT_DIR/is.CLASS-N.
+# forced on both sides), in OUT_DIR/is.CLASS-N; with NPB_KERNEL=cg|mg|ft|lu|ep as well,
+# that NPB kernel of class IS_CLASS (built with smpiff), in OUT_DIR/KERNEL.CLASS-N.
 # Run it on an otherwise idle machine: both sides are timed by wall clock.
 set -euo pipefail
 osu=$(realpath "$1"); out=${2:-bench-out/smpi-scale}
@@ -38,12 +39,19 @@ for a in $algos; do
 done
 if [ -n "${IS_CLASS:-}" ]; then
   [ -n "${NPB_DIR:-}" ] || { echo "IS_CLASS needs NPB_DIR" >&2; exit 2; }
-  prog="$out/is.$IS_CLASS.x"; args=(); sim_comp=yes; prefix="is.$IS_CLASS-"
+  kernel=${NPB_KERNEL:-is}
+  prog="$out/$kernel.$IS_CLASS.x"; args=(); sim_comp=yes; prefix="$kernel.$IS_CLASS-"
   if [ ! -x "$prog" ]; then
-    rm -rf "$out/npb"; cp -r "$(realpath "$NPB_DIR")" "$out/npb"; mkdir -p "$out/npb/bin"
+    [ -d "$out/npb" ] || { cp -r "$(realpath "$NPB_DIR")" "$out/npb"; mkdir -p "$out/npb/bin"; }
     [ -f "$out/npb/config/make.def" ] || cp "$out/npb/config/make.def.template" "$out/npb/config/make.def"
-    make -s -C "$out/npb" IS CLASS="$IS_CLASS" MPICC=smpicc CLINK=smpicc >/dev/null
-    cp "$out/npb/bin/is.$IS_CLASS.x" "$prog"
+    if [ "$kernel" = is ]; then
+      make -s -C "$out/npb" IS CLASS="$IS_CLASS" MPICC=smpicc CLINK=smpicc >/dev/null
+    else
+      # As run.sh: randdp (gfortran rejects randi8's X'..' constants), mismatches allowed.
+      make -s -C "$out/npb" "${kernel^^}" CLASS="$IS_CLASS" MPIFC=smpiff FLINK=smpiff RAND=randdp \
+        FFLAGS="-O2 -fallow-argument-mismatch" >/dev/null
+    fi
+    cp "$out/npb/bin/$kernel.$IS_CLASS.x" "$prog"
   fi
 else
   coll=$osu/mpi/collective

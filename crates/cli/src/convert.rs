@@ -43,6 +43,7 @@ pub fn run(a: ConvertArgs) -> Result<(), (u8, String)> {
             speed: &speed,
             collectives: &coll,
             test_cost: a.trace.test_cost,
+            calls: false,
         },
     )
     .map_err(|e| (EXIT_INPUT, e.to_string()))?;

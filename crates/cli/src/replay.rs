@@ -213,6 +213,7 @@ pub fn run(a: ReplayArgs) -> Result<(), (u8, String)> {
             speed: &speed,
             collectives: &coll,
             test_cost: a.trace.test_cost,
+            calls: a.report || a.timeline.is_some(),
         },
     )
     .map_err(input_err)?;

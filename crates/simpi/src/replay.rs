@@ -148,6 +148,7 @@ pub fn replay_goal(path: &Path, opts: ReplayOptions<'_>) -> Result<Report, Error
             speed: &speed,
             collectives: &coll,
             test_cost: 0.0,
+            calls: false,
         },
     )?;
     simulate(

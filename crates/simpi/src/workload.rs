@@ -110,6 +110,9 @@ pub struct LoadOptions<'a> {
     pub collectives: &'a CollChoice,
     /// Seconds an MPI_Test costs (TIT).
     pub test_cost: f64,
+    /// Whether to keep a record of every MPI call of a TIT trace, which reports and
+    /// timelines need ([`Workload::calls`]).
+    pub calls: bool,
 }
 
 /// A workload ready to simulate.
@@ -122,7 +125,7 @@ pub struct Workload {
     pub unit: TimeUnit,
     /// The operations.
     pub schedule: Schedule,
-    /// The MPI calls, for traces.
+    /// The MPI calls, for traces loaded with [`LoadOptions::calls`].
     pub calls: Option<Vec<CallRecord>>,
     /// Things the user should know.
     pub warnings: Vec<String>,
@@ -172,10 +175,11 @@ pub fn load(path: &Path, opts: &LoadOptions<'_>) -> Result<Workload, Error> {
                     speed: opts.speed,
                     choose: &choose,
                     test_cost: opts.test_cost,
+                    calls: opts.calls,
                 },
             )
             .map_err(|e| Error::Input(e.to_string()))?;
-            (t.schedule, Some(t.calls), t.warnings)
+            (t.schedule, opts.calls.then_some(t.calls), t.warnings)
         }
     };
     Ok(Workload {

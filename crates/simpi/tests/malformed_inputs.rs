@@ -131,6 +131,7 @@ fn read(path: &Path, unit: TimeUnit) -> Result<Workload, String> {
         speed: &speed,
         collectives: &coll,
         test_cost: 1e-4,
+        calls: false,
     };
     load(path, &opts).map_err(|e| e.to_string())
 }

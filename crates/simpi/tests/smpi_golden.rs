@@ -45,6 +45,7 @@ fn hybrid_smpi_preset_matches_simgrid_on_every_reference_case() {
                 speed: &speed,
                 collectives: &coll,
                 test_cost: 0.0,
+                calls: false,
             },
         )
         .unwrap();

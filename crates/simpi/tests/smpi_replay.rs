@@ -41,6 +41,7 @@ fn replay(dir: &Path) -> f64 {
             speed: &speed,
             collectives: &coll,
             test_cost: 1e-4, // SimGrid's smpi/test default
+            calls: false,
         },
     )
     .unwrap();

@@ -152,6 +152,7 @@ fn read_tit(path: &Path, threads: usize, k: usize) -> Result<(), TitError> {
         speed: &speed,
         choose: &choose,
         test_cost: 1e-4,
+        calls: true,
     };
     read_tit_on(path, &opts, threads).map(|_| ())
 }

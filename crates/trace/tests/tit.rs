@@ -41,6 +41,7 @@ fn read_on(p: &std::path::Path, threads: usize) -> Result<TitTrace, String> {
         speed: &speed,
         choose: &choose,
         test_cost: 1e-4,
+        calls: true,
     };
     read_tit_on(p, &opts, threads).map_err(|e| e.to_string())
 }
@@ -498,6 +499,7 @@ fn read_choosing(p: &std::path::Path, choose: &(dyn Fn(&CollSpec) -> &'static Al
         speed: &speed,
         choose,
         test_cost: 1e-4,
+        calls: true,
     };
     read_tit_on(p, &opts, 1).unwrap()
 }

@@ -40,6 +40,9 @@ pub struct TitOptions<'a> {
     pub choose: &'a (dyn Fn(&CollSpec) -> &'static Algorithm + Sync),
     /// Seconds an MPI_Test-like call costs.
     pub test_cost: f64,
+    /// Whether to keep a [`CallRecord`] of every MPI call (reports and timelines use
+    /// them; without, [`TitTrace::calls`] is empty and a large trace loads faster).
+    pub calls: bool,
 }
 
 /// A converted trace.
@@ -49,7 +52,8 @@ pub struct TitTrace {
     pub schedule: Schedule,
     /// Its communicators.
     pub comms: CommTable,
-    /// Every MPI call, in each rank's program order.
+    /// Every MPI call, in each rank's program order (empty unless
+    /// [`TitOptions::calls`]).
     pub calls: Vec<CallRecord>,
     /// Things the user should know.
     pub warnings: Vec<String>,
@@ -307,6 +311,7 @@ fn read_tit_with(path: &Path, opts: &TitOptions<'_>, threads: impl FnOnce() -> u
                 templates: MixHashMap::default(),
             };
             let calls = &mut part.calls;
+            let keep_calls = opts.calls;
             let names = &mut names;
             src.for_each(r as usize, &mut part.skipped, |file, line, text| {
                 let before = conv.b.open_len();
@@ -315,7 +320,7 @@ fn read_tit_with(path: &Path, opts: &TitOptions<'_>, threads: impl FnOnce() -> u
                 conv.action(comm, name, args.collect(rest))
                     .map_err(|m| at(file, line, m))?;
                 let after = conv.b.open_len();
-                if after > before {
+                if keep_calls && after > before {
                     let name = match names.get(name) {
                         Some(n) => Arc::clone(n),
                         None => {
