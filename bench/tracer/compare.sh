@@ -5,12 +5,16 @@
 # and replays the trace.
 #
 # Usage: bench/tracer/compare.sh RANKS OUT_DIR ./program args...
+# Environment: MPIRUN, the launcher and its options (default Open MPI's
+# `mpirun --oversubscribe --allow-run-as-root`; e.g. MPIRUN=mpirun.mpich), and MPICC, the
+# compiler wrapper of the same MPI (default mpicc; e.g. MPICC=mpicc.mpich).
 set -euo pipefail
 ranks=$1; out=$2; shift 2
 here=$(cd "$(dirname "$0")/../.." && pwd)
 simpi="$here/target/release/simpi"
 rm -rf "$out"; mkdir -p "$out"; out=$(realpath "$out")
-"$simpi" trace -o "$out/trace" -- mpirun --oversubscribe --allow-run-as-root -np "$ranks" \
+read -r -a mpirun <<<"${MPIRUN:-mpirun --oversubscribe --allow-run-as-root}"
+"$simpi" trace --mpicc "${MPICC:-mpicc}" -o "$out/trace" -- "${mpirun[@]}" -np "$ranks" \
   "$here/bench/tracer/ltrace-count.sh" "$out/ltrace" "$@" >"$out/stdout.txt" 2>"$out/stderr.txt"
 "$simpi" trace-info "$out/trace" --json >"$out/info.json"
 set +e
