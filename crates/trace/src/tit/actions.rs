@@ -336,31 +336,11 @@ pub(crate) fn parse(name: &str, a: &[&str], comm_size: usize, double_default: bo
             double_default,
         )?)));
     }
+    // The commonest actions first: a string match tries its arms in order.
     Ok(match name {
-        "init" => Action::Init {
-            double_default: !a.is_empty(),
-        },
-        "finalize" | "location" | "comm_size" | "Startall" | "comm_free" | "request_free" | "probe" | "send_init"
-        | "ssend_init" | "bsend_init" | "rsend_init" | "recv_init" => Action::NoOp,
-        "iprobe" => Action::TestSome { done: Vec::new() },
-        "startall" => {
-            let n = if a.is_empty() { 0 } else { small(0)? };
-            need(
-                1 + 4 * n,
-                "a count and, per request, a partner, a tag, a size and s or r",
-            )?;
-            let starts = (0..n)
-                .map(|k| {
-                    let at = 1 + 4 * k;
-                    let recv = match a[at + 3] {
-                        "r" => true,
-                        "s" => false,
-                        t => return Err(format!("expected s or r, found '{t}'")),
-                    };
-                    Ok((int(at)?, int(at + 1)?, count(at + 2)?.max(0) as u64, recv))
-                })
-                .collect::<Result<_, String>>()?;
-            Action::Startall { starts }
+        "compute" => {
+            need(1, "a number of flops")?;
+            Action::Compute { flops: float(0)? }
         }
         "send" | "isend" | "Ssend" | "ISsend" | "bsend" | "ibsend" | "rsend" | "irsend" => {
             need(3, "a destination, a tag and a count")?;
@@ -406,6 +386,31 @@ pub(crate) fn parse(name: &str, a: &[&str], comm_size: usize, double_default: bo
         "waitall" => Action::Waitall {
             reqs: if a.is_empty() { None } else { keys(1, small(0)?)? },
         },
+        "init" => Action::Init {
+            double_default: !a.is_empty(),
+        },
+        "finalize" | "location" | "comm_size" | "Startall" | "comm_free" | "request_free" | "probe" | "send_init"
+        | "ssend_init" | "bsend_init" | "rsend_init" | "recv_init" => Action::NoOp,
+        "iprobe" => Action::TestSome { done: Vec::new() },
+        "startall" => {
+            let n = if a.is_empty() { 0 } else { small(0)? };
+            need(
+                1 + 4 * n,
+                "a count and, per request, a partner, a tag, a size and s or r",
+            )?;
+            let starts = (0..n)
+                .map(|k| {
+                    let at = 1 + 4 * k;
+                    let recv = match a[at + 3] {
+                        "r" => true,
+                        "s" => false,
+                        t => return Err(format!("expected s or r, found '{t}'")),
+                    };
+                    Ok((int(at)?, int(at + 1)?, count(at + 2)?.max(0) as u64, recv))
+                })
+                .collect::<Result<_, String>>()?;
+            Action::Startall { starts }
+        }
         "waitAny" | "waitany" => Action::Waitany {
             done: keys(1, 1)?.map(|k| k[0]),
         },
@@ -449,10 +454,6 @@ pub(crate) fn parse(name: &str, a: &[&str], comm_size: usize, double_default: bo
                 stag: opt_int(6, 0)?,
                 rtag: opt_int(7, 0)?,
             }
-        }
-        "compute" => {
-            need(1, "a number of flops")?;
-            Action::Compute { flops: float(0)? }
         }
         "sleep" => {
             need(1, "a duration in seconds")?;
@@ -660,19 +661,28 @@ fn is_collective(name: &str) -> bool {
 /// SimGrid's `stoi`: the integer prefix of the token (`1e3` reads 1, `5.9` reads 5).
 pub(crate) fn int_prefix(t: &str) -> Option<i64> {
     let b = t.as_bytes();
-    let mut i = usize::from(matches!(b.first(), Some(b'-' | b'+')));
-    let start = i;
-    while i < b.len() && b[i].is_ascii_digit() {
-        i += 1;
+    let negative = b.first() == Some(&b'-');
+    let start = usize::from(matches!(b.first(), Some(b'-' | b'+')));
+    let digits = b[start..].iter().take_while(|c| c.is_ascii_digit());
+    // Accumulated towards the sign, so that i64::MIN reads and overflow is None.
+    let mut v: i64 = 0;
+    let mut any = false;
+    for &c in digits {
+        let d = i64::from(c - b'0');
+        v = v.checked_mul(10)?;
+        v = if negative { v.checked_sub(d)? } else { v.checked_add(d)? };
+        any = true;
     }
-    if i == start {
-        return None;
-    }
-    t[..i].parse().ok()
+    any.then_some(v)
 }
 
 /// A count: parsed as a number and truncated (`1e6` works, `2.7` reads 2).
 fn count(t: &str) -> Result<i64, String> {
+    // Plain digits, the usual form, need no float parse; up to 15 of them the value is
+    // below 2^53, where the float parse is exact too, so both read the same.
+    if !t.is_empty() && t.len() <= 15 && t.bytes().all(|c| c.is_ascii_digit()) {
+        return Ok(t.bytes().fold(0i64, |v, c| v * 10 + i64::from(c - b'0')));
+    }
     let v: f64 = t.parse().map_err(|_| format!("expected a count, found '{t}'"))?;
     if !v.is_finite() || v.abs() > 9.0e18 {
         return Err(format!("count '{t}' is out of range"));
@@ -689,8 +699,20 @@ mod tests {
         assert_eq!(int_prefix("1e3"), Some(1));
         assert_eq!(int_prefix("-444"), Some(-444));
         assert_eq!(int_prefix("x"), None);
+        assert_eq!(int_prefix("+5"), Some(5));
+        assert_eq!(int_prefix("-"), None);
+        assert_eq!(int_prefix(""), None);
+        assert_eq!(int_prefix("-9223372036854775808"), Some(i64::MIN));
+        assert_eq!(int_prefix("9223372036854775807x"), Some(i64::MAX));
+        assert_eq!(int_prefix("9223372036854775808"), None);
+        assert_eq!(int_prefix("-9223372036854775809"), None);
         assert_eq!(count("1e6"), Ok(1_000_000));
         assert_eq!(count("2.7"), Ok(2));
+        // Plain digits (read without a float parse up to 15) and the float path agree.
+        assert_eq!(count("007"), Ok(7));
+        assert_eq!(count("999999999999999"), Ok(999_999_999_999_999));
+        assert_eq!(count("9999999999999999"), Ok(9_999_999_999_999_999 + 1));
+        assert!(count("").is_err());
     }
 
     #[test]

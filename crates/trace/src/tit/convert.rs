@@ -26,7 +26,7 @@ use simpi_mpi::coll::emit::Template;
 use simpi_mpi::coll::{Algorithm, CollSpec, Collective};
 use simpi_mpi::{BuildError, Op, Schedule, ScheduleBuilder, ANY_SOURCE, ANY_TAG};
 use std::collections::hash_map::Entry;
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashSet, VecDeque};
 use std::fmt;
 use std::hash::BuildHasherDefault;
 use std::path::Path;
@@ -304,7 +304,7 @@ fn read_tit_with(path: &Path, opts: &TitOptions<'_>, threads: impl FnOnce() -> u
                 comms: &comms,
                 opts,
                 after: Vec::new(),
-                store: HashMap::new(),
+                store: MixHashMap::default(),
                 double_default: false,
                 dropped: &mut part.dropped,
                 icolls: 0,
@@ -432,7 +432,7 @@ struct RankConv<'a, 'o> {
     /// What the next blocking call must wait for.
     after: Vec<u32>,
     /// Outstanding requests by (source, destination, tag), oldest first.
-    store: HashMap<Key, VecDeque<u32>>,
+    store: MixHashMap<Key, VecDeque<u32>>,
     double_default: bool,
     dropped: &'a mut u64,
     /// Non-blocking collectives started so far.

@@ -38,6 +38,28 @@ fn is_action_line(line: &str) -> bool {
     matches!((w.next(), w.next()), (Some(r), Some(_)) if r.parse::<u32>().is_ok())
 }
 
+/// The lines of `text`, as `str::lines` gives them (`\n` or `\r\n` ends a line; a final
+/// one is optional), found with a SIMD byte search: the standard iterator's search was
+/// 5 % of loading a 64-rank trace.
+fn lines(text: &str) -> impl Iterator<Item = &str> {
+    let mut start = 0;
+    let mut ends = memchr::memchr_iter(b'\n', text.as_bytes());
+    std::iter::from_fn(move || match ends.next() {
+        Some(end) => {
+            // `\n` is ASCII: both cuts fall on character boundaries.
+            let line = &text[start..end];
+            start = end + 1;
+            Some(line.strip_suffix('\r').unwrap_or(line))
+        }
+        None if start < text.len() => {
+            let line = &text[start..];
+            start = text.len();
+            Some(line)
+        }
+        None => None,
+    })
+}
+
 fn meaningful(line: &str) -> Option<&str> {
     let t = line.trim_ascii();
     (!t.is_empty() && !t.starts_with('#')).then_some(t)
@@ -47,7 +69,7 @@ impl Source {
     /// Opens `path`: an index file, or a trace file of `<rank> <action>` lines.
     pub fn open(path: &Path) -> Result<Source, SourceError> {
         let text = std::fs::read_to_string(path).map_err(|e| err(path, 0, format!("cannot read: {e}")))?;
-        let first = text.lines().find_map(meaningful);
+        let first = lines(&text).find_map(meaningful);
         let Some(first) = first else {
             return Err(err(
                 path,
@@ -61,8 +83,7 @@ impl Source {
         // An index: paths relative to the current directory (as SimGrid) or, failing that,
         // to the index's own directory.
         let base = path.parent().unwrap_or(Path::new("."));
-        let entries: Vec<(u32, PathBuf)> = text
-            .lines()
+        let entries: Vec<(u32, PathBuf)> = lines(&text)
             .enumerate()
             .filter_map(|(i, l)| meaningful(l).map(|l| (i as u32 + 1, PathBuf::from(l))))
             .collect();
@@ -102,8 +123,8 @@ impl Source {
         let mut ranks: Vec<Vec<(u32, String)>> = Vec::new();
         // Ranks without a line do nothing, and are allowed; but a rank number past both
         // the number of lines and FREE_RANKS is a typo that would make the trace huge.
-        let lines = text.lines().filter(|l| meaningful(l).is_some()).count();
-        for (i, l) in text.lines().enumerate() {
+        let count = lines(text).filter(|l| meaningful(l).is_some()).count();
+        for (i, l) in lines(text).enumerate() {
             let Some(t) = meaningful(l) else { continue };
             let r: usize = t
                 .split_ascii_whitespace()
@@ -116,13 +137,13 @@ impl Source {
                         format!("expected '<rank> <action> ...', found '{t}'"),
                     )
                 })?;
-            if r >= lines.max(FREE_RANKS) {
+            if r >= count.max(FREE_RANKS) {
                 return Err(err(
                     path,
                     i as u32 + 1,
                     format!(
                         "rank {r} is out of range: the ranks of a trace in one file are numbered below \
-                         {FREE_RANKS}, or below its number of lines ({lines}) if that is larger"
+                         {FREE_RANKS}, or below its number of lines ({count}) if that is larger"
                     ),
                 ));
             }
@@ -157,13 +178,14 @@ impl Source {
     /// its lines one by one. Text that is not valid UTF-8 counts as containing them, so
     /// that the full pass reports the error where it would have.
     pub fn mentions(&self, r: usize, needles: &[&str]) -> Result<bool, SourceError> {
-        let any = |t: &str| needles.iter().any(|n| t.contains(n));
+        let any = |t: &[u8]| needles.iter().any(|n| memchr::memmem::find(t, n.as_bytes()).is_some());
         match self {
-            Source::Shared { ranks, .. } => Ok(ranks[r].iter().any(|(_, t)| any(t))),
+            Source::Shared { ranks, .. } => Ok(ranks[r].iter().any(|(_, t)| any(t.as_bytes()))),
             Source::PerRank(files) => {
                 let path = &files[r];
                 let bytes = std::fs::read(path).map_err(|e| err(path, 0, format!("cannot read: {e}")))?;
-                Ok(std::str::from_utf8(&bytes).map_or(true, any))
+                // A file that is not UTF-8 counts as a mention: the full read reports it.
+                Ok(any(&bytes) || std::str::from_utf8(&bytes).is_err())
             }
         }
     }
@@ -196,7 +218,7 @@ impl Source {
                     }
                 };
                 let me = r.to_string();
-                for (i, line) in text.lines().enumerate() {
+                for (i, line) in lines(text).enumerate() {
                     let Some(t) = meaningful(line) else { continue };
                     if t.split_ascii_whitespace().next() != Some(me.as_str()) {
                         *skipped += 1;
@@ -210,5 +232,31 @@ impl Source {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::lines;
+
+    #[test]
+    fn lines_split_as_the_standard_iterator_does() {
+        for text in [
+            "",
+            "a",
+            "a\n",
+            "a\r\n",
+            "a\rb\n",
+            "\n\n",
+            "x\r",
+            "a\nb",
+            "\r\n\r\n",
+            "é\nü\r\nß",
+            "a\n\nb\n",
+        ] {
+            let ours: Vec<&str> = lines(text).collect();
+            let std: Vec<&str> = text.lines().collect();
+            assert_eq!(ours, std, "{text:?}");
+        }
     }
 }
