@@ -37,6 +37,8 @@ pub(crate) struct Solver {
     pub(crate) shortcuts: u64,
     /// Solves of a lone variable.
     pub(crate) lone: u64,
+    /// Constraints the component search went around because they cannot bind.
+    pub(crate) loose_skips: u64,
 }
 
 impl Solver {
@@ -126,7 +128,9 @@ impl Solver {
             take(Event::new(b * w, v | VAR, 0), None, &mut others);
         }
         for c in dirty.drain(..) {
-            cnsts[c as usize].dirty = false;
+            let k = &mut cnsts[c as usize];
+            k.dirty = false;
+            k.was_loose = k.loose();
         }
         let var = &mut vars[v as usize];
         var.frozen = true;
@@ -218,7 +222,9 @@ impl Solver {
             var.frozen = true;
         }
         for c in dirty.drain(..) {
-            cnsts[c as usize].dirty = false;
+            let k = &mut cnsts[c as usize];
+            k.dirty = false;
+            k.was_loose = k.loose();
         }
         self.single = nonempty.then_some((b, bound));
         self.shortcuts += 1;
@@ -237,14 +243,22 @@ impl Solver {
         changed: &mut Vec<VarId>,
     ) -> usize {
         let e = self.epoch;
+        let prune = !self.no_shortcut;
         self.events.clear();
         self.stack.clear();
         for c in dirty.drain(..) {
             let k = &mut cnsts[c as usize];
             k.dirty = false;
             // A constraint left without variables constrains nothing: its state is reset
-            // when a variable joins it again (which makes it dirty).
+            // when a variable joins it again (which makes it dirty). One that can never
+            // bind, and could not before this change either, caps no value: the search
+            // goes around it (its variables are reached through their other
+            // constraints), which splits a component held together by an idle backbone.
             if k.seen != e && !k.elems.is_empty() {
+                if prune && k.stays_loose() {
+                    self.loose_skips += 1;
+                    continue;
+                }
                 k.seen = e;
                 self.stack.push(c);
             }
@@ -281,6 +295,10 @@ impl Solver {
                 for &(c2, _, _) in &vars[v as usize].elems {
                     let k2 = &mut cnsts[c2 as usize];
                     if k2.seen != e {
+                        if prune && k2.stays_loose() {
+                            self.loose_skips += 1;
+                            continue;
+                        }
                         k2.seen = e;
                         self.stack.push(c2);
                     }
@@ -303,7 +321,7 @@ impl Solver {
                 let var = &vars[v as usize];
                 if !var.frozen {
                     let b = var.bound.unwrap();
-                    freeze(cnsts, vars, v, b);
+                    freeze(cnsts, vars, v, b, self.epoch);
                     unfrozen_vars -= 1;
                 }
                 continue;
@@ -343,7 +361,7 @@ impl Solver {
                 let var = &vars[v as usize];
                 if !var.frozen {
                     let x = level / var.weight;
-                    freeze(cnsts, vars, v, x);
+                    freeze(cnsts, vars, v, x, self.epoch);
                     unfrozen_vars -= 1;
                 }
             }
@@ -378,7 +396,7 @@ fn add_factor(policy: Policy, factor: f64, r: f64) -> f64 {
 }
 
 /// Fixes variable `v` at `x` and takes it out of its constraints' unfrozen factors.
-fn freeze(cnsts: &mut [Constraint], vars: &mut [Variable], v: u32, x: f64) {
+fn freeze(cnsts: &mut [Constraint], vars: &mut [Variable], v: u32, x: f64, epoch: u32) {
     let var = &mut vars[v as usize];
     var.frozen = true;
     var.value = x;
@@ -386,6 +404,10 @@ fn freeze(cnsts: &mut [Constraint], vars: &mut [Variable], v: u32, x: f64) {
     let w = var.weight;
     for &(c, _, a) in &var.elems {
         let k = &mut cnsts[c as usize];
+        // A loose constraint the search went around takes no part in this fill.
+        if k.seen != epoch {
+            continue;
+        }
         k.unfrozen -= 1;
         k.version = k.version.wrapping_add(1);
         match k.policy {

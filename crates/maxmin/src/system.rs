@@ -39,6 +39,34 @@ pub(crate) struct Constraint {
     pub policy: Policy,
     /// Set when something on this constraint changed since the last solve.
     pub dirty: bool,
+    /// Whether it was [`Constraint::loose`] when the solver last looked at it: a loose
+    /// constraint may be left out of a solve only if it was loose then too (else the
+    /// values it capped must be solved again).
+    pub was_loose: bool,
+    /// Σ a · cap over its variables, shared or not (see [`Variable::cap`]).
+    pub max_load: f64,
+    /// `max_load` below this means loose: the capacity less a margin far above the
+    /// rounding of `max_load` if shared; -∞ for a fat pipe, which is never loose.
+    pub loose_below: f64,
+}
+
+impl Constraint {
+    /// Whether it can never be a bottleneck: even with every variable at its cap, a
+    /// shared constraint's load stays below its capacity (the margin is far above the
+    /// rounding of `max_load`). Progressive filling then never takes it, so leaving it out
+    /// of a solve changes no value.
+    pub(crate) fn loose(&self) -> bool {
+        self.max_load < self.loose_below
+    }
+
+    /// Whether it is loose and was when last looked at (then it may be left out of the
+    /// solve); records what it is now.
+    pub(crate) fn stays_loose(&mut self) -> bool {
+        let loose = self.loose();
+        let stays = loose && self.was_loose;
+        self.was_loose = loose;
+        stays
+    }
 }
 
 /// A variable and the solver's marks for it, in one cache line.
@@ -55,6 +83,9 @@ pub(crate) struct Variable {
     pub seen: u32,
     pub live: bool,
     pub frozen: bool,
+    /// A bound of its value whatever else shares its constraints: the least
+    /// capacity / coefficient of its constraints (its own `bound` aside).
+    pub cap: f64,
 }
 
 /// A max-min system. See the crate documentation for the semantics.
@@ -110,6 +141,12 @@ impl System {
             seen: 0,
             policy,
             dirty: false,
+            was_loose: false,
+            max_load: 0.0,
+            loose_below: match policy {
+                Policy::Shared => capacity * (1.0 - 1e-9),
+                Policy::Fatpipe => f64::NEG_INFINITY,
+            },
         });
         CnstId(self.cnsts.len() as u32 - 1)
     }
@@ -118,6 +155,37 @@ impl System {
     /// upper `bound`, and coefficients on constraints. A constraint listed twice gets the
     /// sum of the coefficients if shared, their maximum if a fat pipe.
     pub fn add_variable(&mut self, weight: f64, bound: Option<f64>, elems: &[(CnstId, f64)]) -> VarId {
+        self.add(weight, bound, elems, None)
+    }
+
+    /// The cap a variable on `elems` gets: the least capacity / coefficient over its
+    /// constraints, the coefficients of a constraint listed twice merged as
+    /// [`System::add_variable`] merges them. A caller that adds many variables on the
+    /// same constraints (a network, one per message over a route) computes it once.
+    pub fn cap_of(&self, elems: &[(CnstId, f64)]) -> f64 {
+        let mut cap = f64::INFINITY;
+        for (i, &(c, _)) in elems.iter().enumerate() {
+            if elems[..i].iter().any(|e| e.0 == c) {
+                continue;
+            }
+            let k = &self.cnsts[c.0 as usize];
+            let same = elems[i..].iter().filter(|e| e.0 == c).map(|e| e.1);
+            let a = match k.policy {
+                Policy::Shared => same.sum::<f64>(),
+                Policy::Fatpipe => same.fold(0.0, f64::max),
+            };
+            cap = cap.min(k.capacity / a);
+        }
+        cap
+    }
+
+    /// [`System::add_variable`] with the cap [`System::cap_of`] gives for `elems`.
+    pub fn add_variable_capped(&mut self, weight: f64, bound: Option<f64>, elems: &[(CnstId, f64)], cap: f64) -> VarId {
+        debug_assert_eq!(cap.to_bits(), self.cap_of(elems).to_bits(), "cap not from cap_of");
+        self.add(weight, bound, elems, Some(cap))
+    }
+
+    fn add(&mut self, weight: f64, bound: Option<f64>, elems: &[(CnstId, f64)], given_cap: Option<f64>) -> VarId {
         // Two comparisons (`is_finite` compiled to many more, once per flow).
         assert!(
             weight > 0.0 && weight < f64::INFINITY,
@@ -134,6 +202,7 @@ impl System {
                     seen: 0,
                     live: false,
                     frozen: false,
+                    cap: 0.0,
                 });
                 self.vars.len() as u32 - 1
             }
@@ -147,6 +216,9 @@ impl System {
         var.value = 0.0;
         var.live = true;
         let merged = &mut var.elems;
+        // A merged coefficient only grows, so the least capacity / coefficient seen on the
+        // way is the one of the final coefficients.
+        let mut cap = f64::INFINITY;
         for &(c, a) in elems {
             assert!(a > 0.0, "coefficients must be positive");
             let cnst = &mut self.cnsts[c.0 as usize];
@@ -160,10 +232,16 @@ impl System {
                         Policy::Fatpipe => last.2.max(a),
                     };
                     merged[last.1 as usize].2 = last.2;
+                    if given_cap.is_none() {
+                        cap = cap.min(cnst.capacity / last.2);
+                    }
                 }
                 _ => {
                     merged.push((c.0, cnst.elems.len() as u32, a));
                     cnst.elems.push((id, merged.len() as u32 - 1, a));
+                    if given_cap.is_none() {
+                        cap = cap.min(cnst.capacity / a);
+                    }
                     if !cnst.dirty {
                         cnst.dirty = true;
                         self.dirty.push(c.0);
@@ -171,7 +249,12 @@ impl System {
                 }
             }
         }
-        if merged.is_empty() {
+        let cap = given_cap.unwrap_or(cap);
+        var.cap = cap;
+        for &(c, _, a) in var.elems.iter() {
+            self.cnsts[c as usize].max_load += a * cap;
+        }
+        if var.elems.is_empty() {
             self.dirty_vars.push(id);
         }
         self.added.push(id);
@@ -183,12 +266,19 @@ impl System {
         let var = &mut self.vars[v.0 as usize];
         assert!(var.live, "removing a removed variable");
         var.live = false;
+        let cap = var.cap;
         let mut elems = std::mem::take(&mut var.elems);
-        for &(c, slot, _) in &elems {
+        for &(c, slot, a) in &elems {
             let cnst = &mut self.cnsts[c as usize];
             let i = slot as usize;
             debug_assert_eq!(cnst.elems[i].0, v.0, "variable missing from its constraint");
             cnst.elems.swap_remove(i);
+            // Back to exactly 0 when empty, so that rounding cannot build up.
+            cnst.max_load = if cnst.elems.is_empty() {
+                0.0
+            } else {
+                cnst.max_load - a * cap
+            };
             // The variable moved into slot i now sits there: update its record of it.
             if let Some(&(moved, k, _)) = cnst.elems.get(i) {
                 self.vars[moved as usize].elems[k as usize].1 = i as u32;
@@ -318,8 +408,9 @@ impl System {
     }
 
     /// Turns the solver's shortcuts off or on (on by default): the one for components
-    /// with a single bottleneck and the one for a lone variable. They must give the same
-    /// values, bit for bit, which the tests check by comparing two systems.
+    /// with a single bottleneck, the one for a lone variable, and going around
+    /// constraints that cannot bind. They must give the same values, bit for bit, which
+    /// the tests check by comparing two systems.
     pub fn set_shortcuts(&mut self, on: bool) {
         self.solver.no_shortcut = !on;
     }
@@ -332,6 +423,13 @@ impl System {
     /// How many solves were of a lone variable (the other shortcut).
     pub fn lone_variable_solves(&self) -> u64 {
         self.solver.lone
+    }
+
+    /// How many times a solve went around a constraint that cannot bind (a shared link
+    /// whose variables, each at its cap, stay below its capacity) instead of solving
+    /// everything it connects.
+    pub fn loose_skips(&self) -> u64 {
+        self.solver.loose_skips
     }
 
     /// Recomputes every variable from scratch (for comparison with [`System::solve`]).

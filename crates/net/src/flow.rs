@@ -110,6 +110,9 @@ pub struct FlowNetwork<'p> {
     routes: IdHashMap<u64, (u32, f64)>,
     /// The routes seen so far, indexed by the values of `routes`.
     route_info: Vec<RouteInfo>,
+    /// Each route's max-min cap (`System::cap_of`), beside `route_info` to keep that
+    /// in one cache line.
+    route_cap: Vec<f64>,
     /// Links of routes too long to keep inline.
     spilled_links: Vec<u32>,
     /// Scratch: the constraints and coefficients of a flow being added.
@@ -159,6 +162,7 @@ impl<'p> FlowNetwork<'p> {
             cnst,
             routes: IdHashMap::default(),
             route_info: Vec::new(),
+            route_cap: Vec::new(),
             spilled_links: Vec::new(),
             elems: Vec::new(),
             changed: Vec::new(),
@@ -256,6 +260,13 @@ impl<'p> FlowNetwork<'p> {
         } else {
             info.links[..links.len()].copy_from_slice(&links);
         }
+        let back = p.cross_traffic.unwrap_or(0.0);
+        let elems: Vec<(CnstId, f64)> = links
+            .iter()
+            .enumerate()
+            .map(|(k, &c)| (CnstId(c), if k < n_fwd { 1.0 } else { back }))
+            .collect();
+        self.route_cap.push(self.sys.cap_of(&elems));
         let id = (self.route_info.len() as u32, latency);
         self.route_info.push(info);
         self.routes.insert(key, id);
@@ -377,7 +388,8 @@ impl<'p> FlowNetwork<'p> {
                 .enumerate()
                 .map(|(k, &c)| (CnstId(c), if k < nf { 1.0 } else { back })),
         );
-        let var = self.sys.add_variable(r.weight, r.bound, &self.elems);
+        let cap = self.route_cap[fl.route as usize];
+        let var = self.sys.add_variable_capped(r.weight, r.bound, &self.elems, cap);
         if self.var_flow.len() <= var.0 as usize {
             self.var_flow.resize(var.0 as usize + 1, u32::MAX);
         }
