@@ -39,6 +39,12 @@ pub(crate) struct Solver {
     pub(crate) lone: u64,
     /// Constraints the component search went around because they cannot bind.
     pub(crate) loose_skips: u64,
+    /// The last single-bottleneck shortcut's constraint and level, whose variables'
+    /// values (level / weight) are not written yet: the flow network times such flows
+    /// as a group and never reads them, so writing them at every join or leave of a busy
+    /// backbone was wasted. [`Solver::write_pending`] writes them before anything else
+    /// may need them; [`crate::System::value`] reads through.
+    pub(crate) pending: Option<(u32, f64)>,
 }
 
 impl Solver {
@@ -52,6 +58,7 @@ impl Solver {
         dirty_vars: &mut Vec<u32>,
         changed: &mut Vec<VarId>,
     ) {
+        self.write_pending(cnsts, vars);
         self.single = None;
         if !self.no_shortcut && dirty_vars.is_empty() && self.solve_lone(cnsts, vars, dirty, changed) {
             return;
@@ -216,11 +223,11 @@ impl Solver {
         if nonempty && level >= bound {
             return None;
         }
-        for &(v, _, _) in &k.elems {
-            let var = &mut vars[v as usize];
-            var.value = level / var.weight;
-            var.frozen = true;
-        }
+        // The values are level / weight for every variable on `b`: left to be written
+        // when needed (a shortcut before this one was on `b` too, so nothing else is
+        // pending).
+        debug_assert!(self.pending.is_none_or(|(p, _)| p == b));
+        self.pending = nonempty.then_some((b, level));
         for c in dirty.drain(..) {
             let k = &mut cnsts[c as usize];
             k.dirty = false;
@@ -229,6 +236,16 @@ impl Solver {
         self.single = nonempty.then_some((b, bound));
         self.shortcuts += 1;
         Some(nonempty.then_some((CnstId(b), level)))
+    }
+
+    /// Writes the values the last shortcut left pending.
+    pub(crate) fn write_pending(&mut self, cnsts: &[Constraint], vars: &mut [Variable]) {
+        if let Some((b, level)) = self.pending.take() {
+            for &(v, _, _) in &cnsts[b as usize].elems {
+                let var = &mut vars[v as usize];
+                var.value = level / var.weight;
+            }
+        }
     }
 
     /// Finds the union of the components of the `dirty` constraints, depth first (the

@@ -296,6 +296,8 @@ impl System {
 
     /// Changes a variable's weight.
     pub fn set_weight(&mut self, v: VarId, weight: f64) {
+        // A pending value is level / weight with the weight of the last solve.
+        self.solver.write_pending(&self.cnsts, &mut self.vars);
         assert!(weight > 0.0 && weight.is_finite());
         self.vars[v.0 as usize].weight = weight;
         self.touch_var(v.0);
@@ -329,9 +331,13 @@ impl System {
     }
 
     /// The variable's value from the last solve (`f64::INFINITY` for an unbounded variable
-    /// on no constraint).
+    /// on no constraint; meaningless for a variable added since).
     pub fn value(&self, v: VarId) -> f64 {
-        self.vars[v.0 as usize].value
+        let var = &self.vars[v.0 as usize];
+        match self.solver.pending {
+            Some((b, level)) if var.elems.iter().any(|e| e.0 == b) => level / var.weight,
+            _ => var.value,
+        }
     }
 
     /// Number of live variables.
