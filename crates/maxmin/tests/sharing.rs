@@ -253,6 +253,71 @@ fn fast_solver_matches_reference_on_large_components() {
     }
 }
 
+/// A flow from host `src` to `dst` of a cluster: its bytes on `src`'s up link, the
+/// backbone and `dst`'s down link, its acknowledgements' share (0.05) on the reverse path.
+fn cluster_flow(b: CnstId, up: &[CnstId], down: &[CnstId], src: usize, dst: usize) -> Vec<(CnstId, f64)> {
+    vec![
+        (up[src], 1.0),
+        (b, 1.0),
+        (down[dst], 1.0),
+        (up[dst], 0.05),
+        (b, 0.05),
+        (down[src], 0.05),
+    ]
+}
+
+/// One step of flows coming and going on twin systems, from a roll `r` in 0..100: a
+/// random live flow leaves (`r` < 30, or while more than `target` are live), one changes
+/// its weight (`r` = 40), or a flow joins as `join` draws it (weight, bound,
+/// coefficients).
+fn churn(
+    rng: &mut Rng,
+    twins: &mut [System; 2],
+    live: &mut Vec<VarId>,
+    target: usize,
+    join: impl FnOnce(&mut Rng, u64) -> (f64, Option<f64>, Vec<(CnstId, f64)>),
+) {
+    let r = rng.below(100);
+    if !live.is_empty() && (r < 30 || live.len() > target) {
+        let v = live.swap_remove(rng.below(live.len() as u64) as usize);
+        twins.iter_mut().for_each(|s| s.remove_variable(v));
+    } else if !live.is_empty() && r == 40 {
+        let v = live[rng.below(live.len() as u64) as usize];
+        let w = 0.5 + rng.unit_f64();
+        twins.iter_mut().for_each(|s| s.set_weight(v, w));
+    } else {
+        let (weight, bound, elems) = join(rng, r);
+        let ids: Vec<VarId> = twins
+            .iter_mut()
+            .map(|s| s.add_variable(weight, bound, &elems))
+            .collect();
+        assert_eq!(ids[0], ids[1]);
+        live.push(ids[0]);
+    }
+}
+
+/// Solves both twins; every live value must be equal bit for bit, and (every 25 steps)
+/// agree with the reference.
+fn solve_twins(twins: &mut [System; 2], live: &[VarId], step: u32) {
+    for s in twins.iter_mut() {
+        s.solve();
+    }
+    for &v in live {
+        let (x, y) = (twins[0].value(v), twins[1].value(v));
+        assert_eq!(
+            x.to_bits(),
+            y.to_bits(),
+            "step {step}: {v:?} {x} with the shortcuts, {y} without"
+        );
+    }
+    if step % 25 == 0 {
+        for (v, want) in solve_reference(&twins[0]) {
+            let got = twins[0].value(v);
+            assert!(close(got, want), "step {step}: {v:?} got {got} want {want}");
+        }
+    }
+}
+
 /// A cluster whose backbone is overloaded (the shortcut's case) with flows that also
 /// load the reverse path (acknowledgements), some bounds below the backbone's share, slow
 /// hosts, flows that stay on one host's links or on links of their own, and weights
@@ -283,30 +348,15 @@ fn shortcuts_give_the_full_solve_bit_for_bit() {
     for step in 0..3000 {
         // Phases of many flows (the backbone binds) and of few (the slow hosts do).
         let target = if (step / 150) % 2 == 0 { 40 } else { 4 };
-        let r = rng.below(100);
-        if !live.is_empty() && (r < 30 || live.len() > target) {
-            let v = live.swap_remove(rng.below(live.len() as u64) as usize);
-            twins.iter_mut().for_each(|s| s.remove_variable(v));
-        } else if !live.is_empty() && r == 40 {
-            let v = live[rng.below(live.len() as u64) as usize];
-            let w = 0.5 + rng.unit_f64();
-            twins.iter_mut().for_each(|s| s.set_weight(v, w));
-        } else {
+        churn(&mut rng, &mut twins, &mut live, target, |rng, r| {
             let src = rng.below(hosts as u64) as usize;
             let dst = (src + 1 + rng.below(hosts as u64 - 1) as usize) % hosts as usize;
-            let elems: Vec<(CnstId, f64)> = if r == 41 {
+            let elems = if r == 41 {
                 vec![(up[src], 1.0), (down[src], 1.0)]
             } else if r < 45 {
                 vec![(apart, 1.0)]
             } else {
-                vec![
-                    (up[src], 1.0),
-                    (b, 1.0),
-                    (down[dst], 1.0),
-                    (up[dst], 0.05),
-                    (b, 0.05),
-                    (down[src], 0.05),
-                ]
+                cluster_flow(b, &up, &down, src, dst)
             };
             let weight = [1.0, 1.0, 2.0, 0.7][rng.below(4) as usize];
             let bound = match rng.below(10) {
@@ -314,31 +364,10 @@ fn shortcuts_give_the_full_solve_bit_for_bit() {
                 1 => Some(40.0),
                 _ => None,
             };
-            let ids: Vec<VarId> = twins
-                .iter_mut()
-                .map(|s| s.add_variable(weight, bound, &elems))
-                .collect();
-            assert_eq!(ids[0], ids[1]);
-            live.push(ids[0]);
-        }
-        for s in twins.iter_mut() {
-            s.solve();
-        }
+            (weight, bound, elems)
+        });
+        solve_twins(&mut twins, &live, step);
         solves += 1;
-        for &v in &live {
-            let (x, y) = (twins[0].value(v), twins[1].value(v));
-            assert_eq!(
-                x.to_bits(),
-                y.to_bits(),
-                "step {step}: {v:?} {x} with the shortcut, {y} without"
-            );
-        }
-        if step % 25 == 0 {
-            for (v, want) in solve_reference(&twins[0]) {
-                let got = twins[0].value(v);
-                assert!(close(got, want), "step {step}: {v:?} got {got} want {want}");
-            }
-        }
     }
     let short = twins[0].shortcut_solves();
     assert_eq!(twins[1].shortcut_solves(), 0);
@@ -378,50 +407,19 @@ fn going_around_a_loose_backbone_gives_the_full_solve_bit_for_bit() {
     let mut live: Vec<VarId> = Vec::new();
     for step in 0..3000 {
         let target = if (step / 200) % 2 == 0 { 8 } else { 40 };
-        let r = rng.below(100);
-        if !live.is_empty() && (r < 30 || live.len() > target) {
-            let v = live.swap_remove(rng.below(live.len() as u64) as usize);
-            twins.iter_mut().for_each(|s| s.remove_variable(v));
-        } else if !live.is_empty() && r == 40 {
-            let v = live[rng.below(live.len() as u64) as usize];
-            let w = 0.5 + rng.unit_f64();
-            twins.iter_mut().for_each(|s| s.set_weight(v, w));
-        } else {
+        churn(&mut rng, &mut twins, &mut live, target, |rng, r| {
             let src = rng.below(hosts as u64) as usize;
             let dst = (src + 1 + rng.below(hosts as u64 - 1) as usize) % hosts as usize;
-            let elems: Vec<(CnstId, f64)> = if r == 41 {
+            let elems = if r == 41 {
                 vec![(up[src], 1.0), (down[src], 1.0)]
             } else {
-                vec![
-                    (up[src], 1.0),
-                    (b, 1.0),
-                    (down[dst], 1.0),
-                    (up[dst], 0.05),
-                    (b, 0.05),
-                    (down[src], 0.05),
-                ]
+                cluster_flow(b, &up, &down, src, dst)
             };
             let bound = (rng.below(10) == 0).then_some(7.0);
             let weight = [1.0, 2.0, 0.7][rng.below(3) as usize];
-            let ids: Vec<VarId> = twins
-                .iter_mut()
-                .map(|s| s.add_variable(weight, bound, &elems))
-                .collect();
-            live.push(ids[0]);
-        }
-        for s in twins.iter_mut() {
-            s.solve();
-        }
-        for &v in &live {
-            let (x, y) = (twins[0].value(v), twins[1].value(v));
-            assert_eq!(x.to_bits(), y.to_bits(), "step {step}: {v:?} {x} going around, {y} not");
-        }
-        if step % 25 == 0 {
-            for (v, want) in solve_reference(&twins[0]) {
-                let got = twins[0].value(v);
-                assert!(close(got, want), "step {step}: {v:?} got {got} want {want}");
-            }
-        }
+            (weight, bound, elems)
+        });
+        solve_twins(&mut twins, &live, step);
     }
     assert!(twins[0].loose_skips() > 100, "{} skips", twins[0].loose_skips());
     assert_eq!(twins[1].loose_skips(), 0);
