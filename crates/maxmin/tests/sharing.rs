@@ -310,7 +310,7 @@ fn solve_twins(twins: &mut [System; 2], live: &[VarId], step: u32) {
             "step {step}: {v:?} {x} with the shortcuts, {y} without"
         );
     }
-    if step % 25 == 0 {
+    if step.is_multiple_of(25) {
         for (v, want) in solve_reference(&twins[0]) {
             let got = twins[0].value(v);
             assert!(close(got, want), "step {step}: {v:?} got {got} want {want}");
