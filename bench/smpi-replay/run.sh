@@ -32,25 +32,9 @@ for p in osu_allreduce osu_bcast osu_alltoall osu_allgather osu_reduce osu_barri
 done
 p2p=$osu/mpi/pt2pt
 [ -x "$out/bin/osu_latency" ] || smpicc -O2 -w -I"$p2p" -o "$out/bin/osu_latency" "$p2p/osu_latency.c" "$p2p/osu_pt2pt.c" -lm
-if [ ! -x "$out/bin/is.S.x" ]; then
-  rm -rf "$out/npb"; cp -r "$npb" "$out/npb"; mkdir -p "$out/npb/bin"
-  [ -f "$out/npb/config/make.def" ] || cp "$out/npb/config/make.def.template" "$out/npb/config/make.def"
-  for cls in S W; do
-    make -s -C "$out/npb" IS CLASS=$cls MPICC=smpicc CLINK=smpicc >/dev/null
-    cp "$out/npb/bin/is.$cls.x" "$out/bin/"
-    rm -f "$out/npb"/IS/*.o
-  done
-fi
-# The Fortran kernels, with smpiff (gfortran): randdp, as randi8's X'..' constants are
-# rejected by current gfortran, and argument mismatches (buffers of any type) allowed.
-for k in cg.S mg.S ep.S lu.S ft.S bt.S sp.S cg.W mg.W lu.W ft.W; do
-  [ -x "$out/bin/$k.x" ] && continue
-  [ -d "$out/npb" ] || { cp -r "$npb" "$out/npb"; mkdir -p "$out/npb/bin"; }
-  [ -f "$out/npb/config/make.def" ] || cp "$out/npb/config/make.def.template" "$out/npb/config/make.def"
-  b=${k%.*}; cls=${k#*.}
-  make -s -C "$out/npb" "${b^^}" CLASS="$cls" MPIFC=smpiff FLINK=smpiff RAND=randdp \
-    FFLAGS="-O2 -fallow-argument-mismatch" >/dev/null
-  cp "$out/npb/bin/$k.x" "$out/bin/"
+# NPB: IS with smpicc, the Fortran kernels with smpiff (build_npb.sh).
+for k in is.S is.W cg.S mg.S ep.S lu.S ft.S bt.S sp.S cg.W mg.W lu.W ft.W; do
+  [ -x "$out/bin/$k.x" ] || "$here/bench/smpi-replay/build_npb.sh" "$npb" "$out/npb" "${k%.*}" "${k#*.}" "$out/bin/$k.x"
 done
 
 # --- Cases -----------------------------------------------------------------------------

@@ -41,18 +41,7 @@ if [ -n "${IS_CLASS:-}" ]; then
   [ -n "${NPB_DIR:-}" ] || { echo "IS_CLASS needs NPB_DIR" >&2; exit 2; }
   kernel=${NPB_KERNEL:-is}
   prog="$out/$kernel.$IS_CLASS.x"; args=(); sim_comp=yes; prefix="$kernel.$IS_CLASS-"
-  if [ ! -x "$prog" ]; then
-    [ -d "$out/npb" ] || { cp -r "$(realpath "$NPB_DIR")" "$out/npb"; mkdir -p "$out/npb/bin"; }
-    [ -f "$out/npb/config/make.def" ] || cp "$out/npb/config/make.def.template" "$out/npb/config/make.def"
-    if [ "$kernel" = is ]; then
-      make -s -C "$out/npb" IS CLASS="$IS_CLASS" MPICC=smpicc CLINK=smpicc >/dev/null
-    else
-      # As run.sh: randdp (gfortran rejects randi8's X'..' constants), mismatches allowed.
-      make -s -C "$out/npb" "${kernel^^}" CLASS="$IS_CLASS" MPIFC=smpiff FLINK=smpiff RAND=randdp \
-        FFLAGS="-O2 -fallow-argument-mismatch" >/dev/null
-    fi
-    cp "$out/npb/bin/$kernel.$IS_CLASS.x" "$prog"
-  fi
+  [ -x "$prog" ] || "$here/bench/smpi-replay/build_npb.sh" "$NPB_DIR" "$out/npb" "$kernel" "$IS_CLASS" "$prog"
 else
   coll=$osu/mpi/collective
   prog="$out/osu_allreduce"

@@ -135,9 +135,7 @@ impl Solver {
             take(Event::new(b * w, v | VAR, 0), None, &mut others);
         }
         for c in dirty.drain(..) {
-            let k = &mut cnsts[c as usize];
-            k.dirty = false;
-            k.was_loose = k.loose();
+            cnsts[c as usize].settle();
         }
         let var = &mut vars[v as usize];
         var.frozen = true;
@@ -229,9 +227,7 @@ impl Solver {
         debug_assert!(self.pending.is_none_or(|(p, _)| p == b));
         self.pending = nonempty.then_some((b, level));
         for c in dirty.drain(..) {
-            let k = &mut cnsts[c as usize];
-            k.dirty = false;
-            k.was_loose = k.loose();
+            cnsts[c as usize].settle();
         }
         self.single = nonempty.then_some((b, bound));
         self.shortcuts += 1;
@@ -246,6 +242,14 @@ impl Solver {
                 var.value = level / var.weight;
             }
         }
+    }
+
+    /// Whether the search leaves constraint `k` out (pruning on, and it cannot bind now
+    /// nor could at its last look); counted.
+    fn goes_around(&mut self, prune: bool, k: &mut Constraint) -> bool {
+        let around = prune && k.stays_loose();
+        self.loose_skips += u64::from(around);
+        around
     }
 
     /// Finds the union of the components of the `dirty` constraints, depth first (the
@@ -271,11 +275,7 @@ impl Solver {
             // bind, and could not before this change either, caps no value: the search
             // goes around it (its variables are reached through their other
             // constraints), which splits a component held together by an idle backbone.
-            if k.seen != e && !k.elems.is_empty() {
-                if prune && k.stays_loose() {
-                    self.loose_skips += 1;
-                    continue;
-                }
+            if k.seen != e && !k.elems.is_empty() && !self.goes_around(prune, k) {
                 k.seen = e;
                 self.stack.push(c);
             }
@@ -311,11 +311,7 @@ impl Solver {
             for &VarId(v) in &changed[from..] {
                 for &(c2, _, _) in &vars[v as usize].elems {
                     let k2 = &mut cnsts[c2 as usize];
-                    if k2.seen != e {
-                        if prune && k2.stays_loose() {
-                            self.loose_skips += 1;
-                            continue;
-                        }
+                    if k2.seen != e && !self.goes_around(prune, k2) {
                         k2.seen = e;
                         self.stack.push(c2);
                     }

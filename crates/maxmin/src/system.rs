@@ -59,6 +59,12 @@ impl Constraint {
         self.max_load < self.loose_below
     }
 
+    /// Marks it solved by a shortcut: clean, and looked at now.
+    pub(crate) fn settle(&mut self) {
+        self.dirty = false;
+        self.was_loose = self.loose();
+    }
+
     /// Whether it is loose and was when last looked at (then it may be left out of the
     /// solve); records what it is now.
     pub(crate) fn stays_loose(&mut self) -> bool {
@@ -155,7 +161,8 @@ impl System {
     /// upper `bound`, and coefficients on constraints. A constraint listed twice gets the
     /// sum of the coefficients if shared, their maximum if a fat pipe.
     pub fn add_variable(&mut self, weight: f64, bound: Option<f64>, elems: &[(CnstId, f64)]) -> VarId {
-        self.add(weight, bound, elems, None)
+        let cap = self.cap_of(elems);
+        self.add(weight, bound, elems, cap)
     }
 
     /// The cap a variable on `elems` gets: the least capacity / coefficient over its
@@ -182,10 +189,10 @@ impl System {
     /// [`System::add_variable`] with the cap [`System::cap_of`] gives for `elems`.
     pub fn add_variable_capped(&mut self, weight: f64, bound: Option<f64>, elems: &[(CnstId, f64)], cap: f64) -> VarId {
         debug_assert_eq!(cap.to_bits(), self.cap_of(elems).to_bits(), "cap not from cap_of");
-        self.add(weight, bound, elems, Some(cap))
+        self.add(weight, bound, elems, cap)
     }
 
-    fn add(&mut self, weight: f64, bound: Option<f64>, elems: &[(CnstId, f64)], given_cap: Option<f64>) -> VarId {
+    fn add(&mut self, weight: f64, bound: Option<f64>, elems: &[(CnstId, f64)], cap: f64) -> VarId {
         // Two comparisons (`is_finite` compiled to many more, once per flow).
         assert!(
             weight > 0.0 && weight < f64::INFINITY,
@@ -216,9 +223,6 @@ impl System {
         var.value = 0.0;
         var.live = true;
         let merged = &mut var.elems;
-        // A merged coefficient only grows, so the least capacity / coefficient seen on the
-        // way is the one of the final coefficients.
-        let mut cap = f64::INFINITY;
         for &(c, a) in elems {
             assert!(a > 0.0, "coefficients must be positive");
             let cnst = &mut self.cnsts[c.0 as usize];
@@ -232,16 +236,10 @@ impl System {
                         Policy::Fatpipe => last.2.max(a),
                     };
                     merged[last.1 as usize].2 = last.2;
-                    if given_cap.is_none() {
-                        cap = cap.min(cnst.capacity / last.2);
-                    }
                 }
                 _ => {
                     merged.push((c.0, cnst.elems.len() as u32, a));
                     cnst.elems.push((id, merged.len() as u32 - 1, a));
-                    if given_cap.is_none() {
-                        cap = cap.min(cnst.capacity / a);
-                    }
                     if !cnst.dirty {
                         cnst.dirty = true;
                         self.dirty.push(c.0);
@@ -249,7 +247,6 @@ impl System {
                 }
             }
         }
-        let cap = given_cap.unwrap_or(cap);
         var.cap = cap;
         for &(c, _, a) in var.elems.iter() {
             self.cnsts[c as usize].max_load += a * cap;

@@ -333,6 +333,22 @@ pub(crate) fn block_range(lo: u32, hi: u32) -> Vec<u32> {
     (lo..hi).collect()
 }
 
+/// Elements per segment of `seg` bytes over a vector of `count` elements of `elem` bytes,
+/// as Open MPI's `COLL_TUNED_COMPUTED_SEGCOUNT` (and SimGrid's copies of it) round: the
+/// nearest whole number of elements (down, or up when the leftover is more than half an
+/// element); `count` itself when a segment holds no whole element or the whole vector.
+pub(crate) fn computed_segcount(seg: u64, elem: u64, count: u64) -> u64 {
+    if seg < elem || seg >= elem * count {
+        return count;
+    }
+    let n = seg / elem;
+    if seg - n * elem > elem / 2 {
+        n + 1
+    } else {
+        n
+    }
+}
+
 /// Largest power of two not above `n` (`n >= 1`).
 pub fn pow2_floor(n: u32) -> u32 {
     1 << (31 - n.leading_zeros())

@@ -93,6 +93,17 @@ fn time_left(remaining: f64, rate: f64) -> u64 {
     }
 }
 
+/// The max-min coefficients of a flow over a route's links (`n_fwd` forward ones, then
+/// backward ones): forward links carry the flow, backward ones its acknowledgements'
+/// share (`cross_traffic`).
+fn route_elems(links: &[u32], n_fwd: usize, cross_traffic: Option<f64>) -> impl Iterator<Item = (CnstId, f64)> + '_ {
+    let back = cross_traffic.unwrap_or(0.0);
+    links
+        .iter()
+        .enumerate()
+        .map(move |(k, &c)| (CnstId(c), if k < n_fwd { 1.0 } else { back }))
+}
+
 /// A flow's rate per unit of its group's level: its bandwidth factor over its weight.
 fn rate_per_level(fl: &Flow, routes: &[RouteInfo]) -> f64 {
     fl.bw_factor / routes[fl.route as usize].weight
@@ -260,12 +271,7 @@ impl<'p> FlowNetwork<'p> {
         } else {
             info.links[..links.len()].copy_from_slice(&links);
         }
-        let back = p.cross_traffic.unwrap_or(0.0);
-        let elems: Vec<(CnstId, f64)> = links
-            .iter()
-            .enumerate()
-            .map(|(k, &c)| (CnstId(c), if k < n_fwd { 1.0 } else { back }))
-            .collect();
+        let elems: Vec<(CnstId, f64)> = route_elems(&links, n_fwd, p.cross_traffic).collect();
         self.route_cap.push(self.sys.cap_of(&elems));
         let id = (self.route_info.len() as u32, latency);
         self.route_info.push(info);
@@ -380,14 +386,8 @@ impl<'p> FlowNetwork<'p> {
         } else {
             &r.links[..nf + nb]
         };
-        // Forward links carry the flow; backward ones its acknowledgements' share.
-        let back = p.cross_traffic.unwrap_or(0.0);
         self.elems.clear();
-        self.elems.extend(
-            ids.iter()
-                .enumerate()
-                .map(|(k, &c)| (CnstId(c), if k < nf { 1.0 } else { back })),
-        );
+        self.elems.extend(route_elems(ids, nf, p.cross_traffic));
         let cap = self.route_cap[fl.route as usize];
         let var = self.sys.add_variable_capped(r.weight, r.bound, &self.elems, cap);
         if self.var_flow.len() <= var.0 as usize {

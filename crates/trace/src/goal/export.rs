@@ -15,9 +15,9 @@
 //! receive keep their sizes (their matches depend on timing).
 
 use super::writer::{GoalWriter, Label};
-use simpi_kernel::TimeUnit;
+use simpi_kernel::{MixHashMap, TimeUnit};
 use simpi_mpi::{OpId, OpKind, Schedule, ANY_SOURCE, ANY_TAG};
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::io::{self, Write};
 
 /// What the export had to approximate.
@@ -37,9 +37,9 @@ pub struct ExportReport {
 
 /// The size of the message each receive matches, where it differs from the receive's
 /// own (see the module documentation), by operation id.
-fn matched_sizes(s: &Schedule) -> HashMap<u32, u64> {
+fn matched_sizes(s: &Schedule) -> MixHashMap<u32, u64> {
     type Channel = (u32, u32, u32, u32); // source, destination, context, tag
-    let mut sent: HashMap<Channel, VecDeque<u64>> = HashMap::new();
+    let mut sent: MixHashMap<Channel, VecDeque<u64>> = MixHashMap::default();
     for r in 0..s.num_ranks() {
         for id in s.rank_ops(r) {
             let op = s.op(OpId(id));
@@ -50,7 +50,7 @@ fn matched_sizes(s: &Schedule) -> HashMap<u32, u64> {
             }
         }
     }
-    let mut sizes = HashMap::new();
+    let mut sizes = MixHashMap::default();
     for r in 0..s.num_ranks() {
         let recvs = || s.rank_ops(r).filter(|&id| s.op(OpId(id)).kind == OpKind::Recv);
         if recvs().any(|id| {

@@ -10,7 +10,7 @@
 //! SimGrid's logical ring (`lr`).
 
 use crate::coll::allreduce::TAG;
-use crate::coll::{split_even, Algorithm, CollSpec, Collective, Emitter, Merge, Step};
+use crate::coll::{computed_segcount, split_even, Algorithm, CollSpec, Collective, Emitter, Merge, Step};
 
 /// The algorithm's registry entry.
 pub const ALGORITHM: Algorithm = Algorithm {
@@ -37,15 +37,7 @@ fn emit_segmented(s: &CollSpec, e: &mut dyn Emitter) {
     let (n, r) = (s.size, s.me);
     let t = s.elem.max(1);
     let count = s.bytes / t;
-    // Elements per segment (Open MPI's COMPUTED_SEGCOUNT: SEGMENT bytes, rounded to the
-    // nearest element count).
-    let mut segcount = count;
-    if SEGMENT >= t && SEGMENT < t * count {
-        segcount = SEGMENT / t;
-        if SEGMENT - segcount * t > t / 2 {
-            segcount += 1;
-        }
-    }
+    let segcount = computed_segcount(SEGMENT, t, count);
     if n == 1 {
         e.layout(&[s.bytes]);
         return;

@@ -14,7 +14,7 @@
 //! whole; simpi takes SimGrid's sizes so that replays match SimGrid's.
 
 use crate::coll::gather::TAG;
-use crate::coll::{Algorithm, CollSpec, Collective, Emitter, Merge, Step};
+use crate::coll::{computed_segcount, Algorithm, CollSpec, Collective, Emitter, Merge, Step};
 
 /// The algorithm's registry entry.
 pub const ALGORITHM: Algorithm = Algorithm {
@@ -29,14 +29,12 @@ pub const ALGORITHM: Algorithm = Algorithm {
 /// Bytes of the first segment of a block of `bytes` bytes with `elem`-byte elements.
 fn first_segment(bytes: u64, elem: u64) -> u64 {
     let seg = if bytes > 92160 { 32768 } else { 1024 };
-    if elem == 0 || seg < elem || seg >= bytes {
-        return bytes;
+    let t = elem.max(1);
+    let count = bytes / t;
+    match computed_segcount(seg, t, count) {
+        n if n == count => bytes,
+        n => n * t,
     }
-    let mut count = seg / elem;
-    if seg - count * elem > elem / 2 {
-        count += 1;
-    }
-    count * elem
 }
 
 fn emit(s: &CollSpec, e: &mut dyn Emitter) {
