@@ -253,6 +253,29 @@ fn fast_solver_matches_reference_on_large_components() {
     }
 }
 
+/// Two identical clusters, the second solved without shortcuts: a shared backbone of
+/// `backbone`, and per host an up and a down link of 50, or `slow_cap` for the first
+/// `slow` hosts. Returns them, the backbone, the up links and the down links.
+fn twin_clusters(
+    hosts: u32,
+    backbone: f64,
+    slow: u32,
+    slow_cap: f64,
+) -> ([System; 2], CnstId, Vec<CnstId>, Vec<CnstId>) {
+    let mut twins = [System::new(), System::new()];
+    twins[1].set_shortcuts(false);
+    let cap = |h: u32| if h < slow { slow_cap } else { 50.0 };
+    let mut ids = Vec::new();
+    for s in twins.iter_mut() {
+        let b = s.add_constraint(backbone, Policy::Shared);
+        let up: Vec<CnstId> = (0..hosts).map(|h| s.add_constraint(cap(h), Policy::Shared)).collect();
+        let down: Vec<CnstId> = (0..hosts).map(|h| s.add_constraint(cap(h), Policy::Shared)).collect();
+        ids = vec![(b, up, down)];
+    }
+    let (b, up, down) = ids.pop().unwrap();
+    (twins, b, up, down)
+}
+
 /// A flow from host `src` to `dst` of a cluster: its bytes on `src`'s up link, the
 /// backbone and `dst`'s down link, its acknowledgements' share (0.05) on the reverse path.
 fn cluster_flow(b: CnstId, up: &[CnstId], down: &[CnstId], src: usize, dst: usize) -> Vec<(CnstId, f64)> {
@@ -329,20 +352,14 @@ fn solve_twins(twins: &mut [System; 2], live: &[VarId], step: u32) {
 fn shortcuts_give_the_full_solve_bit_for_bit() {
     let mut rng = Rng::new(47);
     let hosts = 12u32;
-    let mut twins = [System::new(), System::new()];
-    twins[1].set_shortcuts(false);
-    let mut links = Vec::new();
-    for s in twins.iter_mut() {
-        let b = s.add_constraint(100.0, Policy::Shared);
-        // Two slow hosts, whose links can be tighter than the backbone's share.
-        let cap = |h: u32| if h < 2 { 16.0 } else { 50.0 };
-        let up: Vec<CnstId> = (0..hosts).map(|h| s.add_constraint(cap(h), Policy::Shared)).collect();
-        let down: Vec<CnstId> = (0..hosts).map(|h| s.add_constraint(cap(h), Policy::Shared)).collect();
-        // A link pair of its own: flows on it form a separate component.
-        let apart = s.add_constraint(10.0, Policy::Shared);
-        links = vec![(b, up, down, apart)];
-    }
-    let (b, up, down, apart) = links.pop().unwrap();
+    // Two slow hosts, whose links can be tighter than the backbone's share.
+    let (mut twins, b, up, down) = twin_clusters(hosts, 100.0, 2, 16.0);
+    // A link of its own: flows on it form a separate component.
+    let apart = twins
+        .iter_mut()
+        .map(|s| s.add_constraint(10.0, Policy::Shared))
+        .last()
+        .unwrap();
     let mut live: Vec<VarId> = Vec::new();
     let mut solves = 0u64;
     for step in 0..3000 {
@@ -393,17 +410,7 @@ fn shortcuts_give_the_full_solve_bit_for_bit() {
 fn going_around_a_loose_backbone_gives_the_full_solve_bit_for_bit() {
     let mut rng = Rng::new(53);
     let hosts = 16u32;
-    let mut twins = [System::new(), System::new()];
-    twins[1].set_shortcuts(false);
-    let mut links = Vec::new();
-    for s in twins.iter_mut() {
-        let b = s.add_constraint(1000.0, Policy::Shared);
-        let cap = |h: u32| if h < 3 { 20.0 } else { 50.0 };
-        let up: Vec<CnstId> = (0..hosts).map(|h| s.add_constraint(cap(h), Policy::Shared)).collect();
-        let down: Vec<CnstId> = (0..hosts).map(|h| s.add_constraint(cap(h), Policy::Shared)).collect();
-        links = vec![(b, up, down)];
-    }
-    let (b, up, down) = links.pop().unwrap();
+    let (mut twins, b, up, down) = twin_clusters(hosts, 1000.0, 3, 20.0);
     let mut live: Vec<VarId> = Vec::new();
     for step in 0..3000 {
         let target = if (step / 200) % 2 == 0 { 8 } else { 40 };
