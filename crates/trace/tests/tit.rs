@@ -371,6 +371,94 @@ fn waitsome_and_tests_complete_what_the_real_calls_completed() {
     assert_eq!(times(&mut t), vec![3_101_300, 3_000_200]);
 }
 
+/// A rank's operations and how many dependencies each has.
+fn rank_deps(t: &TitTrace, rank: u32) -> Vec<u32> {
+    t.schedule
+        .rank_ops(rank)
+        .map(|id| t.schedule.dependencies(OpId(id)))
+        .collect()
+}
+
+#[test]
+fn wait_loops_without_a_blocking_call_keep_one_dependency_per_operation() {
+    // isend/wait (irecv/wait) with a new tag each time and nothing blocking in between:
+    // each request waits for the previous one only (it implies all earlier ones), not
+    // for every earlier one. Times: rank 0's sends take 100 each, back to back (200 of
+    // them end at 20,000); message k leaves at 100·k, arrives 1,100 later and is taken
+    // in by 100·k + 1,200, just when the previous receive is done: the last (k = 199)
+    // at 21,100.
+    let n = 200;
+    let mut text = String::new();
+    for k in 0..n {
+        text += &format!("0 isend 1 {k} 8 0\n0 wait 0 1 {k}\n");
+        text += &format!("1 irecv 0 {k} 8 0\n1 wait 0 1 {k}\n");
+    }
+    let p = write("wait_loop.txt", &text);
+    let mut t = read(&p).unwrap();
+    for r in 0..2 {
+        let deps = rank_deps(&t, r);
+        assert_eq!(deps.len(), n);
+        assert_eq!(deps[0], 0);
+        assert!(deps[1..].iter().all(|&d| d == 1), "rank {r}: {deps:?}");
+    }
+    assert_eq!(times(&mut t), vec![20_000, 21_100]);
+}
+
+#[test]
+fn waitall_loops_without_a_blocking_call_stay_linear() {
+    // Two ranks exchange with irecv, isend, waitall, 300 times with nothing blocking in
+    // between. Each round: sends take 0..100, messages arrive at 1,100 and are taken in by
+    // 1,200, when the next round starts: 300 rounds end at 360,000. Each operation waits
+    // for the two of the previous round (the first round's for nothing).
+    let n = 300;
+    let mut text = String::new();
+    for r in 0..2 {
+        for _ in 0..n {
+            text += &format!("{r} irecv {o} 3 8 0\n{r} isend {o} 3 8 0\n{r} waitall 2\n", o = 1 - r);
+        }
+    }
+    let p = write("waitall_loop.txt", &text);
+    let mut t = read(&p).unwrap();
+    assert_eq!(t.schedule.num_edges(), 2 * 2 * 2 * (n - 1));
+    assert_eq!(times(&mut t), vec![360_000; 2]);
+}
+
+#[test]
+fn a_collective_after_implied_requests_still_joins_them_on_the_cpu() {
+    // Two isend/wait pairs leave a frontier of two sends, the first implied by the
+    // second: the barrier still starts after a zero-length join (which waits for the
+    // CPU), as it does after two requests, and the join waits for the second send only.
+    let mut text = String::new();
+    for r in 0..2 {
+        let o = 1 - r;
+        text += &format!("{r} isend {o} 1 8 0\n{r} wait {r} {o} 1\n{r} isend {o} 2 8 0\n{r} wait {r} {o} 2\n");
+        text +=
+            &format!("{r} recv {o} 1 8 0\n{r} recv {o} 2 8 0\n{r} isend {o} 3 8 0\n{r} wait {r} {o} 3\n{r} barrier\n");
+    }
+    let p = write("join.txt", &text);
+    let t = read(&p).unwrap();
+    let first = t.schedule.rank_ops(0).start;
+    // isend, isend, recv, recv, isend, then the join.
+    let join = t.schedule.op(OpId(first + 5));
+    assert_eq!((join.kind, join.size), (OpKind::Calc, 0));
+    assert_eq!(t.schedule.dependencies(OpId(first + 5)), 1);
+    assert_eq!(rank_deps(&t, 0)[..5], [0, 1, 1, 1, 1]);
+}
+
+#[test]
+fn a_test_after_the_request_was_waited_for_costs_nothing() {
+    // SimGrid's replay finds no request for the key any more and skips the test; while
+    // the request is outstanding, a test costs its 0.1 ms.
+    let p = write(
+        "test_after.txt",
+        "0 isend 1 4 8 0\n0 wait 0 1 4\n0 test 0 1 4\n0 isend 1 5 8 0\n0 test 0 1 5\n0 wait 0 1 5\n\
+         1 recv 0 4 8 0\n1 recv 0 5 8 0\n",
+    );
+    let t = read(&p).unwrap();
+    let kinds: Vec<OpKind> = t.schedule.rank_ops(0).map(|id| t.schedule.op(OpId(id)).kind).collect();
+    assert_eq!(kinds, [OpKind::Send, OpKind::Send, OpKind::Calc]);
+}
+
 #[test]
 fn collectives_on_the_self_communicator_move_nothing() {
     let p = write(

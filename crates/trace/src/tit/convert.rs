@@ -304,6 +304,8 @@ fn read_tit_with(path: &Path, opts: &TitOptions<'_>, threads: impl FnOnce() -> u
                 comms: &comms,
                 opts,
                 after: Vec::new(),
+                after_gen: 0,
+                hidden: 0,
                 store: MixHashMap::default(),
                 double_default: false,
                 dropped: &mut part.dropped,
@@ -429,10 +431,19 @@ struct RankConv<'a, 'o> {
     p: u32,
     comms: &'a CommTable,
     opts: &'a TitOptions<'o>,
-    /// What the next blocking call must wait for.
+    /// What the next blocking call must wait for (the frontier), less what
+    /// [`RankConv::wait_for`] found implied.
     after: Vec<u32>,
-    /// Outstanding requests by (source, destination, tag), oldest first.
-    store: MixHashMap<Key, VecDeque<u32>>,
+    /// Changes whenever `after` changes other than by growing: a request's `len` is
+    /// a prefix of `after` only within the generation it was added in.
+    after_gen: u32,
+    /// Entries dropped from `after` as implied since it was last set anew: the frontier
+    /// had `after.len() + hidden` entries, which decides whether a collective needs a
+    /// join operation.
+    hidden: usize,
+    /// Outstanding requests by (source, destination, tag), oldest first; keys without
+    /// any are removed (tags that never repeat would otherwise pile up).
+    store: MixHashMap<Key, VecDeque<Req>>,
     double_default: bool,
     dropped: &'a mut u64,
     /// Non-blocking collectives started so far.
@@ -467,11 +478,64 @@ fn build(e: BuildError) -> String {
     e.to_string()
 }
 
+/// An outstanding request: its operation, which waited for the first `len` entries of
+/// the frontier of generation `gen` (`len` 0 for a collective, whose end is not known
+/// to wait for them directly).
+#[derive(Copy, Clone, Debug)]
+struct Req {
+    op: u32,
+    gen: u32,
+    len: u32,
+}
+
 impl RankConv<'_, '_> {
     /// The next blocking call waits for local op `l` only.
     fn then(&mut self, l: u32) {
+        self.reset_after(&[l]);
+    }
+
+    /// Sets the frontier anew, to `ops`.
+    fn reset_after(&mut self, ops: &[u32]) {
         self.after.clear();
-        self.after.push(l);
+        self.after.extend_from_slice(ops);
+        self.after_gen = self.after_gen.wrapping_add(1);
+        self.hidden = 0;
+    }
+
+    /// A request for local op `l`, just added after the whole frontier.
+    fn request(&self, l: u32) -> Req {
+        Req {
+            op: l,
+            gen: self.after_gen,
+            len: self.after.len() as u32,
+        }
+    }
+
+    /// Stores request `req` under key `k`.
+    fn store_req(&mut self, k: Key, req: Req) {
+        self.store.entry(k).or_default().push_back(req);
+    }
+
+    /// Adds completed requests to the frontier. A request's op started only once the
+    /// first `len` entries of the frontier had completed; if the frontier has only grown
+    /// since (same generation), those entries are implied by the request's and dropped.
+    /// Loops of non-blocking calls and waits with no blocking call in between would
+    /// otherwise make every operation wait for all earlier ones: edges quadratic in the
+    /// trace's length.
+    fn wait_for(&mut self, reqs: &[Req]) {
+        let implied = reqs
+            .iter()
+            .filter(|q| q.gen == self.after_gen)
+            .map(|q| q.len as usize)
+            .max()
+            .unwrap_or(0)
+            .min(self.after.len());
+        if implied > 0 {
+            self.after.drain(..implied);
+            self.hidden += implied;
+            self.after_gen = self.after_gen.wrapping_add(1);
+        }
+        self.after.extend(reqs.iter().map(|q| q.op));
     }
 
     /// Adds `op` after the frontier; returns its local index.
@@ -543,7 +607,8 @@ impl RankConv<'_, '_> {
                 if blocking {
                     self.then(l);
                 } else {
-                    self.store.entry((self.r as i64, peer, tag)).or_default().push_back(l);
+                    let q = self.request(l);
+                    self.store_req((self.r as i64, peer, tag), q);
                 }
             }
             Action::Recv {
@@ -565,12 +630,13 @@ impl RankConv<'_, '_> {
                 if blocking {
                     self.then(l);
                 } else {
-                    self.store.entry((peer, self.r as i64, tag)).or_default().push_back(l);
+                    let q = self.request(l);
+                    self.store_req((peer, self.r as i64, tag), q);
                 }
             }
             Action::Wait { src, dst, tag } => {
                 let special = src == ICOLL_SOURCE || src == UNMODELLED_SOURCE;
-                if !special && self.store.values().all(|q| q.is_empty()) {
+                if !special && self.store.is_empty() {
                     return Err("'wait' without any outstanding isend or irecv".into());
                 }
                 self.complete((src, dst, tag));
@@ -589,30 +655,20 @@ impl RankConv<'_, '_> {
                 }
             }
             Action::TestSome { done } => {
-                for k in done {
-                    self.complete(k);
-                }
+                self.complete_all(done);
                 let cost = self.opts.test_cost;
                 self.calc(cost)?;
             }
-            Action::Waitall { reqs: Some(reqs) } => {
-                for k in reqs {
-                    self.complete(k);
-                }
-            }
+            Action::Waitall { reqs: Some(reqs) } => self.complete_all(reqs),
             Action::Waitall { reqs: None } => {
-                let mut all: Vec<u32> = self.store.values_mut().flat_map(|q| q.drain(..)).collect();
-                all.sort_unstable();
-                self.after.extend(all);
+                let mut all: Vec<Req> = self.store.drain().flat_map(|(_, q)| q).collect();
+                all.sort_unstable_by_key(|q| q.op);
+                self.wait_for(&all);
             }
             Action::Waitany { done: Some(k) } => self.complete(k),
-            Action::Waitsome { done } => {
-                for k in done {
-                    self.complete(k);
-                }
-            }
+            Action::Waitsome { done } => self.complete_all(done),
             Action::Waitany { done: None } => {
-                let mut all: Vec<u32> = self.store.values().flat_map(|q| q.iter().copied()).collect();
+                let mut all: Vec<u32> = self.store.values().flat_map(|q| q.iter().map(|r| r.op)).collect();
                 all.sort_unstable();
                 if !all.is_empty() {
                     let j = self.b.push(Op::calc(0, 0)).map_err(build)?;
@@ -654,7 +710,7 @@ impl RankConv<'_, '_> {
                     ends.push(self.add(Op::recv(rbytes, from, wild_tag(rtag), 0, 0), p2p)?);
                 }
                 if !ends.is_empty() {
-                    self.after = ends;
+                    self.reset_after(&ends);
                 }
             }
             Action::Compute { flops } => {
@@ -667,10 +723,12 @@ impl RankConv<'_, '_> {
                 self.icolls += 1;
                 let (end, _) = self.collective(ci, members, *coll)?;
                 if let Some(end) = end {
-                    self.store
-                        .entry((ICOLL_SOURCE, self.r as i64, k))
-                        .or_default()
-                        .push_back(end);
+                    let q = Req {
+                        op: end,
+                        gen: 0,
+                        len: 0,
+                    };
+                    self.store_req((ICOLL_SOURCE, self.r as i64, k), q);
                 }
             }
             coll => {
@@ -703,11 +761,13 @@ impl RankConv<'_, '_> {
                 self.rank_arg(src, "source")?
             };
             let l = self.add(Op::recv(bytes, from, wild_tag(tag), 0, 0), ctx)?;
-            self.store.entry((src, me, tag)).or_default().push_back(l);
+            let q = self.request(l);
+            self.store_req((src, me, tag), q);
         } else {
             let to = self.rank_arg(peer, "destination")?;
             let l = self.add(Op::send(bytes, to, wild_tag(tag), 0, 0), ctx)?;
-            self.store.entry((me, peer, tag)).or_default().push_back(l);
+            let q = self.request(l);
+            self.store_req((me, peer, tag), q);
         }
         Ok(())
     }
@@ -716,24 +776,43 @@ impl RankConv<'_, '_> {
     /// without its source, and a SimGrid wait on a non-blocking collective (whose key holds
     /// internal values), fall back to the oldest candidate; an unknown request completes at once.
     fn complete(&mut self, k: Key) {
+        if let Some(q) = self.take(k) {
+            self.wait_for(&[q]);
+        }
+    }
+
+    /// [`RankConv::complete`] for several requests, completed together.
+    fn complete_all(&mut self, keys: Vec<Key>) {
+        let reqs: Vec<Req> = keys.into_iter().filter_map(|k| self.take(k)).collect();
+        self.wait_for(&reqs);
+    }
+
+    /// Removes and returns the request a completion of key `k` completes (see
+    /// [`RankConv::complete`]).
+    fn take(&mut self, k: Key) -> Option<Req> {
         let (src, dst, tag) = k;
         if src == UNMODELLED_SOURCE {
-            return;
+            return None;
         }
-        let mut pop = |key: Key| self.store.get_mut(&key).and_then(|q| q.pop_front());
-        let op = pop(k).or_else(|| pop((-1, dst, tag))).or_else(|| {
-            // The oldest non-blocking collective still outstanding.
-            let oldest = self
-                .store
-                .iter()
-                .filter(|(key, q)| key.0 == ICOLL_SOURCE && !q.is_empty())
-                .map(|(key, _)| *key)
-                .min_by_key(|key| key.2)?;
-            self.store.get_mut(&oldest).and_then(|q| q.pop_front())
-        });
-        if let Some(op) = op {
-            self.after.push(op);
+        let pop = |store: &mut MixHashMap<Key, VecDeque<Req>>, key: Key| {
+            let q = store.get_mut(&key)?;
+            let req = q.pop_front();
+            if q.is_empty() {
+                store.remove(&key);
+            }
+            req
+        };
+        let store = &mut self.store;
+        if let Some(q) = pop(store, k).or_else(|| pop(store, (-1, dst, tag))) {
+            return Some(q);
         }
+        // The oldest non-blocking collective still outstanding.
+        let oldest = store
+            .keys()
+            .filter(|key| key.0 == ICOLL_SOURCE)
+            .min_by_key(|key| key.2)
+            .copied()?;
+        pop(store, oldest)
     }
 
     /// Expands a collective after the frontier; returns its last operation and the flops it
@@ -881,7 +960,9 @@ impl RankConv<'_, '_> {
             ));
         }
         let alg = (self.opts.choose)(&s);
-        let entry = match self.after.len() {
+        // As many entries as the frontier had (implied ones included): the join costs
+        // a zero-length compute, which waits for the CPU.
+        let entry = match self.after.len() + self.hidden {
             0 => None,
             1 => Some(self.after[0]),
             _ => {
