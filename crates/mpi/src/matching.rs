@@ -5,6 +5,7 @@
 //! removing the first match gives MPI's non-overtaking order.
 
 use crate::op::{ANY_SOURCE, ANY_TAG};
+use std::collections::VecDeque;
 
 /// What matching needs to know about a posted receive or an arrived message.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -38,8 +39,9 @@ pub enum MatchQueue {
     Empty,
     /// One envelope.
     One(Envelope),
-    /// More than one, front first.
-    Many(Box<Vec<Envelope>>),
+    /// More than one, front first. A double-ended queue: the match is usually the
+    /// oldest, and a sender far ahead of its receiver queues thousands of messages.
+    Many(Box<VecDeque<Envelope>>),
 }
 
 impl MatchQueue {
@@ -48,8 +50,8 @@ impl MatchQueue {
     pub fn push(&mut self, e: Envelope) {
         match self {
             MatchQueue::Empty => *self = MatchQueue::One(e),
-            MatchQueue::One(first) => *self = MatchQueue::Many(Box::new(vec![*first, e])),
-            MatchQueue::Many(v) => v.push(e),
+            MatchQueue::One(first) => *self = MatchQueue::Many(Box::new(VecDeque::from([*first, e]))),
+            MatchQueue::Many(v) => v.push_back(e),
         }
     }
 
@@ -69,7 +71,7 @@ impl MatchQueue {
             }
             MatchQueue::Many(v) => {
                 let i = v.iter().position(|e| e.matches(src, tag, ctx))?;
-                let e = v.remove(i);
+                let e = v.remove(i).expect("a found position");
                 if v.len() == 1 {
                     *self = MatchQueue::One(v[0]);
                 }
@@ -79,11 +81,16 @@ impl MatchQueue {
     }
 
     /// The envelopes still queued, front first.
-    pub fn iter(&self) -> std::slice::Iter<'_, Envelope> {
-        match self {
-            MatchQueue::Empty => [].iter(),
-            MatchQueue::One(e) => std::slice::from_ref(e).iter(),
-            MatchQueue::Many(v) => v.iter(),
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &Envelope> + '_ {
+        let (one, many): (&[Envelope], Option<&VecDeque<Envelope>>) = match self {
+            MatchQueue::Empty => (&[], None),
+            MatchQueue::One(e) => (std::slice::from_ref(e), None),
+            MatchQueue::Many(v) => (&[], Some(&**v)),
+        };
+        let (a, b) = many.map_or((&[][..], &[][..]), |v| v.as_slices());
+        Iter {
+            parts: [one, a, b],
+            at: 0,
         }
     }
 
@@ -97,6 +104,35 @@ impl MatchQueue {
         matches!(self, MatchQueue::Empty)
     }
 }
+
+/// The envelopes of a [`MatchQueue`], front first: at most three slices (an inline
+/// envelope, or the two halves of a ring buffer).
+struct Iter<'a> {
+    parts: [&'a [Envelope]; 3],
+    at: usize,
+}
+
+impl<'a> Iterator for Iter<'a> {
+    type Item = &'a Envelope;
+
+    fn next(&mut self) -> Option<&'a Envelope> {
+        while self.at < 3 {
+            if let Some((first, rest)) = self.parts[self.at].split_first() {
+                self.parts[self.at] = rest;
+                return Some(first);
+            }
+            self.at += 1;
+        }
+        None
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.parts.iter().map(|p| p.len()).sum();
+        (n, Some(n))
+    }
+}
+
+impl ExactSizeIterator for Iter<'_> {}
 
 #[cfg(test)]
 mod tests {
@@ -142,6 +178,27 @@ mod tests {
         });
         assert_eq!(q.take(ANY_SOURCE, ANY_TAG, 3), None);
         assert_eq!(q.take(1, 5, 2).map(|e| e.op), Some(7));
+    }
+
+    #[test]
+    fn a_long_queue_keeps_its_order_when_taken_from_the_front_and_refilled() {
+        // Taking from the front and pushing at the back wraps the ring buffer around:
+        // iteration and matching still go oldest first.
+        let mut q = MatchQueue::default();
+        for i in 0..6 {
+            q.push(env(1, i, i));
+        }
+        for i in 0..4 {
+            assert_eq!(q.take(1, ANY_TAG, 0).map(|e| e.op), Some(i));
+        }
+        for i in 6..10 {
+            q.push(env(1, i, i));
+        }
+        assert_eq!(q.iter().map(|e| e.op).collect::<Vec<_>>(), vec![4, 5, 6, 7, 8, 9]);
+        assert_eq!(q.iter().len(), 6);
+        assert_eq!(q.take(1, 8, 0).map(|e| e.op), Some(8));
+        assert_eq!(q.take(ANY_SOURCE, ANY_TAG, 0).map(|e| e.op), Some(4));
+        assert_eq!(q.iter().map(|e| e.op).collect::<Vec<_>>(), vec![5, 6, 7, 9]);
     }
 
     #[test]

@@ -8,8 +8,10 @@
 //! * Completion calls that list their requests (simpi's tracer) complete exactly those:
 //!   `waitall n keys`, `waitany n key`, `waitsome n k keys`, and tests that found requests
 //!   complete. Without a list (SimGrid), `waitall` waits for every request, `waitany` for
-//!   any one, and tests complete nothing. Every test costs `test_cost` seconds (SimGrid's
-//!   `smpi/test` sleep).
+//!   any one, and tests complete nothing. A test of a key with an outstanding request
+//!   costs `test_cost` seconds (SimGrid's `smpi/test` sleep); SimGrid skips the others.
+//! * A request waited for implies what it waited for: those entries leave the frontier
+//!   (without this, request loops with no blocking call made edges quadratic).
 //! * Collectives are expanded by the algorithm `choose` picks, in the communicator's
 //!   collective context; reductions then compute their `comp` flops. `@self` is a
 //!   communicator of one rank.
