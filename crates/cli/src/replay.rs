@@ -106,6 +106,11 @@ pub struct ReplayArgs {
     /// Hybrid: weight-S in bytes (0: equal sharing).
     #[arg(long)]
     weight_s: Option<f64>,
+    /// Hybrid: whether each MPI_Test of a trace that finds its request incomplete makes
+    /// the next test cost one more --test-cost, until one finds its request complete
+    /// (SimGrid's smpi/grow-injected-times; default true, false for --model flow).
+    #[arg(long, value_name = "BOOL")]
+    grow_injected_times: Option<bool>,
     /// LogGOPS latency L, in the time unit.
     #[arg(short = 'L', default_value_t = 2500)]
     l: u64,
@@ -307,6 +312,9 @@ fn hybrid_params(a: &ReplayArgs) -> Result<HybridParams, (u8, String)> {
     }
     if let Some(v) = a.weight_s {
         p.weight_s = v;
+    }
+    if let Some(v) = a.grow_injected_times {
+        p.grow_test_costs = v;
     }
     if p.async_small > p.detached {
         return Err((

@@ -12,6 +12,13 @@
 //!
 //! Matching is MPI's (source and tag with wildcards, in posting order). A compute op
 //! occupies its CPU. A rank's end time is when its last operation completes.
+//!
+//! A compute that tests a request (MPI_Test) works as SMPI's: it costs its length
+//! times a count shared by all ranks, then looks at its request; finding it not yet
+//! complete adds one to the count (with `grow_test_costs`), finding it complete sets
+//! the count back to one and leaves a null request, so a later test of it costs
+//! nothing. A request is complete for a test when its send completed or its receive's
+//! data arrived.
 
 use crate::exec::OpTime;
 use crate::matching::{Envelope, MatchQueue};
@@ -43,6 +50,38 @@ enum Ev {
     SendPosted(u32),
     /// A receive completes after its overhead.
     RecvDone(u32),
+    /// A test (a compute testing a request) has paid its cost and looks at the request.
+    TestDone(u32),
+}
+
+/// SMPI's state of MPI_Test costs: the shared count, and which requests are complete
+/// and which a test has found so (empty unless the schedule has tests).
+struct Tests {
+    count: u64,
+    grow: bool,
+    complete: Bits,
+    found: Bits,
+}
+
+/// One bit per operation.
+struct Bits(Vec<u64>);
+
+impl Bits {
+    fn new(n: usize) -> Bits {
+        Bits(vec![0; n.div_ceil(64)])
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    fn get(&self, i: u32) -> bool {
+        self.0[i as usize / 64] >> (i % 64) & 1 != 0
+    }
+
+    fn set(&mut self, i: u32) {
+        self.0[i as usize / 64] |= 1 << (i % 64);
+    }
 }
 
 /// A message between its posting and its receipt.
@@ -73,6 +112,7 @@ struct Run<'a, 'p> {
     freed: Vec<u32>,
     ops_done: u64,
     times: Vec<OpTime>,
+    tests: Tests,
 }
 
 /// Simulates `sched` with rank `r` on host `hosts[r]` of `platform` under `params`.
@@ -88,7 +128,15 @@ pub fn run_flow(
     let p = sched.num_ranks() as usize;
     assert!(hosts.len() >= p, "every rank needs a host");
     let cpus = sched.cpus();
+    let flags = if sched.has_tests() { sched.num_ops() } else { 0 };
+    let tests = Tests {
+        count: 1,
+        grow: params.grow_test_costs,
+        complete: Bits::new(flags),
+        found: Bits::new(flags),
+    };
     let mut run = Run {
+        tests,
         net: FlowNetwork::new(platform, params),
         hosts,
         cpu: vec![0; p * cpus],
@@ -194,10 +242,17 @@ impl Run<'_, '_> {
                         self.started(id);
                         self.mark_start(id, t);
                         if op.kind == OpKind::Calc {
+                            let (size, done) = match self.sched.tested_request(OpId(id)) {
+                                None => (op.size, Ev::CalcDone(id)),
+                                // Found complete before: SMPI's replay gets a null
+                                // request and skips the test.
+                                Some(r) if self.tests.found.get(r.0) => (0, Ev::CalcDone(id)),
+                                Some(_) => (op.size.saturating_mul(self.tests.count), Ev::TestDone(id)),
+                            };
                             // Saturates at the clock's end, which the run reports.
-                            let end = t.saturating_add(op.size);
+                            let end = t.saturating_add(size);
                             self.cpu[c] = end;
-                            self.queue.schedule(end, Ev::CalcDone(id));
+                            self.queue.schedule(end, done);
                         } else {
                             // SMPI charges `os` to detached sends only (a blocking rendezvous
                             // MPI_Send pays none).
@@ -218,6 +273,16 @@ impl Run<'_, '_> {
                 }
             }
             Ev::CalcDone(id) | Ev::RecvDone(id) => self.completed(t, id),
+            Ev::TestDone(id) => {
+                let r = self.sched.tested_request(OpId(id)).expect("a test").0;
+                if self.tests.complete.get(r) {
+                    self.tests.found.set(r);
+                    self.tests.count = 1;
+                } else if self.tests.grow {
+                    self.tests.count += 1;
+                }
+                self.completed(t, id);
+            }
             Ev::SendPosted(id) => return self.post_send(t, id),
         }
         Ok(())
@@ -319,6 +384,10 @@ impl Run<'_, '_> {
         self.free_slots.push(slot);
         let send = msg.send;
         let recv = msg.recv.expect("delivering an unmatched message");
+        if !self.tests.complete.is_empty() {
+            // Its data is in: complete for a test, whatever overhead follows.
+            self.tests.complete.set(recv);
+        }
         if !msg.detached {
             self.completed(t, send);
         }
@@ -367,6 +436,9 @@ impl Run<'_, '_> {
     fn completed(&mut self, t: u64, id: u32) {
         if !self.times.is_empty() {
             self.times[id as usize].end = t;
+        }
+        if !self.tests.complete.is_empty() {
+            self.tests.complete.set(id);
         }
         self.ops_done += 1;
         let r = self.sched.rank_of(OpId(id)) as usize;

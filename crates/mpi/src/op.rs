@@ -56,6 +56,9 @@ pub struct Op {
 pub(crate) const INLINE_SUCC: u8 = 1;
 /// `Op::flags`: the op starts when any one of its predecessors completes.
 pub(crate) const ANY_DEPS: u8 = 2;
+/// `Op::flags`: a compute that is an MPI_Test of the request op whose rank-local index
+/// is in `peer` (see [`crate::Schedule::tested_request`]).
+pub(crate) const TEST: u8 = 4;
 
 impl Op {
     /// A send of `bytes` to `to`.

@@ -10,7 +10,7 @@
 //! built in, because copying it behind the first touched hundreds of MB of fresh pages
 //! at thousands of ranks. A rank, and so every dependency, lies within one part.
 
-use crate::op::{Op, OpId, OpKind, Rank, ANY_DEPS, ANY_SOURCE, INLINE_SUCC, NO_SUCC};
+use crate::op::{Op, OpId, OpKind, Rank, ANY_DEPS, ANY_SOURCE, INLINE_SUCC, NO_SUCC, TEST};
 
 /// Most operations a schedule holds: ids keep their top bit free for the executor.
 pub const MAX_OPS: usize = (1 << 31) - 1;
@@ -41,6 +41,8 @@ pub struct Schedule {
     /// Matching context of each op (communicator); empty when every op is in context 0.
     contexts: Vec<u32>,
     num_edges: usize,
+    /// Some compute is a test of a request ([`ScheduleBuilder::test_of`]).
+    has_tests: bool,
     max_cpu: u8,
     max_nic: u8,
     /// A run has counted the dependency counters down; the next run recounts them first
@@ -143,6 +145,20 @@ impl Schedule {
     /// True if `id` starts once any one of its predecessors has completed.
     pub fn is_any_of(&self, id: OpId) -> bool {
         self.op_at(id.0).flags & ANY_DEPS != 0
+    }
+
+    /// Whether some compute is a test of a request ([`Schedule::tested_request`]).
+    pub fn has_tests(&self) -> bool {
+        self.has_tests
+    }
+
+    /// The request operation compute `id` tests (an MPI_Test), if it is a test. Its
+    /// cost may then depend on what the run has done so far (SMPI's growing test
+    /// sleeps); a model without such a rule takes the compute as it is.
+    #[inline]
+    pub fn tested_request(&self, id: OpId) -> Option<OpId> {
+        let op = self.op_at(id.0);
+        (op.flags & TEST != 0).then(|| OpId(self.ranges[op.rank as usize][0] + op.peer))
     }
 
     /// Operations that may start only once `id` has completed (`requires`).
@@ -285,6 +301,7 @@ impl Schedule {
             }
         }
         self.num_edges += other.num_edges;
+        self.has_tests |= other.has_tests;
         self.max_cpu = self.max_cpu.max(other.max_cpu);
         self.max_nic = self.max_nic.max(other.max_nic);
         Ok(())
@@ -486,6 +503,7 @@ impl ScheduleBuilder {
                 split: u32::MAX,
                 contexts: Vec::new(),
                 num_edges: 0,
+                has_tests: false,
                 max_cpu: 0,
                 max_nic: 0,
                 counted_down: false,
@@ -600,6 +618,18 @@ impl ScheduleBuilder {
             self.sched.contexts.resize(self.sched.low.ops.len(), 0);
             self.sched.contexts[id] = ctx;
         }
+    }
+
+    /// Makes local compute `a` of the open rank a test (MPI_Test) of its local op
+    /// `request`, an earlier send or receive: see [`Schedule::tested_request`].
+    pub fn test_of(&mut self, a: u32, request: u32) {
+        let cur = self.cur.as_ref().expect("test_of outside a rank");
+        assert!(request < a, "a test of a later operation");
+        let op = &mut self.sched.low.ops[(cur.first + a) as usize];
+        assert_eq!(op.kind, OpKind::Calc, "a test is a compute");
+        op.flags |= TEST;
+        op.peer = request;
+        self.sched.has_tests = true;
     }
 
     /// Makes local op `a` start once *any one* of its `requires` predecessors has

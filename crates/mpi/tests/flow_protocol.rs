@@ -4,7 +4,7 @@
 //! worked out by hand in each test.
 
 use simpi_kernel::SimTime;
-use simpi_mpi::{run_flow, FlowError, Op, ScheduleBuilder};
+use simpi_mpi::{run_flow, FlowError, Op, OpKind, ScheduleBuilder};
 use simpi_net::{HostId, HybridParams, Piecewise};
 use simpi_platform::cluster::{cluster_platform, ClusterSpec};
 
@@ -135,4 +135,73 @@ fn a_schedule_runs_again_with_the_same_result_under_either_executor() {
     }
     assert_eq!(flow(&mut sched), first);
     assert_eq!(flow(&mut sched), first);
+}
+
+/// Rank 0 computes 1 ms, then sends A and B (1000 bytes each, detached). Rank 1 posts
+/// the receive of A, tests it `tests_a` times, posts B's, tests it twice, computes 1 ms.
+/// Tests cost 0.1 ms each (times SMPI's growing count). Returns rank 1's end.
+fn polling(params: HybridParams, tests_a: usize) -> f64 {
+    let p = cluster_platform(&ClusterSpec::flat("c", 2, 1e9, B, 10e-6)).unwrap();
+    let test = SimTime::from_secs_f64(1e-4).ps();
+    let mut b = ScheduleBuilder::new(2);
+    b.begin_rank(0).unwrap();
+    let c = b.push(Op::calc(SimTime::from_secs_f64(1e-3).ps(), 0)).unwrap();
+    let a = b.push(Op::send(1000, 1, 1, 0, 0)).unwrap();
+    let s = b.push(Op::send(1000, 1, 2, 0, 0)).unwrap();
+    b.requires(a, c);
+    b.requires(s, a);
+    b.end_rank().unwrap();
+    b.begin_rank(1).unwrap();
+    // Each op waits for the last compute; receives are non-blocking (irecv): nothing
+    // waits for them.
+    let mut last = None;
+    let mut chain = |b: &mut ScheduleBuilder, op: Op, tests: Option<u32>| {
+        let l = b.push(op).unwrap();
+        if let Some(prev) = last {
+            b.requires(l, prev);
+        }
+        if let Some(r) = tests {
+            b.test_of(l, r);
+        }
+        if op.kind == OpKind::Calc {
+            last = Some(l);
+        }
+        l
+    };
+    let ra = chain(&mut b, Op::recv(1000, 0, 1, 0, 0), None);
+    for _ in 0..tests_a {
+        chain(&mut b, Op::calc(test, 0), Some(ra));
+    }
+    let rb = chain(&mut b, Op::recv(1000, 0, 2, 0, 0), None);
+    for _ in 0..2 {
+        chain(&mut b, Op::calc(test, 0), Some(rb));
+    }
+    chain(&mut b, Op::calc(SimTime::from_secs_f64(1e-3).ps(), 0), None);
+    b.end_rank().unwrap();
+    let mut sched = b.finish();
+    let out = run_flow(&mut sched, &p, &[HostId(0), HostId(1)], params, None, false).unwrap();
+    out.end_times[1].as_secs_f64()
+}
+
+#[test]
+fn failed_tests_cost_more_each_time_until_one_finds_its_request_complete() {
+    // A flows once both sides are posted (1 ms) and is in at 1 ms + L + 1000/B = 1.03 ms.
+    // Tests of A sleep 0.1, 0.2, 0.3, 0.4 ms (failing: the count grows), then 0.5 ms:
+    // at 1.5 ms the fifth finds A complete and sets the count back to 1; a sixth test
+    // of A finds SMPI's null request and costs nothing. B's receive is posted at 1.5 ms
+    // and its flow starts (1.53 ms in); its first test sleeps 0.1 ms and finds it, its
+    // second costs nothing; the compute ends at 1.6 + 1 = 2.6 ms.
+    let t = polling(HybridParams::plain(), 6);
+    assert!(close(t, 2.6e-3), "{t}");
+}
+
+#[test]
+fn without_growth_every_test_costs_the_same() {
+    // Flat 0.1 ms: six tests of A end at 0.6 ms (A not in yet), B's receive is posted
+    // then, two tests to 0.8 ms, the compute to 1.8 ms. A and B flow together from 1 ms
+    // and are in by 1.04 ms, before that.
+    let mut p = HybridParams::plain();
+    p.grow_test_costs = false;
+    let t = polling(p, 6);
+    assert!(close(t, 1.8e-3), "{t}");
 }

@@ -36,6 +36,10 @@ pub struct HybridParams {
     pub envelope: u64,
     /// Every message flows as soon as it is sent (the plain `flow` model).
     pub eager_all: bool,
+    /// SMPI's `smpi/grow-injected-times`: every MPI_Test that finds its request not yet
+    /// complete makes the next test's cost one `test_cost` longer, until a test finds
+    /// its request complete (one count for the whole simulation, as in SMPI).
+    pub grow_test_costs: bool,
 }
 
 impl HybridParams {
@@ -54,6 +58,7 @@ impl HybridParams {
             cross_traffic: Some(0.05),
             envelope: 16,
             eager_all: false,
+            grow_test_costs: true,
         }
     }
 
@@ -72,6 +77,7 @@ impl HybridParams {
             cross_traffic: None,
             envelope: 0,
             eager_all: false,
+            grow_test_costs: true,
         }
     }
 
@@ -80,6 +86,7 @@ impl HybridParams {
     pub fn flow() -> HybridParams {
         HybridParams {
             eager_all: true,
+            grow_test_costs: false,
             ..HybridParams::plain()
         }
     }

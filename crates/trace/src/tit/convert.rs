@@ -8,8 +8,10 @@
 //! * Completion calls that list their requests (simpi's tracer) complete exactly those:
 //!   `waitall n keys`, `waitany n key`, `waitsome n k keys`, and tests that found requests
 //!   complete. Without a list (SimGrid), `waitall` waits for every request, `waitany` for
-//!   any one, and tests complete nothing. A test of a key with an outstanding request
-//!   costs `test_cost` seconds (SimGrid's `smpi/test` sleep); SimGrid skips the others.
+//!   any one, and a test of a key with an outstanding request is a compute of
+//!   `test_cost` seconds (SimGrid's `smpi/test` sleep) marked as a test of the oldest
+//!   such request ([`simpi_mpi::ScheduleBuilder::test_of`]: the run decides what it
+//!   costs and finds); SimGrid skips tests of keys without one.
 //! * A request waited for implies what it waited for: those entries leave the frontier
 //!   (without this, request loops with no blocking call made edges quadratic).
 //! * Collectives are expanded by the algorithm `choose` picks, in the communicator's
@@ -562,6 +564,17 @@ impl RankConv<'_, '_> {
         Ok(())
     }
 
+    /// A test of local request op `req`: a compute of `test_cost` that the run may
+    /// lengthen (SMPI's growing test sleeps) or skip (the request was found complete by
+    /// an earlier test).
+    fn test(&mut self, req: u32) -> Result<(), String> {
+        let cost = SimTime::from_secs_f64(self.opts.test_cost.max(0.0)).ps();
+        let l = self.add(Op::calc(cost, 0), 0)?;
+        self.b.test_of(l, req);
+        self.then(l);
+        Ok(())
+    }
+
     fn rank_arg(&self, v: i64, what: &str) -> Result<u32, String> {
         if v < 0 || v >= self.p as i64 {
             return Err(format!("{what} {v} is out of range: the trace has {} ranks", self.p));
@@ -645,15 +658,17 @@ impl RankConv<'_, '_> {
             }
             Action::Test { src, dst, tag, done } => {
                 if done {
+                    // simpi's tracer: the real test completed it.
                     self.complete((src, dst, tag));
-                } else if let Some(q) = self.store.get_mut(&(src, dst, tag)) {
-                    if let Some(op) = q.pop_front() {
-                        q.push_back(op);
-                    }
-                }
-                if done || self.store.contains_key(&(src, dst, tag)) {
                     let cost = self.opts.test_cost;
                     self.calc(cost)?;
+                } else if let Some(q) = self.store.get_mut(&(src, dst, tag)) {
+                    // SimGrid's replay takes the oldest request with the key and puts it
+                    // (or, if the test finds it complete, a null request) back last; the
+                    // test's cost and outcome are decided when it runs.
+                    let req = q.pop_front().expect("stored keys have requests");
+                    q.push_back(req);
+                    self.test(req.op)?;
                 }
             }
             Action::TestSome { done } => {
