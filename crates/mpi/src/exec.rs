@@ -169,6 +169,8 @@ struct Run<'s> {
     parked: IdHashMap<u64, Parked>,
     /// Operations enabled by the current event, with their rank, in enabling order.
     freed: Vec<(u32, u32)>,
+    /// The time of the event being handled (a join's time).
+    now: u64,
     scratch: Vec<u32>,
     stats: RunStats,
     times: Vec<OpTime>,
@@ -206,6 +208,7 @@ pub fn run_loggops_with(
         parked: IdHashMap::default(),
         freed: Vec::new(),
         scratch: Vec::new(),
+        now: 0,
         stats: RunStats::default(),
         times: if record {
             vec![OpTime::default(); sched.num_ops()]
@@ -225,6 +228,7 @@ pub fn run_loggops_with(
     let mut processed = 0u64;
     while let Some(ev) = run.queue.pop() {
         let t = ev.time;
+        run.now = t;
         if ev.event.0 & WAKE_BIT != 0 {
             run.wake(t, ev.seq.0, ev.event.0 & !WAKE_BIT);
         } else {
@@ -465,6 +469,30 @@ impl Run<'_> {
     /// freeing order sorted by kind the way `std::sort` does, each at the time its
     /// resources are next free.
     fn enqueue_freed(&mut self) {
+        let mut i = 0;
+        while i < self.freed.len() {
+            let (h, id) = self.freed[i];
+            if self.sched.is_join(OpId(id)) {
+                // Done now, without its CPU: what it frees takes its place.
+                if !self.times.is_empty() {
+                    self.times[id as usize] = OpTime {
+                        start: self.now,
+                        ready: self.now,
+                        end: self.now,
+                    };
+                }
+                let tail = self.freed.split_off(i + 1);
+                self.freed.pop();
+                self.started(h, id);
+                self.completed(h, id);
+                self.freed.extend(tail);
+                continue;
+            }
+            i += 1;
+        }
+        if self.freed.is_empty() {
+            return;
+        }
         if self.freed.len() == 1 {
             let (h, id) = self.freed[0];
             self.freed.clear();

@@ -448,11 +448,30 @@ impl Run<'_, '_> {
     }
 
     fn enqueue_freed(&mut self, t: u64) {
-        for i in 0..self.freed.len() {
+        let mut i = 0;
+        while i < self.freed.len() {
             let id = self.freed[i];
+            if self.sched.is_join(OpId(id)) {
+                self.pass_join(t, i);
+                continue;
+            }
             self.queue.schedule(t, Ev::Start(id));
+            i += 1;
         }
         self.freed.clear();
+    }
+
+    /// The join at `freed[i]` is done at `t`: the operations it frees take its place.
+    fn pass_join(&mut self, t: u64, i: usize) {
+        let id = self.freed[i];
+        self.mark_start(id, t);
+        let mut freed = std::mem::take(&mut self.freed);
+        let tail = freed.split_off(i + 1);
+        freed.pop();
+        self.freed = freed;
+        self.started(id);
+        self.completed(t, id);
+        self.freed.extend(tail);
     }
 
     fn stall(&self, stats: RunStats) -> Stall {

@@ -59,6 +59,10 @@ pub(crate) const ANY_DEPS: u8 = 2;
 /// `Op::flags`: a compute that is an MPI_Test of the request op whose rank-local index
 /// is in `peer` (see [`crate::Schedule::tested_request`]).
 pub(crate) const TEST: u8 = 4;
+/// `Op::flags`: a join, a zero-length compute that takes no CPU: it is done the moment
+/// its dependencies are, and its successors are freed in its place
+/// ([`crate::ScheduleBuilder::push_join`]).
+pub(crate) const JOIN: u8 = 8;
 
 impl Op {
     /// A send of `bytes` to `to`.

@@ -10,7 +10,7 @@
 //! built in, because copying it behind the first touched hundreds of MB of fresh pages
 //! at thousands of ranks. A rank, and so every dependency, lies within one part.
 
-use crate::op::{Op, OpId, OpKind, Rank, ANY_DEPS, ANY_SOURCE, INLINE_SUCC, NO_SUCC, TEST};
+use crate::op::{Op, OpId, OpKind, Rank, ANY_DEPS, ANY_SOURCE, INLINE_SUCC, JOIN, NO_SUCC, TEST};
 
 /// Most operations a schedule holds: ids keep their top bit free for the executor.
 pub const MAX_OPS: usize = (1 << 31) - 1;
@@ -145,6 +145,15 @@ impl Schedule {
     /// True if `id` starts once any one of its predecessors has completed.
     pub fn is_any_of(&self, id: OpId) -> bool {
         self.op_at(id.0).flags & ANY_DEPS != 0
+    }
+
+    /// True if `id` is a join ([`ScheduleBuilder::push_join`]): done, without taking
+    /// its CPU, the moment its dependencies are; executors free its successors in its
+    /// place, in the order they would have been freed had each depended on what it
+    /// depends on.
+    #[inline]
+    pub fn is_join(&self, id: OpId) -> bool {
+        self.op_at(id.0).flags & JOIN != 0
     }
 
     /// Whether some compute is a test of a request ([`Schedule::tested_request`]).
@@ -618,6 +627,18 @@ impl ScheduleBuilder {
             self.sched.contexts.resize(self.sched.low.ops.len(), 0);
             self.sched.contexts[id] = ctx;
         }
+    }
+
+    /// Adds a join to the open rank and returns its local index: a zero-length compute
+    /// that takes no CPU ([`Schedule::is_join`]). Operations that would each wait for
+    /// the same many predecessors wait for a join of them instead, which keeps the edges
+    /// linear (many requests completed together, then many more posted) and the times
+    /// the same.
+    pub fn push_join(&mut self) -> Result<u32, BuildError> {
+        let l = self.push(Op::calc(0, 0))?;
+        let cur = self.cur.as_ref().expect("push_join outside a rank");
+        self.sched.low.ops[(cur.first + l) as usize].flags |= JOIN;
+        Ok(l)
     }
 
     /// Makes local compute `a` of the open rank a test (MPI_Test) of its local op

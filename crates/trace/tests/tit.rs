@@ -424,6 +424,75 @@ fn waitall_loops_without_a_blocking_call_stay_linear() {
 }
 
 #[test]
+fn requests_completed_together_are_joined_before_the_next_ones() {
+    // 50 rounds of 20 isends (rank 0) or irecvs (rank 1), each round ended by a waitall.
+    // Without a join, each of a round's 20 operations would wait for each of the 20
+    // before (400 edges a round); with one, 20 into the join and 20 out of it. Times:
+    // rank 0's sends take 100 each, back to back (a round of 2,000, 50 rounds end at
+    // 100,000); message i of a round starting at T arrives at T + 100(i+1) + 1,000 and
+    // is taken in by 100 later, just as the one before is done: rank 1's last at
+    // 100,000 + 1,100.
+    let (k, rounds) = (20, 50);
+    let mut text = String::new();
+    for _ in 0..rounds {
+        for _ in 0..k {
+            text += "0 isend 1 3 8 0\n";
+        }
+        text += "0 waitall 20\n";
+        for _ in 0..k {
+            text += "1 irecv 0 3 8 0\n";
+        }
+        text += "1 waitall 20\n";
+    }
+    let p = write("batches.txt", &text);
+    let mut t = read(&p).unwrap();
+    assert_eq!(t.schedule.num_ops(), 2 * (k * rounds + rounds - 1));
+    assert_eq!(t.schedule.num_edges(), 2 * 2 * k * (rounds - 1));
+    let joins = (0..t.schedule.num_ops() as u32)
+        .filter(|&id| t.schedule.is_join(OpId(id)))
+        .count();
+    assert_eq!(joins, 2 * (rounds - 1));
+    assert_eq!(times(&mut t), vec![100_000, 101_100]);
+    // GOAL has no joins: the export leaves them out and writes the edges through them.
+    let (goal, _) = simpi_trace::goal::write_schedule(&t.schedule, Vec::new(), TimeUnit::Ns).unwrap();
+    let mut back = simpi_trace::read_goal(&goal[..], "batches.goal", TimeUnit::Ns).unwrap();
+    assert_eq!(back.num_ops(), 2 * k * rounds);
+    assert_eq!(back.num_edges(), 2 * k * k * (rounds - 1));
+    let m = LogGops::from_units(TimeUnit::Ns, 1000, 100, 0, 0, 0, 1 << 40);
+    let via_goal: Vec<u64> = run_loggops(&mut back, &m, None)
+        .unwrap()
+        .end_times
+        .iter()
+        .map(|t| t.ps() / 1000)
+        .collect();
+    assert_eq!(via_goal, vec![100_000, 101_100]);
+}
+
+#[test]
+fn a_non_blocking_collective_waited_at_once_is_the_blocking_one() {
+    // iallreduce then its wait, 30 times, against allreduce 30 times: the same end times
+    // and about as many edges (a waited collective's end implies what it waited for;
+    // before, every later collective waited for all earlier ends: quadratic).
+    let rounds = 30;
+    let (mut nb, mut bl) = (String::new(), String::new());
+    for r in 0..4 {
+        for i in 0..rounds {
+            nb += &format!("{r} iallreduce 100 0 0\n{r} wait -3 {r} {i}\n");
+            bl += &format!("{r} allreduce 100 0 0\n");
+        }
+    }
+    let mut a = read(&write("iallreduce_loop.txt", &nb)).unwrap();
+    let mut b = read(&write("allreduce_loop.txt", &bl)).unwrap();
+    assert_eq!(times(&mut a), times(&mut b));
+    assert!(
+        a.schedule.num_edges() <= b.schedule.num_edges() + 4 * rounds,
+        "{} edges against {}",
+        a.schedule.num_edges(),
+        b.schedule.num_edges()
+    );
+}
+
+#[test]
 fn a_collective_after_implied_requests_still_joins_them_on_the_cpu() {
     // Two isend/wait pairs leave a frontier of two sends, the first implied by the
     // second: the barrier still starts after a zero-length join (which waits for the

@@ -5,7 +5,9 @@
 //! context `c > 0` gets tag `c · 2^24 + tag` (distinct contexts stay apart; a wildcard
 //! tag of such a receive is written as -1 and may then match across contexts), and an
 //! any-of operation becomes an all-of one. Both are counted in the returned report.
-//! Compute times are rounded to whole time units.
+//! Compute times are rounded to whole time units. A join (a compute that takes no CPU,
+//! see `Schedule::is_join`) has no GOAL form: it is left out and what follows it depends
+//! on what it depended on (GOAL's zero-length `calc` would wait for the CPU).
 //!
 //! A receive is written with the size of the message it matches: MPI lets a receive post
 //! a larger buffer than the message (NPB MG posts 69,696 bytes for faces of 4 to 35 KB),
@@ -88,6 +90,10 @@ pub fn write_schedule<W: Write>(s: &Schedule, out: W, unit: TimeUnit) -> io::Res
         let first = ops.start;
         for id in ops.clone() {
             let op = s.op(OpId(id));
+            if s.is_join(OpId(id)) {
+                w.skip_label();
+                continue;
+            }
             let ctx = s.context(id);
             let tag = if ctx == 0 {
                 op.tag
@@ -117,12 +123,28 @@ pub fn write_schedule<W: Write>(s: &Schedule, out: W, unit: TimeUnit) -> io::Res
                 rep.any_of_as_all_of += 1;
             }
         }
+        let mut through = Vec::new();
         for id in ops {
-            for &succ in s.done_successors(OpId(id)) {
-                w.requires(Label(succ - first), Label(id - first))?;
+            if s.is_join(OpId(id)) {
+                continue;
             }
-            for &succ in s.start_successors(OpId(id)) {
-                w.irequires(Label(succ - first), Label(id - first))?;
+            for (done, list) in [
+                (true, s.done_successors(OpId(id))),
+                (false, s.start_successors(OpId(id))),
+            ] {
+                for &succ in list {
+                    // Through joins (in order, depth first) to what they free.
+                    through.push(succ);
+                    while let Some(x) = through.pop() {
+                        if s.is_join(OpId(x)) {
+                            through.extend(s.done_successors(OpId(x)).iter().rev());
+                        } else if done {
+                            w.requires(Label(x - first), Label(id - first))?;
+                        } else {
+                            w.irequires(Label(x - first), Label(id - first))?;
+                        }
+                    }
+                }
             }
         }
         w.end_rank()?;

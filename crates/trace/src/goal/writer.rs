@@ -52,6 +52,12 @@ impl<W: Write> GoalWriter<W> {
         self.maybe_flush()
     }
 
+    /// Uses up the next label without writing an operation (for one left out, so that
+    /// the labels of the rest stay their operations' positions).
+    pub fn skip_label(&mut self) {
+        self.next_label += 1;
+    }
+
     fn label(&mut self) -> Label {
         let l = Label(self.next_label);
         self.next_label += 1;

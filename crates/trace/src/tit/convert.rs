@@ -456,6 +456,11 @@ struct RankConv<'a, 'o> {
     templates: MixHashMap<TemplateKey, Template>,
 }
 
+/// A frontier longer than this is joined before an operation is added after it: many
+/// requests completed together and many more posted after them would otherwise give
+/// each of the latter an edge from each of the former.
+const JOIN_AT: usize = 8;
+
 /// Largest buffer of one collective call on one rank: 1 TiB, beyond any process's
 /// memory. Segmented algorithms cut buffers into pieces of a few KiB; a typo of a few
 /// digits more would otherwise ask for billions of them.
@@ -482,9 +487,8 @@ fn build(e: BuildError) -> String {
     e.to_string()
 }
 
-/// An outstanding request: its operation, which waited for the first `len` entries of
-/// the frontier of generation `gen` (`len` 0 for a collective, whose end is not known
-/// to wait for them directly).
+/// An outstanding request: its operation, which waited (directly, or through a
+/// collective's entry) for the first `len` entries of the frontier of generation `gen`.
 #[derive(Copy, Clone, Debug)]
 struct Req {
     op: u32,
@@ -504,6 +508,21 @@ impl RankConv<'_, '_> {
         self.after.extend_from_slice(ops);
         self.after_gen = self.after_gen.wrapping_add(1);
         self.hidden = 0;
+    }
+
+    /// Replaces a long frontier by a join of it (which takes no CPU): the operations
+    /// that follow each wait for the join instead of for every entry.
+    fn join_after(&mut self) -> Result<(), String> {
+        let j = self.b.push_join().map_err(build)?;
+        for &a in &self.after {
+            self.b.requires(j, a);
+        }
+        let had = self.after.len() + self.hidden;
+        self.reset_after(&[j]);
+        // The frontier still counts what it had (whether a collective needs its own
+        // join depends on that).
+        self.hidden = had - 1;
+        Ok(())
     }
 
     /// A request for local op `l`, just added after the whole frontier.
@@ -544,6 +563,9 @@ impl RankConv<'_, '_> {
 
     /// Adds `op` after the frontier; returns its local index.
     fn add(&mut self, op: Op, ctx: u32) -> Result<u32, String> {
+        if self.after.len() > JOIN_AT {
+            self.join_after()?;
+        }
         let l = self.b.push(op).map_err(build)?;
         self.b.set_context(l, ctx);
         for &a in &self.after {
@@ -738,13 +760,12 @@ impl RankConv<'_, '_> {
             Action::Nonblocking(coll) => {
                 let k = self.icolls;
                 self.icolls += 1;
+                // Every operation of the collective waits for the frontier, directly or
+                // through its entry: its end implies the frontier, as a request's does.
+                let (gen, len) = (self.after_gen, self.after.len() as u32);
                 let (end, _) = self.collective(ci, members, *coll)?;
                 if let Some(end) = end {
-                    let q = Req {
-                        op: end,
-                        gen: 0,
-                        len: 0,
-                    };
+                    let q = Req { op: end, gen, len };
                     self.store_req((ICOLL_SOURCE, self.r as i64, k), q);
                 }
             }
