@@ -22,7 +22,7 @@ use std::collections::BinaryHeap;
 const NOT_A_MESSAGE: u32 = u32::MAX;
 
 /// A queued event: an op id, with [`MSG_BIT`] set for "the message of this send
-/// arrives"; or, with [`WAKE_BIT`], a CPU whose parked events are due (see
+/// arrives"; or, with [`WAKE_BIT`], a CPU or NIC side whose parked events are due (see
 /// [`Parked`]). Everything else is found in the op. (A queue entry takes 24 bytes
 /// whether this is 4 or 8.)
 #[derive(Copy, Clone)]
@@ -31,15 +31,19 @@ struct Packed(u64);
 const MSG_BIT: u64 = 1 << 63;
 const WAKE_BIT: u64 = 1 << 62;
 
-/// Events that found their CPU busy, parked until it is free.
+/// Events that found a resource they need busy, parked until all are free, in groups of
+/// events that need the same resources: a CPU (computes), a CPU and its NIC's send side
+/// (sends), a CPU and its NIC's receive side (arriving messages).
 ///
-/// LogGOPSim puts such an event back in the queue at the time the CPU frees, with its
-/// old sequence number. When many events wait for one CPU (a rank that starts a send to
-/// every other rank at once), each one is popped and put back once per event served
-/// before it: O(n²) per rank. Parking them instead, with one wake-up entry at the
-/// CPU's free time carrying the smallest parked sequence number, serves them in the
-/// same (time, sequence) order: a parked event would only have been popped, found its
-/// CPU busy and put back, which changes nothing.
+/// LogGOPSim puts such an event back in the queue at the time its resources are free,
+/// with its old sequence number. When many events wait for the same resources (a rank
+/// that starts a send to every other rank at once; messages whose NIC gap exceeds the
+/// CPU overhead), each one is popped and put back once per event served before it:
+/// O(n²) per rank. The events of a group all wait for the same time, so parking them
+/// with one wake-up entry at that time carrying the smallest parked sequence number
+/// serves them in the same (time, sequence) order: a parked event would only have been
+/// popped, found a resource busy and put back, which changes nothing. A woken event that
+/// finds a resource taken in the meantime (by another group's event) is parked again.
 #[derive(Default)]
 struct Parked {
     /// (sequence, event) of the parked events, smallest sequence first.
@@ -133,6 +137,21 @@ impl Timers {
             nics,
             stride,
         }
+    }
+    /// Index in `t` of rank `h`'s CPU `c` (a parking slot).
+    #[inline(always)]
+    fn cpu_slot(&self, h: u32, c: u8) -> u64 {
+        (h as usize * self.stride + c as usize) as u64
+    }
+    /// Index in `t` of the send side of rank `h`'s NIC `n`.
+    #[inline(always)]
+    fn gs_slot(&self, h: u32, n: u8) -> u64 {
+        (h as usize * self.stride + self.cpus + n as usize) as u64
+    }
+    /// Index in `t` of the receive side of rank `h`'s NIC `n`.
+    #[inline(always)]
+    fn gr_slot(&self, h: u32, n: u8) -> u64 {
+        (h as usize * self.stride + self.cpus + self.nics + n as usize) as u64
     }
     #[inline(always)]
     fn cpu(&mut self, h: u32, c: u8) -> &mut u64 {
@@ -264,21 +283,26 @@ impl Run<'_> {
     fn dispatch(&mut self, t: u64, seq: u64, ev: Packed) {
         let id = (ev.0 & !MSG_BIT) as u32;
         let op = self.sched.op(OpId(id));
-        let (postponed, cpu) = if ev.0 & MSG_BIT != 0 {
+        // The CPU it needs, and the NIC side if any (the slots of their timers).
+        let (postponed, cpu, nic) = if ev.0 & MSG_BIT != 0 {
             let e = Ev {
                 op: id,
                 host: op.peer,
                 from: op.rank,
             };
-            let cpu = (e.host, op.cpu);
-            (self.arrive(t, e), cpu)
+            let (cpu, nic) = (
+                self.timers.cpu_slot(e.host, op.cpu),
+                self.timers.gr_slot(e.host, op.nic),
+            );
+            (self.arrive(t, e), cpu, Some(nic))
         } else {
             let e = Ev {
                 op: id,
                 host: op.rank,
                 from: NOT_A_MESSAGE,
             };
-            let cpu = (e.host, op.cpu);
+            let cpu = self.timers.cpu_slot(e.host, op.cpu);
+            let nic = (op.kind == OpKind::Send).then(|| self.timers.gs_slot(e.host, op.nic));
             let postponed = match op.kind {
                 OpKind::Calc => self.calc(t, e),
                 OpKind::Send => self.send(t, e),
@@ -287,24 +311,32 @@ impl Run<'_> {
                     None
                 }
             };
-            (postponed, cpu)
+            (postponed, cpu, nic)
         };
-        let Some(later) = postponed else { return };
-        if *self.timers.cpu(cpu.0, cpu.1) > t {
-            let slot = cpu.0 as u64 * self.timers.cpus as u64 + cpu.1 as u64;
-            self.parked.entry(slot).or_default().waiting.push(Reverse((seq, ev.0)));
-            self.arm_wake(t, slot);
-        } else {
-            self.queue.reschedule(later, Seq(seq), ev);
+        if postponed.is_none() {
+            return;
+        }
+        // Parked with the events that need the same resources: all of them wait for the
+        // same time, so only the oldest needs a wake-up entry.
+        let group = cpu << 32 | nic.map_or(0, |n| n + 1);
+        self.parked.entry(group).or_default().waiting.push(Reverse((seq, ev.0)));
+        self.arm_wake(t, group);
+    }
+
+    /// When the resources of parked `group` are all free (see [`Run::dispatch`]).
+    fn group_free(&self, group: u64) -> u64 {
+        let cpu = self.timers.t[(group >> 32) as usize];
+        match group & 0xffff_ffff {
+            0 => cpu,
+            n => cpu.max(self.timers.t[n as usize - 1]),
         }
     }
 
-    /// Makes sure CPU `slot`'s parked events have a live wake-up entry, at the CPU's
-    /// free time (or now) with the smallest parked sequence number; drops the record of
-    /// a CPU with nothing parked.
+    /// Makes sure `slot`'s parked events have a live wake-up entry, at the time their
+    /// resources are free (or now) with the smallest parked sequence number; drops the
+    /// record of a group with nothing parked.
     fn arm_wake(&mut self, t: u64, slot: u64) {
-        let cpus = self.timers.cpus as u64;
-        let free = *self.timers.cpu((slot / cpus) as u32, (slot % cpus) as u8);
+        let free = self.group_free(slot);
         let Some(p) = self.parked.get_mut(&slot) else { return };
         let Some(&Reverse((first, _))) = p.waiting.peek() else {
             self.parked.remove(&slot);
@@ -317,7 +349,7 @@ impl Run<'_> {
         }
     }
 
-    /// A wake-up entry of CPU `slot` popped at `t`: serves the first parked event as if
+    /// A wake-up entry of `slot` popped at `t`: serves the first parked event as if
     /// it had been popped itself, then re-arms for the rest.
     fn wake(&mut self, t: u64, seq: u64, slot: u64) {
         let Some(p) = self.parked.get_mut(&slot) else { return };

@@ -1,10 +1,15 @@
 //! MPI message matching: a rank's queue of posted receives or of unexpected messages,
 //! searched in arrival order with ANY_SOURCE / ANY_TAG wildcards.
 //!
-//! A wildcard on either side matches, as in LogGOPSim; searching front to back and
-//! removing the first match gives MPI's non-overtaking order.
+//! A wildcard on either side matches, as in LogGOPSim; taking the oldest match gives
+//! MPI's non-overtaking order. Short queues are searched front to back; a long one
+//! (a receiver with hundreds of receives posted, as in a linear all-to-all, or a slow
+//! receiver with thousands of messages waiting) is indexed by (context, source, tag),
+//! which finds the oldest match without a scan unless the query or entries have
+//! wildcards.
 
 use crate::op::{ANY_SOURCE, ANY_TAG};
+use simpi_kernel::MixHashMap;
 use std::collections::VecDeque;
 
 /// What matching needs to know about a posted receive or an arrived message.
@@ -40,8 +45,77 @@ pub enum MatchQueue {
     /// One envelope.
     One(Envelope),
     /// More than one, front first. A double-ended queue: the match is usually the
-    /// oldest, and a sender far ahead of its receiver queues thousands of messages.
+    /// oldest.
     Many(Box<VecDeque<Envelope>>),
+    /// More than [`INDEX_AT`]: indexed.
+    Indexed(Box<Indexed>),
+}
+
+/// A queue longer than this is indexed.
+const INDEX_AT: usize = 32;
+
+/// A long queue: each envelope with its age, in a FIFO per (context, source, tag), or,
+/// if it has a wildcard (a posted receive), in one FIFO of those.
+#[derive(Default, Debug, Clone)]
+pub struct Indexed {
+    next: u64,
+    exact: MixHashMap<(u32, u32, u32), VecDeque<(u64, Envelope)>>,
+    wild: VecDeque<(u64, Envelope)>,
+    len: usize,
+}
+
+impl Indexed {
+    fn push(&mut self, e: Envelope) {
+        let item = (self.next, e);
+        self.next += 1;
+        self.len += 1;
+        if e.src == ANY_SOURCE || e.tag == ANY_TAG {
+            self.wild.push_back(item);
+        } else {
+            self.exact.entry((e.ctx, e.src, e.tag)).or_default().push_back(item);
+        }
+    }
+
+    /// Removes and returns the oldest envelope that matches.
+    fn take(&mut self, src: u32, tag: u32, ctx: u32) -> Option<Envelope> {
+        // The oldest wildcard entry that matches (the FIFO is in age order).
+        let w = self.wild.iter().position(|(_, e)| e.matches(src, tag, ctx));
+        let w_age = w.map(|i| self.wild[i].0);
+        // The oldest exact entry that matches: a bucket's front is its oldest.
+        let key = if src != ANY_SOURCE && tag != ANY_TAG {
+            Some((ctx, src, tag)).filter(|k| self.exact.contains_key(k))
+        } else {
+            self.exact
+                .iter()
+                .filter(|(&(c, s, t), _)| c == ctx && (src == ANY_SOURCE || s == src) && (tag == ANY_TAG || t == tag))
+                .min_by_key(|(_, q)| q.front().expect("buckets are not empty").0)
+                .map(|(&k, _)| k)
+        };
+        let x_age = key.map(|k| self.exact[&k].front().expect("buckets are not empty").0);
+        let e = match (w_age, x_age) {
+            (Some(a), Some(b)) if a < b => self.wild.remove(w.unwrap()).map(|(_, e)| e),
+            (Some(_), None) => self.wild.remove(w.unwrap()).map(|(_, e)| e),
+            (_, Some(_)) => {
+                let k = key.unwrap();
+                let q = self.exact.get_mut(&k).expect("found above");
+                let e = q.pop_front().map(|(_, e)| e);
+                if q.is_empty() {
+                    self.exact.remove(&k);
+                }
+                e
+            }
+            (None, None) => None,
+        };
+        self.len -= usize::from(e.is_some());
+        e
+    }
+
+    /// Every envelope, oldest first.
+    fn in_order(&self) -> Vec<Envelope> {
+        let mut all: Vec<(u64, Envelope)> = self.exact.values().flatten().chain(self.wild.iter()).copied().collect();
+        all.sort_unstable_by_key(|&(age, _)| age);
+        all.into_iter().map(|(_, e)| e).collect()
+    }
 }
 
 impl MatchQueue {
@@ -51,7 +125,16 @@ impl MatchQueue {
         match self {
             MatchQueue::Empty => *self = MatchQueue::One(e),
             MatchQueue::One(first) => *self = MatchQueue::Many(Box::new(VecDeque::from([*first, e]))),
+            MatchQueue::Many(v) if v.len() >= INDEX_AT => {
+                let mut ix = Indexed::default();
+                for &old in v.iter() {
+                    ix.push(old);
+                }
+                ix.push(e);
+                *self = MatchQueue::Indexed(Box::new(ix));
+            }
             MatchQueue::Many(v) => v.push_back(e),
+            MatchQueue::Indexed(ix) => ix.push(e),
         }
     }
 
@@ -77,26 +160,35 @@ impl MatchQueue {
                 }
                 Some(e)
             }
+            MatchQueue::Indexed(ix) => {
+                let e = ix.take(src, tag, ctx)?;
+                if ix.len == 0 {
+                    *self = MatchQueue::Empty;
+                }
+                Some(e)
+            }
         }
     }
 
-    /// The envelopes still queued, front first.
-    pub fn iter(&self) -> impl ExactSizeIterator<Item = &Envelope> + '_ {
-        let (one, many): (&[Envelope], Option<&VecDeque<Envelope>>) = match self {
-            MatchQueue::Empty => (&[], None),
-            MatchQueue::One(e) => (std::slice::from_ref(e), None),
-            MatchQueue::Many(v) => (&[], Some(&**v)),
-        };
-        let (a, b) = many.map_or((&[][..], &[][..]), |v| v.as_slices());
-        Iter {
-            parts: [one, a, b],
-            at: 0,
+    /// The envelopes still queued, oldest first (copies: for reports).
+    pub fn iter(&self) -> std::vec::IntoIter<Envelope> {
+        match self {
+            MatchQueue::Empty => Vec::new(),
+            MatchQueue::One(e) => vec![*e],
+            MatchQueue::Many(v) => v.iter().copied().collect(),
+            MatchQueue::Indexed(ix) => ix.in_order(),
         }
+        .into_iter()
     }
 
     /// Number of queued envelopes.
     pub fn len(&self) -> usize {
-        self.iter().len()
+        match self {
+            MatchQueue::Empty => 0,
+            MatchQueue::One(_) => 1,
+            MatchQueue::Many(v) => v.len(),
+            MatchQueue::Indexed(ix) => ix.len,
+        }
     }
 
     /// True when nothing is queued.
@@ -104,35 +196,6 @@ impl MatchQueue {
         matches!(self, MatchQueue::Empty)
     }
 }
-
-/// The envelopes of a [`MatchQueue`], front first: at most three slices (an inline
-/// envelope, or the two halves of a ring buffer).
-struct Iter<'a> {
-    parts: [&'a [Envelope]; 3],
-    at: usize,
-}
-
-impl<'a> Iterator for Iter<'a> {
-    type Item = &'a Envelope;
-
-    fn next(&mut self) -> Option<&'a Envelope> {
-        while self.at < 3 {
-            if let Some((first, rest)) = self.parts[self.at].split_first() {
-                self.parts[self.at] = rest;
-                return Some(first);
-            }
-            self.at += 1;
-        }
-        None
-    }
-
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        let n = self.parts.iter().map(|p| p.len()).sum();
-        (n, Some(n))
-    }
-}
-
-impl ExactSizeIterator for Iter<'_> {}
 
 #[cfg(test)]
 mod tests {
@@ -199,6 +262,57 @@ mod tests {
         assert_eq!(q.take(1, 8, 0).map(|e| e.op), Some(8));
         assert_eq!(q.take(ANY_SOURCE, ANY_TAG, 0).map(|e| e.op), Some(4));
         assert_eq!(q.iter().map(|e| e.op).collect::<Vec<_>>(), vec![5, 6, 7, 9]);
+    }
+
+    #[test]
+    fn long_queues_take_what_a_front_to_back_search_takes() {
+        // Random pushes and takes, with wildcards on both sides and two contexts, on
+        // queues from empty to a few hundred entries (indexed past 32), against the
+        // definition: the first envelope in push order that matches.
+        let mut rng = simpi_kernel::Rng::new(7);
+        for round in 0..40 {
+            let mut q = MatchQueue::default();
+            let mut reference: Vec<Envelope> = Vec::new();
+            let wild_rate = [0.0, 0.05, 0.3][round % 3];
+            let pick = |rng: &mut simpi_kernel::Rng, n: u64, wild: u32| {
+                if rng.chance(wild_rate) {
+                    wild
+                } else {
+                    rng.below(n) as u32
+                }
+            };
+            for step in 0..3000u32 {
+                // Grow for a while, then shrink, then grow again.
+                let push = match (step / 500) % 3 {
+                    0 => rng.chance(0.8),
+                    1 => rng.chance(0.3),
+                    _ => rng.chance(0.6),
+                };
+                if push {
+                    let e = Envelope {
+                        src: pick(&mut rng, 6, ANY_SOURCE),
+                        tag: pick(&mut rng, 4, ANY_TAG),
+                        op: step,
+                        ctx: rng.below(2) as u32,
+                    };
+                    q.push(e);
+                    reference.push(e);
+                } else {
+                    let (src, tag, ctx) = (
+                        pick(&mut rng, 6, ANY_SOURCE),
+                        pick(&mut rng, 4, ANY_TAG),
+                        rng.below(2) as u32,
+                    );
+                    let want = reference
+                        .iter()
+                        .position(|e| e.matches(src, tag, ctx))
+                        .map(|i| reference.remove(i));
+                    assert_eq!(q.take(src, tag, ctx), want, "round {round} step {step}");
+                }
+                assert_eq!(q.len(), reference.len());
+            }
+            assert_eq!(q.iter().collect::<Vec<_>>(), reference);
+        }
     }
 
     #[test]
