@@ -10,6 +10,23 @@ pub struct Comm {
     pub id: String,
     /// World ranks of the members, in communicator rank order.
     pub members: Vec<u32>,
+    /// (world rank, communicator rank) of the members, by world rank.
+    by_world: Vec<(u32, u32)>,
+}
+
+impl Comm {
+    fn new(id: String, members: Vec<u32>) -> Comm {
+        let mut by_world: Vec<(u32, u32)> = members.iter().enumerate().map(|(i, &m)| (m, i as u32)).collect();
+        by_world.sort_unstable();
+        Comm { id, members, by_world }
+    }
+
+    /// The communicator rank of world rank `r`, if it is a member (a search, not a scan:
+    /// every member of a communicator of 100,000 ranks asks).
+    pub fn rank_of(&self, r: u32) -> Option<u32> {
+        let i = self.by_world.binary_search_by_key(&r, |&(w, _)| w).ok()?;
+        Some(self.by_world[i].1)
+    }
 }
 
 /// One creation call seen on one rank.
@@ -43,10 +60,7 @@ impl CommTable {
     /// Builds the table from each rank's creation calls (`calls[r]`, in program order).
     pub(crate) fn build(ranks: u32, calls: &[Vec<(Creation, u32)>]) -> Result<CommTable, (u32, u32, String)> {
         let mut t = CommTable {
-            comms: vec![Comm {
-                id: "world".into(),
-                members: (0..ranks).collect(),
-            }],
+            comms: vec![Comm::new("world".into(), (0..ranks).collect())],
             by_id: HashMap::from([("world".to_string(), 0)]),
         };
         // Gather, for every new id, who declared it and how.
@@ -72,7 +86,8 @@ impl CommTable {
                     let ds = decl.entry(id.clone()).or_default();
                     // A rank names each communicator once; the tracer may see the same
                     // unknown communicator twice (`comm_known`), which changes nothing.
-                    match ds.iter().find(|d| d.0 == r as u32) {
+                    // Ranks come in order: this rank's earlier entry would be the last.
+                    match ds.last().filter(|d| d.0 == r as u32) {
                         Some(&(_, first, _)) if first == c => continue,
                         Some(&(_, _, first_line)) => {
                             return Err((
@@ -86,7 +101,11 @@ impl CommTable {
                 }
             }
         }
-        // Resolve parents first, repeatedly.
+        // Resolve parents first, repeatedly. Scratch by world rank, set for one
+        // communicator at a time (a scan per member was quadratic for communicators of
+        // 100,000 ranks): position in the parent, membership of the new one.
+        let mut at = vec![u32::MAX; ranks as usize];
+        let mut member = vec![false; ranks as usize];
         let mut pending = order;
         while !pending.is_empty() {
             let before = pending.len();
@@ -103,7 +122,10 @@ impl CommTable {
                     continue;
                 };
                 let pmembers = t.comms[pi].members.clone();
-                let pos = |r: u32| pmembers.iter().position(|&m| m == r);
+                for (i, &m) in pmembers.iter().enumerate() {
+                    at[m as usize] = i as u32;
+                }
+                let pos = |r: u32| Some(at[r as usize]).filter(|&i| i != u32::MAX);
                 let members = match ds[0].1 {
                     Creation::Split { color: first_color, .. } => {
                         let mut v: Vec<(i64, usize, u32)> = Vec::new();
@@ -127,7 +149,7 @@ impl CommTable {
                                 *line,
                                 format!("rank {r} splits '{parent}' but is not a member of it"),
                             ))?;
-                            v.push((*key, p, *r));
+                            v.push((*key, p as usize, *r));
                         }
                         v.sort();
                         v.into_iter().map(|(_, _, r)| r).collect()
@@ -155,17 +177,25 @@ impl CommTable {
                         members.clone()
                     }
                 };
-                for (r, _, line) in ds {
-                    if !members.contains(r) {
-                        return Err((
-                            *r,
-                            *line,
-                            format!("rank {r} is not a member of the communicator '{id}' it names"),
-                        ));
-                    }
+                for &m in &pmembers {
+                    at[m as usize] = u32::MAX;
+                }
+                for &m in &members {
+                    member[m as usize] = true;
+                }
+                let outsider = ds.iter().find(|(r, _, _)| !member[*r as usize]);
+                for &m in &members {
+                    member[m as usize] = false;
+                }
+                if let Some((r, _, line)) = outsider {
+                    return Err((
+                        *r,
+                        *line,
+                        format!("rank {r} is not a member of the communicator '{id}' it names"),
+                    ));
                 }
                 t.by_id.insert(id.clone(), t.comms.len());
-                t.comms.push(Comm { id, members });
+                t.comms.push(Comm::new(id, members));
             }
             if still.len() == before {
                 let id = &still[0];

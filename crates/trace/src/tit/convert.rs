@@ -860,11 +860,15 @@ impl RankConv<'_, '_> {
         let (n, me) = match members {
             None => (self.p, self.r),
             Some(m) => {
-                let me = m
-                    .iter()
-                    .position(|&x| x == self.r)
-                    .ok_or_else(|| format!("rank {} calls a collective on a communicator it is not in", self.r))?;
-                (m.len() as u32, me as u32)
+                // The world's copy (index 0) is MPI_COMM_SELF: one member, this rank.
+                let r = self.r;
+                let me = if ci == 0 {
+                    m.iter().position(|&x| x == r).map(|i| i as u32)
+                } else {
+                    self.comms.comm(ci).rank_of(r)
+                }
+                .ok_or_else(|| format!("rank {r} calls a collective on a communicator it is not in"))?;
+                (m.len() as u32, me)
             }
         };
         let root_of = |root: i64| -> Result<u32, String> {
