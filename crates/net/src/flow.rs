@@ -283,6 +283,13 @@ impl<'p> FlowNetwork<'p> {
         let v = &mut self.version[flow as usize];
         *v = v.wrapping_add(1);
         self.events.schedule(time, (flow, *v));
+        // Stale entries leave the queue when they come up; flows re-timed earlier at
+        // every end (thousands sharing a link) would pile them up quadratically.
+        if self.events.len() > 4 * (self.active + 1) + 4096 {
+            let (version, gv) = (&self.version, self.group_version);
+            self.events
+                .retain(|&(f, v)| if f == GROUP { v == gv } else { version[f as usize] == v });
+        }
     }
 
     /// Drops stale entries (at the head of the event queue, and wherever the queue
