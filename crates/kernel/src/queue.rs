@@ -325,25 +325,25 @@ mod tests {
         for i in 0..300u64 {
             let t = (i * 7919) % 1000;
             q.schedule(t, i);
-            if i % 3 != 0 {
+            if !i.is_multiple_of(3) {
                 want.schedule(t, i);
             } else {
                 want.schedule(t, u64::MAX); // keeps the sequence numbers aligned
             }
         }
-        let mark = |e: u64| if e % 3 == 0 { u64::MAX } else { e };
+        let mark = |e: u64| if e.is_multiple_of(3) { u64::MAX } else { e };
         for _ in 0..20 {
             assert_eq!(q.pop().map(|s| mark(s.event)), want.pop().map(|s| s.event));
         }
         q.schedule(1, 1000); // in the past of the radix part
         want.schedule(1, 1000);
-        q.retain(|&e| e % 3 != 0 || e == 1000);
+        q.retain(|&e| !e.is_multiple_of(3) || e == 1000);
         want.retain(|&e| e != u64::MAX);
         assert_eq!(q.len(), want.len());
         let a: Vec<_> = std::iter::from_fn(|| q.pop().map(|s| (s.time, s.event))).collect();
         let b: Vec<_> = std::iter::from_fn(|| want.pop().map(|s| (s.time, s.event))).collect();
         assert_eq!(a, b);
-        assert!(a.iter().all(|&(_, e)| e % 3 != 0 || e == 1000));
+        assert!(a.iter().all(|&(_, e)| !e.is_multiple_of(3) || e == 1000));
     }
 
     #[test]
