@@ -405,6 +405,28 @@ fn wait_loops_without_a_blocking_call_keep_one_dependency_per_operation() {
 }
 
 #[test]
+fn waitany_without_its_request_completes_the_oldest() {
+    // isend + waitAny (SimGrid's form, no key) 200 times: each waitany waits for the one
+    // outstanding send, which then leaves the store (before, every later waitany waited
+    // for all earlier sends too: quadratic). Times as for isend/wait: rank 0's sends
+    // take 100 each (20,000), rank 1's blocking receives take in message k at
+    // 100·k + 1,200 (the last at 21,100).
+    let n = 200;
+    let mut text = String::new();
+    for k in 0..n {
+        text += &format!("0 isend 1 {k} 8 0\n0 waitAny 1\n1 recv 0 {k} 8 0\n");
+    }
+    let p = write("waitany_loop.txt", &text);
+    let mut t = read(&p).unwrap();
+    assert!(
+        t.schedule.num_edges() <= 3 * t.schedule.num_ops(),
+        "{} edges",
+        t.schedule.num_edges()
+    );
+    assert_eq!(times(&mut t), vec![20_000, 21_100]);
+}
+
+#[test]
 fn waitall_loops_without_a_blocking_call_stay_linear() {
     // Two ranks exchange with irecv, isend, waitall, 300 times with nothing blocking in
     // between. Each round: sends take 0..100, messages arrive at 1,100 and are taken in by

@@ -8,10 +8,11 @@
 //! * Completion calls that list their requests (simpi's tracer) complete exactly those:
 //!   `waitall n keys`, `waitany n key`, `waitsome n k keys`, and tests that found requests
 //!   complete. Without a list (SimGrid), `waitall` waits for every request, `waitany` for
-//!   any one, and a test of a key with an outstanding request is a compute of
-//!   `test_cost` seconds (SimGrid's `smpi/test` sleep) marked as a test of the oldest
-//!   such request ([`simpi_mpi::ScheduleBuilder::test_of`]: the run decides what it
-//!   costs and finds); SimGrid skips tests of keys without one.
+//!   any one (and the oldest request counts as the one it completed), and a test of a key
+//!   with an outstanding request is a compute of `test_cost` seconds (SimGrid's
+//!   `smpi/test` sleep) marked as a test of the oldest such request
+//!   ([`simpi_mpi::ScheduleBuilder::test_of`]: the run decides what it costs and finds);
+//!   SimGrid skips tests of keys without one.
 //! * A request waited for implies what it waited for: those entries leave the frontier
 //!   (without this, request loops with no blocking call made edges quadratic).
 //! * Collectives are expanded by the algorithm `choose` picks, in the communicator's
@@ -709,13 +710,27 @@ impl RankConv<'_, '_> {
             Action::Waitany { done: None } => {
                 let mut all: Vec<u32> = self.store.values().flat_map(|q| q.iter().map(|r| r.op)).collect();
                 all.sort_unstable();
-                if !all.is_empty() {
+                if let Some(&oldest) = all.first() {
                     let j = self.b.push(Op::calc(0, 0)).map_err(build)?;
                     for op in all {
                         self.b.requires(j, op);
                     }
                     self.b.any_of(j);
                     self.after.push(j);
+                    // The call completed one request, which one the trace does not say:
+                    // the oldest leaves the store (else every later waitany would wait
+                    // for all requests ever made, and complete with the first).
+                    let key = *self
+                        .store
+                        .iter()
+                        .find(|(_, q)| q.iter().any(|r| r.op == oldest))
+                        .expect("stored")
+                        .0;
+                    let q = self.store.get_mut(&key).expect("stored");
+                    q.retain(|r| r.op != oldest);
+                    if q.is_empty() {
+                        self.store.remove(&key);
+                    }
                 }
             }
             Action::SendRecv {
