@@ -502,7 +502,7 @@ impl Run<'_> {
     /// resources are next free.
     fn enqueue_freed(&mut self) {
         let mut i = 0;
-        while i < self.freed.len() {
+        while self.sched.has_joins() && i < self.freed.len() {
             let (h, id) = self.freed[i];
             if self.sched.is_join(OpId(id)) {
                 // Done now, without its CPU: what it frees takes its place.

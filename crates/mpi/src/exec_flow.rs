@@ -22,7 +22,7 @@
 
 use crate::exec::OpTime;
 use crate::matching::{Envelope, MatchQueue};
-use crate::op::{OpId, OpKind};
+use crate::op::{OpId, OpKind, TEST};
 use crate::schedule::Schedule;
 use crate::stall::{Pending, Stall, StalledRank};
 use crate::{Outcome, Progress, RunStats};
@@ -242,7 +242,12 @@ impl Run<'_, '_> {
                         self.started(id);
                         self.mark_start(id, t);
                         if op.kind == OpKind::Calc {
-                            let (size, done) = match self.sched.tested_request(OpId(id)) {
+                            let tested = if op.flags & TEST != 0 {
+                                self.sched.tested_request(OpId(id))
+                            } else {
+                                None
+                            };
+                            let (size, done) = match tested {
                                 None => (op.size, Ev::CalcDone(id)),
                                 // Found complete before: SMPI's replay gets a null
                                 // request and skips the test.
@@ -448,10 +453,11 @@ impl Run<'_, '_> {
     }
 
     fn enqueue_freed(&mut self, t: u64) {
+        let joins = self.sched.has_joins();
         let mut i = 0;
         while i < self.freed.len() {
             let id = self.freed[i];
-            if self.sched.is_join(OpId(id)) {
+            if joins && self.sched.is_join(OpId(id)) {
                 self.pass_join(t, i);
                 continue;
             }

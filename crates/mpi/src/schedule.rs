@@ -43,6 +43,8 @@ pub struct Schedule {
     num_edges: usize,
     /// Some compute is a test of a request ([`ScheduleBuilder::test_of`]).
     has_tests: bool,
+    /// Some operation is a join ([`ScheduleBuilder::push_join`]).
+    has_joins: bool,
     max_cpu: u8,
     max_nic: u8,
     /// A run has counted the dependency counters down; the next run recounts them first
@@ -154,6 +156,11 @@ impl Schedule {
     #[inline]
     pub fn is_join(&self, id: OpId) -> bool {
         self.op_at(id.0).flags & JOIN != 0
+    }
+
+    /// Whether some operation is a join ([`Schedule::is_join`]).
+    pub fn has_joins(&self) -> bool {
+        self.has_joins
     }
 
     /// Whether some compute is a test of a request ([`Schedule::tested_request`]).
@@ -311,6 +318,7 @@ impl Schedule {
         }
         self.num_edges += other.num_edges;
         self.has_tests |= other.has_tests;
+        self.has_joins |= other.has_joins;
         self.max_cpu = self.max_cpu.max(other.max_cpu);
         self.max_nic = self.max_nic.max(other.max_nic);
         Ok(())
@@ -513,6 +521,7 @@ impl ScheduleBuilder {
                 contexts: Vec::new(),
                 num_edges: 0,
                 has_tests: false,
+                has_joins: false,
                 max_cpu: 0,
                 max_nic: 0,
                 counted_down: false,
@@ -638,6 +647,7 @@ impl ScheduleBuilder {
         let l = self.push(Op::calc(0, 0))?;
         let cur = self.cur.as_ref().expect("push_join outside a rank");
         self.sched.low.ops[(cur.first + l) as usize].flags |= JOIN;
+        self.sched.has_joins = true;
         Ok(l)
     }
 

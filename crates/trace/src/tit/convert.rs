@@ -312,6 +312,7 @@ fn read_tit_with(path: &Path, opts: &TitOptions<'_>, threads: impl FnOnce() -> u
                 after_gen: 0,
                 hidden: 0,
                 store: MixHashMap::default(),
+                outstanding: 0,
                 double_default: false,
                 dropped: &mut part.dropped,
                 icolls: 0,
@@ -446,9 +447,11 @@ struct RankConv<'a, 'o> {
     /// had `after.len() + hidden` entries, which decides whether a collective needs a
     /// join operation.
     hidden: usize,
-    /// Outstanding requests by (source, destination, tag), oldest first; keys without
-    /// any are removed (tags that never repeat would otherwise pile up).
+    /// Outstanding requests by (source, destination, tag), oldest first. Keys without
+    /// any stay for a while ([`RankConv::prune_store`]).
     store: MixHashMap<Key, VecDeque<Req>>,
+    /// Requests in `store`.
+    outstanding: usize,
     double_default: bool,
     dropped: &'a mut u64,
     /// Non-blocking collectives started so far.
@@ -538,6 +541,7 @@ impl RankConv<'_, '_> {
     /// Stores request `req` under key `k`.
     fn store_req(&mut self, k: Key, req: Req) {
         self.store.entry(k).or_default().push_back(req);
+        self.outstanding += 1;
     }
 
     /// Adds completed requests to the frontier. A request's op started only once the
@@ -674,7 +678,7 @@ impl RankConv<'_, '_> {
             }
             Action::Wait { src, dst, tag } => {
                 let special = src == ICOLL_SOURCE || src == UNMODELLED_SOURCE;
-                if !special && self.store.is_empty() {
+                if !special && self.outstanding == 0 {
                     return Err("'wait' without any outstanding isend or irecv".into());
                 }
                 self.complete((src, dst, tag));
@@ -685,7 +689,7 @@ impl RankConv<'_, '_> {
                     self.complete((src, dst, tag));
                     let cost = self.opts.test_cost;
                     self.calc(cost)?;
-                } else if let Some(q) = self.store.get_mut(&(src, dst, tag)) {
+                } else if let Some(q) = self.store.get_mut(&(src, dst, tag)).filter(|q| !q.is_empty()) {
                     // SimGrid's replay takes the oldest request with the key and puts it
                     // (or, if the test finds it complete, a null request) back last; the
                     // test's cost and outcome are decided when it runs.
@@ -702,6 +706,7 @@ impl RankConv<'_, '_> {
             Action::Waitall { reqs: Some(reqs) } => self.complete_all(reqs),
             Action::Waitall { reqs: None } => {
                 let mut all: Vec<Req> = self.store.drain().flat_map(|(_, q)| q).collect();
+                self.outstanding = 0;
                 all.sort_unstable_by_key(|q| q.op);
                 self.wait_for(&all);
             }
@@ -726,11 +731,9 @@ impl RankConv<'_, '_> {
                         .find(|(_, q)| q.iter().any(|r| r.op == oldest))
                         .expect("stored")
                         .0;
-                    let q = self.store.get_mut(&key).expect("stored");
-                    q.retain(|r| r.op != oldest);
-                    if q.is_empty() {
-                        self.store.remove(&key);
-                    }
+                    self.store.get_mut(&key).expect("stored").retain(|r| r.op != oldest);
+                    self.outstanding -= 1;
+                    self.prune_store();
                 }
             }
             Action::SendRecv {
@@ -847,25 +850,31 @@ impl RankConv<'_, '_> {
         if src == UNMODELLED_SOURCE {
             return None;
         }
-        let pop = |store: &mut MixHashMap<Key, VecDeque<Req>>, key: Key| {
-            let q = store.get_mut(&key)?;
-            let req = q.pop_front();
-            if q.is_empty() {
-                store.remove(&key);
-            }
-            req
-        };
+        let pop = |store: &mut MixHashMap<Key, VecDeque<Req>>, key: Key| store.get_mut(&key)?.pop_front();
         let store = &mut self.store;
-        if let Some(q) = pop(store, k).or_else(|| pop(store, (-1, dst, tag))) {
-            return Some(q);
+        let found = pop(store, k).or_else(|| pop(store, (-1, dst, tag))).or_else(|| {
+            // The oldest non-blocking collective still outstanding.
+            let oldest = store
+                .iter()
+                .filter(|(key, q)| key.0 == ICOLL_SOURCE && !q.is_empty())
+                .map(|(key, _)| *key)
+                .min_by_key(|key| key.2)?;
+            pop(store, oldest)
+        });
+        if found.is_some() {
+            self.outstanding -= 1;
+            self.prune_store();
         }
-        // The oldest non-blocking collective still outstanding.
-        let oldest = store
-            .keys()
-            .filter(|key| key.0 == ICOLL_SOURCE)
-            .min_by_key(|key| key.2)
-            .copied()?;
-        pop(store, oldest)
+        found
+    }
+
+    /// Drops the keys left without requests once they outnumber the outstanding
+    /// requests (keeping them saves an allocation per request on keys that come back;
+    /// dropping them bounds the scans of the store when tags never repeat).
+    fn prune_store(&mut self) {
+        if self.store.len() > 2 * self.outstanding + 64 {
+            self.store.retain(|_, q| !q.is_empty());
+        }
     }
 
     /// Expands a collective after the frontier; returns its last operation and the flops it
