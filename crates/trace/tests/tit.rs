@@ -48,8 +48,13 @@ fn read_on(p: &std::path::Path, threads: usize) -> Result<TitTrace, String> {
 
 /// End times in ns under L=1000 o=100, no gaps, everything eager.
 fn times(t: &mut TitTrace) -> Vec<u64> {
+    schedule_times(&mut t.schedule)
+}
+
+/// [`times`] of a schedule.
+fn schedule_times(s: &mut simpi_mpi::Schedule) -> Vec<u64> {
     let m = LogGops::from_units(TimeUnit::Ns, 1000, 100, 0, 0, 0, 1 << 40);
-    let out = run_loggops(&mut t.schedule, &m, None).unwrap();
+    let out = run_loggops(s, &m, None).unwrap();
     out.end_times.iter().map(|t| t.ps() / 1000).collect()
 }
 
@@ -240,14 +245,7 @@ fn traces_convert_to_goal_with_the_same_times() {
     let (goal, rep) = simpi_trace::goal::write_schedule(&t.schedule, Vec::new(), TimeUnit::Ns).unwrap();
     assert_eq!(rep.rounded_computes, 0);
     let mut back = simpi_trace::read_goal(&goal[..], "conv.goal", TimeUnit::Ns).unwrap();
-    let m = LogGops::from_units(TimeUnit::Ns, 1000, 100, 0, 0, 0, 1 << 40);
-    let via_goal: Vec<u64> = run_loggops(&mut back, &m, None)
-        .unwrap()
-        .end_times
-        .iter()
-        .map(|t| t.ps() / 1000)
-        .collect();
-    assert_eq!(direct, via_goal);
+    assert_eq!(direct, schedule_times(&mut back));
 }
 
 #[test]
@@ -372,6 +370,11 @@ fn waitsome_and_tests_complete_what_the_real_calls_completed() {
 }
 
 /// A rank's operations and how many dependencies each has.
+/// The trace text of `n` rounds, round `k` written by `round(k)`.
+fn rounds(n: usize, round: impl Fn(usize) -> String) -> String {
+    (0..n).map(round).collect()
+}
+
 fn rank_deps(t: &TitTrace, rank: u32) -> Vec<u32> {
     t.schedule
         .rank_ops(rank)
@@ -388,11 +391,9 @@ fn wait_loops_without_a_blocking_call_keep_one_dependency_per_operation() {
     // in by 100·k + 1,200, just when the previous receive is done: the last (k = 199)
     // at 21,100.
     let n = 200;
-    let mut text = String::new();
-    for k in 0..n {
-        text += &format!("0 isend 1 {k} 8 0\n0 wait 0 1 {k}\n");
-        text += &format!("1 irecv 0 {k} 8 0\n1 wait 0 1 {k}\n");
-    }
+    let text = rounds(n, |k| {
+        format!("0 isend 1 {k} 8 0\n0 wait 0 1 {k}\n1 irecv 0 {k} 8 0\n1 wait 0 1 {k}\n")
+    });
     let p = write("wait_loop.txt", &text);
     let mut t = read(&p).unwrap();
     for r in 0..2 {
@@ -411,11 +412,7 @@ fn waitany_without_its_request_completes_the_oldest() {
     // for all earlier sends too: quadratic). Times as for isend/wait: rank 0's sends
     // take 100 each (20,000), rank 1's blocking receives take in message k at
     // 100·k + 1,200 (the last at 21,100).
-    let n = 200;
-    let mut text = String::new();
-    for k in 0..n {
-        text += &format!("0 isend 1 {k} 8 0\n0 waitAny 1\n1 recv 0 {k} 8 0\n");
-    }
+    let text = rounds(200, |k| format!("0 isend 1 {k} 8 0\n0 waitAny 1\n1 recv 0 {k} 8 0\n"));
     let p = write("waitany_loop.txt", &text);
     let mut t = read(&p).unwrap();
     assert!(
@@ -480,14 +477,7 @@ fn requests_completed_together_are_joined_before_the_next_ones() {
     let mut back = simpi_trace::read_goal(&goal[..], "batches.goal", TimeUnit::Ns).unwrap();
     assert_eq!(back.num_ops(), 2 * k * rounds);
     assert_eq!(back.num_edges(), 2 * k * k * (rounds - 1));
-    let m = LogGops::from_units(TimeUnit::Ns, 1000, 100, 0, 0, 0, 1 << 40);
-    let via_goal: Vec<u64> = run_loggops(&mut back, &m, None)
-        .unwrap()
-        .end_times
-        .iter()
-        .map(|t| t.ps() / 1000)
-        .collect();
-    assert_eq!(via_goal, vec![100_000, 101_100]);
+    assert_eq!(schedule_times(&mut back), vec![100_000, 101_100]);
 }
 
 #[test]
