@@ -13,18 +13,15 @@
 //! Matching is MPI's (source and tag with wildcards, in posting order). A compute op
 //! occupies its CPU. A rank's end time is when its last operation completes.
 //!
-//! A compute that tests a request (MPI_Test) works as SMPI's: it costs its length
-//! times a count shared by all ranks, then looks at its request; finding it not yet
-//! complete adds one to the count (with `grow_test_costs`), finding it complete sets
-//! the count back to one and leaves a null request, so a later test of it costs
-//! nothing. A request is complete for a test when its send completed or its receive's
-//! data arrived.
+//! A compute that tests a request (MPI_Test) costs what SMPI's does
+//! (`test_costs.rs`).
 
 use crate::exec::OpTime;
 use crate::matching::{Envelope, MatchQueue};
 use crate::op::{OpId, OpKind, TEST};
 use crate::schedule::Schedule;
 use crate::stall::{Pending, Stall, StalledRank};
+use crate::test_costs::TestCosts;
 use crate::{Outcome, Progress, RunStats};
 use simpi_kernel::{EventQueue, SimTime};
 use simpi_net::{FlowNetwork, HostId, HybridParams, Platform};
@@ -52,36 +49,6 @@ enum Ev {
     RecvDone(u32),
     /// A test (a compute testing a request) has paid its cost and looks at the request.
     TestDone(u32),
-}
-
-/// SMPI's state of MPI_Test costs: the shared count, and which requests are complete
-/// and which a test has found so (empty unless the schedule has tests).
-struct Tests {
-    count: u64,
-    grow: bool,
-    complete: Bits,
-    found: Bits,
-}
-
-/// One bit per operation.
-struct Bits(Vec<u64>);
-
-impl Bits {
-    fn new(n: usize) -> Bits {
-        Bits(vec![0; n.div_ceil(64)])
-    }
-
-    fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-
-    fn get(&self, i: u32) -> bool {
-        self.0[i as usize / 64] >> (i % 64) & 1 != 0
-    }
-
-    fn set(&mut self, i: u32) {
-        self.0[i as usize / 64] |= 1 << (i % 64);
-    }
 }
 
 /// A message between its posting and its receipt.
@@ -112,7 +79,7 @@ struct Run<'a, 'p> {
     freed: Vec<u32>,
     ops_done: u64,
     times: Vec<OpTime>,
-    tests: Tests,
+    tests: TestCosts,
 }
 
 /// Simulates `sched` with rank `r` on host `hosts[r]` of `platform` under `params`.
@@ -128,13 +95,7 @@ pub fn run_flow(
     let p = sched.num_ranks() as usize;
     assert!(hosts.len() >= p, "every rank needs a host");
     let cpus = sched.cpus();
-    let flags = if sched.has_tests() { sched.num_ops() } else { 0 };
-    let tests = Tests {
-        count: 1,
-        grow: params.grow_test_costs,
-        complete: Bits::new(flags),
-        found: Bits::new(flags),
-    };
+    let tests = TestCosts::new(sched.num_ops(), sched.has_tests(), params.grow_test_costs);
     let mut run = Run {
         tests,
         net: FlowNetwork::new(platform, params),
@@ -247,12 +208,10 @@ impl Run<'_, '_> {
                             } else {
                                 None
                             };
-                            let (size, done) = match tested {
+                            let (size, done) = match tested.map(|r| self.tests.cost(op.size, r.0)) {
                                 None => (op.size, Ev::CalcDone(id)),
-                                // Found complete before: SMPI's replay gets a null
-                                // request and skips the test.
-                                Some(r) if self.tests.found.get(r.0) => (0, Ev::CalcDone(id)),
-                                Some(_) => (op.size.saturating_mul(self.tests.count), Ev::TestDone(id)),
+                                Some((cost, true)) => (cost, Ev::TestDone(id)),
+                                Some((cost, false)) => (cost, Ev::CalcDone(id)),
                             };
                             // Saturates at the clock's end, which the run reports.
                             let end = t.saturating_add(size);
@@ -280,12 +239,7 @@ impl Run<'_, '_> {
             Ev::CalcDone(id) | Ev::RecvDone(id) => self.completed(t, id),
             Ev::TestDone(id) => {
                 let r = self.sched.tested_request(OpId(id)).expect("a test").0;
-                if self.tests.complete.get(r) {
-                    self.tests.found.set(r);
-                    self.tests.count = 1;
-                } else if self.tests.grow {
-                    self.tests.count += 1;
-                }
+                self.tests.look(r);
                 self.completed(t, id);
             }
             Ev::SendPosted(id) => return self.post_send(t, id),
@@ -389,10 +343,8 @@ impl Run<'_, '_> {
         self.free_slots.push(slot);
         let send = msg.send;
         let recv = msg.recv.expect("delivering an unmatched message");
-        if !self.tests.complete.is_empty() {
-            // Its data is in: complete for a test, whatever overhead follows.
-            self.tests.complete.set(recv);
-        }
+        // Its data is in: complete for a test, whatever overhead follows.
+        self.tests.complete(recv);
         if !msg.detached {
             self.completed(t, send);
         }
@@ -442,9 +394,7 @@ impl Run<'_, '_> {
         if !self.times.is_empty() {
             self.times[id as usize].end = t;
         }
-        if !self.tests.complete.is_empty() {
-            self.tests.complete.set(id);
-        }
+        self.tests.complete(id);
         self.ops_done += 1;
         let r = self.sched.rank_of(OpId(id)) as usize;
         self.end[r] = self.end[r].max(t);

@@ -11,6 +11,7 @@ pub mod matching;
 pub mod op;
 pub mod schedule;
 pub mod stall;
+mod test_costs;
 
 pub use exec::{run_loggops, run_loggops_with, OpTime, Outcome, Progress, RunStats};
 pub use exec_flow::{run_flow, FlowError};

@@ -47,7 +47,7 @@ pub enum MatchQueue {
     /// More than one, front first. A double-ended queue: the match is usually the
     /// oldest.
     Many(Box<VecDeque<Envelope>>),
-    /// More than [`INDEX_AT`]: indexed.
+    /// More than 32 (`INDEX_AT`): indexed.
     Indexed(Box<Indexed>),
 }
 
