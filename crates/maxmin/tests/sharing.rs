@@ -289,6 +289,19 @@ fn cluster_flow(b: CnstId, up: &[CnstId], down: &[CnstId], src: usize, dst: usiz
     ]
 }
 
+/// A random flow of a cluster of `up.len()` hosts from roll `r`: on one host's own links
+/// (`r` = 41, a flow to itself), else between two random hosts ([`cluster_flow`]).
+fn random_flow(rng: &mut Rng, r: u64, b: CnstId, up: &[CnstId], down: &[CnstId]) -> Vec<(CnstId, f64)> {
+    let hosts = up.len() as u64;
+    let src = rng.below(hosts) as usize;
+    let dst = (src + 1 + rng.below(hosts - 1) as usize) % hosts as usize;
+    if r == 41 {
+        vec![(up[src], 1.0), (down[src], 1.0)]
+    } else {
+        cluster_flow(b, up, down, src, dst)
+    }
+}
+
 /// One step of flows coming and going on twin systems, from a roll `r` in 0..100: a
 /// random live flow leaves (`r` < 30, or while more than `target` are live), one changes
 /// its weight (`r` = 40), or a flow joins as `join` draws it (weight, bound,
@@ -366,15 +379,8 @@ fn shortcuts_give_the_full_solve_bit_for_bit() {
         // Phases of many flows (the backbone binds) and of few (the slow hosts do).
         let target = if (step / 150) % 2 == 0 { 40 } else { 4 };
         churn(&mut rng, &mut twins, &mut live, target, |rng, r| {
-            let src = rng.below(hosts as u64) as usize;
-            let dst = (src + 1 + rng.below(hosts as u64 - 1) as usize) % hosts as usize;
-            let elems = if r == 41 {
-                vec![(up[src], 1.0), (down[src], 1.0)]
-            } else if r < 45 {
-                vec![(apart, 1.0)]
-            } else {
-                cluster_flow(b, &up, &down, src, dst)
-            };
+            let flow = random_flow(rng, r, b, &up, &down);
+            let elems = if r != 41 && r < 45 { vec![(apart, 1.0)] } else { flow };
             let weight = [1.0, 1.0, 2.0, 0.7][rng.below(4) as usize];
             let bound = match rng.below(10) {
                 0 => Some(3.0),
@@ -415,13 +421,7 @@ fn going_around_a_loose_backbone_gives_the_full_solve_bit_for_bit() {
     for step in 0..3000 {
         let target = if (step / 200) % 2 == 0 { 8 } else { 40 };
         churn(&mut rng, &mut twins, &mut live, target, |rng, r| {
-            let src = rng.below(hosts as u64) as usize;
-            let dst = (src + 1 + rng.below(hosts as u64 - 1) as usize) % hosts as usize;
-            let elems = if r == 41 {
-                vec![(up[src], 1.0), (down[src], 1.0)]
-            } else {
-                cluster_flow(b, &up, &down, src, dst)
-            };
+            let elems = random_flow(rng, r, b, &up, &down);
             let bound = (rng.below(10) == 0).then_some(7.0);
             let weight = [1.0, 2.0, 0.7][rng.below(3) as usize];
             (weight, bound, elems)

@@ -82,21 +82,21 @@ impl Indexed {
         let w = self.wild.iter().position(|(_, e)| e.matches(src, tag, ctx));
         let w_age = w.map(|i| self.wild[i].0);
         // The oldest exact entry that matches: a bucket's front is its oldest.
-        let key = if src != ANY_SOURCE && tag != ANY_TAG {
-            Some((ctx, src, tag)).filter(|k| self.exact.contains_key(k))
+        let age = |q: &VecDeque<(u64, Envelope)>| q.front().expect("buckets are not empty").0;
+        let exact = if src != ANY_SOURCE && tag != ANY_TAG {
+            let k = (ctx, src, tag);
+            self.exact.get(&k).map(|q| (k, age(q)))
         } else {
             self.exact
                 .iter()
                 .filter(|(&(c, s, t), _)| c == ctx && (src == ANY_SOURCE || s == src) && (tag == ANY_TAG || t == tag))
-                .min_by_key(|(_, q)| q.front().expect("buckets are not empty").0)
-                .map(|(&k, _)| k)
+                .map(|(&k, q)| (k, age(q)))
+                .min_by_key(|&(_, a)| a)
         };
-        let x_age = key.map(|k| self.exact[&k].front().expect("buckets are not empty").0);
-        let e = match (w_age, x_age) {
-            (Some(a), Some(b)) if a < b => self.wild.remove(w.unwrap()).map(|(_, e)| e),
+        let e = match (w_age, exact) {
+            (Some(a), Some((_, b))) if a < b => self.wild.remove(w.unwrap()).map(|(_, e)| e),
             (Some(_), None) => self.wild.remove(w.unwrap()).map(|(_, e)| e),
-            (_, Some(_)) => {
-                let k = key.unwrap();
+            (_, Some((k, _))) => {
                 let q = self.exact.get_mut(&k).expect("found above");
                 let e = q.pop_front().map(|(_, e)| e);
                 if q.is_empty() {

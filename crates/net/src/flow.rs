@@ -83,6 +83,16 @@ impl Group {
 /// The group's entry in the event queue, in place of a flow id.
 const GROUP: u32 = u32::MAX;
 
+/// Whether event entry `(flow, version)` is current: a flow's (or the group's) entry goes
+/// stale when it is re-timed.
+fn is_live(version: &[u32], group_version: u32, &(f, v): &(u32, u32)) -> bool {
+    if f == GROUP {
+        v == group_version
+    } else {
+        version[f as usize] == v
+    }
+}
+
 /// Picoseconds until `remaining` bytes are through at `rate` (0 if nothing is left or the
 /// rate is unbounded).
 fn time_left(remaining: f64, rate: f64) -> u64 {
@@ -287,8 +297,7 @@ impl<'p> FlowNetwork<'p> {
         // every end (thousands sharing a link) would pile them up quadratically.
         if self.events.len() > 4 * (self.active + 1) + 4096 {
             let (version, gv) = (&self.version, self.group_version);
-            self.events
-                .retain(|&(f, v)| if f == GROUP { v == gv } else { version[f as usize] == v });
+            self.events.retain(|e| is_live(version, gv, e));
         }
     }
 
@@ -297,7 +306,7 @@ impl<'p> FlowNetwork<'p> {
     fn live_head(&mut self) -> Option<(u64, u32)> {
         let (version, gv) = (&self.version, self.group_version);
         self.events
-            .peek_live(|&(f, v)| if f == GROUP { v == gv } else { version[f as usize] == v })
+            .peek_live(|e| is_live(version, gv, e))
             .map(|(t, &(f, _))| (t, f))
     }
 

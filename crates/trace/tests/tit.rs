@@ -522,6 +522,7 @@ fn a_collective_after_implied_requests_still_joins_them_on_the_cpu() {
     // isend, isend, recv, recv, isend, then the join.
     let join = t.schedule.op(OpId(first + 5));
     assert_eq!((join.kind, join.size), (OpKind::Calc, 0));
+    assert!(!t.schedule.is_join(OpId(first + 5)), "it waits for the CPU");
     assert_eq!(t.schedule.dependencies(OpId(first + 5)), 1);
     assert_eq!(rank_deps(&t, 0)[..5], [0, 1, 1, 1, 1]);
 }

@@ -529,17 +529,14 @@ impl RankConv<'_, '_> {
         Ok(())
     }
 
-    /// A request for local op `l`, just added after the whole frontier.
-    fn request(&self, l: u32) -> Req {
-        Req {
+    /// Stores under key `k` the request of local op `l`, which waits for the whole
+    /// frontier (directly, or through a collective's entry).
+    fn post(&mut self, k: Key, l: u32) {
+        let req = Req {
             op: l,
             gen: self.after_gen,
             len: self.after.len() as u32,
-        }
-    }
-
-    /// Stores request `req` under key `k`.
-    fn store_req(&mut self, k: Key, req: Req) {
+        };
         self.store.entry(k).or_default().push_back(req);
         self.outstanding += 1;
     }
@@ -649,8 +646,7 @@ impl RankConv<'_, '_> {
                 if blocking {
                     self.then(l);
                 } else {
-                    let q = self.request(l);
-                    self.store_req((self.r as i64, peer, tag), q);
+                    self.post((self.r as i64, peer, tag), l);
                 }
             }
             Action::Recv {
@@ -672,8 +668,7 @@ impl RankConv<'_, '_> {
                 if blocking {
                     self.then(l);
                 } else {
-                    let q = self.request(l);
-                    self.store_req((peer, self.r as i64, tag), q);
+                    self.post((peer, self.r as i64, tag), l);
                 }
             }
             Action::Wait { src, dst, tag } => {
@@ -713,11 +708,15 @@ impl RankConv<'_, '_> {
             Action::Waitany { done: Some(k) } => self.complete(k),
             Action::Waitsome { done } => self.complete_all(done),
             Action::Waitany { done: None } => {
-                let mut all: Vec<u32> = self.store.values().flat_map(|q| q.iter().map(|r| r.op)).collect();
-                all.sort_unstable();
-                if let Some(&oldest) = all.first() {
+                let mut all: Vec<(u32, Key)> = self
+                    .store
+                    .iter()
+                    .flat_map(|(&k, q)| q.iter().map(move |r| (r.op, k)))
+                    .collect();
+                all.sort_unstable_by_key(|&(op, _)| op);
+                if let Some(&(oldest, key)) = all.first() {
                     let j = self.b.push(Op::calc(0, 0)).map_err(build)?;
-                    for op in all {
+                    for &(op, _) in &all {
                         self.b.requires(j, op);
                     }
                     self.b.any_of(j);
@@ -725,12 +724,6 @@ impl RankConv<'_, '_> {
                     // The call completed one request, which one the trace does not say:
                     // the oldest leaves the store (else every later waitany would wait
                     // for all requests ever made, and complete with the first).
-                    let key = *self
-                        .store
-                        .iter()
-                        .find(|(_, q)| q.iter().any(|r| r.op == oldest))
-                        .expect("stored")
-                        .0;
                     self.store.get_mut(&key).expect("stored").retain(|r| r.op != oldest);
                     self.outstanding -= 1;
                     self.prune_store();
@@ -778,13 +771,11 @@ impl RankConv<'_, '_> {
             Action::Nonblocking(coll) => {
                 let k = self.icolls;
                 self.icolls += 1;
-                // Every operation of the collective waits for the frontier, directly or
-                // through its entry: its end implies the frontier, as a request's does.
-                let (gen, len) = (self.after_gen, self.after.len() as u32);
                 let (end, _) = self.collective(ci, members, *coll)?;
+                // Every operation of the collective waits for the frontier (which it
+                // leaves as it was), directly or through its entry: its end is a request.
                 if let Some(end) = end {
-                    let q = Req { op: end, gen, len };
-                    self.store_req((ICOLL_SOURCE, self.r as i64, k), q);
+                    self.post((ICOLL_SOURCE, self.r as i64, k), end);
                 }
             }
             coll => {
@@ -817,13 +808,11 @@ impl RankConv<'_, '_> {
                 self.rank_arg(src, "source")?
             };
             let l = self.add(Op::recv(bytes, from, wild_tag(tag), 0, 0), ctx)?;
-            let q = self.request(l);
-            self.store_req((src, me, tag), q);
+            self.post((src, me, tag), l);
         } else {
             let to = self.rank_arg(peer, "destination")?;
             let l = self.add(Op::send(bytes, to, wild_tag(tag), 0, 0), ctx)?;
-            let q = self.request(l);
-            self.store_req((me, peer, tag), q);
+            self.post((me, peer, tag), l);
         }
         Ok(())
     }
