@@ -3,8 +3,8 @@
 use crate::{EXIT_INPUT, EXIT_STALL};
 use clap::{Args, ValueEnum};
 use simpi::{
-    count_ranks, load, platform, simulate, Error, Format, HybridParams, LoadOptions, LogGops, Model, Piecewise,
-    SimOptions, TimeUnit,
+    count_ranks, load, platform, simulate, Error, Format, LoadOptions, LogGops, Model, Piecewise, Preset, SimOptions,
+    SimTime, TimeUnit,
 };
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -18,10 +18,13 @@ enum ModelName {
     Flow,
     /// SMPI's hybrid model: piece-wise factors, overheads, protocol thresholds.
     Hybrid,
+    /// Every message takes the same time (--constant-time), whatever its size or
+    /// route, under SMPI's protocol (SimGrid's Constant network model).
+    Constant,
 }
 
 #[derive(Copy, Clone, ValueEnum)]
-enum Preset {
+enum PresetName {
     /// SimGrid 3.32's SMPI defaults.
     Smpi,
     /// No factors, overheads, envelope, TCP bound or cross-traffic.
@@ -75,7 +78,10 @@ pub struct ReplayArgs {
     platform: Option<PathBuf>,
     /// Parameter set of the hybrid model.
     #[arg(long, value_enum, default_value = "smpi")]
-    preset: Preset,
+    preset: PresetName,
+    /// Constant model: the time every message takes, e.g. `10us` (SimGrid's is 1 s).
+    #[arg(long, default_value = "1s")]
+    constant_time: String,
     /// How ranks are placed on hosts.
     #[arg(long, value_enum, default_value = "block")]
     mapping: MappingKind,
@@ -175,7 +181,8 @@ pub fn run(a: ReplayArgs) -> Result<(), (u8, String)> {
         }
     };
     let platform = match (&a.platform, a.model) {
-        (None, ModelName::Loggops) => None,
+        (None, ModelName::Loggops | ModelName::Constant) => None,
+        (Some(_), ModelName::Constant) => return Err((EXIT_INPUT, "the constant model needs no --platform".into())),
         (Some(_), ModelName::Loggops) => {
             return Err((
                 EXIT_INPUT,
@@ -222,12 +229,20 @@ pub fn run(a: ReplayArgs) -> Result<(), (u8, String)> {
         },
     )
     .map_err(input_err)?;
-    let model = match &platform {
-        None => Model::LogGops(loggops),
-        Some(p) => Model::Flow {
+    let model = match (&platform, a.model) {
+        (_, ModelName::Constant) => {
+            let secs = simpi::platform::units::time(&a.constant_time)
+                .map_err(|e| (EXIT_INPUT, format!("--constant-time: {e}")))?;
+            Model::Constant {
+                time: SimTime::from_secs_f64(secs),
+                protocol: preset(&a)?.protocol,
+            }
+        }
+        (None, _) => Model::LogGops(loggops),
+        (Some(p), _) => Model::Flow {
             platform: p,
             hosts,
-            params: hybrid_params(&a)?,
+            preset: preset(&a)?,
         },
     };
     let opts = SimOptions {
@@ -285,42 +300,41 @@ mod simpi_mpi_progress {
     pub use simpi::Progress;
 }
 
-fn hybrid_params(a: &ReplayArgs) -> Result<HybridParams, (u8, String)> {
+fn preset(a: &ReplayArgs) -> Result<Preset, (u8, String)> {
     let mut p = match (a.model, a.preset) {
-        (ModelName::Flow, _) => HybridParams::flow(),
-        (_, Preset::Smpi) => HybridParams::smpi(),
-        (_, Preset::Plain) => HybridParams::plain(),
+        (ModelName::Flow, _) => Preset::flow(),
+        (_, PresetName::Smpi) => Preset::smpi(),
+        (_, PresetName::Plain) => Preset::plain(),
     };
     let parse = |flag: &str, s: &str| Piecewise::parse(s).map_err(|e| (EXIT_INPUT, format!("--{flag}: {e}")));
     if let Some(s) = &a.lat_factor {
-        p.lat_factor = parse("lat-factor", s)?;
+        p.network.lat_factor = parse("lat-factor", s)?;
     }
     if let Some(s) = &a.bw_factor {
-        p.bw_factor = parse("bw-factor", s)?;
+        p.network.bw_factor = parse("bw-factor", s)?;
     }
     if let Some(s) = &a.os {
-        p.os = parse("os", s)?;
+        p.protocol.os = parse("os", s)?;
     }
     if let Some(s) = &a.or_ {
-        p.or = parse("or", s)?;
+        p.protocol.or = parse("or", s)?;
     }
     if let Some(v) = a.async_small {
-        p.async_small = v;
+        p.protocol.async_small = v;
     }
     if let Some(v) = a.detached {
-        p.detached = v;
+        p.protocol.detached = v;
     }
     if let Some(v) = a.weight_s {
-        p.weight_s = v;
+        p.network.weight_s = v;
     }
     if let Some(v) = a.grow_injected_times {
-        p.grow_test_costs = v;
+        p.protocol.grow_test_costs = v;
     }
-    if p.async_small > p.detached {
-        return Err((
-            EXIT_INPUT,
-            "--async-small must not exceed --detached (as in SimGrid)".into(),
-        ));
+    if a.model == ModelName::Constant {
+        // Only the protocol applies: no route, so no latency or bandwidth factor.
+        p.network = simpi::FlowParams::plain();
     }
+    p.validate().map_err(|e| (EXIT_INPUT, e))?;
     Ok(p)
 }

@@ -1,21 +1,78 @@
-//! Operation schedules, MPI matching and protocols, and the executor that runs them.
+//! MPI semantics and the engine that simulates them.
 //!
-//! Every way into simpi (GOAL schedules, traces, live programs) becomes a [`Schedule`] of
-//! sends, receives and computes with dependencies; [`run_loggops`] executes it.
+//! Every way into simpi ends here: a GOAL schedule as a whole [`Schedule`], or a rank
+//! program (a trace, a pattern, a live program) making MPI calls whose operations are
+//! created as the rank reaches them. The [`engine`] runs operations from either under
+//! LogGOPSim's LogGOPS rules or SMPI's protocol over any network model.
 
 pub mod coll;
 pub mod cxx_sort;
-pub mod exec;
-pub mod exec_flow;
+pub mod engine;
+mod error;
 pub mod matching;
 pub mod op;
+pub mod preset;
+pub mod protocol;
 pub mod schedule;
-pub mod stall;
-mod test_costs;
 
-pub use exec::{run_loggops, run_loggops_with, OpTime, Outcome, Progress, RunStats};
-pub use exec_flow::{run_flow, FlowError};
+pub use engine::{CallRecord, OpRecord, OpTime};
+pub use engine::{Outcome, Pending, Progress, RunStats, Stall, StalledRank};
+pub use error::Error;
 pub use op::{Op, OpId, OpKind, Rank, ANY_SOURCE, ANY_TAG};
+pub use preset::Preset;
+pub use protocol::Protocol;
 pub use schedule::{BuildError, Schedule, ScheduleBuilder};
 pub use simpi_net::LogGops as LogGopsParams;
-pub use stall::{Pending, Stall, StalledRank};
+
+use engine::loggops::LogGopsRules;
+use engine::smpi::SmpiRules;
+use engine::{Engine, ScheduleStore};
+use simpi_net::{FlowNetwork, HostId, LogGops, NetworkModel, Platform};
+
+/// Simulates `sched` under LogGOPS with LogGOPSim's semantics.
+pub fn run_loggops(
+    sched: &mut Schedule,
+    model: &LogGops,
+    progress: Option<&mut dyn FnMut(Progress)>,
+) -> Result<Outcome, Error> {
+    run_loggops_with(sched, model, progress, false)
+}
+
+/// [`run_loggops`], optionally recording every operation ([`Outcome::records`]).
+pub fn run_loggops_with(
+    sched: &mut Schedule,
+    model: &LogGops,
+    progress: Option<&mut dyn FnMut(Progress)>,
+    record: bool,
+) -> Result<Outcome, Error> {
+    let rules = LogGopsRules::new(*model, sched.num_ranks(), sched.cpus(), sched.nics());
+    Engine::new(ScheduleStore::new(sched), rules, progress, record).run_to_end()
+}
+
+/// Simulates `sched` with SMPI's protocol `proto` over network `net`, rank `r` on host
+/// `hosts[r]`.
+pub fn run_smpi<N: NetworkModel>(
+    sched: &mut Schedule,
+    net: N,
+    proto: Protocol,
+    hosts: &[HostId],
+    progress: Option<&mut dyn FnMut(Progress)>,
+    record: bool,
+) -> Result<Outcome, Error> {
+    assert!(hosts.len() >= sched.num_ranks() as usize, "every rank needs a host");
+    let rules = SmpiRules::new(net, proto, hosts[..sched.num_ranks() as usize].to_vec(), sched.cpus());
+    Engine::new(ScheduleStore::new(sched), rules, progress, record).run_to_end()
+}
+
+/// [`run_smpi`] over the flow network of `platform` with `preset`'s parameters.
+pub fn run_flow(
+    sched: &mut Schedule,
+    platform: &Platform,
+    hosts: &[HostId],
+    preset: Preset,
+    progress: Option<&mut dyn FnMut(Progress)>,
+    record: bool,
+) -> Result<Outcome, Error> {
+    let net = FlowNetwork::new(platform, preset.network);
+    run_smpi(sched, net, preset.protocol, hosts, progress, record)
+}

@@ -5,15 +5,14 @@
 //! starts transferring or ends. Times are picoseconds; rates are computed in floating
 //! point and each event time is rounded to the nearest picosecond here, and only here.
 
-use crate::hybrid::HybridParams;
+use crate::flow_params::FlowParams;
+use crate::model::{NetworkModel, Token};
+use crate::Error;
 use simpi_kernel::{EventQueue, IdHashMap, SimTime};
 use simpi_maxmin::{CnstId, Policy as MmPolicy, System, VarId};
 use simpi_platform::{HostId, Platform, PlatformError, Policy};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-
-/// The caller's identifier of a message, returned when its flow completes.
-pub type Token = u64;
 
 /// Links of a route kept inline: a cluster's up, backbone and down links, both ways
 /// with cross-traffic, fit.
@@ -122,7 +121,7 @@ fn rate_per_level(fl: &Flow, routes: &[RouteInfo]) -> f64 {
 /// A network of flows over a platform.
 pub struct FlowNetwork<'p> {
     platform: &'p Platform,
-    params: HybridParams,
+    params: FlowParams,
     sys: System,
     cnst: Vec<CnstId>,
     /// Routes by `src << 32 | dst`, computed on first use.
@@ -163,7 +162,7 @@ pub struct FlowNetwork<'p> {
 
 impl<'p> FlowNetwork<'p> {
     /// A network over `platform` with the model `params`.
-    pub fn new(platform: &'p Platform, params: HybridParams) -> FlowNetwork<'p> {
+    pub fn new(platform: &'p Platform, params: FlowParams) -> FlowNetwork<'p> {
         let mut sys = System::new();
         let cnst = platform
             .links()
@@ -214,16 +213,11 @@ impl<'p> FlowNetwork<'p> {
     }
 
     /// The model's parameters.
-    pub fn params(&self) -> &HybridParams {
+    pub fn params(&self) -> &FlowParams {
         &self.params
     }
 
-    /// Flows not yet completed.
-    pub fn active_flows(&self) -> usize {
-        self.active
-    }
-
-    fn route(&mut self, src: HostId, dst: HostId) -> Result<(u32, f64), PlatformError> {
+    fn route(&mut self, src: HostId, dst: HostId) -> Result<(u32, f64), Error> {
         let key = (src.0 as u64) << 32 | dst.0 as u64;
         if let Some(&r) = self.routes.get(&key) {
             return Ok(r);
@@ -260,12 +254,12 @@ impl<'p> FlowNetwork<'p> {
         };
         let too_long = |n: usize| n > u8::MAX as usize;
         if too_long(n_fwd) || too_long(links.len() - n_fwd) {
-            return Err(PlatformError::new(format!(
+            return Err(Error::Route(PlatformError::new(format!(
                 "the route from host {} to host {} has more than {} links",
                 src.0,
                 dst.0,
                 u8::MAX
-            )));
+            ))));
         }
         let mut info = RouteInfo {
             weight,
@@ -310,26 +304,21 @@ impl<'p> FlowNetwork<'p> {
             .map(|(t, &(f, _))| (t, f))
     }
 
-    /// Starts a message of `bytes` (the envelope is added here) from `src` to `dst` at
-    /// `now`; `token` comes back from [`FlowNetwork::advance`] when it has arrived.
-    pub fn start(
-        &mut self,
-        now: SimTime,
-        src: HostId,
-        dst: HostId,
-        bytes: u64,
-        token: Token,
-    ) -> Result<(), PlatformError> {
+    /// Starts a transfer of `bytes` from `src` to `dst` at `now`.
+    fn start_flow(&mut self, now: SimTime, src: HostId, dst: HostId, bytes: u64, token: Token) -> Result<(), Error> {
         let (route, latency) = self.route(src, dst)?;
-        let payload = bytes + self.params.envelope;
-        let lat = latency * self.params.lat_factor.factor(payload);
+        let lat = latency * self.params.lat_factor.factor(bytes);
+        let at = now
+            .ps()
+            .checked_add(SimTime::from_secs_f64(lat).ps())
+            .ok_or(Error::TimeOverflow)?;
         let flow = Flow {
             token,
             phase: Phase::Latency,
-            remaining: payload as f64,
+            remaining: bytes as f64,
             rate: 0.0,
             last: now.ps(),
-            bw_factor: self.params.bw_factor.factor(payload),
+            bw_factor: self.params.bw_factor.factor(bytes),
             route,
             var: None,
             grouped: false,
@@ -346,19 +335,12 @@ impl<'p> FlowNetwork<'p> {
             }
         };
         self.active += 1;
-        self.push_event(now.ps() + SimTime::from_secs_f64(lat).ps(), id);
+        self.push_event(at, id);
         Ok(())
     }
 
-    /// When the next flow finishes its latency or its transfer, if any flow is active.
-    pub fn next_time(&mut self) -> Option<SimTime> {
-        self.live_head().map(|(t, _)| SimTime(t))
-    }
-
-    /// Processes everything due at `now` (which must be [`FlowNetwork::next_time`]) and
-    /// appends the tokens of completed messages to `done`, in a deterministic order.
-    pub fn advance(&mut self, now: SimTime, done: &mut Vec<Token>) {
-        let t = now.ps();
+    /// Processes everything due at `t` (the next event time).
+    fn advance_to(&mut self, t: u64, done: &mut Vec<Token>) {
         let mut changed = false;
         while let Some((et, f)) = self.live_head() {
             if et != t {
@@ -378,7 +360,7 @@ impl<'p> FlowNetwork<'p> {
                     self.finish(f, done);
                     changed = true;
                 }
-                Phase::Done => unreachable!(),
+                Phase::Done => unreachable!("a finished flow has no live event"),
             }
         }
         if changed {
@@ -462,7 +444,7 @@ impl<'p> FlowNetwork<'p> {
             fl.last = t;
             fl.rate = value * fl.bw_factor;
             let dt = time_left(fl.remaining, fl.rate);
-            self.push_event(t + dt, f);
+            self.push_event(t.saturating_add(dt), f);
         }
         self.changed = changed;
     }
@@ -528,7 +510,7 @@ impl<'p> FlowNetwork<'p> {
             return;
         };
         let left = (f64::from_bits(key) - g.work).max(0.0) / g.level;
-        let at = t + SimTime::from_secs_f64(left).ps();
+        let at = t.saturating_add(SimTime::from_secs_f64(left).ps());
         self.events.schedule(at, (GROUP, self.group_version));
     }
 
@@ -570,7 +552,27 @@ impl<'p> FlowNetwork<'p> {
             fl.last = t;
             fl.rate = g.level * k;
             let dt = time_left(fl.remaining, fl.rate);
-            self.push_event(t + dt, f);
+            self.push_event(t.saturating_add(dt), f);
         }
+    }
+}
+
+/// Event times saturate at the clock's end instead of wrapping: an event at
+/// `u64::MAX` is a run past the end of simulated time, which the engine reports.
+impl NetworkModel for FlowNetwork<'_> {
+    fn start(&mut self, now: SimTime, src: HostId, dst: HostId, bytes: u64, token: Token) -> Result<(), Error> {
+        self.start_flow(now, src, dst, bytes, token)
+    }
+
+    fn next_time(&mut self) -> Option<SimTime> {
+        self.live_head().map(|(t, _)| SimTime(t))
+    }
+
+    fn advance(&mut self, now: SimTime, done: &mut Vec<Token>) {
+        self.advance_to(now.ps(), done);
+    }
+
+    fn in_flight(&self) -> usize {
+        self.active
     }
 }

@@ -1,17 +1,53 @@
-//! Network models: how long a message occupies CPUs, NICs and the wire.
+//! Network models: how long moving bytes between hosts takes.
 //!
-//! * [`loggops`]: the LogGOPS cost functions (the executor in `simpi-mpi` applies them to
-//!   per-rank CPU and NIC timers).
+//! * [`model`]: the [`NetworkModel`] seam every model implements, and its [`Token`]s.
 //! * [`flow`]: flows over a platform's routes with max-min sharing; with
-//!   [`hybrid::HybridParams`] it is SMPI's piece-wise "hybrid" model or a plain flow model.
+//!   [`FlowParams::smpi`] it is the network half of SMPI's piece-wise "hybrid" model.
+//! * [`constant`]: every transfer takes the same time (SimGrid's `Constant` model).
+//! * [`loggops`]: the LogGOPS cost functions (the LogGOPS rules in `simpi-mpi` apply them
+//!   to per-rank CPU and NIC timers: LogGOPS models the hosts, not a network of links).
 
+pub mod constant;
 pub mod flow;
-pub mod hybrid;
+pub mod flow_params;
 pub mod loggops;
+pub mod model;
 pub mod piecewise;
 
-pub use flow::{FlowNetwork, Token};
-pub use hybrid::HybridParams;
+pub use constant::ConstantNetwork;
+pub use flow::FlowNetwork;
+pub use flow_params::FlowParams;
 pub use loggops::LogGops;
+pub use model::{NetworkModel, Token};
 pub use piecewise::Piecewise;
 pub use simpi_platform::{HostId, Platform, PlatformError};
+
+/// Why a network model could not do what it was asked.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum Error {
+    /// The platform has no route between two hosts (or a malformed one).
+    Route(PlatformError),
+    /// Simulated time would pass the clock's end (2^64 ps, about 213 days).
+    TimeOverflow,
+    /// A model parameter is out of its domain (the message says which and why).
+    BadParameter(String),
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::Route(e) => write!(f, "{e}"),
+            Error::TimeOverflow => f.write_str("the simulated time passes the clock's end (2^64 ps, about 213 days)"),
+            Error::BadParameter(m) => write!(f, "bad network parameter: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<PlatformError> for Error {
+    fn from(e: PlatformError) -> Error {
+        Error::Route(e)
+    }
+}

@@ -92,6 +92,48 @@ impl LogGops {
             .wrapping_add(b.wrapping_mul(self.big_o).max(b.wrapping_mul(self.big_g)))
     }
 
+    /// [`LogGops::send_cpu`] as the true (unwrapped) value: negative for an empty
+    /// message whose credit exceeds `o`. Added to a time, it agrees with LogGOPSim's
+    /// modular sum whenever the result lies on the clock.
+    #[inline(always)]
+    pub fn send_cpu_exact(&self, size: u64) -> i128 {
+        Self::exact(self.o, self.big_o, size)
+    }
+
+    /// [`LogGops::nic`] as the true value (see [`LogGops::send_cpu_exact`]).
+    #[inline(always)]
+    pub fn nic_exact(&self, size: u64) -> i128 {
+        Self::exact(self.g, self.big_g, size)
+    }
+
+    /// [`LogGops::recv_cpu`] as the true value: for an empty message LogGOPSim's
+    /// unsigned max credits the smaller non-zero of `O` and `G`.
+    #[inline(always)]
+    pub fn recv_cpu_exact(&self, size: u64) -> i128 {
+        if size == 0 {
+            let credit = match (self.big_o, self.big_g) {
+                (0, g) => g,
+                (o, 0) => o,
+                (o, g) => o.min(g),
+            };
+            self.o as i128 - credit as i128
+        } else {
+            let b = (size - 1) as i128;
+            self.o as i128 + (b * self.big_o as i128).max(b * self.big_g as i128)
+        }
+    }
+
+    /// [`LogGops::flight`] as the true value.
+    #[inline(always)]
+    pub fn flight_exact(&self) -> i128 {
+        self.o as i128 + self.l as i128
+    }
+
+    #[inline(always)]
+    fn exact(base: u64, per_byte: u64, size: u64) -> i128 {
+        base as i128 + (size as i128 - 1) * per_byte as i128
+    }
+
     /// The uncontended end-to-end time of one eager message, sender start to receiver
     /// done: `o + L + o + max((size-1)·O, (size-1)·G)`.
     pub fn one_message(&self, size: u64) -> SimTime {
@@ -127,5 +169,38 @@ mod tests {
         assert_eq!(m.send_cpu(2), 30 + 7);
         assert_eq!(m.recv_cpu(3), 30 + 14);
         assert_eq!(m.nic(3), 40 + 10);
+    }
+
+    #[test]
+    fn exact_costs_agree_with_the_modular_ones_on_the_clock() {
+        // Where the true cost is not negative, it is the modular one; an empty message
+        // under O > o is a true negative LogGOPSim wraps.
+        for (o, g, big_g, big_o) in [
+            (30, 40, 5, 7),
+            (30, 40, 5, 0),
+            (30, 40, 0, 7),
+            (3, 2, 5, 7),
+            (0, 0, 0, 0),
+        ] {
+            let m = LogGops::from_units(TimeUnit::Ps, 10, o, g, big_g, big_o, 100);
+            for size in [0u64, 1, 2, 3, 1000] {
+                let t = 1_000_000u64;
+                let pairs = [
+                    (m.send_cpu(size), m.send_cpu_exact(size)),
+                    (m.nic(size), m.nic_exact(size)),
+                    (m.recv_cpu(size), m.recv_cpu_exact(size)),
+                ];
+                for (modular, exact) in pairs {
+                    assert_eq!(
+                        t.wrapping_add(modular) as i128,
+                        t as i128 + exact,
+                        "{o} {g} {big_g} {big_o} size {size}"
+                    );
+                }
+            }
+        }
+        let m = LogGops::from_units(TimeUnit::Ps, 10, 3, 2, 5, 7, 100);
+        assert_eq!(m.send_cpu_exact(0), 3 - 7);
+        assert_eq!(m.recv_cpu_exact(0), 3 - 5);
     }
 }

@@ -3,7 +3,7 @@
 //! up to the next bound (SimGrid 3.32 compares `size > bound`, whatever its docs say).
 
 /// A piece-wise function of size with one or more values per segment.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Piecewise {
     /// (bound, values), sorted by bound.
     segments: Vec<(u64, Vec<f64>)>,
@@ -65,6 +65,11 @@ impl Piecewise {
             cur = lin(v);
         }
         cur
+    }
+
+    /// Every value of every segment.
+    pub fn values(&self) -> impl Iterator<Item = f64> + '_ {
+        self.segments.iter().flat_map(|(_, v)| v.iter().copied())
     }
 
     /// True if every value is 1 (factors) — used to describe presets.

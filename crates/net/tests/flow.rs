@@ -3,15 +3,39 @@
 //! MPI_Wtime call, so 1e-8 is subtracted), and sharing cases worked out by hand.
 
 use simpi_kernel::SimTime;
-use simpi_net::{FlowNetwork, HybridParams};
+use simpi_net::{FlowNetwork, FlowParams, NetworkModel};
+
+/// Network parameters and the envelope the MPI protocol adds to every message (SMPI's
+/// 16 bytes with its calibration, none without).
+#[derive(Clone)]
+struct Net {
+    params: FlowParams,
+    envelope: u64,
+}
+
+impl Net {
+    fn smpi() -> Net {
+        Net {
+            params: FlowParams::smpi(),
+            envelope: 16,
+        }
+    }
+
+    fn plain() -> Net {
+        Net {
+            params: FlowParams::plain(),
+            envelope: 0,
+        }
+    }
+}
 use simpi_platform::cluster::{cluster_platform, ClusterSpec};
 use simpi_platform::model::{HostId, Platform, Policy};
 use simpi_platform::zone::{TableKind, TableRoute, TableZone, ZoneRouting};
 
 /// Runs flows started at time 0 and returns each token's completion time in seconds.
-fn run(p: &Platform, params: HybridParams, flows: &[(u32, u32, u64)]) -> Vec<f64> {
+fn run(p: &Platform, net: Net, flows: &[(u32, u32, u64)]) -> Vec<f64> {
     let timed: Vec<(u64, u32, u32, u64)> = flows.iter().map(|&(a, b, bytes)| (0, a, b, bytes)).collect();
-    let (end, _) = run_timed(p, params, &timed, true);
+    let (end, _) = run_timed(p, net, &timed, true);
     end.into_iter().map(|ps| SimTime(ps).as_secs_f64()).collect()
 }
 
@@ -33,7 +57,7 @@ fn one_message_matches_simgrid_across_factor_boundaries() {
         (100000, 0.002014942024),
     ];
     for (s, t) in observed {
-        let got = run(&p, HybridParams::smpi(), &[(0, 1, s)])[0];
+        let got = run(&p, Net::smpi(), &[(0, 1, s)])[0];
         let want = t - 1e-8;
         assert!(rel(got, want) < 1e-8, "size {s}: got {got}, SimGrid {want}");
     }
@@ -62,7 +86,7 @@ fn tcp_gamma_bounds_a_long_fat_link() {
     .unwrap();
     p.zone_mut(root).routing = ZoneRouting::Table(t);
     p.seal().unwrap();
-    let got = run(&p, HybridParams::smpi(), &[(0, 1, 1_000_000)])[0];
+    let got = run(&p, Net::smpi(), &[(0, 1, 1_000_000)])[0];
     assert!(rel(got, 0.121505084402 - 1e-8) < 1e-8, "{got}");
 }
 
@@ -105,7 +129,7 @@ fn weight_s_and_cross_traffic_share_like_simgrid() {
     .unwrap();
     p.zone_mut(root).routing = ZoneRouting::Table(t);
     p.seal().unwrap();
-    let got = run(&p, HybridParams::smpi(), &[(0, 2, 1_000_000), (1, 2, 1_000_000)]);
+    let got = run(&p, Net::smpi(), &[(0, 2, 1_000_000), (1, 2, 1_000_000)]);
     assert!(rel(got[0], 0.018320876369) < 1e-9, "{got:?}");
     assert!(rel(got[1], 0.022557172995) < 1e-9, "{got:?}");
 }
@@ -118,7 +142,7 @@ fn plain_flows_share_a_backbone_equally() {
     s.backbone = Some((1e8, 5e-6, Policy::Shared));
     let p = cluster_platform(&s).unwrap();
     let flows: Vec<(u32, u32, u64)> = (0..4).map(|i| (i, i + 4, 1_000_000)).collect();
-    for t in run(&p, HybridParams::plain(), &flows) {
+    for t in run(&p, Net::plain(), &flows) {
         assert!(rel(t, 7e-6 + 0.04) < 1e-9, "{t}");
     }
 }
@@ -131,7 +155,7 @@ fn a_finishing_flow_frees_bandwidth_for_the_others() {
     let mut s = ClusterSpec::flat("c", 4, 1e9, 1e12, 0.0);
     s.backbone = Some((1e8, 0.0, Policy::Shared));
     let p = cluster_platform(&s).unwrap();
-    let got = run(&p, HybridParams::plain(), &[(0, 2, 1_000_000), (1, 3, 3_000_000)]);
+    let got = run(&p, Net::plain(), &[(0, 2, 1_000_000), (1, 3, 3_000_000)]);
     assert!(rel(got[0], 0.02) < 1e-9 && rel(got[1], 0.04) < 1e-9, "{got:?}");
 }
 
@@ -155,12 +179,12 @@ fn long_routes_both_ways_share_by_cross_traffic() {
     p.zone_mut(root).routing = ZoneRouting::Table(t);
     p.seal().unwrap();
     let both = [(0, 1, 1_000_000), (1, 0, 1_000_000)];
-    let mut params = HybridParams::plain();
-    params.cross_traffic = Some(0.05);
+    let mut params = Net::plain();
+    params.params.cross_traffic = Some(0.05);
     for got in run(&p, params, &both) {
         assert!(rel(got, 60e-6 + 0.021) < 1e-9, "{got}");
     }
-    for got in run(&p, HybridParams::plain(), &both) {
+    for got in run(&p, Net::plain(), &both) {
         assert!(rel(got, 60e-6 + 0.02) < 1e-9, "{got}");
     }
 }
@@ -168,8 +192,9 @@ fn long_routes_both_ways_share_by_cross_traffic() {
 /// Completion times (ps) of flows `(start ps, src, dst, bytes)`, started as the network's
 /// clock passes their start, with single-bottleneck groups on or off; and how many
 /// re-shares updated a group.
-fn run_timed(p: &Platform, params: HybridParams, flows: &[(u64, u32, u32, u64)], grouping: bool) -> (Vec<u64>, u64) {
-    let mut net = FlowNetwork::new(p, params).with_grouping(grouping);
+fn run_timed(p: &Platform, net: Net, flows: &[(u64, u32, u32, u64)], grouping: bool) -> (Vec<u64>, u64) {
+    let envelope = net.envelope;
+    let mut net = FlowNetwork::new(p, net.params).with_grouping(grouping);
     let mut order: Vec<usize> = (0..flows.len()).collect();
     order.sort_by_key(|&i| flows[i].0);
     let mut next = 0;
@@ -182,7 +207,7 @@ fn run_timed(p: &Platform, params: HybridParams, flows: &[(u64, u32, u32, u64)],
             (None, None) => break,
             (_, Some(s)) if tn.is_none_or(|n| s < n) => {
                 let (_, a, b, bytes) = flows[order[next]];
-                net.start(SimTime(s), HostId(a), HostId(b), bytes, order[next] as u64)
+                net.start(SimTime(s), HostId(a), HostId(b), bytes + envelope, order[next] as u64)
                     .unwrap();
                 next += 1;
             }
@@ -234,8 +259,8 @@ fn flows_timed_as_a_group_end_when_they_would_one_by_one() {
             (at, a, b, bytes)
         })
         .collect();
-    let (alone, none) = run_timed(&p, HybridParams::smpi(), &flows, false);
-    let (grouped, updates) = run_timed(&p, HybridParams::smpi(), &flows, true);
+    let (alone, none) = run_timed(&p, Net::smpi(), &flows, false);
+    let (grouped, updates) = run_timed(&p, Net::smpi(), &flows, true);
     assert_eq!(none, 0);
     assert!(
         updates > 1000,
@@ -268,7 +293,7 @@ fn a_backbone_shared_twice_after_an_idle_gap_gives_processor_sharing_times() {
     }
     let want = [0.04, 0.07, 0.09, 0.10];
     for grouping in [true, false] {
-        let (got, updates) = run_timed(&p, HybridParams::plain(), &flows, grouping);
+        let (got, updates) = run_timed(&p, Net::plain(), &flows, grouping);
         assert_eq!(updates > 0, grouping, "{updates} group updates");
         for (i, &ps) in got.iter().enumerate() {
             let w = want[i % 4] + if i < 4 { 0.0 } else { 1.0 };

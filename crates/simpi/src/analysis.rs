@@ -1,8 +1,7 @@
 //! Where the time went: per-rank compute / communication / waiting / idle, and per-call
 //! statistics, from the operation times a recorded run produces.
 
-use simpi_mpi::{OpId, OpKind, OpTime, Schedule};
-use simpi_trace::tit::CallRecord;
+use simpi_mpi::{CallRecord, OpKind, OpRecord};
 use std::collections::BTreeMap;
 
 /// How one rank spent its time until its end, in picoseconds. Overlaps are attributed
@@ -46,15 +45,20 @@ pub struct Span {
 }
 
 /// The MPI calls of a run: the trace's call records, or one call per operation.
-pub fn spans(sched: &Schedule, times: &[OpTime], calls: Option<&[CallRecord]>) -> Vec<Span> {
+/// `records` are sorted here by rank and position.
+pub fn spans(records: &mut [OpRecord], calls: Option<&[CallRecord]>) -> Vec<Span> {
+    records.sort_unstable_by_key(|r| (r.rank, r.local));
     let mut out = Vec::new();
     match calls {
         Some(calls) => {
             for c in calls {
-                let ops = c.first_op..c.end_op;
-                let start = ops.clone().map(|i| times[i as usize].start).min().unwrap_or(0);
+                let from = records.partition_point(|r| (r.rank, r.local) < (c.rank, c.first));
+                let to = records.partition_point(|r| (r.rank, r.local) < (c.rank, c.end));
+                let ops = &records[from..to];
+                let start = ops.iter().map(|r| r.start).min().unwrap_or(0);
                 let end = ops
-                    .map(|i| times[i as usize].end)
+                    .iter()
+                    .map(|r| r.end)
                     .filter(|&e| e != u64::MAX)
                     .max()
                     .unwrap_or(start);
@@ -67,22 +71,20 @@ pub fn spans(sched: &Schedule, times: &[OpTime], calls: Option<&[CallRecord]>) -
             }
         }
         None => {
-            for id in 0..sched.num_ops() as u32 {
-                let op = sched.op(OpId(id));
-                let t = times[id as usize];
-                if op.kind == OpKind::Calc && op.size == 0 {
+            for r in records.iter() {
+                if r.kind == OpKind::Calc && r.size == 0 {
                     continue; // joins and empty computes
                 }
-                let label = match op.kind {
+                let label = match r.kind {
                     OpKind::Send => "send",
                     OpKind::Recv => "recv",
                     OpKind::Calc => "compute",
                 };
                 out.push(Span {
-                    rank: sched.rank_of(OpId(id)),
+                    rank: r.rank,
                     label: label.into(),
-                    start: t.start,
-                    end: t.end.max(t.start),
+                    start: r.start,
+                    end: r.end.max(r.start),
                 });
             }
         }
@@ -109,37 +111,35 @@ pub fn call_stats(spans: &[Span]) -> Vec<CallStat> {
 }
 
 /// Per-rank breakdown of `end_times` into compute, communication, waiting and idle.
-pub fn breakdown(sched: &Schedule, times: &[OpTime], end_times: &[u64]) -> Vec<RankBreakdown> {
-    let p = sched.num_ranks();
-    let mut out = Vec::with_capacity(p as usize);
-    for r in 0..p {
-        // (time, category, +1 / -1); categories 0 compute, 1 comm, 2 wait.
-        let mut ev: Vec<(u64, usize, i32)> = Vec::new();
-        for id in sched.rank_ops(r) {
-            let op = sched.op(OpId(id));
-            let t = times[id as usize];
-            if t.end == u64::MAX {
-                continue;
-            }
-            match op.kind {
-                OpKind::Calc => {
-                    if t.end > t.start {
-                        ev.push((t.start, 0, 1));
-                        ev.push((t.end, 0, -1));
-                    }
+pub fn breakdown(records: &[OpRecord], end_times: &[u64]) -> Vec<RankBreakdown> {
+    // (time, category, +1 / -1) per rank; categories 0 compute, 1 comm, 2 wait.
+    let mut ev: Vec<Vec<(u64, usize, i32)>> = vec![Vec::new(); end_times.len()];
+    for t in records {
+        if t.end == u64::MAX {
+            continue;
+        }
+        let ev = &mut ev[t.rank as usize];
+        match t.kind {
+            OpKind::Calc => {
+                if t.end > t.start {
+                    ev.push((t.start, 0, 1));
+                    ev.push((t.end, 0, -1));
                 }
-                _ => {
-                    if t.ready > t.start {
-                        ev.push((t.start, 2, 1));
-                        ev.push((t.ready, 2, -1));
-                    }
-                    if t.end > t.ready {
-                        ev.push((t.ready, 1, 1));
-                        ev.push((t.end, 1, -1));
-                    }
+            }
+            _ => {
+                if t.ready > t.start {
+                    ev.push((t.start, 2, 1));
+                    ev.push((t.ready, 2, -1));
+                }
+                if t.end > t.ready {
+                    ev.push((t.ready, 1, 1));
+                    ev.push((t.end, 1, -1));
                 }
             }
         }
+    }
+    let mut out = Vec::with_capacity(end_times.len());
+    for (r, mut ev) in ev.into_iter().enumerate() {
         ev.sort_unstable();
         let mut active = [0i32; 3];
         let mut acc = [0u64; 3];
@@ -151,7 +151,7 @@ pub fn breakdown(sched: &Schedule, times: &[OpTime], end_times: &[u64]) -> Vec<R
             last = t;
             active[c] += d;
         }
-        let end = end_times[r as usize];
+        let end = end_times[r];
         let busy: u64 = acc.iter().sum();
         out.push(RankBreakdown {
             compute: acc[0],
@@ -166,30 +166,21 @@ pub fn breakdown(sched: &Schedule, times: &[OpTime], end_times: &[u64]) -> Vec<R
 #[cfg(test)]
 mod tests {
     use super::*;
-    use simpi_mpi::{Op, ScheduleBuilder};
 
     #[test]
     fn overlaps_go_to_the_first_category() {
         // One rank: compute 0..10, a receive started at 5, matched at 12, ended at 20.
-        let mut b = ScheduleBuilder::new(2);
-        b.begin_rank(0).unwrap();
-        b.push(Op::calc(10, 0)).unwrap();
-        b.push(Op::recv(8, 1, 0, 0, 0)).unwrap();
-        b.end_rank().unwrap();
-        let s = b.finish();
-        let times = vec![
-            OpTime {
-                start: 0,
-                ready: 0,
-                end: 10,
-            },
-            OpTime {
-                start: 5,
-                ready: 12,
-                end: 20,
-            },
-        ];
-        let bd = breakdown(&s, &times, &[25, 0]);
+        let rec = |local, kind, size, start, ready, end| OpRecord {
+            rank: 0,
+            local,
+            kind,
+            size,
+            start,
+            ready,
+            end,
+        };
+        let mut records = vec![rec(1, OpKind::Recv, 8, 5, 12, 20), rec(0, OpKind::Calc, 10, 0, 0, 10)];
+        let bd = breakdown(&records, &[25, 0]);
         // compute 0..10; wait 10..12 (5..10 is under compute); comm 12..20; idle 5.
         assert_eq!(
             bd[0],
@@ -200,9 +191,18 @@ mod tests {
                 idle: 5
             }
         );
-        let sp = spans(&s, &times, None);
+        let sp = spans(&mut records, None);
         let st = call_stats(&sp);
         assert_eq!(st[0].name, "recv");
         assert_eq!((st[0].count, st[0].total), (1, 15));
+        // A call of both operations spans 0..20.
+        let call = CallRecord {
+            rank: 0,
+            name: "sendrecv".into(),
+            first: 0,
+            end: 2,
+        };
+        let sp = spans(&mut records, Some(&[call]));
+        assert_eq!((sp[0].start, sp[0].end), (0, 20));
     }
 }

@@ -14,7 +14,8 @@ pub use report::Report;
 pub use simpi_kernel::{SimTime, TimeUnit};
 pub use simpi_mpi as mpi;
 pub use simpi_mpi::Progress;
-pub use simpi_net::{HybridParams, LogGops, Piecewise};
+pub use simpi_mpi::{Preset, Protocol};
+pub use simpi_net::{FlowParams, LogGops, Piecewise};
 pub use simpi_platform as platform;
 pub use workload::{count_ranks, load, CollChoice, Format, LoadOptions, Workload};
 

@@ -5,9 +5,10 @@ use crate::analysis::{breakdown, call_stats, spans};
 use crate::report::Report;
 use crate::workload::{load, CollChoice, Format, LoadOptions, Workload};
 use crate::Error;
+use simpi_kernel::SimTime;
 use simpi_kernel::TimeUnit;
-use simpi_mpi::{run_flow, run_loggops_with, FlowError, OpId, Progress, Schedule, Stall};
-use simpi_net::{HybridParams, LogGops};
+use simpi_mpi::{run_flow, run_loggops_with, run_smpi, OpId, Preset, Progress, Protocol, Schedule, Stall};
+use simpi_net::{ConstantNetwork, LogGops};
 use simpi_platform::{HostId, Platform};
 use simpi_trace::goal::locate_ops;
 use std::collections::HashMap;
@@ -24,8 +25,16 @@ pub enum Model<'a> {
         platform: &'a Platform,
         /// Host of each rank.
         hosts: Vec<HostId>,
-        /// The flow or hybrid model's parameters.
-        params: HybridParams,
+        /// The protocol and the flow network's parameters.
+        preset: Preset,
+    },
+    /// Every message takes the same time (SimGrid's `Constant` network model) under an
+    /// SMPI protocol.
+    Constant {
+        /// The time of every transfer.
+        time: SimTime,
+        /// The protocol.
+        protocol: Protocol,
     },
 }
 
@@ -39,41 +48,16 @@ pub struct SimOptions<'p> {
     pub record: bool,
 }
 
-/// True if some CPU of some rank has more computation than the simulated clock can
-/// count. The LogGOPS executor keeps LogGOPSim's wrapping unsigned arithmetic, so a run
-/// past the clock's end would wrap silently; the flow executor detects it itself.
-fn computes_overflow(sched: &simpi_mpi::Schedule) -> bool {
-    let mut busy = vec![0u64; sched.cpus()];
-    (0..sched.num_ranks()).any(|r| {
-        busy.fill(0);
-        sched.rank_ops(r).any(|id| {
-            let op = sched.op(simpi_mpi::OpId(id));
-            if op.kind != simpi_mpi::OpKind::Calc {
-                return false;
-            }
-            let b = &mut busy[op.cpu as usize];
-            match b.checked_add(op.size) {
-                Some(v) => {
-                    *b = v;
-                    false
-                }
-                None => true,
-            }
-        })
-    })
-}
-
 /// Simulates `w` under `model`.
 pub fn simulate(w: &mut Workload, model: &Model<'_>, opts: SimOptions<'_>) -> Result<Report, Error> {
     let t1 = Instant::now();
     let sched = &mut w.schedule;
     let result = match model {
-        Model::LogGops(_) if computes_overflow(sched) => Err(FlowError::TimeOverflow),
-        Model::LogGops(m) => run_loggops_with(sched, m, opts.progress, opts.record).map_err(FlowError::Stall),
+        Model::LogGops(m) => run_loggops_with(sched, m, opts.progress, opts.record),
         Model::Flow {
             platform,
             hosts,
-            params,
+            preset,
         } => {
             if hosts.len() < sched.num_ranks() as usize {
                 return Err(Error::Input(format!(
@@ -82,7 +66,12 @@ pub fn simulate(w: &mut Workload, model: &Model<'_>, opts: SimOptions<'_>) -> Re
                     hosts.len()
                 )));
             }
-            run_flow(sched, platform, hosts, params.clone(), opts.progress, opts.record)
+            run_flow(sched, platform, hosts, preset.clone(), opts.progress, opts.record)
+        }
+        Model::Constant { time, protocol } => {
+            let hosts: Vec<HostId> = (0..sched.num_ranks()).map(HostId).collect();
+            let net = ConstantNetwork::new(*time);
+            run_smpi(sched, net, protocol.clone(), &hosts, opts.progress, opts.record)
         }
     };
     let sim_seconds = t1.elapsed().as_secs_f64();
@@ -96,11 +85,12 @@ pub fn simulate(w: &mut Workload, model: &Model<'_>, opts: SimOptions<'_>) -> Re
                 ));
             }
             let ends: Vec<u64> = out.end_times.iter().map(|t| t.ps()).collect();
-            let (breakdown, calls, spans) = if out.op_times.is_empty() {
+            let mut records = out.records;
+            let (breakdown, calls, spans) = if records.is_empty() {
                 (Vec::new(), Vec::new(), Vec::new())
             } else {
-                let sp = spans(sched, &out.op_times, w.calls.as_deref());
-                (breakdown(sched, &out.op_times, &ends), call_stats(&sp), sp)
+                let sp = spans(&mut records, w.calls.as_deref());
+                (breakdown(&records, &ends), call_stats(&sp), sp)
             };
             Ok(Report {
                 end_times: out.end_times,
@@ -115,12 +105,8 @@ pub fn simulate(w: &mut Workload, model: &Model<'_>, opts: SimOptions<'_>) -> Re
                 spans,
             })
         }
-        Err(FlowError::Route(e)) => Err(Error::Input(format!("{}: {e}", w.path.display()))),
-        Err(FlowError::TimeOverflow) => Err(Error::Input(format!(
-            "{}: the simulated time passes the clock's end (2^64 ps, about 213 days)",
-            w.path.display()
-        ))),
-        Err(FlowError::Stall(stall)) => Err(Error::Stall(render_stall(w, &stall, opts.max_blocked_ranks))),
+        Err(simpi_mpi::Error::Stall(stall)) => Err(Error::Stall(render_stall(w, &stall, opts.max_blocked_ranks))),
+        Err(e) => Err(Error::Input(format!("{}: {e}", w.path.display()))),
     }
 }
 
@@ -184,9 +170,13 @@ fn render_stall(w: &Workload, stall: &Stall, shown: usize) -> String {
         HashMap::new()
     };
     let file = w.path.display().to_string();
-    let locate = |id: OpId| {
+    let describe = |id: OpId| {
         let key = (sched.rank_of(id), sched.local_index(id));
-        lines.get(&key).map(|l| format!("{file}:{l}"))
+        let what = simpi_mpi::engine::store::describe_op(sched.op(id));
+        match lines.get(&key) {
+            Some(l) => format!("{what} ({file}:{l})"),
+            None => format!("{what} (operation #{} of rank {})", key.1, key.0),
+        }
     };
-    stall.render(sched, shown, &locate)
+    stall.render(shown, &describe)
 }

@@ -3,8 +3,9 @@
 use crate::Error;
 use simpi_kernel::TimeUnit;
 use simpi_mpi::coll::{registry, Algorithm, CollSpec, Collective};
+use simpi_mpi::CallRecord;
 use simpi_mpi::Schedule;
-use simpi_trace::tit::{read_tit, CallRecord, TitOptions};
+use simpi_trace::tit::{read_tit, TitOptions};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;

@@ -348,7 +348,7 @@ fn time_past_the_clocks_end_is_an_error_not_a_wrapped_answer() {
     let model = Model::Flow {
         platform: &p,
         hosts: vec![HostId(0)],
-        params: simpi::HybridParams::smpi(),
+        preset: simpi::Preset::smpi(),
     };
     let Err(e) = simulate(&mut w, &model, quiet()) else {
         panic!("a saturated clock was reported as a result");

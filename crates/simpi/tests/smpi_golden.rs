@@ -8,7 +8,7 @@
 mod common;
 
 use simpi::platform::{self, Mapping};
-use simpi::{load, simulate, CollChoice, HybridParams, LoadOptions, Model, TimeUnit};
+use simpi::{load, simulate, CollChoice, LoadOptions, Model, Preset, TimeUnit};
 use std::path::Path;
 
 fn expected(dir: &Path) -> Vec<(u32, f64)> {
@@ -52,7 +52,7 @@ fn hybrid_smpi_preset_matches_simgrid_on_every_reference_case() {
         let model = Model::Flow {
             platform: &p,
             hosts,
-            params: HybridParams::smpi(),
+            preset: Preset::smpi(),
         };
         let opts = common::quiet();
         let got = simulate(&mut w, &model, opts).unwrap();

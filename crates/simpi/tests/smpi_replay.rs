@@ -8,7 +8,7 @@
 mod common;
 
 use simpi::platform::{self, Mapping};
-use simpi::{load, simulate, CollChoice, HybridParams, LoadOptions, Model, TimeUnit};
+use simpi::{load, simulate, CollChoice, LoadOptions, Model, Preset, TimeUnit};
 use std::path::Path;
 
 /// simpi's replay of one case: its makespan in seconds.
@@ -48,7 +48,7 @@ fn replay(dir: &Path) -> f64 {
     let model = Model::Flow {
         platform: &p,
         hosts: (0..ranks).map(|r| mapping.host(r)).collect(),
-        params: HybridParams::smpi(),
+        preset: Preset::smpi(),
     };
     let opts = common::quiet();
     let out = simulate(&mut w, &model, opts).unwrap();

@@ -21,7 +21,5 @@ mod source;
 
 pub use actions::Action;
 pub use comms::{Comm, CommTable};
-pub use convert::{
-    looks_like_tit, read_tit, read_tit_on, tit_ranks, CallRecord, TitError, TitOptions, TitTrace, PARALLEL_RANKS,
-};
+pub use convert::{looks_like_tit, read_tit, read_tit_on, tit_ranks, TitError, TitOptions, TitTrace, PARALLEL_RANKS};
 pub use datatypes::datatype_size;

@@ -29,7 +29,7 @@ use super::source::{Source, SourceError};
 use simpi_kernel::{MixHashMap, MixHasher, SimTime};
 use simpi_mpi::coll::emit::Template;
 use simpi_mpi::coll::{Algorithm, CollSpec, Collective};
-use simpi_mpi::{BuildError, Op, Schedule, ScheduleBuilder, ANY_SOURCE, ANY_TAG};
+use simpi_mpi::{BuildError, CallRecord, Op, Schedule, ScheduleBuilder, ANY_SOURCE, ANY_TAG};
 use std::collections::hash_map::Entry;
 use std::collections::{HashSet, VecDeque};
 use std::fmt;
@@ -62,19 +62,6 @@ pub struct TitTrace {
     pub calls: Vec<CallRecord>,
     /// Things the user should know.
     pub warnings: Vec<String>,
-}
-
-/// One MPI call of the trace and the operations it became.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CallRecord {
-    /// The rank.
-    pub rank: u32,
-    /// The action's name as written (shared by every call of that name).
-    pub name: Arc<str>,
-    /// First operation id (global).
-    pub first_op: u32,
-    /// One past the last operation id.
-    pub end_op: u32,
 }
 
 /// A problem in a trace, with its file and line.
@@ -293,7 +280,6 @@ fn read_tit_with(path: &Path, opts: &TitOptions<'_>, threads: impl FnOnce() -> u
             dropped: 0,
         };
         let mut b = ScheduleBuilder::new(p);
-        let mut first_global = 0u32;
         // Call names, allocated once each.
         let mut names: HashSet<Arc<str>, BuildHasherDefault<MixHasher>> = HashSet::default();
         for r in ranks {
@@ -340,13 +326,12 @@ fn read_tit_with(path: &Path, opts: &TitOptions<'_>, threads: impl FnOnce() -> u
                     calls.push(CallRecord {
                         rank: r,
                         name,
-                        first_op: first_global + before,
-                        end_op: first_global + after,
+                        first: before as u64,
+                        end: after as u64,
                     });
                 }
                 Ok(())
             })?;
-            first_global += b.open_len();
             b.end_rank().map_err(|e| TitError {
                 file: files[r as usize].clone(),
                 line: 0,
@@ -371,7 +356,6 @@ fn read_tit_with(path: &Path, opts: &TitOptions<'_>, threads: impl FnOnce() -> u
     let mut schedule = whole.schedule.take().expect("converted");
     if let Some(second) = second {
         let mut second = second?;
-        let offset = schedule.num_ops() as u32;
         schedule
             .append(second.schedule.take().expect("converted"))
             .map_err(|e| TitError {
@@ -379,11 +363,7 @@ fn read_tit_with(path: &Path, opts: &TitOptions<'_>, threads: impl FnOnce() -> u
                 line: 0,
                 msg: e.to_string(),
             })?;
-        whole.calls.extend(second.calls.into_iter().map(|mut c| {
-            c.first_op += offset;
-            c.end_op += offset;
-            c
-        }));
+        whole.calls.extend(second.calls);
         whole.skipped += second.skipped;
         whole.dropped += second.dropped;
     }

@@ -1,8 +1,7 @@
 //! The report of a simulation that cannot finish: which ranks are stuck and on what.
 
-use crate::op::{show_wild, OpId, OpKind};
-use crate::schedule::Schedule;
-use crate::RunStats;
+use crate::engine::RunStats;
+use crate::op::OpId;
 use simpi_kernel::SimTime;
 use std::fmt::Write;
 
@@ -41,6 +40,8 @@ pub struct StalledRank {
     pub pending: Vec<Pending>,
     /// Operations that never started because a dependency never completed.
     pub waiting_on_dependencies: Vec<OpId>,
+    /// Where the rank's program stands (a trace's file and line), if the store knows.
+    pub program_at: Option<String>,
 }
 
 /// Everything known about a run that stopped with work left.
@@ -60,9 +61,9 @@ impl Stall {
     /// How many blocked ranks a report describes in detail.
     pub const DETAILED: usize = 64;
 
-    /// A human-readable report of at most `max_ranks` ranks. `locate` turns an op into
-    /// a place the user can find (e.g. `file.goal:12`), if it can.
-    pub fn render(&self, sched: &Schedule, max_ranks: usize, locate: &dyn Fn(OpId) -> Option<String>) -> String {
+    /// A human-readable report of at most `max_ranks` ranks. `describe` says what an
+    /// operation is and, if it can, where the user finds it (e.g. `file.goal:12`).
+    pub fn render(&self, max_ranks: usize, describe: &dyn Fn(OpId) -> String) -> String {
         let mut out = String::new();
         let last = self.end_times.iter().max().copied().unwrap_or_default();
         let _ = writeln!(
@@ -70,31 +71,11 @@ impl Stall {
             "the schedule cannot complete: {} rank(s) are blocked (stopped after {} events at simulated time {last})",
             self.blocked_ranks, self.stats.events
         );
-        let describe = |id: OpId| {
-            let op = sched.op(id);
-            let what = match op.kind {
-                OpKind::Send => {
-                    format!("send {}b to {} tag {}", op.size, op.peer, show_wild(op.tag))
-                }
-                OpKind::Recv => format!(
-                    "recv {}b from {} tag {}",
-                    op.size,
-                    show_wild(op.peer),
-                    show_wild(op.tag)
-                ),
-                OpKind::Calc => format!("calc {}", op.size),
-            };
-            match locate(id) {
-                Some(at) => format!("{what} ({at})"),
-                None => format!(
-                    "{what} (operation #{} of rank {})",
-                    sched.local_index(id),
-                    sched.rank_of(id)
-                ),
-            }
-        };
         for r in self.ranks.iter().take(max_ranks) {
             let _ = writeln!(out, "  rank {}: {} of {} operations done", r.rank, r.done, r.total);
+            if let Some(at) = &r.program_at {
+                let _ = writeln!(out, "    its program is blocked in {at}");
+            }
             for p in &r.pending {
                 let line = match p {
                     Pending::PostedRecv { op } => {

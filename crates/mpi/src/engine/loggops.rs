@@ -1,0 +1,441 @@
+//! LogGOPS rules with LogGOPSim's exact semantics (the rules are in `docs/models.md`).
+//!
+//! Each rank has CPUs (a "busy until" timer each) and NICs (separate send and receive
+//! gap timers). Events are operation starts and message arrivals, ordered by (time,
+//! sequence). An event whose resources are busy waits until they free up, keeping its
+//! sequence number. Operations that became ready in one event are queued per rank in
+//! ascending rank order, sorted by kind with libstdc++'s `std::sort` (see
+//! [`crate::cxx_sort`]), at the time their resources free up. This replicates
+//! LogGOPSim's scheduling, so the same schedule yields the same per-rank end times.
+//!
+//! Times are LogGOPSim's modular sums where the true value lies on the clock; a sum that
+//! leaves it (past 2^64 ps, or below zero through an empty message's credit) makes the
+//! run end in [`crate::Error::TimeOverflow`] rather than in a wrapped time.
+
+use crate::cxx_sort::sort_like_libstdcxx;
+use crate::engine::{Core, OpStore, Rules};
+use crate::matching::Envelope;
+use crate::op::OpKind;
+use simpi_kernel::{prefetch, IdHashMap, Seq, SimTime};
+use simpi_net::LogGops;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// A queued event: an op id, with [`MSG_BIT`] set for "the message of this send
+/// arrives"; or, with [`WAKE_BIT`], a CPU or NIC side whose parked events are due (see
+/// [`Parked`]). Everything else is found in the op.
+#[derive(Copy, Clone)]
+pub struct Packed(u64);
+
+const MSG_BIT: u64 = 1 << 63;
+const WAKE_BIT: u64 = 1 << 62;
+
+/// Events that found a resource they need busy, parked until all are free, in groups of
+/// events that need the same resources: a CPU (computes), a CPU and its NIC's send side
+/// (sends), a CPU and its NIC's receive side (arriving messages).
+///
+/// LogGOPSim puts such an event back in the queue at the time its resources are free,
+/// with its old sequence number. When many events wait for the same resources (a rank
+/// that starts a send to every other rank at once; messages whose NIC gap exceeds the
+/// CPU overhead), each one is popped and put back once per event served before it:
+/// O(n²) per rank. The events of a group all wait for the same time, so parking them
+/// with one wake-up entry at that time carrying the smallest parked sequence number
+/// serves them in the same (time, sequence) order: a parked event would only have been
+/// popped, found a resource busy and put back, which changes nothing. A woken event that
+/// finds a resource taken in the meantime (by another group's event) is parked again.
+#[derive(Default)]
+struct Parked {
+    /// (sequence, event) of the parked events, smallest sequence first.
+    waiting: BinaryHeap<Reverse<(u64, u64)>>,
+    /// (time, sequence) of the live wake-up entry; other wake-ups for this group are stale.
+    wake: Option<(u64, u64)>,
+}
+
+/// Per-rank timers in one block per rank, `[cpu.., nic send.., nic receive..]`, so an
+/// event touches one cache line of rank state.
+struct Timers {
+    t: Vec<u64>,
+    cpus: usize,
+    nics: usize,
+    stride: usize,
+}
+
+impl Timers {
+    fn new(ranks: usize, cpus: usize, nics: usize) -> Timers {
+        let stride = cpus + 2 * nics;
+        Timers {
+            t: vec![0; ranks * stride],
+            cpus,
+            nics,
+            stride,
+        }
+    }
+    /// Index in `t` of rank `h`'s CPU `c` (a parking slot).
+    #[inline(always)]
+    fn cpu_slot(&self, h: u32, c: u8) -> u64 {
+        (h as usize * self.stride + c as usize) as u64
+    }
+    /// Index in `t` of the send side of rank `h`'s NIC `n`.
+    #[inline(always)]
+    fn gs_slot(&self, h: u32, n: u8) -> u64 {
+        (h as usize * self.stride + self.cpus + n as usize) as u64
+    }
+    /// Index in `t` of the receive side of rank `h`'s NIC `n`.
+    #[inline(always)]
+    fn gr_slot(&self, h: u32, n: u8) -> u64 {
+        (h as usize * self.stride + self.cpus + self.nics + n as usize) as u64
+    }
+    #[inline(always)]
+    fn cpu(&mut self, h: u32, c: u8) -> &mut u64 {
+        &mut self.t[h as usize * self.stride + c as usize]
+    }
+    #[inline(always)]
+    fn gs(&mut self, h: u32, n: u8) -> &mut u64 {
+        &mut self.t[h as usize * self.stride + self.cpus + n as usize]
+    }
+    #[inline(always)]
+    fn gr(&mut self, h: u32, n: u8) -> &mut u64 {
+        &mut self.t[h as usize * self.stride + self.cpus + self.nics + n as usize]
+    }
+    fn end_time(&self, h: usize) -> SimTime {
+        SimTime(
+            *self.t[h * self.stride..h * self.stride + self.cpus]
+                .iter()
+                .max()
+                .expect("a rank has a CPU"),
+        )
+    }
+}
+
+/// LogGOPSim's rules over the LogGOPS parameters `m`.
+pub struct LogGopsRules {
+    m: LogGops,
+    timers: Timers,
+    /// Parked events by resource group (see [`LogGopsRules::dispatch`]).
+    parked: IdHashMap<u64, Parked>,
+    scratch: Vec<u32>,
+    by_rank: Vec<(u32, u32)>,
+    size_mismatches: u64,
+}
+
+impl LogGopsRules {
+    /// Rules for `ranks` ranks of `cpus` CPUs and `nics` NICs each.
+    pub fn new(m: LogGops, ranks: u32, cpus: usize, nics: usize) -> LogGopsRules {
+        LogGopsRules {
+            m,
+            timers: Timers::new(ranks as usize, cpus, nics),
+            parked: IdHashMap::default(),
+            scratch: Vec::new(),
+            by_rank: Vec::new(),
+            size_mismatches: 0,
+        }
+    }
+
+    /// `t` plus a true cost: on the clock, LogGOPSim's modular sum; off it, the clock's
+    /// end, and the run is marked as overflowed.
+    #[inline(always)]
+    fn plus<S, E>(core: &mut Core<S, E>, t: u64, cost: i128) -> u64 {
+        let v = t as i128 + cost;
+        if (0..u64::MAX as i128).contains(&v) {
+            v as u64
+        } else {
+            core.overflow = true;
+            u64::MAX
+        }
+    }
+
+    /// Handles one event popped at `t` with sequence number `seq`; an event that cannot
+    /// run yet is parked with the events that need the same resources.
+    fn dispatch<S: OpStore>(&mut self, core: &mut Core<S, Packed>, t: u64, seq: u64, ev: Packed) {
+        let id = (ev.0 & !MSG_BIT) as u32;
+        let op = *core.store.op(id);
+        // The CPU it needs, and the NIC side if any (the slots of their timers).
+        let (postponed, cpu, nic) = if ev.0 & MSG_BIT != 0 {
+            let (cpu, nic) = (
+                self.timers.cpu_slot(op.peer, op.cpu),
+                self.timers.gr_slot(op.peer, op.nic),
+            );
+            (self.arrive(core, t, id), cpu, Some(nic))
+        } else {
+            let cpu = self.timers.cpu_slot(op.rank, op.cpu);
+            let nic = (op.kind == OpKind::Send).then(|| self.timers.gs_slot(op.rank, op.nic));
+            let postponed = match op.kind {
+                OpKind::Calc => self.calc(core, t, id),
+                OpKind::Send => self.send(core, t, id),
+                OpKind::Recv => {
+                    self.recv(core, t, id);
+                    false
+                }
+            };
+            (postponed, cpu, nic)
+        };
+        if !postponed {
+            return;
+        }
+        // Parked with the events that need the same resources: all of them wait for the
+        // same time, so only the oldest needs a wake-up entry.
+        let group = cpu << 32 | nic.map_or(0, |n| n + 1);
+        self.parked.entry(group).or_default().waiting.push(Reverse((seq, ev.0)));
+        self.arm_wake(core, t, group);
+    }
+
+    /// When the resources of parked `group` are all free.
+    fn group_free(&self, group: u64) -> u64 {
+        let cpu = self.timers.t[(group >> 32) as usize];
+        match group & 0xffff_ffff {
+            0 => cpu,
+            n => cpu.max(self.timers.t[n as usize - 1]),
+        }
+    }
+
+    /// Makes sure `group`'s parked events have a live wake-up entry, at the time their
+    /// resources are free (or now) with the smallest parked sequence number; drops the
+    /// record of a group with nothing parked.
+    fn arm_wake<S>(&mut self, core: &mut Core<S, Packed>, t: u64, group: u64) {
+        let free = self.group_free(group);
+        let Some(p) = self.parked.get_mut(&group) else { return };
+        let Some(&Reverse((first, _))) = p.waiting.peek() else {
+            self.parked.remove(&group);
+            return;
+        };
+        let key = (free.max(t), first);
+        if p.wake != Some(key) {
+            p.wake = Some(key);
+            core.queue.reschedule(key.0, Seq(key.1), Packed(group | WAKE_BIT));
+        }
+    }
+
+    /// A wake-up entry of `group` popped at `t`: serves the first parked event as if it
+    /// had been popped itself, then re-arms for the rest.
+    fn wake<S: OpStore>(&mut self, core: &mut Core<S, Packed>, t: u64, seq: u64, group: u64) {
+        let Some(p) = self.parked.get_mut(&group) else { return };
+        if p.wake != Some((t, seq)) {
+            return; // stale: superseded by a later wake-up
+        }
+        p.wake = None;
+        let Reverse((first, ev)) = p.waiting.pop().expect("a live wake-up has a parked event");
+        debug_assert_eq!(first, seq);
+        self.dispatch(core, t, first, Packed(ev));
+        self.arm_wake(core, t, group);
+    }
+
+    /// A compute op: runs when its CPU is free (else returns true: postponed).
+    fn calc<S: OpStore>(&mut self, core: &mut Core<S, Packed>, t: u64, id: u32) -> bool {
+        let op = *core.store.op(id);
+        if *self.timers.cpu(op.rank, op.cpu) > t {
+            return true;
+        }
+        let end = Self::plus(core, t, op.size as i128);
+        *self.timers.cpu(op.rank, op.cpu) = end;
+        core.mark(id, t, t, end);
+        core.started(id);
+        core.completed(id, t, None);
+        false
+    }
+
+    /// A send: needs its CPU and its NIC's send side; eager sends complete at once.
+    fn send<S: OpStore>(&mut self, core: &mut Core<S, Packed>, t: u64, id: u32) -> bool {
+        let op = *core.store.op(id);
+        let free = (*self.timers.cpu(op.rank, op.cpu)).max(*self.timers.gs(op.rank, op.nic));
+        if free > t {
+            return true;
+        }
+        core.started(id);
+        let cpu_end = Self::plus(core, t, self.m.send_cpu_exact(op.size));
+        let nic_end = Self::plus(core, t, self.m.nic_exact(op.size));
+        let arrival = Self::plus(core, t, self.m.flight_exact());
+        core.mark(id, t, t, cpu_end);
+        *self.timers.cpu(op.rank, op.cpu) = cpu_end;
+        *self.timers.gs(op.rank, op.nic) = nic_end;
+        core.queue.schedule(arrival, Packed(id as u64 | MSG_BIT));
+        if self.m.is_eager(op.size) {
+            core.completed(id, t, None);
+        }
+        false
+    }
+
+    /// A receive: starts at once; completes now if its message already arrived,
+    /// otherwise it is posted.
+    fn recv<S: OpStore>(&mut self, core: &mut Core<S, Packed>, t: u64, id: u32) {
+        let op = *core.store.op(id);
+        core.started(id);
+        core.mark(id, t, t, t);
+        let ctx = core.store.context(id);
+        match core.unexpected[op.rank as usize].take(op.peer, op.tag, ctx) {
+            Some(msg) => {
+                let send = *core.store.op(msg.op);
+                self.note_sizes(op.size, send.size);
+                core.store.matched(msg.op, id);
+                if !self.m.is_eager(send.size) {
+                    // LogGOPSim releases the sender's timers indexed by the *receive's*
+                    // CPU and NIC numbers on this path; kept for identical results.
+                    self.release_sender(core, t, msg.src, msg.op, op.cpu, op.nic);
+                }
+                core.delivered(msg.op);
+                core.completed(id, t, None);
+            }
+            None => core.posted[op.rank as usize].push(Envelope {
+                src: op.peer,
+                tag: op.tag,
+                op: id,
+                ctx,
+            }),
+        }
+    }
+
+    /// A message reaching its destination: needs the CPU and NIC receive side named by
+    /// the send's `cpu`/`nic` fields, then matches a posted receive or waits unexpected.
+    fn arrive<S: OpStore>(&mut self, core: &mut Core<S, Packed>, t: u64, id: u32) -> bool {
+        let send = *core.store.op(id);
+        let host = send.peer;
+        let free = (*self.timers.cpu(host, send.cpu)).max(*self.timers.gr(host, send.nic));
+        if free > t {
+            return true;
+        }
+        let recv_end = Self::plus(core, t, self.m.recv_cpu_exact(send.size));
+        let nic_end = Self::plus(core, t, self.m.nic_exact(send.size));
+        *self.timers.cpu(host, send.cpu) = recv_end;
+        *self.timers.gr(host, send.nic) = nic_end;
+        let ctx = core.store.context(id);
+        match core.posted[host as usize].take(send.rank, send.tag, ctx) {
+            Some(r) => {
+                self.note_sizes(core.store.op(r.op).size, send.size);
+                core.store.matched(id, r.op);
+                if !self.m.is_eager(send.size) {
+                    self.release_sender(core, t, send.rank, id, send.cpu, send.nic);
+                }
+                core.delivered(id);
+                core.mark_end(r.op, t, recv_end);
+                core.completed(r.op, t, None);
+            }
+            None => core.unexpected[host as usize].push(Envelope {
+                src: send.rank,
+                tag: send.tag,
+                op: id,
+                ctx,
+            }),
+        }
+        false
+    }
+
+    /// Completes a rendezvous send on its rank and moves that rank's timers up to now.
+    fn release_sender<S: OpStore>(
+        &mut self,
+        core: &mut Core<S, Packed>,
+        t: u64,
+        rank: u32,
+        send: u32,
+        cpu: u8,
+        nic: u8,
+    ) {
+        core.mark_end(send, t, t);
+        core.completed(send, t, None);
+        let c = self.timers.cpu(rank, cpu);
+        *c = (*c).max(t);
+        let g = self.timers.gs(rank, nic);
+        *g = (*g).max(t);
+    }
+
+    fn note_sizes(&mut self, recv: u64, send: u64) {
+        if recv != send {
+            self.size_mismatches += 1;
+        }
+    }
+
+    /// Queues enabled operation `id` of rank `h` at the time its resources are free.
+    #[inline]
+    fn enqueue_one<S: OpStore>(&mut self, core: &mut Core<S, Packed>, id: u32) {
+        let op = *core.store.op(id);
+        let h = op.rank;
+        let cpu = *self.timers.cpu(h, op.cpu);
+        let at = match op.kind {
+            OpKind::Send => cpu.max(*self.timers.gs(h, op.nic)),
+            OpKind::Recv | OpKind::Calc => cpu,
+        };
+        core.queue.schedule(at, Packed(id as u64));
+    }
+}
+
+impl<S: OpStore> Rules<S> for LogGopsRules {
+    type Event = Packed;
+
+    /// Joins first pass (what they free takes their place); then ranks in ascending
+    /// order, each rank's operations in the order they became ready sorted by kind the
+    /// way `std::sort` does, each at the time its resources are next free.
+    fn enqueue(&mut self, core: &mut Core<S, Packed>, _t: u64) {
+        let mut i = 0;
+        while core.store.has_joins() && i < core.ready.len() {
+            if core.store.is_join(core.ready[i]) {
+                core.pass_join(i);
+                continue;
+            }
+            i += 1;
+        }
+        match core.ready.len() {
+            0 => return,
+            1 => {
+                let id = core.ready.pop().expect("one");
+                self.enqueue_one(core, id);
+                return;
+            }
+            _ => {}
+        }
+        let mut ready = std::mem::take(&mut core.ready);
+        let mut by_rank = std::mem::take(&mut self.by_rank);
+        by_rank.clear();
+        by_rank.extend(ready.iter().map(|&id| (core.store.op(id).rank, id)));
+        if by_rank.iter().any(|&(h, _)| h != by_rank[0].0) {
+            by_rank.sort_by_key(|&(h, _)| h); // stable: keeps the order within a rank
+        }
+        let mut scratch = std::mem::take(&mut self.scratch);
+        for group in by_rank.chunk_by(|a, b| a.0 == b.0) {
+            scratch.clear();
+            scratch.extend(group.iter().map(|&(_, id)| id));
+            let store = &core.store;
+            sort_like_libstdcxx(&mut scratch, |a, b| store.op(*a).kind < store.op(*b).kind);
+            for &id in &scratch {
+                self.enqueue_one(core, id);
+            }
+        }
+        ready.clear();
+        core.ready = ready;
+        self.scratch = scratch;
+        self.by_rank = by_rank;
+    }
+
+    #[inline(always)]
+    fn handle(&mut self, core: &mut Core<S, Packed>, t: u64, seq: Seq, ev: Packed) {
+        if ev.0 & WAKE_BIT != 0 {
+            self.wake(core, t, seq.0, ev.0 & !WAKE_BIT);
+        } else {
+            self.dispatch(core, t, seq.0, ev);
+        }
+    }
+
+    #[inline(always)]
+    fn prefetch(&self, core: &Core<S, Packed>) {
+        if let Some(next) = core.queue.peek_ahead(4) {
+            if next.0 & WAKE_BIT == 0 {
+                prefetch(core.store.op((next.0 & !MSG_BIT) as u32));
+            }
+        }
+    }
+
+    fn end_times(&self, core: &Core<S, Packed>) -> Vec<SimTime> {
+        (0..core.store.num_ranks() as usize)
+            .map(|h| self.timers.end_time(h))
+            .collect()
+    }
+
+    fn unexpected_send(&self, core: &Core<S, Packed>, op: u32) -> (u32, bool) {
+        (op, self.m.is_eager(core.store.op(op).size))
+    }
+
+    fn events(&self, core: &Core<S, Packed>, _processed: u64) -> u64 {
+        core.queue.issued()
+    }
+
+    fn size_mismatches(&self) -> u64 {
+        self.size_mismatches
+    }
+}

@@ -1,0 +1,338 @@
+//! SMPI's point-to-point protocol over any [`NetworkModel`] (the `flow`, `hybrid` and
+//! `constant` models):
+//!
+//! * a send below the detached threshold occupies its CPU for the overhead `os`, is
+//!   posted and completes; a larger one (rendezvous) is posted at once and completes
+//!   when its data has arrived;
+//! * a message's transfer starts when both the send and a matching receive are posted,
+//!   or at once for messages below the asynchronous threshold (all messages in the
+//!   `flow` model);
+//! * a receive completes when its data has arrived, plus the overhead `or` if the sender
+//!   was detached.
+//!
+//! Matching is MPI's (source and tag with wildcards, in posting order). A compute op
+//! occupies its CPU. A rank's end time is when its last operation completes. A compute
+//! that tests a request (MPI_Test) costs what SMPI's does: it sleeps its base cost times
+//! a count shared by every rank, then looks at its request; finding it incomplete adds
+//! one to the count (`smpi/grow-injected-times`), finding it complete sets the count back
+//! to one and leaves a null request, which later tests find at no cost.
+
+use crate::engine::{Core, OpStore, Rules};
+use crate::error::Error;
+use crate::matching::Envelope;
+use crate::op::OpKind;
+use crate::protocol::Protocol;
+use simpi_kernel::{Seq, SimTime};
+use simpi_net::{HostId, NetworkModel, Token};
+
+/// An event of the SMPI rules.
+#[derive(Copy, Clone)]
+pub enum Ev {
+    /// A ready operation tries to start.
+    Start(u32),
+    /// A compute op ends.
+    CalcDone(u32),
+    /// A send has paid its overhead and is posted.
+    SendPosted(u32),
+    /// A receive completes after its overhead.
+    RecvDone(u32),
+    /// A test has paid its cost and looks at its request.
+    TestDone(u32),
+}
+
+/// A message between its posting and its receipt.
+#[derive(Default, Clone, Copy)]
+struct Message {
+    /// The send operation.
+    send: u32,
+    recv: Option<u32>,
+    started: bool,
+    arrived: bool,
+    detached: bool,
+}
+
+/// SMPI's protocol over network `N`, rank `r` on host `hosts[r]`.
+pub struct SmpiRules<N> {
+    net: N,
+    proto: Protocol,
+    hosts: Vec<HostId>,
+    /// Each rank's CPUs' "busy until" times.
+    cpu: Vec<u64>,
+    cpus: usize,
+    /// Messages in flight by slot. A slot is its transfer's token and, while the
+    /// message is unexpected, its envelope's `op`: no lookup by send id is needed.
+    messages: Vec<Message>,
+    free_slots: Vec<u32>,
+    done: Vec<Token>,
+    /// SMPI's shared test count.
+    test_count: u64,
+    error: Option<Error>,
+}
+
+impl<N: NetworkModel> SmpiRules<N> {
+    /// The protocol `proto` over `net`, with `cpus` CPUs per rank and rank `r` on
+    /// `hosts[r]`.
+    pub fn new(net: N, proto: Protocol, hosts: Vec<HostId>, cpus: usize) -> SmpiRules<N> {
+        SmpiRules {
+            cpu: vec![0; hosts.len() * cpus],
+            net,
+            proto,
+            hosts,
+            cpus,
+            messages: Vec::new(),
+            free_slots: Vec::new(),
+            done: Vec::new(),
+            test_count: 1,
+            error: None,
+        }
+    }
+
+    fn fail(&mut self, e: impl Into<Error>) {
+        if self.error.is_none() {
+            self.error = Some(e.into());
+        }
+    }
+
+    /// A ready operation starts at `t`, or waits for its CPU.
+    fn start<S: OpStore>(&mut self, core: &mut Core<S, Ev>, t: u64, seq: Seq, id: u32) {
+        let op = *core.store.op(id);
+        if op.kind == OpKind::Recv {
+            core.started(id);
+            core.mark_start(id, t);
+            self.post_recv(core, t, id);
+            return;
+        }
+        let c = op.rank as usize * self.cpus + op.cpu as usize;
+        if self.cpu[c] > t {
+            core.queue.reschedule(self.cpu[c], seq, Ev::Start(id));
+            return;
+        }
+        core.started(id);
+        core.mark_start(id, t);
+        if op.kind == OpKind::Calc {
+            let (cost, done) = if core.store.is_test(id) {
+                if core.store.test_found(id) {
+                    (0, Ev::CalcDone(id))
+                } else {
+                    (op.size.saturating_mul(self.test_count), Ev::TestDone(id))
+                }
+            } else {
+                (op.size, Ev::CalcDone(id))
+            };
+            // Saturates at the clock's end, which the run reports.
+            let end = t.saturating_add(cost);
+            self.cpu[c] = end;
+            core.queue.schedule(end, done);
+        } else {
+            // SMPI charges `os` to detached sends only (a blocking rendezvous MPI_Send
+            // pays none).
+            let os = if self.proto.is_detached(op.size) {
+                SimTime::from_secs_f64(self.proto.os.overhead(op.size)).ps()
+            } else {
+                0
+            };
+            self.cpu[c] = t.saturating_add(os);
+            if os == 0 {
+                self.post_send(core, t, id);
+            } else {
+                core.queue.schedule(t.saturating_add(os), Ev::SendPosted(id));
+            }
+        }
+    }
+
+    fn post_send<S: OpStore>(&mut self, core: &mut Core<S, Ev>, t: u64, id: u32) {
+        let op = *core.store.op(id);
+        let detached = self.proto.is_detached(op.size);
+        if detached {
+            core.data_in_and_complete(id, t);
+        }
+        let mut msg = Message {
+            send: id,
+            detached,
+            ..Message::default()
+        };
+        let slot = match self.free_slots.pop() {
+            Some(s) => s,
+            None => {
+                self.messages.push(Message::default());
+                self.messages.len() as u32 - 1
+            }
+        };
+        let ctx = core.store.context(id);
+        match core.posted[op.peer as usize].take(op.rank, op.tag, ctx) {
+            Some(r) => {
+                core.mark_ready(r.op, t);
+                core.mark_ready(id, t);
+                core.store.matched(id, r.op);
+                msg.recv = Some(r.op);
+                msg.started = true;
+            }
+            None => {
+                core.unexpected[op.peer as usize].push(Envelope {
+                    src: op.rank,
+                    tag: op.tag,
+                    op: slot,
+                    ctx,
+                });
+                msg.started = self.proto.flows_early(op.size);
+            }
+        }
+        let start = msg.started;
+        self.messages[slot as usize] = msg;
+        if start {
+            self.start_transfer(core, t, slot);
+        }
+    }
+
+    fn post_recv<S: OpStore>(&mut self, core: &mut Core<S, Ev>, t: u64, id: u32) {
+        let op = *core.store.op(id);
+        let ctx = core.store.context(id);
+        match core.unexpected[op.rank as usize].take(op.peer, op.tag, ctx) {
+            Some(m) => {
+                let slot = m.op;
+                let send = self.messages[slot as usize].send;
+                core.mark_ready(id, t);
+                core.mark_ready(send, t);
+                core.store.matched(send, id);
+                let msg = &mut self.messages[slot as usize];
+                msg.recv = Some(id);
+                if msg.arrived {
+                    self.deliver(core, t, slot);
+                } else if !msg.started {
+                    msg.started = true;
+                    self.start_transfer(core, t, slot);
+                }
+            }
+            None => core.posted[op.rank as usize].push(Envelope {
+                src: op.peer,
+                tag: op.tag,
+                op: id,
+                ctx,
+            }),
+        }
+    }
+
+    /// Starts the transfer of the message in `slot`, envelope included.
+    fn start_transfer<S: OpStore>(&mut self, core: &mut Core<S, Ev>, t: u64, slot: u32) {
+        let op = *core.store.op(self.messages[slot as usize].send);
+        let (a, b) = (self.hosts[op.rank as usize], self.hosts[op.peer as usize]);
+        let Some(bytes) = op.size.checked_add(self.proto.envelope) else {
+            return self.fail(Error::TimeOverflow);
+        };
+        if let Err(e) = self.net.start(SimTime(t), a, b, bytes, slot as u64) {
+            self.fail(e);
+        }
+    }
+
+    /// The data of the message in `slot` has arrived.
+    fn arrived<S: OpStore>(&mut self, core: &mut Core<S, Ev>, t: u64, slot: u32) {
+        let msg = &mut self.messages[slot as usize];
+        msg.arrived = true;
+        if msg.recv.is_some() {
+            self.deliver(core, t, slot);
+        }
+    }
+
+    /// Completes the receive of an arrived, matched message (and a rendezvous send), and
+    /// frees its slot.
+    fn deliver<S: OpStore>(&mut self, core: &mut Core<S, Ev>, t: u64, slot: u32) {
+        let msg = self.messages[slot as usize];
+        self.free_slots.push(slot);
+        let send = msg.send;
+        let recv = msg.recv.expect("delivering an unmatched message");
+        let size = core.store.op(send).size;
+        // Its data is in: complete for a test, whatever overhead follows.
+        core.store.data_in(recv);
+        if !msg.detached {
+            core.data_in_and_complete(send, t);
+        }
+        core.delivered(send);
+        let or = if msg.detached {
+            SimTime::from_secs_f64(self.proto.or.overhead(size)).ps()
+        } else {
+            0
+        };
+        if or == 0 {
+            core.data_in_and_complete(recv, t);
+        } else {
+            let r = *core.store.op(recv);
+            let c = r.rank as usize * self.cpus + r.cpu as usize;
+            let end = self.cpu[c].max(t).saturating_add(or);
+            self.cpu[c] = end;
+            core.queue.schedule(t.saturating_add(or), Ev::RecvDone(recv));
+        }
+    }
+}
+
+impl<S: OpStore, E> Core<S, E> {
+    /// Operation `id` completed at `t`, which also makes it complete for tests.
+    #[inline(always)]
+    pub(crate) fn data_in_and_complete(&mut self, id: u32, t: u64) {
+        self.store.data_in(id);
+        self.completed(id, t, Some(t));
+    }
+}
+
+impl<S: OpStore, N: NetworkModel> Rules<S> for SmpiRules<N> {
+    type Event = Ev;
+
+    /// Joins pass (what they free takes their place); every other ready operation tries
+    /// to start at `t`, in the order it became ready.
+    fn enqueue(&mut self, core: &mut Core<S, Ev>, t: u64) {
+        let joins = core.store.has_joins();
+        let mut i = 0;
+        while i < core.ready.len() {
+            let id = core.ready[i];
+            if joins && core.store.is_join(id) {
+                core.pass_join(i);
+                continue;
+            }
+            core.queue.schedule(t, Ev::Start(id));
+            i += 1;
+        }
+        core.ready.clear();
+    }
+
+    fn handle(&mut self, core: &mut Core<S, Ev>, t: u64, seq: Seq, ev: Ev) {
+        match ev {
+            Ev::Start(id) => self.start(core, t, seq, id),
+            Ev::CalcDone(id) | Ev::RecvDone(id) => core.data_in_and_complete(id, t),
+            Ev::TestDone(id) => {
+                if core.store.test_look(id) {
+                    self.test_count = 1;
+                } else if self.proto.grow_test_costs {
+                    self.test_count += 1;
+                }
+                core.data_in_and_complete(id, t);
+            }
+            Ev::SendPosted(id) => self.post_send(core, t, id),
+        }
+    }
+
+    #[inline(always)]
+    fn network_time(&mut self) -> Option<u64> {
+        self.net.next_time().map(|t| t.ps())
+    }
+
+    fn advance_network(&mut self, core: &mut Core<S, Ev>, t: u64) {
+        let mut done = std::mem::take(&mut self.done);
+        self.net.advance(SimTime(t), &mut done);
+        for tok in done.drain(..) {
+            self.arrived(core, t, tok as u32);
+        }
+        self.done = done;
+    }
+
+    fn take_error(&mut self) -> Option<Error> {
+        self.error.take()
+    }
+
+    fn end_times(&self, core: &Core<S, Ev>) -> Vec<SimTime> {
+        core.last_completion.iter().map(|&t| SimTime(t)).collect()
+    }
+
+    fn unexpected_send(&self, _core: &Core<S, Ev>, slot: u32) -> (u32, bool) {
+        let msg = &self.messages[slot as usize];
+        (msg.send, msg.detached)
+    }
+}

@@ -1,0 +1,90 @@
+//! SMPI's point-to-point protocol: which sends are detached (the sender goes on after
+//! its overhead) and which wait for their receiver (rendezvous), which messages start
+//! flowing before their receive is posted, the software overheads on either side, the
+//! envelope added to every message, and what MPI_Test costs. A network model moves the
+//! bytes; this says when and how many (seeds: smpi-hybrid-model-ethernet-tcp, section 4).
+
+use simpi_net::Piecewise;
+
+/// The protocol settings of an SMPI-style run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Protocol {
+    /// Sender overhead of a detached send, `a + b·size` seconds.
+    pub os: Piecewise,
+    /// Receiver overhead after a message from a detached sender, `a + b·size`.
+    pub or: Piecewise,
+    /// Messages below this many bytes start flowing before their receive is posted.
+    pub async_small: u64,
+    /// Sends below this many bytes are detached: the sender continues after `os`.
+    pub detached: u64,
+    /// Bytes added to every message on the network (the MPI envelope).
+    pub envelope: u64,
+    /// Every message flows as soon as it is sent and every send is detached (the plain
+    /// `flow` model).
+    pub eager_all: bool,
+    /// SMPI's `smpi/grow-injected-times`: every MPI_Test that finds its request not yet
+    /// complete makes the next test's cost one base cost longer, until a test finds its
+    /// request complete (one count for the whole simulation, as in SMPI).
+    pub grow_test_costs: bool,
+}
+
+impl Protocol {
+    /// SimGrid 3.32's SMPI defaults: detached below 65536 bytes, nothing sent before its
+    /// receive is posted, no overheads, a 16-byte envelope, growing test costs.
+    pub fn smpi() -> Protocol {
+        Protocol {
+            os: Piecewise::default(),
+            or: Piecewise::default(),
+            async_small: 0,
+            detached: 65536,
+            envelope: 16,
+            eager_all: false,
+            grow_test_costs: true,
+        }
+    }
+
+    /// SMPI's thresholds without its envelope: the protocol of the uncalibrated hybrid
+    /// model.
+    pub fn plain() -> Protocol {
+        Protocol {
+            envelope: 0,
+            ..Protocol::smpi()
+        }
+    }
+
+    /// The plain flow model's protocol: every message flows when it is sent, every send
+    /// is detached, tests cost what they say.
+    pub fn flow() -> Protocol {
+        Protocol {
+            eager_all: true,
+            grow_test_costs: false,
+            ..Protocol::plain()
+        }
+    }
+
+    /// True if a send of `size` bytes is detached.
+    #[inline]
+    pub fn is_detached(&self, size: u64) -> bool {
+        self.eager_all || size < self.detached
+    }
+
+    /// True if a message of `size` bytes flows before its receive is posted.
+    #[inline]
+    pub fn flows_early(&self, size: u64) -> bool {
+        self.eager_all || size < self.async_small
+    }
+
+    /// Checks the settings: overheads finite and not negative at every size, and the
+    /// asynchronous threshold not above the detached one (as SimGrid requires).
+    pub fn validate(&self) -> Result<(), String> {
+        for (name, p) in [("os", &self.os), ("or", &self.or)] {
+            if let Some(v) = p.values().find(|v| !(v.is_finite() && *v >= 0.0)) {
+                return Err(format!("{name}: {v} is not a finite number >= 0"));
+            }
+        }
+        if self.async_small > self.detached {
+            return Err("the asynchronous threshold must not exceed the detached one (as in SimGrid)".into());
+        }
+        Ok(())
+    }
+}
