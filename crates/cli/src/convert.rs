@@ -44,6 +44,7 @@ pub fn run(a: ConvertArgs) -> Result<(), (u8, String)> {
             collectives: &coll,
             test_cost: a.trace.test_cost,
             calls: false,
+            whole: true,
         },
     )
     .map_err(|e| (EXIT_INPUT, e.to_string()))?;
@@ -52,13 +53,19 @@ pub fn run(a: ConvertArgs) -> Result<(), (u8, String)> {
         Some(path) => {
             let f = std::fs::File::create(path)
                 .map_err(|e| (EXIT_INPUT, format!("{}: cannot create: {e}", path.display())))?;
-            simpi_trace::goal::write_schedule(&w.schedule, std::io::BufWriter::new(f), a.time_unit)
-                .map_err(io)?
-                .1
+            simpi_trace::goal::write_schedule(
+                w.schedule().expect("loaded whole"),
+                std::io::BufWriter::new(f),
+                a.time_unit,
+            )
+            .map_err(io)?
+            .1
         }
         None => {
             let out = std::io::stdout();
-            let (mut o, rep) = simpi_trace::goal::write_schedule(&w.schedule, out.lock(), a.time_unit).map_err(io)?;
+            let (mut o, rep) =
+                simpi_trace::goal::write_schedule(w.schedule().expect("loaded whole"), out.lock(), a.time_unit)
+                    .map_err(io)?;
             o.flush().map_err(io)?;
             rep
         }

@@ -226,6 +226,7 @@ pub fn run(a: ReplayArgs) -> Result<(), (u8, String)> {
             collectives: &coll,
             test_cost: a.trace.test_cost,
             calls: a.report || a.timeline.is_some(),
+            whole: false,
         },
     )
     .map_err(input_err)?;
@@ -241,7 +242,7 @@ pub fn run(a: ReplayArgs) -> Result<(), (u8, String)> {
         (None, _) => Model::LogGops(loggops),
         (Some(p), _) => Model::Flow {
             platform: p,
-            hosts,
+            hosts: hosts.clone(),
             preset: preset(&a)?,
         },
     };

@@ -222,7 +222,7 @@ impl<'p, S: OpStore, R: Rules<S>> Engine<'p, S, R> {
     }
 
     /// The result of a finished run: end times, or the report of what is stuck.
-    pub fn finish(mut self) -> Result<Outcome, Error> {
+    pub fn finish(&mut self) -> Result<Outcome, Error> {
         let end_times = self.rules.end_times(&self.core);
         let stats = RunStats {
             events: self.rules.events(&self.core, self.processed),
@@ -247,13 +247,19 @@ impl<'p, S: OpStore, R: Rules<S>> Engine<'p, S, R> {
         }
     }
 
-    /// Describes operation `id` of the store (for rendering a stall report).
+    /// The store (to describe the operations of a stall report, or to read what its
+    /// programs gathered).
     pub fn store(&self) -> &S {
         &self.core.store
     }
 
+    /// The store, once the run is over.
+    pub fn into_store(self) -> S {
+        self.core.store
+    }
+
     /// Runs to the end: [`Engine::run`] (resuming through pauses) then [`Engine::finish`].
-    pub fn run_to_end(mut self) -> Result<Outcome, Error> {
+    pub fn run_to_end(&mut self) -> Result<Outcome, Error> {
         while self.run()? == RunStatus::Paused {}
         self.finish()
     }

@@ -5,15 +5,19 @@
 //! created as the rank reaches them. The [`engine`] runs operations from either under
 //! LogGOPSim's LogGOPS rules or SMPI's protocol over any network model.
 
+pub mod calls;
 pub mod coll;
+pub mod comm;
 pub mod cxx_sort;
 pub mod engine;
 mod error;
+pub mod live;
 pub mod matching;
 pub mod op;
 pub mod preset;
 pub mod protocol;
 pub mod schedule;
+pub mod sink;
 
 pub use engine::{CallRecord, OpRecord, OpTime};
 pub use engine::{Outcome, Pending, Progress, RunStats, Stall, StalledRank};
@@ -26,7 +30,7 @@ pub use simpi_net::LogGops as LogGopsParams;
 
 use engine::loggops::LogGopsRules;
 use engine::smpi::SmpiRules;
-use engine::{Engine, ScheduleStore};
+use engine::{Engine, OpStore, ScheduleStore};
 use simpi_net::{FlowNetwork, HostId, LogGops, NetworkModel, Platform};
 
 /// Simulates `sched` under LogGOPS with LogGOPSim's semantics.
@@ -45,8 +49,7 @@ pub fn run_loggops_with(
     progress: Option<&mut dyn FnMut(Progress)>,
     record: bool,
 ) -> Result<Outcome, Error> {
-    let rules = LogGopsRules::new(*model, sched.num_ranks(), sched.cpus(), sched.nics());
-    Engine::new(ScheduleStore::new(sched), rules, progress, record).run_to_end()
+    run_loggops_on(ScheduleStore::new(sched), model, progress, record).0
 }
 
 /// Simulates `sched` with SMPI's protocol `proto` over network `net`, rank `r` on host
@@ -60,8 +63,8 @@ pub fn run_smpi<N: NetworkModel>(
     record: bool,
 ) -> Result<Outcome, Error> {
     assert!(hosts.len() >= sched.num_ranks() as usize, "every rank needs a host");
-    let rules = SmpiRules::new(net, proto, hosts[..sched.num_ranks() as usize].to_vec(), sched.cpus());
-    Engine::new(ScheduleStore::new(sched), rules, progress, record).run_to_end()
+    let hosts = hosts[..sched.num_ranks() as usize].to_vec();
+    run_smpi_on(ScheduleStore::new(sched), net, proto, hosts, progress, record).0
 }
 
 /// [`run_smpi`] over the flow network of `platform` with `preset`'s parameters.
@@ -75,4 +78,34 @@ pub fn run_flow(
 ) -> Result<Outcome, Error> {
     let net = FlowNetwork::new(platform, preset.network);
     run_smpi(sched, net, preset.protocol, hosts, progress, record)
+}
+
+/// Runs the operations of `store` under LogGOPS; gives the store back with the result.
+pub fn run_loggops_on<S: OpStore>(
+    store: S,
+    model: &LogGops,
+    progress: Option<&mut dyn FnMut(Progress)>,
+    record: bool,
+) -> (Result<Outcome, Error>, S) {
+    let rules = LogGopsRules::new(*model, store.num_ranks(), store.cpus(), store.nics());
+    let mut e = Engine::new(store, rules, progress, record);
+    let out = e.run_to_end();
+    (out, e.into_store())
+}
+
+/// Runs the operations of `store` with SMPI's protocol `proto` over `net`, rank `r` on
+/// `hosts[r]`; gives the store back with the result.
+pub fn run_smpi_on<S: OpStore, N: NetworkModel>(
+    store: S,
+    net: N,
+    proto: Protocol,
+    hosts: Vec<HostId>,
+    progress: Option<&mut dyn FnMut(Progress)>,
+    record: bool,
+) -> (Result<Outcome, Error>, S) {
+    assert_eq!(hosts.len(), store.num_ranks() as usize, "every rank needs a host");
+    let rules = SmpiRules::new(net, proto, hosts, store.cpus());
+    let mut e = Engine::new(store, rules, progress, record);
+    let out = e.run_to_end();
+    (out, e.into_store())
 }

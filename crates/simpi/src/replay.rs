@@ -3,14 +3,18 @@
 
 use crate::analysis::{breakdown, call_stats, spans};
 use crate::report::Report;
-use crate::workload::{load, CollChoice, Format, LoadOptions, Workload};
+use crate::workload::{load, Body, CollChoice, Format, LoadOptions, Workload};
 use crate::Error;
 use simpi_kernel::SimTime;
 use simpi_kernel::TimeUnit;
-use simpi_mpi::{run_flow, run_loggops_with, run_smpi, OpId, Preset, Progress, Protocol, Schedule, Stall};
-use simpi_net::{ConstantNetwork, LogGops};
+use simpi_mpi::coll::CollSpec;
+use simpi_mpi::engine::{OpStore, ScheduleStore};
+use simpi_mpi::live::Live;
+use simpi_mpi::{run_loggops_on, run_smpi_on, OpId, Outcome, Preset, Progress, Protocol, Schedule, Stall};
+use simpi_net::{ConstantNetwork, FlowNetwork, LogGops};
 use simpi_platform::{HostId, Platform};
 use simpi_trace::goal::locate_ops;
+use simpi_trace::tit::{open_tit, TitOptions};
 use std::collections::HashMap;
 use std::path::Path;
 use std::time::Instant;
@@ -48,66 +52,123 @@ pub struct SimOptions<'p> {
     pub record: bool,
 }
 
-/// Simulates `w` under `model`.
-pub fn simulate(w: &mut Workload, model: &Model<'_>, opts: SimOptions<'_>) -> Result<Report, Error> {
-    let t1 = Instant::now();
-    let sched = &mut w.schedule;
-    let result = match model {
-        Model::LogGops(m) => run_loggops_with(sched, m, opts.progress, opts.record),
+/// Runs the operations of `store` under `model`; gives the store back with the result.
+fn run_model<S: OpStore>(
+    store: S,
+    model: &Model<'_>,
+    progress: Option<&mut dyn FnMut(Progress)>,
+    record: bool,
+) -> Result<(Result<Outcome, simpi_mpi::Error>, S), Error> {
+    let p = store.num_ranks();
+    Ok(match model {
+        Model::LogGops(m) => run_loggops_on(store, m, progress, record),
         Model::Flow {
             platform,
             hosts,
             preset,
         } => {
-            if hosts.len() < sched.num_ranks() as usize {
+            if hosts.len() < p as usize {
                 return Err(Error::Input(format!(
-                    "the workload has {} ranks but only {} are mapped to hosts",
-                    sched.num_ranks(),
+                    "the workload has {p} ranks but only {} are mapped to hosts",
                     hosts.len()
                 )));
             }
-            run_flow(sched, platform, hosts, preset.clone(), opts.progress, opts.record)
+            let net = FlowNetwork::new(platform, preset.network.clone());
+            let hosts = hosts[..p as usize].to_vec();
+            run_smpi_on(store, net, preset.protocol.clone(), hosts, progress, record)
         }
         Model::Constant { time, protocol } => {
-            let hosts: Vec<HostId> = (0..sched.num_ranks()).map(HostId).collect();
-            let net = ConstantNetwork::new(*time);
-            run_smpi(sched, net, protocol.clone(), &hosts, opts.progress, opts.record)
+            let hosts: Vec<HostId> = (0..p).map(HostId).collect();
+            run_smpi_on(
+                store,
+                ConstantNetwork::new(*time),
+                protocol.clone(),
+                hosts,
+                progress,
+                record,
+            )
+        }
+    })
+}
+
+/// Simulates `w` under `model`.
+pub fn simulate(w: &mut Workload<'_>, model: &Model<'_>, opts: SimOptions<'_>) -> Result<Report, Error> {
+    let t1 = Instant::now();
+    let shown = opts.max_blocked_ranks;
+    let path = w.path.display().to_string();
+    let located = |e: simpi_mpi::Error| match e {
+        simpi_mpi::Error::Input { .. } => Error::Input(e.to_string()),
+        e => Error::Input(format!("{path}: {e}")),
+    };
+    let (result, ops) = match &mut w.body {
+        Body::Schedule(sched) => {
+            let (result, store) = run_model(ScheduleStore::new(sched), model, opts.progress, opts.record)?;
+            drop(store);
+            let result = match result {
+                Err(simpi_mpi::Error::Stall(stall)) => {
+                    return Err(Error::Stall(render_goal_stall(w, &stall, shown)));
+                }
+                r => r.map_err(located)?,
+            };
+            (result, w.schedule().map_or(0, |s| s.num_ops() as u64))
+        }
+        Body::Trace => {
+            let o = w.options;
+            let choose = |s: &CollSpec| o.collectives.choose(s);
+            let topts = TitOptions {
+                speed: o.speed,
+                choose: &choose,
+                test_cost: o.test_cost,
+                calls: o.calls,
+            };
+            let prog = open_tit(&w.path, &topts).map_err(|e| Error::Input(e.to_string()))?;
+            let p = prog.ranks();
+            let (result, store) = run_model(Live::new(prog, p, 1, 1), model, opts.progress, opts.record)?;
+            let result = match result {
+                Err(simpi_mpi::Error::Stall(stall)) => {
+                    let describe = |id: OpId| store.describe(id.0);
+                    return Err(Error::Stall(stall.render(shown, &describe)));
+                }
+                r => r.map_err(located)?,
+            };
+            let mut prog = store.into_program();
+            w.warnings.extend(prog.warnings());
+            if o.calls {
+                w.calls = Some(prog.take_calls());
+            }
+            let ops = result.stats.ops;
+            (result, ops)
         }
     };
     let sim_seconds = t1.elapsed().as_secs_f64();
-    match result {
-        Ok(out) => {
-            let mut warnings = w.warnings.clone();
-            if out.stats.size_mismatches > 0 {
-                warnings.push(format!(
-                    "{} receive(s) matched a message of a different size; the message size was used",
-                    out.stats.size_mismatches
-                ));
-            }
-            let ends: Vec<u64> = out.end_times.iter().map(|t| t.ps()).collect();
-            let mut records = out.records;
-            let (breakdown, calls, spans) = if records.is_empty() {
-                (Vec::new(), Vec::new(), Vec::new())
-            } else {
-                let sp = spans(&mut records, w.calls.as_deref());
-                (breakdown(&records, &ends), call_stats(&sp), sp)
-            };
-            Ok(Report {
-                end_times: out.end_times,
-                events: out.stats.events,
-                ops: sched.num_ops() as u64,
-                load_seconds: w.load_seconds,
-                sim_seconds,
-                peak_rss_bytes: crate::report::peak_rss_bytes(),
-                warnings,
-                breakdown,
-                calls,
-                spans,
-            })
-        }
-        Err(simpi_mpi::Error::Stall(stall)) => Err(Error::Stall(render_stall(w, &stall, opts.max_blocked_ranks))),
-        Err(e) => Err(Error::Input(format!("{}: {e}", w.path.display()))),
+    let out = result;
+    let mut warnings = w.warnings.clone();
+    if out.stats.size_mismatches > 0 {
+        warnings.push(format!(
+            "{} receive(s) matched a message of a different size; the message size was used",
+            out.stats.size_mismatches
+        ));
     }
+    let ends: Vec<u64> = out.end_times.iter().map(|t| t.ps()).collect();
+    let mut records = out.records;
+    let (breakdown, calls, spans) = if records.is_empty() {
+        (Vec::new(), Vec::new(), Vec::new())
+    } else {
+        let sp = spans(&mut records, w.calls.as_deref());
+        (breakdown(&records, &ends), call_stats(&sp), sp)
+    };
+    Ok(Report {
+        end_times: out.end_times,
+        events: out.stats.events,
+        ops,
+        load_seconds: w.load_seconds,
+        sim_seconds,
+        peak_rss_bytes: crate::report::peak_rss_bytes(),
+        warnings,
+        breakdown,
+        calls,
+        spans,
+    })
 }
 
 /// How to replay a GOAL schedule (the short path used by the golden tests).
@@ -135,6 +196,7 @@ pub fn replay_goal(path: &Path, opts: ReplayOptions<'_>) -> Result<Report, Error
             collectives: &coll,
             test_cost: 0.0,
             calls: false,
+            whole: false,
         },
     )?;
     simulate(
@@ -149,8 +211,8 @@ pub fn replay_goal(path: &Path, opts: ReplayOptions<'_>) -> Result<Report, Error
 }
 
 /// The stall report, with the GOAL file lines of the operations it shows.
-fn render_stall(w: &Workload, stall: &Stall, shown: usize) -> String {
-    let sched: &Schedule = &w.schedule;
+fn render_goal_stall(w: &Workload<'_>, stall: &Stall, shown: usize) -> String {
+    let sched: &Schedule = w.schedule().expect("a schedule");
     let lines: HashMap<(u32, u32), u32> = if w.format == Format::Goal {
         let mut wanted = Vec::new();
         for r in stall.ranks.iter().take(shown) {

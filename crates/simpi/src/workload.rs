@@ -100,6 +100,7 @@ impl CollChoice {
 }
 
 /// What loading needs to know.
+#[derive(Clone, Copy)]
 pub struct LoadOptions<'a> {
     /// The format (None: detect).
     pub format: Option<Format>,
@@ -114,19 +115,33 @@ pub struct LoadOptions<'a> {
     /// Whether to keep a record of every MPI call of a TIT trace, which reports and
     /// timelines need ([`Workload::calls`]).
     pub calls: bool,
+    /// Convert a TIT trace into a whole schedule before simulating it (to export it,
+    /// or to compare), instead of reading each rank's calls as it reaches them.
+    pub whole: bool,
+}
+
+/// What a workload's operations come from.
+pub enum Body {
+    /// A whole schedule: a GOAL file, or a trace converted at load time.
+    Schedule(Schedule),
+    /// A trace run live: read as ranks reach their calls, during the simulation.
+    Trace,
 }
 
 /// A workload ready to simulate.
-pub struct Workload {
+pub struct Workload<'a> {
     /// Where it came from.
     pub path: PathBuf,
     /// Its format.
     pub format: Format,
     /// The GOAL time unit.
     pub unit: TimeUnit,
-    /// The operations.
-    pub schedule: Schedule,
-    /// The MPI calls, for traces loaded with [`LoadOptions::calls`].
+    /// Where its operations come from.
+    pub body: Body,
+    /// How it was loaded (a live trace is read with these options).
+    pub options: LoadOptions<'a>,
+    /// The MPI calls, for traces loaded with [`LoadOptions::calls`] (a live trace's
+    /// once it has run).
     pub calls: Option<Vec<CallRecord>>,
     /// Things the user should know.
     pub warnings: Vec<String>,
@@ -159,14 +174,31 @@ pub fn count_ranks(path: &Path, format: Option<Format>) -> Result<u32, Error> {
     }
 }
 
-/// Loads the workload at `path`.
-pub fn load(path: &Path, opts: &LoadOptions<'_>) -> Result<Workload, Error> {
+impl Workload<'_> {
+    /// The whole schedule, if the workload has one (GOAL, or a trace loaded with
+    /// [`LoadOptions::whole`]).
+    pub fn schedule(&self) -> Option<&Schedule> {
+        match &self.body {
+            Body::Schedule(s) => Some(s),
+            Body::Trace => None,
+        }
+    }
+}
+
+/// Loads the workload at `path`: a GOAL schedule is read whole; a TIT trace is opened
+/// (its index and files checked), to be read during the simulation, unless
+/// [`LoadOptions::whole`] asks for a schedule now.
+pub fn load<'a>(path: &Path, opts: &LoadOptions<'a>) -> Result<Workload<'a>, Error> {
     let t0 = Instant::now();
     let format = opts.format.unwrap_or_else(|| Format::detect(path));
-    let (schedule, calls, warnings) = match format {
+    let (body, calls, warnings) = match format {
         Format::Goal => {
             let s = simpi_trace::read_goal_file(path, opts.unit).map_err(|e| Error::Input(e.to_string()))?;
-            (s, None, Vec::new())
+            (Body::Schedule(s), None, Vec::new())
+        }
+        Format::Tit if !opts.whole => {
+            simpi_trace::tit::tit_ranks(path).map_err(|e| Error::Input(e.to_string()))?;
+            (Body::Trace, None, Vec::new())
         }
         Format::Tit => {
             let choose = |s: &CollSpec| opts.collectives.choose(s);
@@ -180,14 +212,15 @@ pub fn load(path: &Path, opts: &LoadOptions<'_>) -> Result<Workload, Error> {
                 },
             )
             .map_err(|e| Error::Input(e.to_string()))?;
-            (t.schedule, opts.calls.then_some(t.calls), t.warnings)
+            (Body::Schedule(t.schedule), opts.calls.then_some(t.calls), t.warnings)
         }
     };
     Ok(Workload {
         path: path.to_path_buf(),
         format,
         unit: opts.unit,
-        schedule,
+        body,
+        options: *opts,
         calls,
         warnings,
         load_seconds: t0.elapsed().as_secs_f64(),

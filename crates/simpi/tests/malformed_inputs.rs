@@ -122,16 +122,19 @@ fn no_panic(what: &str, mutant: &str, f: impl FnOnce()) {
 
 /// Reads `path` (GOAL times in `unit`) with Open MPI's collective selector and hosts
 /// of 1 Gflop/s.
-fn read(path: &Path, unit: TimeUnit) -> Result<Workload, String> {
-    let speed = |_r: u32| 1e9;
-    let coll = CollChoice::by_name("ompi").unwrap();
+fn read(path: &Path, unit: TimeUnit) -> Result<Workload<'static>, String> {
+    fn speed(_r: u32) -> f64 {
+        1e9
+    }
+    static OMPI: std::sync::LazyLock<CollChoice> = std::sync::LazyLock::new(|| CollChoice::by_name("ompi").unwrap());
     let opts = LoadOptions {
         format: None,
         unit,
         speed: &speed,
-        collectives: &coll,
+        collectives: &OMPI,
         test_cost: 1e-4,
         calls: false,
+        whole: false,
     };
     load(path, &opts).map_err(|e| e.to_string())
 }

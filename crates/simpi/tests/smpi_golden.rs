@@ -46,6 +46,7 @@ fn hybrid_smpi_preset_matches_simgrid_on_every_reference_case() {
                 collectives: &coll,
                 test_cost: 0.0,
                 calls: false,
+                whole: false,
             },
         )
         .unwrap();

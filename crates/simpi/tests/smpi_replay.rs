@@ -42,6 +42,7 @@ fn replay(dir: &Path) -> f64 {
             collectives: &coll,
             test_cost: 1e-4, // SimGrid's smpi/test default
             calls: false,
+            whole: false,
         },
     )
     .unwrap();

@@ -8,18 +8,20 @@
 //! * `<rank> @<comm> <action> ...` runs an action on a communicator: point-to-point
 //!   partners stay world ranks, collective roots and count arrays are communicator-sized.
 //!
-//! A trace is converted into a [`simpi_mpi::Schedule`]: blocking calls chain, non-blocking
-//! ones are waited for by `wait`/`waitall`, collectives are expanded by the chosen
-//! algorithms. The input is either an index file (one rank's trace file per line; a
+//! A trace is a rank program ([`TitProgram`]) making MPI calls: run live by the engine
+//! ([`open_tit`]) or converted into a whole [`simpi_mpi::Schedule`] ([`read_tit`]):
+//! blocking calls chain, non-blocking ones are waited for by `wait`/`waitall`,
+//! collectives are expanded by the chosen algorithms. The input is either an index file (one rank's trace file per line; a
 //! single line naming a file that holds every rank) or such a file itself.
 
 mod actions;
-mod comms;
 mod convert;
 mod datatypes;
+mod program;
 mod source;
 
 pub use actions::Action;
-pub use comms::{Comm, CommTable};
-pub use convert::{looks_like_tit, read_tit, read_tit_on, tit_ranks, TitError, TitOptions, TitTrace, PARALLEL_RANKS};
+pub use convert::{looks_like_tit, open_tit, read_tit, read_tit_on, tit_ranks, TitError, TitTrace, PARALLEL_RANKS};
 pub use datatypes::datatype_size;
+pub use program::{TitOptions, TitProgram};
+pub use simpi_mpi::comm::{Comm, CommTable};

@@ -1,11 +1,12 @@
 //! One rank's part of a collective call, recorded from its algorithm as a [`Template`]
-//! and instantiated into a [`ScheduleBuilder`]. Traces repeat the same call thousands of
+//! and instantiated into an [`OpSink`] (a schedule being built, or the live store). Traces repeat the same call thousands of
 //! times (a benchmark's loop), so a converter keeps templates by call and runs the
 //! algorithm once per distinct call instead of once per call.
 
 use crate::coll::{Algorithm, CollSpec, Collective, Emitter, Merge, Step, MAX_STEPS};
+use crate::error::Error;
 use crate::op::Op;
-use crate::schedule::{BuildError, ScheduleBuilder};
+use crate::sink::OpSink;
 
 /// One rank's operations of a collective call and their dependencies, with peers
 /// already translated to world ranks. Independent of where the call sits in the
@@ -87,36 +88,38 @@ impl Template {
         self.ops.is_empty()
     }
 
-    /// Appends the operations to the open rank of `b`, messages in matching context
-    /// `ctx`, operations without other dependencies after local op `entry`. Returns the
-    /// local op after which the rank's program goes on: the collective's last operation,
-    /// a zero-time join of its last operations, or `entry` if it had nothing to do.
-    pub fn instantiate(
+    /// Adds the operations to `sink`, messages in matching context `ctx`, operations
+    /// without other dependencies after `entry`. Returns the operation after which the
+    /// rank's program goes on: the collective's last operation, a zero-time compute
+    /// (it waits for the CPU) after its last operations, or `entry` if it had nothing
+    /// to do. `refs` is scratch space.
+    pub fn instantiate<S: OpSink>(
         &self,
-        b: &mut ScheduleBuilder,
+        sink: &mut S,
         ctx: u32,
-        entry: Option<u32>,
-    ) -> Result<Option<u32>, BuildError> {
-        let base = b.push_all(&self.ops, ctx)?;
-        for i in 0..self.ops.len() {
-            let local = base + i as u32;
+        entry: Option<S::Ref>,
+        refs: &mut Vec<S::Ref>,
+    ) -> Result<Option<S::Ref>, Error> {
+        refs.clear();
+        sink.push_all(&self.ops, ctx, refs)?;
+        for (i, &me) in refs.iter().enumerate() {
             let deps = &self.deps[self.dep_start[i] as usize..self.dep_start[i + 1] as usize];
             if deps.is_empty() {
                 if let Some(e) = entry {
-                    b.requires(local, e);
+                    sink.requires(me, e);
                 }
             }
             for &d in deps {
-                b.requires(local, base + d);
+                sink.requires(me, refs[d as usize]);
             }
         }
         match self.sinks[..] {
             [] => Ok(entry),
-            [s] => Ok(Some(base + s)),
+            [s] => Ok(Some(refs[s as usize])),
             _ => {
-                let join = b.push(Op::calc(0, 0))?;
+                let join = sink.push(Op::calc(0, 0), 0)?;
                 for &s in &self.sinks {
-                    b.requires(join, base + s);
+                    sink.requires(join, refs[s as usize]);
                 }
                 Ok(Some(join))
             }

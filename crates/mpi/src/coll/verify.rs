@@ -369,7 +369,7 @@ pub fn loggops_end_times(
         let s = spec_of(r);
         crate::coll::emit::Template::record(alg, &s, None)
             .unwrap()
-            .instantiate(&mut b, 1, None)
+            .instantiate(&mut b, 1, None, &mut Vec::new())
             .unwrap();
         b.end_rank().unwrap();
     }

@@ -1,7 +1,10 @@
 //! Where a trace's lines come from: an index file listing one file per rank, an index
 //! with a single file holding every rank's lines, or such a file given directly.
 
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicI64, Ordering};
 
 /// A TIT trace on disk.
 pub(crate) enum Source {
@@ -189,49 +192,222 @@ impl Source {
             }
         }
     }
+}
 
-    /// Calls `f(file, line number, text)` for each of rank `r`'s lines, in order. Lines of
-    /// other ranks in a per-rank file are skipped (as SimGrid does) and counted.
-    pub fn for_each<F>(&self, r: usize, skipped: &mut u64, mut f: F) -> Result<(), SourceError>
-    where
-        F: FnMut(&Path, u32, &str) -> Result<(), SourceError>,
-    {
-        match self {
-            Source::Shared { file, ranks } => {
-                for (line, text) in &ranks[r] {
-                    f(file, *line, text)?;
-                }
+/// Where one rank is in its lines: a per-rank file read in chunks, or the next of its
+/// lines of a shared file (held in memory).
+pub(crate) enum Cursor {
+    /// A per-rank file.
+    File(Box<FileCursor>),
+    /// The index of the next line in the shared file's list for the rank.
+    Shared(usize),
+}
+
+/// A per-rank file read a chunk at a time: memory is one chunk per rank, whatever the
+/// file's length. The file stays open while the process may hold that many files
+/// (see [`open_files_budget`]); otherwise it is opened again for each chunk.
+pub(crate) struct FileCursor {
+    file: Option<File>,
+    /// Whether this cursor holds one of the budget's open files.
+    holds_slot: bool,
+    /// File offset of the next byte to read.
+    offset: u64,
+    buf: Vec<u8>,
+    pos: usize,
+    len: usize,
+    eof: bool,
+    /// Lines read so far.
+    line: u32,
+    /// The rank's number as it starts its lines.
+    me: String,
+}
+
+impl Drop for FileCursor {
+    fn drop(&mut self) {
+        if self.holds_slot {
+            OPEN_FILES.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+}
+
+/// Files the readers may keep open at once (a share of the process's limit); below
+/// zero, readers open their file again for each chunk. Initialised on first use.
+static OPEN_FILES: AtomicI64 = AtomicI64::new(i64::MIN);
+
+/// Takes one slot of the open-files budget, if any is left.
+fn take_open_slot() -> bool {
+    if OPEN_FILES.load(Ordering::Relaxed) == i64::MIN {
+        let _ = OPEN_FILES.compare_exchange(i64::MIN, open_files_budget(), Ordering::Relaxed, Ordering::Relaxed);
+    }
+    OPEN_FILES.fetch_sub(1, Ordering::Relaxed) > 0 || {
+        OPEN_FILES.fetch_add(1, Ordering::Relaxed);
+        false
+    }
+}
+
+/// Half of the process's soft limit on open files, less a margin for everything else.
+fn open_files_budget() -> i64 {
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes one rlimit into a valid, owned struct.
+    let ok = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } == 0;
+    if !ok || lim.rlim_cur == libc::RLIM_INFINITY {
+        return 512;
+    }
+    (lim.rlim_cur.min(1 << 30) as i64 - 64) / 2
+}
+
+/// Bytes of a rank's read-ahead: 16 MiB over all ranks, 4 KiB to 256 KiB each (a
+/// line longer than that grows it).
+fn chunk_for(ranks: usize) -> usize {
+    ((16 << 20) / ranks.max(1)).clamp(4 << 10, 256 << 10)
+}
+
+impl FileCursor {
+    fn new(rank: usize) -> FileCursor {
+        FileCursor {
+            file: None,
+            holds_slot: false,
+            offset: 0,
+            buf: Vec::new(),
+            pos: 0,
+            len: 0,
+            eof: false,
+            line: 0,
+            me: rank.to_string(),
+        }
+    }
+
+    /// The next raw line's number and byte range in `buf` (without its `\n`), or
+    /// `None` at the end.
+    fn next_raw(&mut self, path: &Path, chunk: usize) -> Result<Option<(u32, usize, usize)>, SourceError> {
+        loop {
+            if let Some(i) = memchr::memchr(b'\n', &self.buf[self.pos..self.len]) {
+                let start = self.pos;
+                self.pos += i + 1;
+                self.line += 1;
+                return Ok(Some((self.line, start, start + i)));
             }
-            Source::PerRank(files) => {
-                let path = &files[r];
-                // One read and no allocation per line: traces have millions of lines.
-                let bytes = std::fs::read(path).map_err(|e| err(path, 0, format!("cannot read: {e}")))?;
-                // Lines before a bad byte are read first, as a line-by-line reader would.
-                let (text, bad) = match std::str::from_utf8(&bytes) {
-                    Ok(t) => (t, None),
-                    Err(e) => {
-                        let ok = &bytes[..e.valid_up_to()];
-                        let cut = ok.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-                        let line = ok[..cut].iter().filter(|&&b| b == b'\n').count() as u32 + 1;
-                        let text = std::str::from_utf8(&ok[..cut]).expect("a valid prefix");
-                        (text, Some(line))
-                    }
-                };
-                let me = r.to_string();
-                for (i, line) in lines(text).enumerate() {
-                    let Some(t) = meaningful(line) else { continue };
-                    if t.split_ascii_whitespace().next() != Some(me.as_str()) {
-                        *skipped += 1;
-                        continue;
-                    }
-                    f(path, i as u32 + 1, t)?;
+            if self.eof {
+                if self.pos < self.len {
+                    let start = self.pos;
+                    self.pos = self.len;
+                    self.line += 1;
+                    return Ok(Some((self.line, start, self.len)));
                 }
-                if let Some(line) = bad {
-                    return Err(err(path, line, "read error: stream did not contain valid UTF-8"));
-                }
+                return Ok(None);
             }
+            self.refill(path, chunk)?;
+        }
+    }
+
+    /// Where the rank's text of raw line `a..b` lies, if the line is meaningful and the
+    /// rank's own.
+    fn keep(&self, a: usize, b: usize) -> Result<Option<(usize, usize)>, ()> {
+        let text = std::str::from_utf8(&self.buf[a..b]).map_err(|_| ())?;
+        let text = text.strip_suffix('\r').unwrap_or(text);
+        let Some(t) = meaningful(text) else { return Ok(None) };
+        if t.split_ascii_whitespace().next() != Some(self.me.as_str()) {
+            return Ok(Some((0, 0)));
+        }
+        let off = t.as_ptr() as usize - self.buf[a..].as_ptr() as usize;
+        Ok(Some((a + off, a + off + t.len())))
+    }
+
+    /// Moves the unread bytes to the front and reads more after them.
+    fn refill(&mut self, path: &Path, chunk: usize) -> Result<(), SourceError> {
+        let io = |e: std::io::Error| err(path, 0, format!("cannot read: {e}"));
+        self.buf.copy_within(self.pos..self.len, 0);
+        self.len -= self.pos;
+        self.pos = 0;
+        let mut file = match self.file.take() {
+            Some(f) => f,
+            None => {
+                let mut f = File::open(path).map_err(io)?;
+                if self.offset == 0 {
+                    // First read: a buffer no larger than the file needs.
+                    let size = f.metadata().map(|m| m.len()).unwrap_or(chunk as u64);
+                    self.buf = vec![0; (size as usize + 1).clamp(64, chunk)];
+                    self.holds_slot = take_open_slot();
+                } else {
+                    f.seek(SeekFrom::Start(self.offset)).map_err(io)?;
+                }
+                f
+            }
+        };
+        if self.len == self.buf.len() {
+            // A line longer than the buffer.
+            let grown = (self.buf.len() * 2).max(64);
+            self.buf.resize(grown, 0);
+        }
+        let n = loop {
+            match file.read(&mut self.buf[self.len..]) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(io(e)),
+            }
+        };
+        self.len += n;
+        self.offset += n as u64;
+        if n == 0 {
+            self.eof = true;
+            if self.holds_slot {
+                self.holds_slot = false;
+                OPEN_FILES.fetch_add(1, Ordering::Relaxed);
+            }
+        } else if self.holds_slot {
+            self.file = Some(file);
         }
         Ok(())
+    }
+}
+
+impl Source {
+    /// A cursor at the start of rank `r`'s lines.
+    pub fn cursor(&self, r: usize) -> Cursor {
+        match self {
+            Source::PerRank(_) => Cursor::File(Box::new(FileCursor::new(r))),
+            Source::Shared { .. } => Cursor::Shared(0),
+        }
+    }
+
+    /// Rank `r`'s next meaningful line (and its number) after `cur`, or `None` at the
+    /// end. Lines of other ranks in a per-rank file are skipped (as SimGrid does) and
+    /// counted in `skipped`.
+    pub fn next_line<'a>(
+        &'a self,
+        cur: &'a mut Cursor,
+        r: usize,
+        skipped: &mut u64,
+    ) -> Result<Option<(u32, &'a str)>, SourceError> {
+        match (self, cur) {
+            (Source::Shared { ranks, .. }, Cursor::Shared(next)) => {
+                let line = ranks[r].get(*next).map(|(n, t)| (*n, t.as_str()));
+                *next += 1;
+                Ok(line)
+            }
+            (Source::PerRank(files), Cursor::File(c)) => {
+                let path = &files[r];
+                let chunk = chunk_for(files.len());
+                loop {
+                    let Some((n, a, b)) = c.next_raw(path, chunk)? else {
+                        return Ok(None);
+                    };
+                    match c.keep(a, b) {
+                        Err(()) => return Err(err(path, n, "read error: stream did not contain valid UTF-8")),
+                        Ok(None) => continue,
+                        Ok(Some((0, 0))) => *skipped += 1,
+                        Ok(Some((ta, tb))) => {
+                            let t = std::str::from_utf8(&c.buf[ta..tb]).expect("checked by keep");
+                            return Ok(Some((n, t)));
+                        }
+                    }
+                }
+            }
+            _ => unreachable!("a cursor of another kind of source"),
+        }
     }
 }
 

@@ -1,5 +1,8 @@
-//! Communicators of a trace: `world` plus those its `comm_split`, `comm_dup` and
-//! `comm_create` lines define, with their members in communicator order.
+//! Communicators: `world` plus those a program creates with `comm_split`, `comm_dup`
+//! and `comm_create`, with their members in communicator order and their matching
+//! contexts (point-to-point and collective traffic never match each other, nor traffic
+//! of another communicator). A trace names communicators with trace-wide ids; the
+//! table is built from every rank's creation calls at once ([`CommTable::build`]).
 
 use std::collections::HashMap;
 
@@ -31,20 +34,34 @@ impl Comm {
 
 /// One creation call seen on one rank.
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) enum Creation {
+pub enum Creation {
+    /// `MPI_Comm_split(parent, color, key)`: the new communicator `new` (none: this rank
+    /// passed `MPI_UNDEFINED`) holds the ranks of `parent` with the same color, ordered
+    /// by key then by their rank in `parent`.
     Split {
+        /// The parent's id.
         parent: String,
+        /// The color.
         color: i64,
+        /// The key.
         key: i64,
+        /// The new communicator's id.
         new: Option<String>,
     },
+    /// `MPI_Comm_dup(parent)`.
     Dup {
+        /// The parent's id.
         parent: String,
+        /// The new communicator's id.
         new: String,
     },
+    /// `MPI_Comm_create(parent, group)` with the group's world ranks.
     Create {
+        /// The parent's id.
         parent: String,
+        /// The new communicator's id (none: this rank is not in the group).
         new: Option<String>,
+        /// The group's members, in communicator order, as world ranks.
         members: Vec<u32>,
     },
 }
@@ -57,8 +74,9 @@ pub struct CommTable {
 }
 
 impl CommTable {
-    /// Builds the table from each rank's creation calls (`calls[r]`, in program order).
-    pub(crate) fn build(ranks: u32, calls: &[Vec<(Creation, u32)>]) -> Result<CommTable, (u32, u32, String)> {
+    /// Builds the table from each rank's creation calls (`calls[r]`, in program order,
+    /// with their line numbers). An error names the rank and the line.
+    pub fn build(ranks: u32, calls: &[Vec<(Creation, u32)>]) -> Result<CommTable, (u32, u32, String)> {
         let mut t = CommTable {
             comms: vec![Comm::new("world".into(), (0..ranks).collect())],
             by_id: HashMap::from([("world".to_string(), 0)]),

@@ -1,0 +1,383 @@
+//! The live store: operations created as each rank's program reaches them and freed
+//! once done, so memory follows the operations in flight, not the program's length.
+//!
+//! A rank's [`Program`] makes MPI calls through [`RankCalls`] into the store. The
+//! program runs on as long as its frontier is done; when it is not, the rank waits, and
+//! the completion of the last operation it waits for runs it on, at that moment, inside
+//! the engine's handling of that completion. Its new operations then become ready right
+//! after the ones that completion freed, in the order they were created: exactly where
+//! a whole schedule of the same program would have freed them. So a trace replayed live
+//! gives the end times of the same trace converted to a schedule first.
+
+mod arena;
+
+pub use arena::OpRef;
+
+use crate::calls::RankCalls;
+use crate::engine::store::{describe_op, OpStore};
+use crate::error::Error;
+use crate::op::{Op, OpId, JOIN, TEST};
+use crate::sink::OpSink;
+use arena::{Arena, DATA_IN, DONE, WAKE};
+
+/// What a program's step did.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// It made one call; the rank goes on if that call does not block.
+    Called,
+    /// The program ended: it makes no more calls.
+    Ended,
+    /// Nothing now: a driver will post this rank's next call (on-line mode).
+    Pause,
+}
+
+/// A rank program: a trace being read, a pattern, a live program's driver.
+pub trait Program<R> {
+    /// Makes rank `rank`'s next MPI call through `calls` into `sink`.
+    fn step<S: OpSink<Ref = R>>(&mut self, rank: u32, calls: &mut RankCalls<R>, sink: &mut S) -> Result<Step, Error>;
+
+    /// The line the rank's program is at (kept with each operation it creates, for
+    /// stall reports); 0 if lines mean nothing to it.
+    fn line(&self, _rank: u32) -> u32 {
+        0
+    }
+
+    /// The file the rank's program reads, if any.
+    fn file(&self, _rank: u32) -> Option<String> {
+        None
+    }
+}
+
+/// One rank's state.
+struct LiveRank {
+    calls: RankCalls<OpRef>,
+    /// Operations of the frontier not yet done.
+    waiting: u32,
+    ended: bool,
+    /// Operations created so far.
+    created: u64,
+}
+
+/// A test's view of its request: the request's operation, and whether a test found it
+/// complete (it is then a null request).
+#[derive(Copy, Clone, Debug)]
+struct Target {
+    req: OpRef,
+    found: bool,
+}
+
+/// Rank programs and their operations in flight, as an [`OpStore`].
+pub struct Live<P> {
+    arena: Arena,
+    ranks: Vec<LiveRank>,
+    program: P,
+    targets: Vec<Target>,
+    free_targets: Vec<u32>,
+    cpus: usize,
+    nics: usize,
+    created: u64,
+    running: u32,
+    error: Option<Error>,
+    pause: bool,
+    new_ops: Vec<u32>,
+}
+
+impl<P: Program<OpRef>> Live<P> {
+    /// `ranks` ranks running `program`, whose operations name up to `cpus` CPUs and
+    /// `nics` NICs per rank.
+    pub fn new(program: P, ranks: u32, cpus: usize, nics: usize) -> Live<P> {
+        Live {
+            arena: Arena::default(),
+            ranks: (0..ranks)
+                .map(|r| LiveRank {
+                    calls: RankCalls::new(r),
+                    waiting: 0,
+                    ended: false,
+                    created: 0,
+                })
+                .collect(),
+            program,
+            targets: Vec::new(),
+            free_targets: Vec::new(),
+            cpus,
+            nics,
+            created: 0,
+            running: ranks,
+            error: None,
+            pause: false,
+            new_ops: Vec::new(),
+        }
+    }
+
+    /// The program.
+    pub fn program(&self) -> &P {
+        &self.program
+    }
+
+    /// The program, to change (a driver).
+    pub fn program_mut(&mut self) -> &mut P {
+        &mut self.program
+    }
+
+    /// The program, once the run is over.
+    pub fn into_program(self) -> P {
+        self.program
+    }
+
+    /// Operations created and not yet retired.
+    pub fn in_flight(&self) -> usize {
+        self.arena.live()
+    }
+
+    /// Runs rank `r`'s program on while its frontier is done; its new operations that
+    /// can start go to `ready`, in creation order.
+    fn resume(&mut self, r: u32, ready: &mut Vec<u32>) {
+        loop {
+            let rank = &mut self.ranks[r as usize];
+            if rank.ended || rank.waiting > 0 || self.error.is_some() {
+                return;
+            }
+            let mut sink = LiveSink {
+                arena: &mut self.arena,
+                targets: &mut self.targets,
+                free_targets: &mut self.free_targets,
+                rank: r,
+                created: &mut rank.created,
+                new_ops: &mut self.new_ops,
+                line: self.program.line(r),
+                last: None,
+                some_done: false,
+            };
+            let step = self.program.step(r, &mut rank.calls, &mut sink);
+            self.created += self.new_ops.len() as u64;
+            for s in self.new_ops.drain(..) {
+                if self.arena.ops[s as usize].deps == 0 {
+                    ready.push(s);
+                }
+            }
+            match step {
+                Ok(Step::Called) => {}
+                Ok(Step::Ended) => {
+                    rank.ended = true;
+                    self.running -= 1;
+                    return;
+                }
+                Ok(Step::Pause) => {
+                    self.pause = true;
+                    return;
+                }
+                Err(e) => {
+                    rank.ended = true;
+                    self.running -= 1;
+                    self.error = Some(e);
+                    return;
+                }
+            }
+            let mut waiting = 0;
+            for &f in rank.calls.frontier() {
+                if !self.arena.is_done(f) {
+                    let op = &mut self.arena.ops[f.slot as usize];
+                    if op.flags & WAKE == 0 {
+                        op.flags |= WAKE;
+                        waiting += 1;
+                    }
+                }
+            }
+            rank.waiting = waiting;
+        }
+    }
+
+    fn target_of(&self, test: u32) -> usize {
+        self.arena.extra[test as usize].target as usize
+    }
+}
+
+impl<P: Program<OpRef>> OpStore for Live<P> {
+    fn num_ranks(&self) -> u32 {
+        self.ranks.len() as u32
+    }
+
+    fn cpus(&self) -> usize {
+        self.cpus
+    }
+
+    fn nics(&self) -> usize {
+        self.nics
+    }
+
+    #[inline(always)]
+    fn op(&self, id: u32) -> &Op {
+        &self.arena.ops[id as usize]
+    }
+
+    #[inline(always)]
+    fn context(&self, id: u32) -> u32 {
+        self.arena.extra[id as usize].ctx
+    }
+
+    #[inline(always)]
+    fn has_joins(&self) -> bool {
+        true
+    }
+
+    fn begin_rank(&mut self, rank: u32, _now: u64, ready: &mut Vec<u32>) {
+        self.resume(rank, ready);
+    }
+
+    #[inline(always)]
+    fn started(&mut self, _id: u32, _ready: &mut Vec<u32>) {}
+
+    fn completed(&mut self, id: u32, _now: u64, ready: &mut Vec<u32>) {
+        let op = &mut self.arena.ops[id as usize];
+        let wake = op.flags & WAKE != 0;
+        op.flags = (op.flags | DONE | DATA_IN) & !WAKE;
+        let rank = op.rank;
+        self.arena.satisfy(id, |s| ready.push(s));
+        if wake {
+            let r = &mut self.ranks[rank as usize];
+            r.waiting -= 1;
+            if r.waiting == 0 {
+                self.resume(rank, ready);
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn retire(&mut self, id: u32) {
+        self.arena.retire(id);
+    }
+
+    fn take_error(&mut self) -> Option<Error> {
+        self.error.take()
+    }
+
+    fn test_found(&self, test: u32) -> bool {
+        self.targets[self.target_of(test)].found
+    }
+
+    fn test_look(&mut self, test: u32) -> bool {
+        let i = self.target_of(test);
+        let req = self.targets[i].req;
+        let done = self.arena.is_done(req) || self.arena.ops[req.slot as usize].flags & DATA_IN != 0;
+        if done {
+            self.targets[i].found = true;
+        }
+        done
+    }
+
+    #[inline(always)]
+    fn data_in(&mut self, id: u32) {
+        self.arena.ops[id as usize].flags |= DATA_IN;
+    }
+
+    fn should_pause(&self) -> bool {
+        self.pause
+    }
+
+    fn local_index(&self, id: u32) -> u64 {
+        self.arena.extra[id as usize].local
+    }
+
+    fn created(&self) -> u64 {
+        self.created
+    }
+
+    fn programs_done(&self) -> bool {
+        self.running == 0
+    }
+
+    fn stalled(&self, rank: u32) -> (Vec<OpId>, u32, Option<String>) {
+        let r = &self.ranks[rank as usize];
+        let waiting = self.arena.waiting_of(rank).into_iter().map(OpId).collect();
+        let at = (!r.ended).then(|| match self.program.file(rank) {
+            Some(f) => format!("the call before {f}:{}", self.program.line(rank) + 1),
+            None => "a call".to_string(),
+        });
+        (waiting, r.created.min(u32::MAX as u64) as u32, at)
+    }
+
+    fn describe(&self, id: u32) -> String {
+        let op = &self.arena.ops[id as usize];
+        let e = &self.arena.extra[id as usize];
+        let what = describe_op(op);
+        match self.program.file(op.rank) {
+            Some(f) if e.line > 0 => format!("{what} ({f}:{})", e.line),
+            _ => format!("{what} (operation #{} of rank {})", e.local, op.rank),
+        }
+    }
+}
+
+/// One rank's view of the live store while its program makes a call.
+pub struct LiveSink<'a> {
+    arena: &'a mut Arena,
+    targets: &'a mut Vec<Target>,
+    free_targets: &'a mut Vec<u32>,
+    rank: u32,
+    created: &'a mut u64,
+    new_ops: &'a mut Vec<u32>,
+    line: u32,
+    /// The operation added last, and whether one of its dependencies was done when
+    /// declared (an any-of operation may then start at once).
+    last: Option<OpRef>,
+    some_done: bool,
+}
+
+impl OpSink for LiveSink<'_> {
+    type Ref = OpRef;
+
+    #[inline]
+    fn push(&mut self, op: Op, ctx: u32) -> Result<OpRef, Error> {
+        let r = self.arena.create(op, self.rank, ctx, *self.created, self.line);
+        *self.created += 1;
+        self.new_ops.push(r.slot);
+        self.last = Some(r);
+        self.some_done = false;
+        Ok(r)
+    }
+
+    fn push_join(&mut self) -> Result<OpRef, Error> {
+        let mut op = Op::calc(0, 0);
+        op.flags = JOIN;
+        self.push(op, 0)
+    }
+
+    #[inline]
+    fn requires(&mut self, a: OpRef, b: OpRef) {
+        if !self.arena.requires(a, b) && self.last == Some(a) {
+            self.some_done = true;
+        }
+    }
+
+    fn any_of(&mut self, a: OpRef) {
+        let some_done = self.last == Some(a) && self.some_done;
+        self.arena.any_of(a, some_done);
+    }
+
+    fn test_target(&mut self, req: OpRef) -> u32 {
+        let t = Target { req, found: false };
+        match self.free_targets.pop() {
+            Some(i) => {
+                self.targets[i as usize] = t;
+                i
+            }
+            None => {
+                self.targets.push(t);
+                self.targets.len() as u32 - 1
+            }
+        }
+    }
+
+    fn test_of(&mut self, test: OpRef, target: u32) {
+        let op = &mut self.arena.ops[test.slot as usize];
+        op.flags |= TEST;
+        self.arena.extra[test.slot as usize].target = target;
+    }
+
+    fn forget_target(&mut self, target: u32) {
+        self.free_targets.push(target);
+    }
+
+    fn created(&self) -> u64 {
+        *self.created
+    }
+}

@@ -1,0 +1,190 @@
+//! The live store's operations: slots that are reused once an operation is done and
+//! retired, so memory follows the operations in flight rather than the program's length.
+//!
+//! An operation is named by an [`OpRef`]: its slot and the slot's generation. A slot's
+//! generation changes when it is retired, so an old name of a reused slot is known to
+//! stand for an operation that completed. Successor lists are linked lists of edges in
+//! one pool, appended at their tail so that successors are freed in the order their
+//! dependencies were declared.
+
+use crate::op::{Op, ANY_DEPS, NO_SUCC};
+
+/// `Op::flags` (live store): the operation completed.
+pub(crate) const DONE: u8 = 16;
+/// `Op::flags` (live store): its rank's program waits for it.
+pub(crate) const WAKE: u8 = 32;
+/// `Op::flags` (live store): complete as far as a test can see (a receive's data is
+/// in, or a send is done).
+pub(crate) const DATA_IN: u8 = 64;
+/// `Op::flags` (live store): the slot holds an operation (created, not yet retired).
+pub(crate) const LIVE: u8 = 128;
+
+/// The name of a live operation: its slot and the slot's generation.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct OpRef {
+    /// The slot (the engine's operation id).
+    pub slot: u32,
+    /// The slot's generation when the operation was created.
+    pub gen: u32,
+}
+
+/// What the engine does not read on its hot path.
+#[derive(Copy, Clone, Debug, Default)]
+pub(crate) struct Extra {
+    pub ctx: u32,
+    pub gen: u32,
+    /// The last edge of the successor list (meaningful if `Op::succ` is not NO_SUCC).
+    pub tail: u32,
+    /// A test's target (see `live::Targets`).
+    pub target: u32,
+    /// Position among its rank's operations.
+    pub local: u64,
+    /// The program's line that created it (0: unknown).
+    pub line: u32,
+}
+
+/// One dependency: `succ` (generation `gen`) waits for the list's owner.
+#[derive(Copy, Clone, Debug)]
+struct Edge {
+    succ: u32,
+    gen: u32,
+    next: u32,
+}
+
+/// The slots and the edge pool.
+#[derive(Default)]
+pub(crate) struct Arena {
+    pub ops: Vec<Op>,
+    pub extra: Vec<Extra>,
+    edges: Vec<Edge>,
+    free_ops: Vec<u32>,
+    free_edges: Vec<u32>,
+    live: usize,
+}
+
+impl Arena {
+    /// Creates `op` on `rank` in context `ctx`; its dependencies follow.
+    pub fn create(&mut self, mut op: Op, rank: u32, ctx: u32, local: u64, line: u32) -> OpRef {
+        op.rank = rank;
+        op.deps = 0;
+        op.succ = NO_SUCC;
+        op.flags = LIVE | (op.flags & !(DONE | WAKE | DATA_IN));
+        self.live += 1;
+        let slot = match self.free_ops.pop() {
+            Some(s) => {
+                self.ops[s as usize] = op;
+                s
+            }
+            None => {
+                self.ops.push(op);
+                self.extra.push(Extra::default());
+                self.ops.len() as u32 - 1
+            }
+        };
+        let e = &mut self.extra[slot as usize];
+        e.ctx = ctx;
+        e.local = local;
+        e.line = line;
+        OpRef { slot, gen: e.gen }
+    }
+
+    /// True if `r` names an operation that completed (its slot may have been reused).
+    #[inline]
+    pub fn is_done(&self, r: OpRef) -> bool {
+        self.extra[r.slot as usize].gen != r.gen || self.ops[r.slot as usize].flags & DONE != 0
+    }
+
+    /// `a` (just created, not done) waits for `b`; nothing if `b` is done. Returns
+    /// whether an edge was added.
+    pub fn requires(&mut self, a: OpRef, b: OpRef) -> bool {
+        if self.is_done(b) {
+            return false;
+        }
+        let edge = Edge {
+            succ: a.slot,
+            gen: a.gen,
+            next: NO_SUCC,
+        };
+        let e = match self.free_edges.pop() {
+            Some(i) => {
+                self.edges[i as usize] = edge;
+                i
+            }
+            None => {
+                self.edges.push(edge);
+                self.edges.len() as u32 - 1
+            }
+        };
+        let bs = b.slot as usize;
+        if self.ops[bs].succ == NO_SUCC {
+            self.ops[bs].succ = e;
+        } else {
+            let tail = self.extra[bs].tail as usize;
+            self.edges[tail].next = e;
+        }
+        self.extra[bs].tail = e;
+        self.ops[a.slot as usize].deps += 1;
+        true
+    }
+
+    /// Counts down the dependencies `slot`'s completion satisfies and calls `ready` for
+    /// each operation whose count reaches zero, in the order they were declared. The
+    /// list's edges go back to the pool.
+    #[inline]
+    pub fn satisfy(&mut self, slot: u32, mut ready: impl FnMut(u32)) {
+        let mut e = std::mem::replace(&mut self.ops[slot as usize].succ, NO_SUCC);
+        while e != NO_SUCC {
+            let Edge { succ, gen, next } = self.edges[e as usize];
+            self.free_edges.push(e);
+            e = next;
+            // An any-of operation may be done (and its slot reused) before its other
+            // dependencies complete.
+            if self.extra[succ as usize].gen != gen {
+                continue;
+            }
+            let d = &mut self.ops[succ as usize].deps;
+            if *d > 0 {
+                *d -= 1;
+                if *d == 0 {
+                    ready(succ);
+                }
+            }
+        }
+    }
+
+    /// Makes `a` start once any one of its dependencies is done: at once if it has none
+    /// left (one was done when it was declared).
+    pub fn any_of(&mut self, a: OpRef, some_done: bool) {
+        let op = &mut self.ops[a.slot as usize];
+        op.flags |= ANY_DEPS;
+        op.deps = if some_done { 0 } else { op.deps.min(1) };
+    }
+
+    /// Frees the slot of completed operation `slot`.
+    pub fn retire(&mut self, slot: u32) {
+        let op = &mut self.ops[slot as usize];
+        debug_assert!(op.flags & DONE != 0, "retiring an operation that is not done");
+        debug_assert_eq!(op.succ, NO_SUCC, "a done operation has no successors left");
+        op.flags = 0;
+        self.extra[slot as usize].gen = self.extra[slot as usize].gen.wrapping_add(1);
+        self.free_ops.push(slot);
+        self.live -= 1;
+    }
+
+    /// Operations created and not retired.
+    pub fn live(&self) -> usize {
+        self.live
+    }
+
+    /// The live operations of `rank` still waiting for a dependency, in creation order.
+    pub fn waiting_of(&self, rank: u32) -> Vec<u32> {
+        let mut v: Vec<u32> = (0..self.ops.len() as u32)
+            .filter(|&s| {
+                let op = &self.ops[s as usize];
+                op.flags & LIVE != 0 && op.rank == rank && op.deps > 0 && op.flags & DONE == 0
+            })
+            .collect();
+        v.sort_by_key(|&s| self.extra[s as usize].local);
+        v
+    }
+}

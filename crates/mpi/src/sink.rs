@@ -1,0 +1,95 @@
+//! Where a rank's MPI calls put their operations: the [`OpSink`] seam. A
+//! [`ScheduleBuilder`] takes a whole program before anything runs (a schedule to
+//! export or to keep); the live store takes a rank's next operations at the moment the
+//! rank reaches them. The MPI semantics in [`crate::calls`] are written once, over this
+//! trait, so both give the same operations with the same dependencies.
+
+use crate::error::Error;
+use crate::op::Op;
+use crate::schedule::ScheduleBuilder;
+
+/// A destination for one rank's operations and their dependencies.
+pub trait OpSink {
+    /// How the sink names an operation it holds.
+    type Ref: Copy + PartialEq + std::fmt::Debug;
+
+    /// Adds `op` in matching context `ctx`; its dependencies follow.
+    fn push(&mut self, op: Op, ctx: u32) -> Result<Self::Ref, Error>;
+
+    /// Adds `ops`, in order, in context `ctx`, and appends their names to `refs`.
+    fn push_all(&mut self, ops: &[Op], ctx: u32, refs: &mut Vec<Self::Ref>) -> Result<(), Error> {
+        for &op in ops {
+            refs.push(self.push(op, ctx)?);
+        }
+        Ok(())
+    }
+
+    /// Adds a join: a zero-length compute that takes no CPU and passes the moment its
+    /// dependencies are done.
+    fn push_join(&mut self) -> Result<Self::Ref, Error>;
+
+    /// `a` starts only after `b` completes. `a` must be the operation just added (or
+    /// one of those just added) and its dependencies given before the next call.
+    fn requires(&mut self, a: Self::Ref, b: Self::Ref);
+
+    /// `a` starts once *any one* of its dependencies has completed (MPI_Waitany).
+    /// Call after adding them.
+    fn any_of(&mut self, a: Self::Ref);
+
+    /// A handle for the tests of request `req` (an earlier operation): every test of
+    /// one request shares what they found (SMPI leaves a null request once one finds
+    /// it complete).
+    fn test_target(&mut self, req: Self::Ref) -> u32;
+
+    /// Makes compute `test` (just added) a test of the request behind `target`.
+    fn test_of(&mut self, test: Self::Ref, target: u32);
+
+    /// No test will name `target` again (its request was waited for).
+    fn forget_target(&mut self, _target: u32) {}
+
+    /// Operations this rank has so far (the position the next one will have).
+    fn created(&self) -> u64;
+}
+
+impl OpSink for ScheduleBuilder {
+    type Ref = u32;
+
+    #[inline]
+    fn push(&mut self, op: Op, ctx: u32) -> Result<u32, Error> {
+        let l = ScheduleBuilder::push(self, op)?;
+        self.set_context(l, ctx);
+        Ok(l)
+    }
+
+    fn push_all(&mut self, ops: &[Op], ctx: u32, refs: &mut Vec<u32>) -> Result<(), Error> {
+        let base = ScheduleBuilder::push_all(self, ops, ctx)?;
+        refs.extend(base..base + ops.len() as u32);
+        Ok(())
+    }
+
+    fn push_join(&mut self) -> Result<u32, Error> {
+        Ok(ScheduleBuilder::push_join(self)?)
+    }
+
+    #[inline]
+    fn requires(&mut self, a: u32, b: u32) {
+        ScheduleBuilder::requires(self, a, b);
+    }
+
+    fn any_of(&mut self, a: u32) {
+        ScheduleBuilder::any_of(self, a);
+    }
+
+    /// A request's tests are told apart by its operation.
+    fn test_target(&mut self, req: u32) -> u32 {
+        req
+    }
+
+    fn test_of(&mut self, test: u32, target: u32) {
+        ScheduleBuilder::test_of(self, test, target);
+    }
+
+    fn created(&self) -> u64 {
+        self.open_len() as u64
+    }
+}
