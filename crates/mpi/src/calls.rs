@@ -34,11 +34,12 @@ pub const MAX_COLL_BYTES: u64 = 1 << 40;
 
 /// Distinct collective calls a rank remembers (past this the memory is dropped and
 /// filled again: calls whose arguments never repeat, such as data-dependent all-to-allv
-/// counts, would otherwise keep every one) ...
-const MAX_TEMPLATES: usize = 256;
+/// counts, would otherwise keep every one). Programs repeat a few calls at a time (a
+/// benchmark loops over one size, then the next), so a few are enough ...
+const MAX_TEMPLATES: usize = 8;
 /// ... and at most this many operations in all (at thousands of ranks, a few large
 /// collectives each would otherwise hold most of the memory).
-const MAX_TEMPLATE_OPS: usize = 1 << 14;
+const MAX_TEMPLATE_OPS: usize = 4096;
 
 /// An outstanding request: the operation whose completion completes it, and what it
 /// waited for (the first `len` entries of the frontier of generation `gen`).

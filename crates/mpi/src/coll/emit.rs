@@ -75,6 +75,10 @@ impl Template {
             has_succ[d as usize] = true;
         }
         t.sinks = (0..t.ops.len() as u32).filter(|&i| !has_succ[i as usize]).collect();
+        // Kept for the rest of the run, by every rank: no spare capacity.
+        t.ops.shrink_to_fit();
+        t.deps.shrink_to_fit();
+        t.dep_start.shrink_to_fit();
         Ok(t)
     }
 

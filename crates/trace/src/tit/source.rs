@@ -259,10 +259,11 @@ fn open_files_budget() -> i64 {
     (lim.rlim_cur.min(1 << 30) as i64 - 64) / 2
 }
 
-/// Bytes of a rank's read-ahead: 16 MiB over all ranks, 4 KiB to 256 KiB each (a
-/// line longer than that grows it).
+/// Bytes of a rank's read-ahead: 4 MiB over all ranks, 1 KiB to 256 KiB each (a line
+/// longer than that grows it). Reading is not what replays wait for: at thousands of
+/// ranks a read of 1 KiB per 40 lines costs less than the memory of larger chunks.
 fn chunk_for(ranks: usize) -> usize {
-    ((16 << 20) / ranks.max(1)).clamp(4 << 10, 256 << 10)
+    ((4 << 20) / ranks.max(1)).clamp(1 << 10, 256 << 10)
 }
 
 impl FileCursor {
