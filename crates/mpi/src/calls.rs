@@ -16,13 +16,13 @@
 //!
 //! A rank's program may go on as long as its frontier is done ([`RankCalls::frontier`]).
 
-use crate::coll::emit::{Chooser, Template};
+use crate::coll::emit::{Chooser, Placement, Template};
 use crate::coll::{Algorithm, CollSpec};
 use crate::error::Error;
 use crate::op::Op;
 use crate::sink::OpSink;
 use simpi_kernel::MixHashMap;
-use std::collections::hash_map::Entry;
+use std::sync::Arc;
 
 /// A frontier longer than this is joined before an operation is added after it.
 pub const JOIN_AT: usize = 8;
@@ -100,9 +100,8 @@ pub struct RankCalls<R> {
     /// had `after.len() + hidden` entries, which decides whether a collective needs an
     /// entry join.
     hidden: usize,
-    templates: MixHashMap<TemplateKey, Template>,
+    templates: MixHashMap<TemplateKey, Arc<Template>>,
     template_ops: usize,
-    refs: Vec<R>,
     /// Requests made so far.
     requests: u64,
 }
@@ -117,7 +116,6 @@ impl<R: Copy + PartialEq + std::fmt::Debug> RankCalls<R> {
             hidden: 0,
             templates: MixHashMap::default(),
             template_ops: 0,
-            refs: Vec::new(),
             requests: 0,
         }
     }
@@ -385,21 +383,29 @@ impl<R: Copy + PartialEq + std::fmt::Debug> RankCalls<R> {
             alg: alg as *const Algorithm as usize,
             spec,
         };
-        let full = self.templates.len() >= MAX_TEMPLATES || self.template_ops >= MAX_TEMPLATE_OPS;
-        if full && !self.templates.contains_key(&key) {
-            self.templates.clear();
-            self.template_ops = 0;
-        }
-        let t = match self.templates.entry(key) {
-            Entry::Occupied(o) => o.into_mut(),
-            Entry::Vacant(v) => {
-                let t =
-                    Template::record_choosing(alg, &v.key().spec, comm.members, choose).map_err(Error::BadParameter)?;
-                self.template_ops += t.len();
-                v.insert(t)
+        let t = match self.templates.get(&key) {
+            Some(t) => Arc::clone(t),
+            None => {
+                let t = Template::record_choosing(alg, &key.spec, choose).map_err(Error::BadParameter)?;
+                let n = t.len();
+                let t = s.keep(t, key.spec.me, key.spec.size);
+                let full = self.templates.len() >= MAX_TEMPLATES || self.template_ops + n > MAX_TEMPLATE_OPS;
+                if full {
+                    self.templates.clear();
+                    self.template_ops = 0;
+                }
+                self.template_ops += n;
+                self.templates.insert(key.clone(), Arc::clone(&t));
+                t
             }
         };
-        t.instantiate(s, comm.context, entry, &mut self.refs)
+        let at = Placement {
+            me: key.spec.me,
+            size: key.spec.size,
+            members: comm.members,
+            ctx: comm.context,
+        };
+        s.instantiate(&t, at, entry)
     }
 }
 

@@ -10,15 +10,19 @@
 //! gives the end times of the same trace converted to a schedule first.
 
 mod arena;
+mod instance;
 
 pub use arena::OpRef;
 
 use crate::calls::RankCalls;
+use crate::coll::emit::{Interner, Placement, Template};
 use crate::engine::store::{describe_op, OpStore};
 use crate::error::Error;
 use crate::op::{Op, OpId, JOIN, TEST};
 use crate::sink::OpSink;
-use arena::{Arena, DATA_IN, DONE, WAKE};
+use arena::{Arena, DATA_IN, DONE, NO_INSTANCE, WAKE};
+use instance::{Instance, Instances, CREATED, ENTRY};
+use std::sync::Arc;
 
 /// What a program's step did.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -80,7 +84,14 @@ pub struct Live<P> {
     error: Option<Error>,
     pause: bool,
     new_ops: Vec<u32>,
+    instances: Instances,
+    interner: Interner,
 }
+
+/// Distinct templates the live store shares before it starts afresh (a trace whose
+/// calls never repeat, such as data-dependent all-to-allv counts, would otherwise keep
+/// every one).
+const MAX_SHARED_TEMPLATES: usize = 4096;
 
 impl<P: Program<OpRef>> Live<P> {
     /// `ranks` ranks running `program`, whose operations name up to `cpus` CPUs and
@@ -106,6 +117,8 @@ impl<P: Program<OpRef>> Live<P> {
             error: None,
             pause: false,
             new_ops: Vec::new(),
+            instances: Instances::default(),
+            interner: Interner::default(),
         }
     }
 
@@ -139,6 +152,8 @@ impl<P: Program<OpRef>> Live<P> {
             }
             let mut sink = LiveSink {
                 arena: &mut self.arena,
+                instances: &mut self.instances,
+                interner: &mut self.interner,
                 targets: &mut self.targets,
                 free_targets: &mut self.free_targets,
                 rank: r,
@@ -190,6 +205,60 @@ impl<P: Program<OpRef>> Live<P> {
     fn target_of(&self, test: u32) -> usize {
         self.arena.extra[test as usize].target as usize
     }
+
+    /// Step `step` of instance `id` completed (or its entry, [`ENTRY`]): the steps
+    /// waiting only for it are created and ready, in step order.
+    fn step_done(&mut self, id: u32, step: u32, ready: &mut Vec<u32>) {
+        let inst = self.instances.get_mut(id);
+        let tpl = Arc::clone(&inst.tpl);
+        let mut free = |t: u32, inst: &mut Instance, arena: &mut Arena, created: &mut u64| {
+            if inst.remaining[t as usize] == CREATED {
+                // The end step, created at once: its count is the operation's.
+                let slot = inst.end_slot.expect("only the end step is created early");
+                let d = &mut arena.ops[slot as usize].deps;
+                *d -= 1;
+                if *d == 0 {
+                    ready.push(slot);
+                }
+            } else {
+                inst.remaining[t as usize] -= 1;
+                if inst.remaining[t as usize] == 0 {
+                    ready.push(create_step(arena, inst, id, t));
+                    *created += 1;
+                }
+            }
+        };
+        if step == ENTRY {
+            for t in 0..tpl.len() as u32 {
+                if tpl.deps(t).is_empty() {
+                    free(t, inst, &mut self.arena, &mut self.created);
+                }
+            }
+            return;
+        }
+        for &t in tpl.successors(step) {
+            free(t, inst, &mut self.arena, &mut self.created);
+        }
+        inst.pending -= 1;
+        if inst.pending == 0 {
+            self.instances.remove(id);
+        }
+    }
+}
+
+/// Creates the operation of step `t` of instance `id` (on the instance's rank).
+fn create_step(arena: &mut Arena, inst: &mut Instance, id: u32, t: u32) -> u32 {
+    let mut op = *inst.tpl.op(t);
+    if op.kind != crate::op::OpKind::Calc {
+        op.peer = inst.peer(t);
+    }
+    let rank = inst.rank;
+    let r = arena.create(op, rank, inst.ctx, inst.base_local + t as u64, inst.line);
+    let e = &mut arena.extra[r.slot as usize];
+    e.inst = id;
+    e.step = t;
+    inst.remaining[t as usize] = CREATED;
+    r.slot
 }
 
 impl<P: Program<OpRef>> OpStore for Live<P> {
@@ -232,6 +301,13 @@ impl<P: Program<OpRef>> OpStore for Live<P> {
         let wake = op.flags & WAKE != 0;
         op.flags = (op.flags | DONE | DATA_IN) & !WAKE;
         let rank = op.rank;
+        // Steps of its collective first: a whole template's were created before
+        // anything else that waits for this operation.
+        let inst = self.arena.extra[id as usize].inst;
+        if inst != NO_INSTANCE {
+            let step = self.arena.extra[id as usize].step;
+            self.step_done(inst, step, ready);
+        }
         self.arena.satisfy(id, |s| ready.push(s));
         if wake {
             let r = &mut self.ranks[rank as usize];
@@ -310,6 +386,8 @@ impl<P: Program<OpRef>> OpStore for Live<P> {
 /// One rank's view of the live store while its program makes a call.
 pub struct LiveSink<'a> {
     arena: &'a mut Arena,
+    instances: &'a mut Instances,
+    interner: &'a mut Interner,
     targets: &'a mut Vec<Target>,
     free_targets: &'a mut Vec<u32>,
     rank: u32,
@@ -379,5 +457,72 @@ impl OpSink for LiveSink<'_> {
 
     fn created(&self) -> u64 {
         *self.created
+    }
+
+    fn keep(&mut self, t: Template, me: u32, size: u32) -> Arc<Template> {
+        if self.interner.len() >= MAX_SHARED_TEMPLATES {
+            self.interner.clear();
+        }
+        self.interner.intern(t, me, size)
+    }
+
+    /// Creates the steps that can start now and the end step; the others are created as
+    /// their dependencies complete ([`Live::step_done`]).
+    fn instantiate(
+        &mut self,
+        t: &Arc<Template>,
+        at: Placement<'_>,
+        entry: Option<OpRef>,
+    ) -> Result<Option<OpRef>, Error> {
+        let Some(end) = t.end() else { return Ok(entry) };
+        let n = t.len() as u32;
+        let entry_pending = entry.is_some_and(|e| !self.arena.is_done(e));
+        let remaining: Box<[u32]> = (0..n)
+            .map(|i| match t.deps(i).len() {
+                0 => u32::from(entry_pending),
+                d => d as u32,
+            })
+            .collect();
+        let inst = Instance {
+            tpl: Arc::clone(t),
+            me: at.me,
+            size: at.size,
+            world_peers: at
+                .members
+                .map(|m| (0..n).map(|i| t.peer(i, at.me, at.size, Some(m))).collect()),
+            ctx: at.ctx,
+            base_local: *self.created,
+            remaining,
+            end_slot: None,
+            pending: n,
+            line: self.line,
+            rank: self.rank,
+        };
+        *self.created += n as u64;
+        let id = self.instances.add(inst);
+        if let Some(e) = entry.filter(|_| entry_pending) {
+            let x = &mut self.arena.extra[e.slot as usize];
+            debug_assert_eq!(x.inst, NO_INSTANCE, "an entry belongs to no other call");
+            x.inst = id;
+            x.step = ENTRY;
+        }
+        let inst = self.instances.get_mut(id);
+        let mut end_ref = None;
+        for i in 0..n {
+            if inst.remaining[i as usize] == 0 || i == end {
+                let deps = inst.remaining[i as usize];
+                let slot = create_step(self.arena, inst, id, i);
+                self.arena.ops[slot as usize].deps = deps;
+                self.new_ops.push(slot);
+                if i == end {
+                    inst.end_slot = Some(slot);
+                    end_ref = Some(OpRef {
+                        slot,
+                        gen: self.arena.extra[slot as usize].gen,
+                    });
+                }
+            }
+        }
+        Ok(end_ref)
     }
 }

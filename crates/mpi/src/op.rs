@@ -28,7 +28,7 @@ pub enum OpKind {
 
 /// One operation of a rank's schedule: 32 bytes, with its dependency counters and (for
 /// the common single successor) its successor inline, so an event touches one line.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Op {
     /// Bytes for send and receive; picoseconds for compute.
     pub size: u64,

@@ -4,9 +4,11 @@
 //! rank reaches them. The MPI semantics in [`crate::calls`] are written once, over this
 //! trait, so both give the same operations with the same dependencies.
 
+use crate::coll::emit::{Placement, Template};
 use crate::error::Error;
 use crate::op::Op;
 use crate::schedule::ScheduleBuilder;
+use std::sync::Arc;
 
 /// A destination for one rank's operations and their dependencies.
 pub trait OpSink {
@@ -49,6 +51,28 @@ pub trait OpSink {
 
     /// Operations this rank has so far (the position the next one will have).
     fn created(&self) -> u64;
+
+    /// Keeps template `t`, recorded by rank `me` of a communicator of `size` ranks, for
+    /// reuse: a sink may share one template between ranks.
+    fn keep(&mut self, t: Template, _me: u32, _size: u32) -> Arc<Template> {
+        Arc::new(t)
+    }
+
+    /// Adds a collective's operations (see [`Template::instantiate`]); returns the
+    /// operation after which the rank's program goes on. A sink may create them as
+    /// their dependencies complete, in the order the whole template would have freed
+    /// them.
+    fn instantiate(
+        &mut self,
+        t: &Arc<Template>,
+        at: Placement<'_>,
+        entry: Option<Self::Ref>,
+    ) -> Result<Option<Self::Ref>, Error>
+    where
+        Self: Sized,
+    {
+        t.instantiate(self, at, entry)
+    }
 }
 
 impl OpSink for ScheduleBuilder {

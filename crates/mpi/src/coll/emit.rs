@@ -1,61 +1,83 @@
 //! One rank's part of a collective call, recorded from its algorithm as a [`Template`]
-//! and instantiated into an [`OpSink`] (a schedule being built, or the live store). Traces repeat the same call thousands of
-//! times (a benchmark's loop), so a converter keeps templates by call and runs the
-//! algorithm once per distinct call instead of once per call.
+//! and instantiated into an [`OpSink`] (a schedule being built at once, or the live
+//! store step by step). Traces repeat the same call thousands of times (a benchmark's
+//! loop), so a rank keeps templates by call and runs the algorithm once per distinct
+//! call; ranks whose parts are the same up to their own number share one template
+//! ([`Interner`]).
 
 use crate::coll::{Algorithm, CollSpec, Collective, Emitter, Merge, Step, MAX_STEPS};
 use crate::error::Error;
 use crate::op::Op;
 use crate::sink::OpSink;
+use simpi_kernel::{MixHashMap, MixHasher};
+use std::hash::{BuildHasher, BuildHasherDefault};
+use std::sync::Arc;
 
-/// One rank's operations of a collective call and their dependencies, with peers
-/// already translated to world ranks. Independent of where the call sits in the
-/// program: [`Template::instantiate`] places it after an entry operation, in a context.
-#[derive(Clone, Debug, Default)]
+/// How a template stores its peers: as communicator ranks, or relative to the rank that
+/// recorded it, so that ranks whose parts differ only by their own number share one
+/// template ([`Interner`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Peers {
+    /// Communicator ranks as they are.
+    Absolute,
+    /// `peer XOR me` (recursive doubling and halving, on powers of two).
+    Xor,
+    /// `(peer - me) mod size` (rings, dissemination, pairwise exchanges).
+    Offset,
+}
+
+/// One rank's operations of a collective call and their dependencies, peers in
+/// communicator ranks (stored as [`Template::peers`] says). Independent of where the
+/// call sits in the program: [`Template::instantiate`] places it after an entry
+/// operation, in a context, with peers translated to world ranks.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Template {
     ops: Vec<Op>,
     /// `deps[dep_start[i]..dep_start[i + 1]]`: the steps op `i` waits for (none: it waits
     /// for the entry).
     dep_start: Vec<u32>,
     deps: Vec<u32>,
-    /// Steps nothing in the collective waits for, in step order.
-    sinks: Vec<u32>,
+    /// `succ[succ_start[i]..succ_start[i + 1]]`: the steps that wait for step `i`, in
+    /// step order.
+    succ_start: Vec<u32>,
+    succ: Vec<u32>,
+    /// The step after which the rank's program goes on: the one last step, or a
+    /// zero-length compute (which waits for the CPU) added after the last steps.
+    end: Option<u32>,
+    peers: Peers,
 }
 
 impl Template {
-    /// Runs `alg` for `spec`; communicator rank `i` is world rank `world[i]` (or `i` for
-    /// the world communicator). Fails if this rank's part has more than [`MAX_STEPS`]
-    /// operations.
-    pub fn record(alg: &Algorithm, spec: &CollSpec, world: Option<&[u32]>) -> Result<Template, String> {
-        Self::record_within(alg, spec, world, None, MAX_STEPS)
+    /// Runs `alg` for `spec`, peers as communicator ranks. Fails if this rank's part has
+    /// more than [`MAX_STEPS`] operations.
+    pub fn record(alg: &Algorithm, spec: &CollSpec) -> Result<Template, String> {
+        Self::record_within(alg, spec, None, MAX_STEPS)
     }
 
     /// [`Template::record`] where collectives the algorithm is made of run the algorithm
     /// `choose` picks for them (see [`Emitter::sub_algorithm`]).
-    pub fn record_choosing(
-        alg: &Algorithm,
-        spec: &CollSpec,
-        world: Option<&[u32]>,
-        choose: &Chooser<'_>,
-    ) -> Result<Template, String> {
-        Self::record_within(alg, spec, world, Some(choose), MAX_STEPS)
+    pub fn record_choosing(alg: &Algorithm, spec: &CollSpec, choose: &Chooser<'_>) -> Result<Template, String> {
+        Self::record_within(alg, spec, Some(choose), MAX_STEPS)
     }
 
     /// [`Template::record`] with at most `most` operations.
     fn record_within(
         alg: &Algorithm,
         spec: &CollSpec,
-        world: Option<&[u32]>,
         choose: Option<&Chooser<'_>>,
         most: usize,
     ) -> Result<Template, String> {
         let (sizes, expect_total) = default_layout(spec);
         let mut r = Recorder {
             t: Template {
+                ops: Vec::new(),
                 dep_start: vec![0],
-                ..Template::default()
+                deps: Vec::new(),
+                succ_start: Vec::new(),
+                succ: Vec::new(),
+                end: None,
+                peers: Peers::Absolute,
             },
-            world,
             choose,
             sizes,
             expect_total,
@@ -70,19 +92,52 @@ impl Template {
             ));
         }
         let mut t = r.t;
-        let mut has_succ = vec![false; t.ops.len()];
+        let n = t.ops.len();
+        let mut has_succ = vec![false; n];
         for &d in &t.deps {
             has_succ[d as usize] = true;
         }
-        t.sinks = (0..t.ops.len() as u32).filter(|&i| !has_succ[i as usize]).collect();
-        // Kept for the rest of the run, by every rank: no spare capacity.
+        let sinks: Vec<u32> = (0..n as u32).filter(|&i| !has_succ[i as usize]).collect();
+        t.end = match sinks[..] {
+            [] => None,
+            [s] => Some(s),
+            _ => {
+                t.ops.push(Op::calc(0, 0));
+                t.deps.extend_from_slice(&sinks);
+                t.dep_start.push(t.deps.len() as u32);
+                Some(n as u32)
+            }
+        };
+        t.link_successors();
+        // Kept for the rest of the run: no spare capacity.
         t.ops.shrink_to_fit();
         t.deps.shrink_to_fit();
         t.dep_start.shrink_to_fit();
         Ok(t)
     }
 
-    /// Number of operations (without the join [`Template::instantiate`] may add).
+    /// Fills the successor lists from the dependency lists.
+    fn link_successors(&mut self) {
+        let n = self.ops.len();
+        let mut count = vec![0u32; n + 1];
+        for &d in &self.deps {
+            count[d as usize + 1] += 1;
+        }
+        for i in 0..n {
+            count[i + 1] += count[i];
+        }
+        self.succ = vec![0; self.deps.len()];
+        let mut fill = count.clone();
+        for i in 0..n {
+            for &d in &self.deps[self.dep_start[i] as usize..self.dep_start[i + 1] as usize] {
+                self.succ[fill[d as usize] as usize] = i as u32;
+                fill[d as usize] += 1;
+            }
+        }
+        self.succ_start = count;
+    }
+
+    /// Number of operations.
     pub fn len(&self) -> usize {
         self.ops.len()
     }
@@ -92,22 +147,85 @@ impl Template {
         self.ops.is_empty()
     }
 
-    /// Adds the operations to `sink`, messages in matching context `ctx`, operations
-    /// without other dependencies after `entry`. Returns the operation after which the
-    /// rank's program goes on: the collective's last operation, a zero-time compute
-    /// (it waits for the CPU) after its last operations, or `entry` if it had nothing
-    /// to do. `refs` is scratch space.
+    /// Step `i`'s operation, with its peer as stored (see [`Template::peer`]).
+    pub fn op(&self, i: u32) -> &Op {
+        &self.ops[i as usize]
+    }
+
+    /// The steps step `i` waits for.
+    pub fn deps(&self, i: u32) -> &[u32] {
+        &self.deps[self.dep_start[i as usize] as usize..self.dep_start[i as usize + 1] as usize]
+    }
+
+    /// The steps that wait for step `i`, in step order.
+    pub fn successors(&self, i: u32) -> &[u32] {
+        &self.succ[self.succ_start[i as usize] as usize..self.succ_start[i as usize + 1] as usize]
+    }
+
+    /// The step after which the rank's program goes on, if the call does anything.
+    pub fn end(&self) -> Option<u32> {
+        self.end
+    }
+
+    /// The world rank step `i` talks to, for the rank `me` of a communicator of `size`
+    /// ranks whose members are `members` (`None`: the world).
+    #[inline]
+    pub fn peer(&self, i: u32, me: u32, size: u32, members: Option<&[u32]>) -> u32 {
+        let p = self.ops[i as usize].peer;
+        let p = match self.peers {
+            Peers::Absolute => p,
+            Peers::Xor => p ^ me,
+            Peers::Offset => ((p as u64 + me as u64) % size as u64) as u32,
+        };
+        members.map_or(p, |m| m[p as usize])
+    }
+
+    /// Step `i`'s operation as rank `me` runs it (peer in world ranks).
+    #[inline]
+    pub fn op_for(&self, i: u32, me: u32, size: u32, members: Option<&[u32]>) -> Op {
+        let mut op = self.ops[i as usize];
+        if op.kind != crate::op::OpKind::Calc {
+            op.peer = self.peer(i, me, size, members);
+        }
+        op
+    }
+
+    /// This template with peers stored as `how` says, relative to rank `me` of a
+    /// communicator of `size` ranks.
+    fn relative(&self, how: Peers, me: u32, size: u32) -> Template {
+        debug_assert_eq!(self.peers, Peers::Absolute);
+        let mut t = self.clone();
+        t.peers = how;
+        for op in &mut t.ops {
+            if op.kind == crate::op::OpKind::Calc {
+                continue;
+            }
+            op.peer = match how {
+                Peers::Absolute => op.peer,
+                Peers::Xor => op.peer ^ me,
+                Peers::Offset => ((op.peer as u64 + size as u64 - me as u64) % size as u64) as u32,
+            };
+        }
+        t
+    }
+
+    /// Adds the operations to `sink` at once, messages in matching context `ctx`, steps
+    /// without dependencies after `entry`, peers of rank `me` of a communicator of `size`
+    /// ranks with `members`. Returns the operation after which the rank's program goes
+    /// on, or `entry` if the call does nothing here.
     pub fn instantiate<S: OpSink>(
         &self,
         sink: &mut S,
-        ctx: u32,
+        at: Placement<'_>,
         entry: Option<S::Ref>,
-        refs: &mut Vec<S::Ref>,
     ) -> Result<Option<S::Ref>, Error> {
-        refs.clear();
-        sink.push_all(&self.ops, ctx, refs)?;
+        let mut refs = Vec::with_capacity(self.ops.len());
+        let ops: Vec<Op> = (0..self.ops.len() as u32)
+            .map(|i| self.op_for(i, at.me, at.size, at.members))
+            .collect();
+        sink.push_all(&ops, at.ctx, &mut refs)?;
         for (i, &me) in refs.iter().enumerate() {
-            let deps = &self.deps[self.dep_start[i] as usize..self.dep_start[i + 1] as usize];
+            let deps = self.deps(i as u32);
             if deps.is_empty() {
                 if let Some(e) = entry {
                     sink.requires(me, e);
@@ -117,17 +235,70 @@ impl Template {
                 sink.requires(me, refs[d as usize]);
             }
         }
-        match self.sinks[..] {
-            [] => Ok(entry),
-            [s] => Ok(Some(refs[s as usize])),
-            _ => {
-                let join = sink.push(Op::calc(0, 0), 0)?;
-                for &s in &self.sinks {
-                    sink.requires(join, refs[s as usize]);
-                }
-                Ok(Some(join))
+        Ok(match self.end {
+            None => entry,
+            Some(e) => Some(refs[e as usize]),
+        })
+    }
+}
+
+/// Where a template's operations go: the rank, its communicator and the matching
+/// context of the call.
+#[derive(Copy, Clone, Debug)]
+pub struct Placement<'a> {
+    /// The rank's number in the communicator.
+    pub me: u32,
+    /// The communicator's size.
+    pub size: u32,
+    /// Its members as world ranks; `None` for the world.
+    pub members: Option<&'a [u32]>,
+    /// The matching context.
+    pub ctx: u32,
+}
+
+/// Templates shared by every rank whose part of a call is the same up to its own number
+/// (all ranks of a recursive doubling on a power of two, of a ring, of a dissemination
+/// barrier): memory per distinct part, not per rank.
+#[derive(Default)]
+pub struct Interner {
+    by_hash: MixHashMap<u64, Vec<Arc<Template>>>,
+}
+
+impl Interner {
+    /// The shared template equal to `t` (recorded by rank `me` of `size`) up to how its
+    /// peers are stored: an existing one if some rank recorded the same, else `t`.
+    pub fn intern(&mut self, t: Template, me: u32, size: u32) -> Arc<Template> {
+        let forms = [Peers::Xor, Peers::Offset];
+        let mut first = None;
+        for how in forms {
+            let r = t.relative(how, me, size);
+            let h = BuildHasherDefault::<MixHasher>::default().hash_one(&r);
+            if let Some(found) = self.by_hash.get(&h).and_then(|v| v.iter().find(|x| ***x == r)) {
+                return Arc::clone(found);
+            }
+            if first.is_none() {
+                first = Some((h, r));
             }
         }
+        let (h, r) = first.expect("two forms");
+        let shared = Arc::new(r);
+        self.by_hash.entry(h).or_default().push(Arc::clone(&shared));
+        shared
+    }
+
+    /// Forgets every template (the ones in use live on).
+    pub fn clear(&mut self) {
+        self.by_hash.clear();
+    }
+
+    /// Distinct templates held.
+    pub fn len(&self) -> usize {
+        self.by_hash.values().map(Vec::len).sum()
+    }
+
+    /// True if none is held.
+    pub fn is_empty(&self) -> bool {
+        self.by_hash.is_empty()
     }
 }
 
@@ -137,7 +308,6 @@ pub type Chooser<'c> = dyn Fn(&CollSpec) -> &'static Algorithm + Sync + 'c;
 /// The [`Emitter`] that records a [`Template`].
 struct Recorder<'w> {
     t: Template,
-    world: Option<&'w [u32]>,
     choose: Option<&'w Chooser<'w>>,
     sizes: Layout,
     expect_total: Option<u64>,
@@ -273,13 +443,11 @@ impl Emitter for Recorder<'_> {
     }
 
     fn send_sync(&mut self, to: u32, tag: u32, bytes: u64, after: &[Step]) -> Step {
-        let dst = self.world.map_or(to, |w| w[to as usize]);
-        self.add(Op::send(bytes, dst, tag, 0, 0), after)
+        self.add(Op::send(bytes, to, tag, 0, 0), after)
     }
 
     fn recv_sync(&mut self, from: u32, tag: u32, bytes: u64, after: &[Step]) -> Step {
-        let src = self.world.map_or(from, |w| w[from as usize]);
-        self.add(Op::recv(bytes, src, tag, 0, 0), after)
+        self.add(Op::recv(bytes, from, tag, 0, 0), after)
     }
 
     fn sub_algorithm(&self, s: &CollSpec) -> Option<&'static Algorithm> {
@@ -298,12 +466,12 @@ mod tests {
         let chain = crate::coll::find(Collective::Bcast, "chain").unwrap();
         let seg = crate::coll::bcast::SEGMENT;
         let spec = |segs: u64| CollSpec::new(Collective::Bcast, 2, 0, seg * segs);
-        let err = Template::record_within(chain, &spec(1001), None, None, 1000).unwrap_err();
+        let err = Template::record_within(chain, &spec(1001), None, 1000).unwrap_err();
         assert!(
             err.contains("bcast call (chain algorithm) has more than 1000 operations"),
             "{err}"
         );
-        let ok = Template::record_within(chain, &spec(1000), None, None, 1000).unwrap();
+        let ok = Template::record_within(chain, &spec(1000), None, 1000).unwrap();
         assert_eq!(ok.len(), 1000);
     }
 

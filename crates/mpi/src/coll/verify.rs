@@ -367,9 +367,15 @@ pub fn loggops_end_times(
     for r in 0..n {
         b.begin_rank(r as u64).unwrap();
         let s = spec_of(r);
-        crate::coll::emit::Template::record(alg, &s, None)
+        let at = crate::coll::emit::Placement {
+            me: r,
+            size: n,
+            members: None,
+            ctx: 1,
+        };
+        crate::coll::emit::Template::record(alg, &s)
             .unwrap()
-            .instantiate(&mut b, 1, None, &mut Vec::new())
+            .instantiate(&mut b, at, None)
             .unwrap();
         b.end_rank().unwrap();
     }

@@ -29,7 +29,7 @@ pub struct OpRef {
 }
 
 /// What the engine does not read on its hot path.
-#[derive(Copy, Clone, Debug, Default)]
+#[derive(Copy, Clone, Debug)]
 pub(crate) struct Extra {
     pub ctx: u32,
     pub gen: u32,
@@ -41,7 +41,13 @@ pub(crate) struct Extra {
     pub local: u64,
     /// The program's line that created it (0: unknown).
     pub line: u32,
+    /// The collective instance it belongs to ([`NO_INSTANCE`] if none), and its step.
+    pub inst: u32,
+    pub step: u32,
 }
+
+/// `Extra::inst` of an operation outside any collective instance.
+pub(crate) const NO_INSTANCE: u32 = u32::MAX;
 
 /// One dependency: `succ` (generation `gen`) waits for the list's owner.
 #[derive(Copy, Clone, Debug)]
@@ -77,7 +83,16 @@ impl Arena {
             }
             None => {
                 self.ops.push(op);
-                self.extra.push(Extra::default());
+                self.extra.push(Extra {
+                    ctx: 0,
+                    gen: 0,
+                    tail: 0,
+                    target: 0,
+                    local: 0,
+                    line: 0,
+                    inst: NO_INSTANCE,
+                    step: 0,
+                });
                 self.ops.len() as u32 - 1
             }
         };
@@ -85,6 +100,7 @@ impl Arena {
         e.ctx = ctx;
         e.local = local;
         e.line = line;
+        e.inst = NO_INSTANCE;
         OpRef { slot, gen: e.gen }
     }
 
