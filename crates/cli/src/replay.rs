@@ -3,8 +3,8 @@
 use crate::{EXIT_INPUT, EXIT_STALL};
 use clap::{Args, ValueEnum};
 use simpi::{
-    count_ranks, load, platform, simulate, Error, Format, LoadOptions, LogGops, Model, Piecewise, Preset, SimOptions,
-    SimTime, TimeUnit,
+    count_ranks, load, platform, simulate, Error, Format, LoadOptions, LogGops, Model, Pattern, PatternParams,
+    Piecewise, Preset, SimOptions, SimTime, TimeUnit, Workload,
 };
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -58,7 +58,29 @@ enum InputFormat {
 #[derive(Args)]
 pub struct ReplayArgs {
     /// The GOAL schedule or TIT trace (index file) to replay.
-    file: PathBuf,
+    #[arg(required_unless_present = "pattern")]
+    file: Option<PathBuf>,
+    /// Replay a pattern generated in the process instead of a file: binomial-bcast,
+    /// binomial-reduce, rd-allreduce, ring-allreduce, dissemination-barrier,
+    /// linear-alltoall or stencil3d (as `simpi schedgen` writes them).
+    #[arg(long, conflicts_with = "file")]
+    pattern: Option<String>,
+    /// Pattern: number of ranks.
+    #[arg(long, default_value_t = 8, requires = "pattern")]
+    ranks: u32,
+    /// Pattern: message size in bytes (whole vector for reductions, per pair for
+    /// all-to-all, per face for the stencil).
+    #[arg(long, default_value_t = 8, requires = "pattern")]
+    bytes: u64,
+    /// Pattern: number of repetitions.
+    #[arg(long, default_value_t = 1, requires = "pattern")]
+    iterations: u32,
+    /// Pattern: compute time at the start of every iteration, in the time unit.
+    #[arg(long, default_value_t = 0, requires = "pattern")]
+    compute: u64,
+    /// Pattern stencil3d: the grid wraps around (a 3D torus: six neighbours each).
+    #[arg(long, requires = "pattern")]
+    periodic: bool,
     /// Input format (default: detected from the file).
     #[arg(long, value_enum)]
     input: Option<InputFormat>,
@@ -197,7 +219,20 @@ pub fn run(a: ReplayArgs) -> Result<(), (u8, String)> {
         InputFormat::Tit => Format::Tit,
     });
     let input_err = |e: Error| (EXIT_INPUT, e.to_string());
-    let ranks = count_ranks(&a.file, format).map_err(input_err)?;
+    let pattern = match &a.pattern {
+        None => None,
+        Some(name) => Some(Pattern::from_name(name).ok_or_else(|| {
+            let names: Vec<&str> = Pattern::ALL.iter().map(|(_, n, _)| *n).collect();
+            (
+                EXIT_INPUT,
+                format!("unknown pattern '{name}': expected one of {}", names.join(", ")),
+            )
+        })?),
+    };
+    let ranks = match (&a.file, pattern) {
+        (Some(f), _) => count_ranks(f, format).map_err(input_err)?,
+        (None, _) => a.ranks,
+    };
     let hosts: Vec<platform::HostId> = match &platform {
         None => Vec::new(),
         Some(p) => {
@@ -217,19 +252,32 @@ pub fn run(a: ReplayArgs) -> Result<(), (u8, String)> {
         None => flops,
     };
     let coll = a.trace.collectives()?;
-    let mut workload = load(
-        &a.file,
-        &LoadOptions {
-            format,
-            unit: a.time_unit,
-            speed: &speed,
-            collectives: &coll,
-            test_cost: a.trace.test_cost,
-            calls: a.report || a.timeline.is_some(),
-            whole: false,
-        },
-    )
-    .map_err(input_err)?;
+    let mut workload = match (&a.file, pattern) {
+        (Some(file), _) => load(
+            file,
+            &LoadOptions {
+                format,
+                unit: a.time_unit,
+                speed: &speed,
+                collectives: &coll,
+                test_cost: a.trace.test_cost,
+                calls: a.report || a.timeline.is_some(),
+                whole: false,
+            },
+        )
+        .map_err(input_err)?,
+        (None, Some(p)) => {
+            let params = PatternParams {
+                ranks: a.ranks,
+                bytes: a.bytes,
+                iterations: a.iterations,
+                compute: a.compute,
+                periodic: a.periodic,
+            };
+            Workload::pattern(p, params, a.time_unit).map_err(input_err)?
+        }
+        (None, None) => unreachable!("clap requires a file or a pattern"),
+    };
     let model = match (&platform, a.model) {
         (_, ModelName::Constant) => {
             let secs = simpi::platform::units::time(&a.constant_time)

@@ -24,6 +24,9 @@ pub struct SchedgenArgs {
     /// Compute time at the start of every iteration, in GOAL time units.
     #[arg(long, default_value_t = 0)]
     compute: u64,
+    /// stencil3d: the grid wraps around (a 3D torus: six neighbours each).
+    #[arg(long)]
+    periodic: bool,
     /// random: seed of the generator.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -66,6 +69,7 @@ pub fn run(a: SchedgenArgs) -> Result<(), (u8, String)> {
         bytes: a.bytes,
         iterations: a.iterations,
         compute: a.compute,
+        periodic: a.periodic,
     };
     let io = |e: std::io::Error| (EXIT_INPUT, format!("writing the schedule: {e}"));
     match &a.output {

@@ -17,7 +17,8 @@ pub use simpi_mpi::Progress;
 pub use simpi_mpi::{Preset, Protocol};
 pub use simpi_net::{FlowParams, LogGops, Piecewise};
 pub use simpi_platform as platform;
-pub use workload::{count_ranks, load, CollChoice, Format, LoadOptions, Workload};
+pub use simpi_trace::schedgen::{Params as PatternParams, Pattern};
+pub use workload::{count_ranks, load, Body, CollChoice, Format, LoadOptions, Workload};
 
 /// Why a simulation could not produce a result.
 #[derive(Debug)]

@@ -14,6 +14,7 @@ use simpi_mpi::{run_loggops_on, run_smpi_on, OpId, Outcome, Preset, Progress, Pr
 use simpi_net::{ConstantNetwork, FlowNetwork, LogGops};
 use simpi_platform::{HostId, Platform};
 use simpi_trace::goal::locate_ops;
+use simpi_trace::schedgen::PatternProgram;
 use simpi_trace::tit::{open_tit, TitOptions};
 use std::collections::HashMap;
 use std::path::Path;
@@ -112,8 +113,23 @@ pub fn simulate(w: &mut Workload<'_>, model: &Model<'_>, opts: SimOptions<'_>) -
             };
             (result, w.schedule().map_or(0, |s| s.num_ops() as u64))
         }
+        Body::Pattern { pattern, params } => {
+            let compute_ps = params.compute.saturating_mul(w.unit.ps_per_unit());
+            let prog = PatternProgram::new(*pattern, *params, compute_ps);
+            let p = prog.ranks();
+            let (result, store) = run_model(Live::new(prog, p, 1, 1), model, opts.progress, opts.record)?;
+            let result = match result {
+                Err(simpi_mpi::Error::Stall(stall)) => {
+                    let describe = |id: OpId| store.describe(id.0);
+                    return Err(Error::Stall(stall.render(shown, &describe)));
+                }
+                r => r.map_err(located)?,
+            };
+            let ops = result.stats.ops;
+            (result, ops)
+        }
         Body::Trace => {
-            let o = w.options;
+            let o = w.options.expect("a trace has its load options");
             let choose = |s: &CollSpec| o.collectives.choose(s);
             let topts = TitOptions {
                 speed: o.speed,
@@ -213,7 +229,7 @@ pub fn replay_goal(path: &Path, opts: ReplayOptions<'_>) -> Result<Report, Error
 /// The stall report, with the GOAL file lines of the operations it shows.
 fn render_goal_stall(w: &Workload<'_>, stall: &Stall, shown: usize) -> String {
     let sched: &Schedule = w.schedule().expect("a schedule");
-    let lines: HashMap<(u32, u32), u32> = if w.format == Format::Goal {
+    let lines: HashMap<(u32, u32), u32> = if w.format == Some(Format::Goal) {
         let mut wanted = Vec::new();
         for r in stall.ranks.iter().take(shown) {
             let mut ids: Vec<OpId> = r.waiting_on_dependencies.iter().take(1).copied().collect();

@@ -5,6 +5,7 @@ use simpi_kernel::TimeUnit;
 use simpi_mpi::coll::{registry, Algorithm, CollSpec, Collective};
 use simpi_mpi::CallRecord;
 use simpi_mpi::Schedule;
+use simpi_trace::schedgen::{Params, Pattern};
 use simpi_trace::tit::{read_tit, TitOptions};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -126,20 +127,27 @@ pub enum Body {
     Schedule(Schedule),
     /// A trace run live: read as ranks reach their calls, during the simulation.
     Trace,
+    /// A pattern generated in the process as ranks reach their calls.
+    Pattern {
+        /// The pattern.
+        pattern: Pattern,
+        /// Its parameters (compute in `unit`s).
+        params: Params,
+    },
 }
 
 /// A workload ready to simulate.
 pub struct Workload<'a> {
     /// Where it came from.
     pub path: PathBuf,
-    /// Its format.
-    pub format: Format,
+    /// Its file format (none for a pattern).
+    pub format: Option<Format>,
     /// The GOAL time unit.
     pub unit: TimeUnit,
     /// Where its operations come from.
     pub body: Body,
-    /// How it was loaded (a live trace is read with these options).
-    pub options: LoadOptions<'a>,
+    /// How it was loaded (a live trace is read with these options; none for a pattern).
+    pub options: Option<LoadOptions<'a>>,
     /// The MPI calls, for traces loaded with [`LoadOptions::calls`] (a live trace's
     /// once it has run).
     pub calls: Option<Vec<CallRecord>>,
@@ -175,12 +183,40 @@ pub fn count_ranks(path: &Path, format: Option<Format>) -> Result<u32, Error> {
 }
 
 impl Workload<'_> {
+    /// A pattern's workload, generated in the process as the simulation runs; compute
+    /// times in `unit`.
+    pub fn pattern(pattern: Pattern, params: Params, unit: TimeUnit) -> Result<Workload<'static>, Error> {
+        if params.ranks == 0 || params.ranks == u32::MAX {
+            return Err(Error::Input(format!("a pattern needs 1 to {} ranks", u32::MAX - 1)));
+        }
+        if params.iterations == 0 {
+            return Err(Error::Input("a pattern needs at least one iteration".into()));
+        }
+        if params.compute.checked_mul(unit.ps_per_unit()).is_none() {
+            return Err(Error::Input(format!(
+                "a compute of {} {} is longer than the simulated clock can count",
+                params.compute,
+                unit.name()
+            )));
+        }
+        Ok(Workload {
+            path: PathBuf::from(format!("pattern:{}", pattern.name())),
+            format: None,
+            unit,
+            body: Body::Pattern { pattern, params },
+            options: None,
+            calls: None,
+            warnings: Vec::new(),
+            load_seconds: 0.0,
+        })
+    }
+
     /// The whole schedule, if the workload has one (GOAL, or a trace loaded with
     /// [`LoadOptions::whole`]).
     pub fn schedule(&self) -> Option<&Schedule> {
         match &self.body {
             Body::Schedule(s) => Some(s),
-            Body::Trace => None,
+            Body::Trace | Body::Pattern { .. } => None,
         }
     }
 }
@@ -217,10 +253,10 @@ pub fn load<'a>(path: &Path, opts: &LoadOptions<'a>) -> Result<Workload<'a>, Err
     };
     Ok(Workload {
         path: path.to_path_buf(),
-        format,
+        format: Some(format),
         unit: opts.unit,
         body,
-        options: *opts,
+        options: Some(*opts),
         calls,
         warnings,
         load_seconds: t0.elapsed().as_secs_f64(),

@@ -1,22 +1,23 @@
-//! Schedule generators: collective and application patterns written as GOAL, one rank
-//! at a time, so even 2^20 ranks stream in constant memory.
-//!
-//! Every pattern is a function that writes one iteration of one rank's operations
-//! after a start operation and returns the operations the next iteration waits for.
-//! `--compute` inserts a computation of that length at the start of every iteration.
+//! Workload patterns: common collectives and a stencil, as rank programs that make
+//! MPI calls ([`PatternProgram`]). The collectives are `mpi::coll`'s algorithms, the
+//! ones traces replay with. A pattern runs live in the engine (`simpi replay --pattern`,
+//! nothing written) or is written as GOAL one rank at a time ([`generate`]), so even
+//! 2^20 ranks stream in constant memory. `random` writes random operation-level GOAL
+//! schedules for testing.
 
-mod alltoall;
-mod barrier;
-mod bcast;
+mod goal_sink;
+mod program;
 mod random;
-mod rd_allreduce;
-mod reduce;
-mod ring_allreduce;
 mod stencil3d;
 
+pub use program::PatternProgram;
 pub use random::{generate_random, RandomParams};
 
-use crate::goal::{GoalWriter, Label};
+use crate::goal::GoalWriter;
+use goal_sink::GoalSink;
+use simpi_mpi::calls::RankCalls;
+use simpi_mpi::coll::Collective;
+use simpi_mpi::live::{Program, Step};
 use std::io::{self, Write};
 
 /// The patterns `simpi schedgen` knows.
@@ -97,79 +98,51 @@ pub struct Params {
     pub iterations: u32,
     /// Compute time at the start of each iteration, in GOAL time units.
     pub compute: u64,
+    /// Stencil: the grid wraps around (a torus: every rank has six neighbours).
+    pub periodic: bool,
 }
 
-/// Writes the GOAL schedule of `pattern` to `out`.
+impl Pattern {
+    /// The collective a pattern runs, and the name of its `mpi::coll` algorithm.
+    pub fn collective(self) -> Option<(Collective, &'static str)> {
+        Some(match self {
+            Pattern::BinomialBcast => (Collective::Bcast, "binomial"),
+            Pattern::BinomialReduce => (Collective::Reduce, "binomial"),
+            Pattern::RecursiveDoublingAllreduce => (Collective::Allreduce, "rdb"),
+            Pattern::RingAllreduce => (Collective::Allreduce, "ring"),
+            Pattern::DisseminationBarrier => (Collective::Barrier, "bruck"),
+            Pattern::LinearAlltoall => (Collective::Alltoall, "linear"),
+            Pattern::Stencil3d => return None,
+        })
+    }
+}
+
+/// Writes the GOAL schedule of `pattern` to `out` (times in GOAL's units, as
+/// [`Params::compute`]).
 pub fn generate<W: Write>(pattern: Pattern, p: &Params, out: W) -> io::Result<W> {
     assert!(p.ranks >= 1 && p.iterations >= 1);
     let mut w = GoalWriter::new(out, p.ranks)?;
+    // Units pass through: a compute of `c` units is written as `calc c`.
+    let unit_ps = 1;
+    let mut prog = PatternProgram::new(pattern, *p, p.compute);
     for r in 0..p.ranks {
         w.begin_rank(r)?;
-        let mut tail: Vec<Label> = Vec::new();
-        for it in 0..p.iterations {
-            // Join the previous iteration (and carry the compute) in one calc; the first
-            // iteration needs it only when it computes.
-            let start = if it > 0 || p.compute > 0 {
-                let c = w.calc(p.compute)?;
-                for &t in &tail {
-                    w.requires(c, t)?;
-                }
-                Some(c)
-            } else {
-                None
-            };
-            let mut s = Step { w: &mut w, start };
-            tail = match pattern {
-                Pattern::BinomialBcast => bcast::rank(p, r, &mut s)?,
-                Pattern::BinomialReduce => reduce::rank(p, r, &mut s)?,
-                Pattern::RecursiveDoublingAllreduce => rd_allreduce::rank(p, r, &mut s)?,
-                Pattern::RingAllreduce => ring_allreduce::rank(p, r, &mut s)?,
-                Pattern::DisseminationBarrier => barrier::rank(p, r, &mut s)?,
-                Pattern::LinearAlltoall => alltoall::rank(p, r, &mut s)?,
-                Pattern::Stencil3d => stencil3d::rank(p, r, &mut s)?,
-            };
-            if tail.is_empty() {
-                tail.extend(start);
+        let mut sink = GoalSink::new(&mut w, unit_ps);
+        let mut calls = RankCalls::<u32>::new(r);
+        loop {
+            match prog.step(r, &mut calls, &mut sink) {
+                Ok(Step::Called) => {}
+                Ok(Step::Ended) => break,
+                Ok(Step::Pause) => unreachable!("a pattern never pauses"),
+                Err(e) => return Err(sink.failed.take().unwrap_or_else(|| io::Error::other(e.to_string()))),
             }
+        }
+        if let Some(e) = sink.failed.take() {
+            return Err(e);
         }
         w.end_rank()?;
     }
     w.finish()
-}
-
-/// What a pattern writes into: the writer plus the operation its first operations wait
-/// for (none in a first iteration without compute).
-pub(crate) struct Step<'a, W: Write> {
-    w: &'a mut GoalWriter<W>,
-    start: Option<Label>,
-}
-
-impl<W: Write> Step<'_, W> {
-    /// A send whose start waits for `after` (or for the iteration's start if `None`).
-    fn send(&mut self, bytes: u64, to: u32, tag: u32, after: Option<Label>) -> io::Result<Label> {
-        let l = self.w.send(bytes, to, tag)?;
-        self.after(l, after)?;
-        Ok(l)
-    }
-
-    /// A receive whose start waits for `after` (or for the iteration's start if `None`).
-    fn recv(&mut self, bytes: u64, from: u32, tag: u32, after: Option<Label>) -> io::Result<Label> {
-        let l = self.w.recv(bytes, from, tag)?;
-        self.after(l, after)?;
-        Ok(l)
-    }
-
-    fn after(&mut self, l: Label, after: Option<Label>) -> io::Result<()> {
-        if let Some(a) = after.or(self.start) {
-            self.w.requires(l, a)?;
-        }
-        Ok(())
-    }
-}
-
-/// Largest power of two not above `n` (n >= 1).
-pub(crate) fn pow2_floor(n: u32) -> u32 {
-    1 << (31 - n.leading_zeros())
 }
 
 #[cfg(test)]

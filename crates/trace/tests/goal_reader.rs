@@ -318,6 +318,7 @@ mod halves {
                 bytes: 8,
                 iterations: 3,
                 compute: 5,
+                periodic: false,
             },
             Vec::new(),
         )

@@ -1,11 +1,7 @@
 //! 3D 7-point stencil halo exchange: ranks form a `px × py × pz` grid (as balanced as
-//! `MPI_Dims_create` makes it, non-periodic); each iteration computes, then exchanges
-//! one face of `bytes` with each existing neighbour (non-blocking sends and receives,
-//! then a wait-all, which the next iteration's compute waits for).
-
-use super::{Params, Step};
-use crate::goal::Label;
-use std::io::{self, Write};
+//! `MPI_Dims_create` makes it, periodic or not); each iteration computes, then exchanges
+//! one face of `bytes` with each neighbour (non-blocking sends and receives, then a
+//! wait-all, which the next iteration's compute waits for).
 
 /// Balanced factorisation of `n` into three dimensions, largest first.
 pub(crate) fn dims3(n: u32) -> [u32; 3] {
@@ -32,27 +28,31 @@ pub(crate) fn dims3(n: u32) -> [u32; 3] {
     dims
 }
 
-pub(super) fn rank<W: Write>(p: &Params, r: u32, s: &mut Step<'_, W>) -> io::Result<Vec<Label>> {
-    let d = dims3(p.ranks);
+/// The neighbours of rank `r` in the grid of `n` ranks, as (direction, rank): direction
+/// `k` in 0..6 is axis `k / 2`, towards + if `k` is even. With `periodic`, the grid
+/// wraps around; a neighbour that is the rank itself (an axis of length 1) is left out.
+pub(crate) fn neighbours(n: u32, r: u32, periodic: bool) -> Vec<(u32, u32)> {
+    let d = dims3(n);
     let c = [r % d[0], (r / d[0]) % d[1], r / (d[0] * d[1])];
     let stride = [1, d[0], d[0] * d[1]];
-    let mut ops = Vec::with_capacity(12);
-    // Direction k in 0..6: axis k/2, towards + if k is even. A message travelling in
-    // direction k carries tag k, so the receiver expects the tag of the opposite side.
-    let mut neighbours = Vec::with_capacity(6);
+    let mut out = Vec::with_capacity(6);
     for axis in 0..3 {
-        if c[axis] + 1 < d[axis] {
-            neighbours.push((2 * axis as u32, r + stride[axis]));
+        let dir = 2 * axis as u32;
+        let up = if c[axis] + 1 < d[axis] {
+            Some(r + stride[axis])
+        } else {
+            periodic.then(|| r - c[axis] * stride[axis])
+        };
+        let down = if c[axis] > 0 {
+            Some(r - stride[axis])
+        } else {
+            periodic.then(|| r + (d[axis] - 1) * stride[axis])
+        };
+        for (k, peer) in [(dir, up), (dir + 1, down)] {
+            if let Some(p) = peer.filter(|&p| p != r) {
+                out.push((k, p));
+            }
         }
-        if c[axis] > 0 {
-            neighbours.push((2 * axis as u32 + 1, r - stride[axis]));
-        }
     }
-    for &(dir, peer) in &neighbours {
-        ops.push(s.recv(p.bytes, peer, dir ^ 1, None)?);
-    }
-    for &(dir, peer) in &neighbours {
-        ops.push(s.send(p.bytes, peer, dir, None)?);
-    }
-    Ok(ops)
+    out
 }

@@ -13,6 +13,7 @@ fn build(pattern: Pattern, ranks: u32, bytes: u64, iterations: u32, compute: u64
         bytes,
         iterations,
         compute,
+        periodic: false,
     };
     let text = generate(pattern, &p, Vec::new()).unwrap();
     read_goal(&text[..], "gen", TimeUnit::Ns).unwrap()
