@@ -21,7 +21,7 @@ use crate::coll::{Algorithm, CollSpec};
 use crate::error::Error;
 use crate::op::Op;
 use crate::sink::OpSink;
-use simpi_kernel::MixHashMap;
+use smallvec::SmallVec;
 use std::sync::Arc;
 
 /// A frontier longer than this is joined before an operation is added after it.
@@ -32,14 +32,10 @@ pub const JOIN_AT: usize = 8;
 /// digits more would otherwise ask for billions of them.
 pub const MAX_COLL_BYTES: u64 = 1 << 40;
 
-/// Distinct collective calls a rank remembers (past this the memory is dropped and
-/// filled again: calls whose arguments never repeat, such as data-dependent all-to-allv
-/// counts, would otherwise keep every one). Programs repeat a few calls at a time (a
-/// benchmark loops over one size, then the next), so a few are enough ...
-const MAX_TEMPLATES: usize = 8;
-/// ... and at most this many operations in all (at thousands of ranks, a few large
-/// collectives each would otherwise hold most of the memory).
-const MAX_TEMPLATE_OPS: usize = 4096;
+/// Distinct collective calls a rank remembers: programs repeat a few calls at a time (a
+/// benchmark loops over one size, then the next; a solver alternates two or three
+/// calls), and a sink may keep more, shared between ranks.
+const REMEMBERED: usize = 4;
 
 /// An outstanding request: the operation whose completion completes it, and what it
 /// waited for (the first `len` entries of the frontier of generation `gen`).
@@ -91,17 +87,17 @@ pub struct CollComm<'a> {
 pub struct RankCalls<R> {
     rank: u32,
     /// What the next blocking call must wait for, less what [`RankCalls::wait`] found
-    /// implied.
-    after: Vec<R>,
+    /// implied (usually one entry: kept inline).
+    after: SmallVec<[R; 2]>,
     /// Changes whenever `after` changes other than by growing: a request's `len` is a
     /// prefix of `after` only within the generation it was added in.
     after_gen: u32,
     /// Entries dropped from `after` as implied since it was last set anew: the frontier
     /// had `after.len() + hidden` entries, which decides whether a collective needs an
     /// entry join.
-    hidden: usize,
-    templates: MixHashMap<TemplateKey, Arc<Template>>,
-    template_ops: usize,
+    hidden: u32,
+    /// The last calls' templates, latest last (none until the first collective).
+    templates: Option<Box<Vec<(TemplateKey, Arc<Template>)>>>,
     /// Requests made so far.
     requests: u64,
 }
@@ -111,11 +107,10 @@ impl<R: Copy + PartialEq + std::fmt::Debug> RankCalls<R> {
     pub fn new(rank: u32) -> RankCalls<R> {
         RankCalls {
             rank,
-            after: Vec::new(),
+            after: SmallVec::new(),
             after_gen: 0,
             hidden: 0,
-            templates: MixHashMap::default(),
-            template_ops: 0,
+            templates: None,
             requests: 0,
         }
     }
@@ -150,7 +145,7 @@ impl<R: Copy + PartialEq + std::fmt::Debug> RankCalls<R> {
         for &a in &self.after {
             s.requires(j, a);
         }
-        let had = self.after.len() + self.hidden;
+        let had = self.after.len() as u32 + self.hidden;
         self.reset_after(&[j]);
         // The frontier still counts what it had (whether a collective needs its own
         // entry join depends on that).
@@ -279,7 +274,7 @@ impl<R: Copy + PartialEq + std::fmt::Debug> RankCalls<R> {
             .min(self.after.len());
         if implied > 0 {
             self.after.drain(..implied);
-            self.hidden += implied;
+            self.hidden += implied as u32;
             self.after_gen = self.after_gen.wrapping_add(1);
         }
         self.after.extend(reqs.iter().map(|q| q.op));
@@ -367,7 +362,7 @@ impl<R: Copy + PartialEq + std::fmt::Debug> RankCalls<R> {
         check_sizes(&spec)?;
         // As many entries as the frontier had (implied ones included): the entry costs
         // a zero-length compute, which waits for the CPU.
-        let entry = match self.after.len() + self.hidden {
+        let entry = match self.after.len() as u32 + self.hidden {
             0 => None,
             1 => Some(self.after[0]),
             _ => {
@@ -383,19 +378,20 @@ impl<R: Copy + PartialEq + std::fmt::Debug> RankCalls<R> {
             alg: alg as *const Algorithm as usize,
             spec,
         };
-        let t = match self.templates.get(&key) {
-            Some(t) => Arc::clone(t),
+        let cache = self.templates.get_or_insert_with(Default::default);
+        let t = match cache.iter().position(|(k, _)| *k == key) {
+            Some(i) => {
+                let hit = cache.remove(i);
+                let t = Arc::clone(&hit.1);
+                cache.push(hit);
+                t
+            }
             None => {
-                let t = Template::record_choosing(alg, &key.spec, choose).map_err(Error::BadParameter)?;
-                let n = t.len();
-                let t = s.keep(t, key.spec.me, key.spec.size);
-                let full = self.templates.len() >= MAX_TEMPLATES || self.template_ops + n > MAX_TEMPLATE_OPS;
-                if full {
-                    self.templates.clear();
-                    self.template_ops = 0;
+                let t = s.template(alg, &key.spec, choose)?;
+                if cache.len() >= REMEMBERED {
+                    cache.remove(0);
                 }
-                self.template_ops += n;
-                self.templates.insert(key.clone(), Arc::clone(&t));
+                cache.push((key.clone(), Arc::clone(&t)));
                 t
             }
         };

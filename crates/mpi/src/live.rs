@@ -15,7 +15,8 @@ mod instance;
 pub use arena::OpRef;
 
 use crate::calls::RankCalls;
-use crate::coll::emit::{Interner, Placement, Template};
+use crate::coll::emit::{Chooser, Interner, Placement, Template};
+use crate::coll::{Algorithm, CollSpec};
 use crate::engine::store::{describe_op, OpStore};
 use crate::error::Error;
 use crate::op::{Op, OpId, JOIN, TEST};
@@ -210,8 +211,9 @@ impl<P: Program<OpRef>> Live<P> {
     /// waiting only for it are created and ready, in step order.
     fn step_done(&mut self, id: u32, step: u32, ready: &mut Vec<u32>) {
         let inst = self.instances.get_mut(id);
-        let tpl = Arc::clone(&inst.tpl);
-        let mut free = |t: u32, inst: &mut Instance, arena: &mut Arena, created: &mut u64| {
+        let arena = &mut self.arena;
+        let mut created = 0;
+        let mut free = |t: u32, inst: &mut Instance| {
             if inst.remaining[t as usize] == CREATED {
                 // The end step, created at once: its count is the operation's.
                 let slot = inst.end_slot.expect("only the end step is created early");
@@ -224,25 +226,30 @@ impl<P: Program<OpRef>> Live<P> {
                 inst.remaining[t as usize] -= 1;
                 if inst.remaining[t as usize] == 0 {
                     ready.push(create_step(arena, inst, id, t));
-                    *created += 1;
+                    created += 1;
                 }
             }
         };
+        let tpl = Arc::as_ptr(&inst.tpl);
+        // SAFETY: the instance's `Arc` keeps the template alive and unchanged while
+        // `free` updates the instance's other fields.
+        let tpl = unsafe { &*tpl };
         if step == ENTRY {
             for t in 0..tpl.len() as u32 {
                 if tpl.deps(t).is_empty() {
-                    free(t, inst, &mut self.arena, &mut self.created);
+                    free(t, inst);
                 }
             }
-            return;
+        } else {
+            for &t in tpl.successors(step) {
+                free(t, inst);
+            }
+            inst.pending -= 1;
+            if inst.pending == 0 {
+                self.instances.remove(id);
+            }
         }
-        for &t in tpl.successors(step) {
-            free(t, inst, &mut self.arena, &mut self.created);
-        }
-        inst.pending -= 1;
-        if inst.pending == 0 {
-            self.instances.remove(id);
-        }
+        self.created += created;
     }
 }
 
@@ -459,11 +466,13 @@ impl OpSink for LiveSink<'_> {
         *self.created
     }
 
-    fn keep(&mut self, t: Template, me: u32, size: u32) -> Arc<Template> {
+    fn template(&mut self, alg: &'static Algorithm, spec: &CollSpec, choose: &Chooser<'_>) -> Result<Arc<Template>, Error> {
         if self.interner.len() >= MAX_SHARED_TEMPLATES {
             self.interner.clear();
         }
-        self.interner.intern(t, me, size)
+        self.interner
+            .template(alg, spec, choose)
+            .map_err(Error::BadParameter)
     }
 
     /// Creates the steps that can start now and the end step; the others are created as

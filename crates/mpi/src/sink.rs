@@ -4,7 +4,8 @@
 //! rank reaches them. The MPI semantics in [`crate::calls`] are written once, over this
 //! trait, so both give the same operations with the same dependencies.
 
-use crate::coll::emit::{Placement, Template};
+use crate::coll::emit::{Chooser, Placement, Template};
+use crate::coll::{Algorithm, CollSpec};
 use crate::error::Error;
 use crate::op::Op;
 use crate::schedule::ScheduleBuilder;
@@ -52,10 +53,13 @@ pub trait OpSink {
     /// Operations this rank has so far (the position the next one will have).
     fn created(&self) -> u64;
 
-    /// Keeps template `t`, recorded by rank `me` of a communicator of `size` ranks, for
-    /// reuse: a sink may share one template between ranks.
-    fn keep(&mut self, t: Template, _me: u32, _size: u32) -> Arc<Template> {
-        Arc::new(t)
+    /// The template of rank `spec.me`'s part of collective `spec` under `alg`
+    /// (algorithms made of others take theirs from `choose`). A sink may share one
+    /// template between ranks whose parts are the same.
+    fn template(&mut self, alg: &'static Algorithm, spec: &CollSpec, choose: &Chooser<'_>) -> Result<Arc<Template>, Error> {
+        Template::record_choosing(alg, spec, choose)
+            .map(Arc::new)
+            .map_err(Error::BadParameter)
     }
 
     /// Adds a collective's operations (see [`Template::instantiate`]); returns the

@@ -45,6 +45,8 @@ pub struct Template {
     /// zero-length compute (which waits for the CPU) added after the last steps.
     end: Option<u32>,
     peers: Peers,
+    /// Steps the algorithm emitted (the end compute, if added, comes after them).
+    steps: u32,
 }
 
 impl Template {
@@ -77,7 +79,11 @@ impl Template {
                 succ: Vec::new(),
                 end: None,
                 peers: Peers::Absolute,
+                steps: 0,
             },
+            against: None,
+            checked: 0,
+            mismatch: false,
             choose,
             sizes,
             expect_total,
@@ -93,6 +99,7 @@ impl Template {
         }
         let mut t = r.t;
         let n = t.ops.len();
+        t.steps = n as u32;
         let mut has_succ = vec![false; n];
         for &d in &t.deps {
             has_succ[d as usize] = true;
@@ -114,6 +121,34 @@ impl Template {
         t.deps.shrink_to_fit();
         t.dep_start.shrink_to_fit();
         Ok(t)
+    }
+
+    /// True if rank `spec.me` running `alg` for `spec` emits exactly `self`'s steps
+    /// (the algorithm runs, nothing is stored).
+    fn matches(&self, alg: &Algorithm, spec: &CollSpec, choose: Option<&Chooser<'_>>) -> bool {
+        let (sizes, expect_total) = default_layout(spec);
+        let mut r = Recorder {
+            t: Template {
+                ops: Vec::new(),
+                dep_start: Vec::new(),
+                deps: Vec::new(),
+                succ_start: Vec::new(),
+                succ: Vec::new(),
+                end: None,
+                peers: Peers::Absolute,
+                steps: 0,
+            },
+            against: Some((self, spec.me, spec.size)),
+            checked: 0,
+            mismatch: false,
+            choose,
+            sizes,
+            expect_total,
+            most: MAX_STEPS,
+            too_many: false,
+        };
+        (alg.emit)(spec, &mut r);
+        !r.mismatch && r.checked == self.steps as usize
     }
 
     /// Fills the successor lists from the dependency lists.
@@ -258,13 +293,51 @@ pub struct Placement<'a> {
 
 /// Templates shared by every rank whose part of a call is the same up to its own number
 /// (all ranks of a recursive doubling on a power of two, of a ring, of a dissemination
-/// barrier): memory per distinct part, not per rank.
+/// barrier): memory per distinct part, not per rank. A rank's part is first checked
+/// against the parts other ranks of the same call recorded (the algorithm runs,
+/// nothing is stored), and recorded only if none matches.
 #[derive(Default)]
 pub struct Interner {
     by_hash: MixHashMap<u64, Vec<Arc<Template>>>,
+    /// Templates of each call (its spec without the rank's number), latest last.
+    by_call: MixHashMap<(usize, CollSpec), Vec<Arc<Template>>>,
 }
 
+/// Templates of one call the interner tries before recording.
+const CANDIDATES: usize = 4;
+
 impl Interner {
+    /// Rank `spec.me`'s template of `alg` for `spec`: a shared one it matches, else a
+    /// new recording (which later ranks may match).
+    pub fn template(
+        &mut self,
+        alg: &'static Algorithm,
+        spec: &CollSpec,
+        choose: &Chooser<'_>,
+    ) -> Result<Arc<Template>, String> {
+        let mut call = spec.clone();
+        call.me = 0;
+        let key = (alg as *const Algorithm as usize, call);
+        if let Some(found) = self.by_call.get(&key).and_then(|c| {
+            c.iter()
+                .rev()
+                .take(CANDIDATES)
+                .find(|t| t.peers != Peers::Absolute && t.matches(alg, spec, Some(choose)))
+        }) {
+            return Ok(Arc::clone(found));
+        }
+        let t = Template::record_choosing(alg, spec, choose)?;
+        let shared = self.intern(t, spec.me, spec.size);
+        let list = self.by_call.entry(key).or_default();
+        if !list.iter().any(|x| Arc::ptr_eq(x, &shared)) {
+            if list.len() >= CANDIDATES {
+                list.remove(0);
+            }
+            list.push(Arc::clone(&shared));
+        }
+        Ok(shared)
+    }
+
     /// The shared template equal to `t` (recorded by rank `me` of `size`) up to how its
     /// peers are stored: an existing one if some rank recorded the same, else `t`.
     pub fn intern(&mut self, t: Template, me: u32, size: u32) -> Arc<Template> {
@@ -289,6 +362,7 @@ impl Interner {
     /// Forgets every template (the ones in use live on).
     pub fn clear(&mut self) {
         self.by_hash.clear();
+        self.by_call.clear();
     }
 
     /// Distinct templates held.
@@ -308,6 +382,11 @@ pub type Chooser<'c> = dyn Fn(&CollSpec) -> &'static Algorithm + Sync + 'c;
 /// The [`Emitter`] that records a [`Template`].
 struct Recorder<'w> {
     t: Template,
+    /// Instead of recording: the template each step must equal (as rank `.1` of `.2`
+    /// runs it); `mismatch` once one does not.
+    against: Option<(&'w Template, u32, u32)>,
+    checked: usize,
+    mismatch: bool,
     choose: Option<&'w Chooser<'w>>,
     sizes: Layout,
     expect_total: Option<u64>,
@@ -319,6 +398,22 @@ struct Recorder<'w> {
 
 impl Recorder<'_> {
     fn add(&mut self, op: Op, after: &[Step]) -> Step {
+        if let Some((c, me, size)) = self.against {
+            let i = self.checked;
+            self.checked += 1;
+            if self.mismatch || i >= c.steps as usize {
+                self.mismatch = true;
+                return 0;
+            }
+            let mut want = c.ops[i];
+            if want.kind != crate::op::OpKind::Calc {
+                want.peer = c.peer(i as u32, me, size, None);
+            }
+            if want != op || c.deps(i as u32) != after {
+                self.mismatch = true;
+            }
+            return i as Step;
+        }
         if self.too_many || self.t.ops.len() >= self.most {
             self.too_many = true;
             return 0;
