@@ -32,11 +32,6 @@ pub const JOIN_AT: usize = 8;
 /// digits more would otherwise ask for billions of them.
 pub const MAX_COLL_BYTES: u64 = 1 << 40;
 
-/// Distinct collective calls a rank remembers: programs repeat a few calls at a time (a
-/// benchmark loops over one size, then the next; a solver alternates two or three
-/// calls), and a sink may keep more, shared between ranks.
-const REMEMBERED: usize = 4;
-
 /// An outstanding request: the operation whose completion completes it, and what it
 /// waited for (the first `len` entries of the frontier of generation `gen`).
 #[derive(Copy, Clone, Debug)]
@@ -378,6 +373,19 @@ impl<R: Copy + PartialEq + std::fmt::Debug> RankCalls<R> {
             alg: alg as *const Algorithm as usize,
             spec,
         };
+        // Programs repeat a few calls at a time (a benchmark loops over one size, then
+        // the next; a solver alternates two or three calls).
+        let remembered = s.remembered_calls();
+        if remembered == 0 {
+            let t = s.template(alg, &key.spec, choose)?;
+            let at = Placement {
+                me: key.spec.me,
+                size: key.spec.size,
+                members: comm.members,
+                ctx: comm.context,
+            };
+            return s.instantiate(&t, at, entry);
+        }
         let cache = self.templates.get_or_insert_with(Default::default);
         let t = match cache.iter().position(|(k, _)| *k == key) {
             Some(i) => {
@@ -388,7 +396,7 @@ impl<R: Copy + PartialEq + std::fmt::Debug> RankCalls<R> {
             }
             None => {
                 let t = s.template(alg, &key.spec, choose)?;
-                if cache.len() >= REMEMBERED {
+                if cache.len() >= remembered {
                     cache.remove(0);
                 }
                 cache.push((key.clone(), Arc::clone(&t)));

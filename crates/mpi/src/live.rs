@@ -146,12 +146,14 @@ impl<P: Program<OpRef>> Live<P> {
     /// Runs rank `r`'s program on while its frontier is done; its new operations that
     /// can start go to `ready`, in creation order.
     fn resume(&mut self, r: u32, ready: &mut Vec<u32>) {
+        let ranks = self.ranks.len() as u32;
         loop {
             let rank = &mut self.ranks[r as usize];
             if rank.ended || rank.waiting > 0 || self.error.is_some() {
                 return;
             }
             let mut sink = LiveSink {
+                ranks,
                 arena: &mut self.arena,
                 instances: &mut self.instances,
                 interner: &mut self.interner,
@@ -167,7 +169,7 @@ impl<P: Program<OpRef>> Live<P> {
             let step = self.program.step(r, &mut rank.calls, &mut sink);
             self.created += self.new_ops.len() as u64;
             for s in self.new_ops.drain(..) {
-                if self.arena.ops[s as usize].deps == 0 {
+                if self.arena.slots[s as usize].op.deps == 0 {
                     ready.push(s);
                 }
             }
@@ -192,7 +194,7 @@ impl<P: Program<OpRef>> Live<P> {
             let mut waiting = 0;
             for &f in rank.calls.frontier() {
                 if !self.arena.is_done(f) {
-                    let op = &mut self.arena.ops[f.slot as usize];
+                    let op = &mut self.arena.slots[f.slot as usize].op;
                     if op.flags & WAKE == 0 {
                         op.flags |= WAKE;
                         waiting += 1;
@@ -204,67 +206,69 @@ impl<P: Program<OpRef>> Live<P> {
     }
 
     fn target_of(&self, test: u32) -> usize {
-        self.arena.extra[test as usize].target as usize
+        self.arena.slots[test as usize].x.target as usize
     }
 
     /// Step `step` of instance `id` completed (or its entry, [`ENTRY`]): the steps
     /// waiting only for it are created and ready, in step order.
     fn step_done(&mut self, id: u32, step: u32, ready: &mut Vec<u32>) {
-        let inst = self.instances.get_mut(id);
+        let (inst, counts) = self.instances.get_mut(id);
         let arena = &mut self.arena;
         let mut created = 0;
-        let mut free = |t: u32, inst: &mut Instance| {
-            if inst.remaining[t as usize] == CREATED {
+        let inst_ref: &Instance = inst;
+        let tpl: &Template = &inst_ref.tpl;
+        let mut free = |t: u32| {
+            let c = &mut counts[t as usize];
+            if *c == CREATED {
                 // The end step, created at once: its count is the operation's.
-                let slot = inst.end_slot.expect("only the end step is created early");
-                let d = &mut arena.ops[slot as usize].deps;
+                let slot = inst_ref.end_slot.expect("only the end step is created early");
+                let d = &mut arena.slots[slot as usize].op.deps;
                 *d -= 1;
                 if *d == 0 {
                     ready.push(slot);
                 }
             } else {
-                inst.remaining[t as usize] -= 1;
-                if inst.remaining[t as usize] == 0 {
-                    ready.push(create_step(arena, inst, id, t));
+                *c -= 1;
+                if *c == 0 {
+                    *c = CREATED;
+                    ready.push(create_step(arena, inst_ref, id, t));
                     created += 1;
                 }
             }
         };
-        let tpl = Arc::as_ptr(&inst.tpl);
-        // SAFETY: the instance's `Arc` keeps the template alive and unchanged while
-        // `free` updates the instance's other fields.
-        let tpl = unsafe { &*tpl };
-        if step == ENTRY {
+        let pending = if step == ENTRY {
             for t in 0..tpl.len() as u32 {
                 if tpl.deps(t).is_empty() {
-                    free(t, inst);
+                    free(t);
                 }
             }
+            u32::MAX
         } else {
             for &t in tpl.successors(step) {
-                free(t, inst);
+                free(t);
             }
             inst.pending -= 1;
-            if inst.pending == 0 {
-                self.instances.remove(id);
-            }
+            inst.pending
+        };
+        if pending == 0 {
+            self.instances.remove(id);
         }
         self.created += created;
     }
 }
 
-/// Creates the operation of step `t` of instance `id` (on the instance's rank).
-fn create_step(arena: &mut Arena, inst: &mut Instance, id: u32, t: u32) -> u32 {
+/// Creates the operation of step `t` of instance `id` (on the instance's rank); the
+/// caller marks the step created.
+fn create_step(arena: &mut Arena, inst: &Instance, id: u32, t: u32) -> u32 {
     let mut op = *inst.tpl.op(t);
     if op.kind != crate::op::OpKind::Calc {
         op.peer = inst.peer(t);
     }
     let rank = inst.rank;
     let r = arena.create(op, rank, inst.ctx, inst.base_local + t as u64, inst.line);
-    let e = &mut arena.extra[r.slot as usize];
+    let e = &mut arena.slots[r.slot as usize].x;
     e.inst = id;
     e.step = t;
-    inst.remaining[t as usize] = CREATED;
     r.slot
 }
 
@@ -283,12 +287,12 @@ impl<P: Program<OpRef>> OpStore for Live<P> {
 
     #[inline(always)]
     fn op(&self, id: u32) -> &Op {
-        &self.arena.ops[id as usize]
+        &self.arena.slots[id as usize].op
     }
 
     #[inline(always)]
     fn context(&self, id: u32) -> u32 {
-        self.arena.extra[id as usize].ctx
+        self.arena.slots[id as usize].x.ctx
     }
 
     #[inline(always)]
@@ -304,15 +308,15 @@ impl<P: Program<OpRef>> OpStore for Live<P> {
     fn started(&mut self, _id: u32, _ready: &mut Vec<u32>) {}
 
     fn completed(&mut self, id: u32, _now: u64, ready: &mut Vec<u32>) {
-        let op = &mut self.arena.ops[id as usize];
+        let op = &mut self.arena.slots[id as usize].op;
         let wake = op.flags & WAKE != 0;
         op.flags = (op.flags | DONE | DATA_IN) & !WAKE;
         let rank = op.rank;
         // Steps of its collective first: a whole template's were created before
         // anything else that waits for this operation.
-        let inst = self.arena.extra[id as usize].inst;
+        let inst = self.arena.slots[id as usize].x.inst;
         if inst != NO_INSTANCE {
-            let step = self.arena.extra[id as usize].step;
+            let step = self.arena.slots[id as usize].x.step;
             self.step_done(inst, step, ready);
         }
         self.arena.satisfy(id, |s| ready.push(s));
@@ -341,7 +345,7 @@ impl<P: Program<OpRef>> OpStore for Live<P> {
     fn test_look(&mut self, test: u32) -> bool {
         let i = self.target_of(test);
         let req = self.targets[i].req;
-        let done = self.arena.is_done(req) || self.arena.ops[req.slot as usize].flags & DATA_IN != 0;
+        let done = self.arena.is_done(req) || self.arena.slots[req.slot as usize].op.flags & DATA_IN != 0;
         if done {
             self.targets[i].found = true;
         }
@@ -350,7 +354,7 @@ impl<P: Program<OpRef>> OpStore for Live<P> {
 
     #[inline(always)]
     fn data_in(&mut self, id: u32) {
-        self.arena.ops[id as usize].flags |= DATA_IN;
+        self.arena.slots[id as usize].op.flags |= DATA_IN;
     }
 
     fn should_pause(&self) -> bool {
@@ -358,7 +362,7 @@ impl<P: Program<OpRef>> OpStore for Live<P> {
     }
 
     fn local_index(&self, id: u32) -> u64 {
-        self.arena.extra[id as usize].local
+        self.arena.slots[id as usize].x.local
     }
 
     fn created(&self) -> u64 {
@@ -380,11 +384,12 @@ impl<P: Program<OpRef>> OpStore for Live<P> {
     }
 
     fn describe(&self, id: u32) -> String {
-        let op = &self.arena.ops[id as usize];
-        let e = &self.arena.extra[id as usize];
+        let op = &self.arena.slots[id as usize].op;
+        let e = &self.arena.slots[id as usize].x;
         let what = describe_op(op);
+        let line = self.arena.lines[id as usize];
         match self.program.file(op.rank) {
-            Some(f) if e.line > 0 => format!("{what} ({f}:{})", e.line),
+            Some(f) if line > 0 => format!("{what} ({f}:{line})"),
             _ => format!("{what} (operation #{} of rank {})", e.local, op.rank),
         }
     }
@@ -392,6 +397,8 @@ impl<P: Program<OpRef>> OpStore for Live<P> {
 
 /// One rank's view of the live store while its program makes a call.
 pub struct LiveSink<'a> {
+    /// Ranks in the run.
+    ranks: u32,
     arena: &'a mut Arena,
     instances: &'a mut Instances,
     interner: &'a mut Interner,
@@ -453,9 +460,9 @@ impl OpSink for LiveSink<'_> {
     }
 
     fn test_of(&mut self, test: OpRef, target: u32) {
-        let op = &mut self.arena.ops[test.slot as usize];
+        let op = &mut self.arena.slots[test.slot as usize].op;
         op.flags |= TEST;
-        self.arena.extra[test.slot as usize].target = target;
+        self.arena.slots[test.slot as usize].x.target = target;
     }
 
     fn forget_target(&mut self, target: u32) {
@@ -466,13 +473,26 @@ impl OpSink for LiveSink<'_> {
         *self.created
     }
 
-    fn template(&mut self, alg: &'static Algorithm, spec: &CollSpec, choose: &Chooser<'_>) -> Result<Arc<Template>, Error> {
+    /// Ranks share templates here: beyond a few thousand ranks, each remembers none of
+    /// its own (the shared ones are found by running the rank's algorithm against them).
+    fn remembered_calls(&self) -> usize {
+        if self.ranks > 4096 {
+            0
+        } else {
+            4
+        }
+    }
+
+    fn template(
+        &mut self,
+        alg: &'static Algorithm,
+        spec: &CollSpec,
+        choose: &Chooser<'_>,
+    ) -> Result<Arc<Template>, Error> {
         if self.interner.len() >= MAX_SHARED_TEMPLATES {
             self.interner.clear();
         }
-        self.interner
-            .template(alg, spec, choose)
-            .map_err(Error::BadParameter)
+        self.interner.template(alg, spec, choose).map_err(Error::BadParameter)
     }
 
     /// Creates the steps that can start now and the end step; the others are created as
@@ -486,12 +506,10 @@ impl OpSink for LiveSink<'_> {
         let Some(end) = t.end() else { return Ok(entry) };
         let n = t.len() as u32;
         let entry_pending = entry.is_some_and(|e| !self.arena.is_done(e));
-        let remaining: Box<[u32]> = (0..n)
-            .map(|i| match t.deps(i).len() {
-                0 => u32::from(entry_pending),
-                d => d as u32,
-            })
-            .collect();
+        let counts = (0..n).map(|i| match t.deps(i).len() {
+            0 => u32::from(entry_pending),
+            d => d as u32,
+        });
         let inst = Instance {
             tpl: Arc::clone(t),
             me: at.me,
@@ -501,33 +519,34 @@ impl OpSink for LiveSink<'_> {
                 .map(|m| (0..n).map(|i| t.peer(i, at.me, at.size, Some(m))).collect()),
             ctx: at.ctx,
             base_local: *self.created,
-            remaining,
+            counts: 0,
             end_slot: None,
             pending: n,
             line: self.line,
             rank: self.rank,
         };
         *self.created += n as u64;
-        let id = self.instances.add(inst);
+        let id = self.instances.add(inst, counts);
         if let Some(e) = entry.filter(|_| entry_pending) {
-            let x = &mut self.arena.extra[e.slot as usize];
+            let x = &mut self.arena.slots[e.slot as usize].x;
             debug_assert_eq!(x.inst, NO_INSTANCE, "an entry belongs to no other call");
             x.inst = id;
             x.step = ENTRY;
         }
-        let inst = self.instances.get_mut(id);
+        let (inst, counts) = self.instances.get_mut(id);
         let mut end_ref = None;
         for i in 0..n {
-            if inst.remaining[i as usize] == 0 || i == end {
-                let deps = inst.remaining[i as usize];
+            let c = counts[i as usize];
+            if c == 0 || i == end {
+                counts[i as usize] = CREATED;
                 let slot = create_step(self.arena, inst, id, i);
-                self.arena.ops[slot as usize].deps = deps;
+                self.arena.slots[slot as usize].op.deps = c;
                 self.new_ops.push(slot);
                 if i == end {
                     inst.end_slot = Some(slot);
                     end_ref = Some(OpRef {
                         slot,
-                        gen: self.arena.extra[slot as usize].gen,
+                        gen: self.arena.slots[slot as usize].x.gen,
                     });
                 }
             }

@@ -53,10 +53,22 @@ pub trait OpSink {
     /// Operations this rank has so far (the position the next one will have).
     fn created(&self) -> u64;
 
+    /// How many of its last collective calls' templates a rank should remember itself
+    /// (a sink that shares templates between ranks may want fewer: at hundreds of
+    /// thousands of ranks, each rank's memory of its calls outweighs the rest).
+    fn remembered_calls(&self) -> usize {
+        4
+    }
+
     /// The template of rank `spec.me`'s part of collective `spec` under `alg`
     /// (algorithms made of others take theirs from `choose`). A sink may share one
     /// template between ranks whose parts are the same.
-    fn template(&mut self, alg: &'static Algorithm, spec: &CollSpec, choose: &Chooser<'_>) -> Result<Arc<Template>, Error> {
+    fn template(
+        &mut self,
+        alg: &'static Algorithm,
+        spec: &CollSpec,
+        choose: &Chooser<'_>,
+    ) -> Result<Arc<Template>, Error> {
         Template::record_choosing(alg, spec, choose)
             .map(Arc::new)
             .map_err(Error::BadParameter)

@@ -28,22 +28,29 @@ pub struct OpRef {
     pub gen: u32,
 }
 
-/// What the engine does not read on its hot path.
+/// What the store keeps of an operation beside the engine's view of it.
 #[derive(Copy, Clone, Debug)]
 pub(crate) struct Extra {
     pub ctx: u32,
     pub gen: u32,
     /// The last edge of the successor list (meaningful if `Op::succ` is not NO_SUCC).
     pub tail: u32,
-    /// A test's target (see `live::Targets`).
+    /// A test's target (see `live::Target`).
     pub target: u32,
-    /// Position among its rank's operations.
-    pub local: u64,
-    /// The program's line that created it (0: unknown).
-    pub line: u32,
     /// The collective instance it belongs to ([`NO_INSTANCE`] if none), and its step.
     pub inst: u32,
     pub step: u32,
+    /// Position among its rank's operations.
+    pub local: u64,
+}
+
+/// An operation and what the store keeps of it, in one cache line: an event touches
+/// both.
+#[derive(Copy, Clone, Debug)]
+#[repr(C, align(64))]
+pub(crate) struct Slot {
+    pub op: Op,
+    pub x: Extra,
 }
 
 /// `Extra::inst` of an operation outside any collective instance.
@@ -60,8 +67,10 @@ struct Edge {
 /// The slots and the edge pool.
 #[derive(Default)]
 pub(crate) struct Arena {
-    pub ops: Vec<Op>,
-    pub extra: Vec<Extra>,
+    pub slots: Vec<Slot>,
+    /// The program's line that created each slot's operation (0: unknown), for
+    /// reports only.
+    pub lines: Vec<u32>,
     edges: Vec<Edge>,
     free_ops: Vec<u32>,
     free_edges: Vec<u32>,
@@ -78,28 +87,30 @@ impl Arena {
         self.live += 1;
         let slot = match self.free_ops.pop() {
             Some(s) => {
-                self.ops[s as usize] = op;
+                self.slots[s as usize].op = op;
+                self.lines[s as usize] = line;
                 s
             }
             None => {
-                self.ops.push(op);
-                self.extra.push(Extra {
-                    ctx: 0,
-                    gen: 0,
-                    tail: 0,
-                    target: 0,
-                    local: 0,
-                    line: 0,
-                    inst: NO_INSTANCE,
-                    step: 0,
+                self.slots.push(Slot {
+                    op,
+                    x: Extra {
+                        ctx: 0,
+                        gen: 0,
+                        tail: 0,
+                        target: 0,
+                        inst: NO_INSTANCE,
+                        step: 0,
+                        local: 0,
+                    },
                 });
-                self.ops.len() as u32 - 1
+                self.lines.push(line);
+                self.slots.len() as u32 - 1
             }
         };
-        let e = &mut self.extra[slot as usize];
+        let e = &mut self.slots[slot as usize].x;
         e.ctx = ctx;
         e.local = local;
-        e.line = line;
         e.inst = NO_INSTANCE;
         OpRef { slot, gen: e.gen }
     }
@@ -107,7 +118,7 @@ impl Arena {
     /// True if `r` names an operation that completed (its slot may have been reused).
     #[inline]
     pub fn is_done(&self, r: OpRef) -> bool {
-        self.extra[r.slot as usize].gen != r.gen || self.ops[r.slot as usize].flags & DONE != 0
+        self.slots[r.slot as usize].x.gen != r.gen || self.slots[r.slot as usize].op.flags & DONE != 0
     }
 
     /// `a` (just created, not done) waits for `b`; nothing if `b` is done. Returns
@@ -132,14 +143,14 @@ impl Arena {
             }
         };
         let bs = b.slot as usize;
-        if self.ops[bs].succ == NO_SUCC {
-            self.ops[bs].succ = e;
+        if self.slots[bs].op.succ == NO_SUCC {
+            self.slots[bs].op.succ = e;
         } else {
-            let tail = self.extra[bs].tail as usize;
+            let tail = self.slots[bs].x.tail as usize;
             self.edges[tail].next = e;
         }
-        self.extra[bs].tail = e;
-        self.ops[a.slot as usize].deps += 1;
+        self.slots[bs].x.tail = e;
+        self.slots[a.slot as usize].op.deps += 1;
         true
     }
 
@@ -148,17 +159,17 @@ impl Arena {
     /// list's edges go back to the pool.
     #[inline]
     pub fn satisfy(&mut self, slot: u32, mut ready: impl FnMut(u32)) {
-        let mut e = std::mem::replace(&mut self.ops[slot as usize].succ, NO_SUCC);
+        let mut e = std::mem::replace(&mut self.slots[slot as usize].op.succ, NO_SUCC);
         while e != NO_SUCC {
             let Edge { succ, gen, next } = self.edges[e as usize];
             self.free_edges.push(e);
             e = next;
             // An any-of operation may be done (and its slot reused) before its other
             // dependencies complete.
-            if self.extra[succ as usize].gen != gen {
+            if self.slots[succ as usize].x.gen != gen {
                 continue;
             }
-            let d = &mut self.ops[succ as usize].deps;
+            let d = &mut self.slots[succ as usize].op.deps;
             if *d > 0 {
                 *d -= 1;
                 if *d == 0 {
@@ -171,18 +182,18 @@ impl Arena {
     /// Makes `a` start once any one of its dependencies is done: at once if it has none
     /// left (one was done when it was declared).
     pub fn any_of(&mut self, a: OpRef, some_done: bool) {
-        let op = &mut self.ops[a.slot as usize];
+        let op = &mut self.slots[a.slot as usize].op;
         op.flags |= ANY_DEPS;
         op.deps = if some_done { 0 } else { op.deps.min(1) };
     }
 
     /// Frees the slot of completed operation `slot`.
     pub fn retire(&mut self, slot: u32) {
-        let op = &mut self.ops[slot as usize];
+        let op = &mut self.slots[slot as usize].op;
         debug_assert!(op.flags & DONE != 0, "retiring an operation that is not done");
         debug_assert_eq!(op.succ, NO_SUCC, "a done operation has no successors left");
         op.flags = 0;
-        self.extra[slot as usize].gen = self.extra[slot as usize].gen.wrapping_add(1);
+        self.slots[slot as usize].x.gen = self.slots[slot as usize].x.gen.wrapping_add(1);
         self.free_ops.push(slot);
         self.live -= 1;
     }
@@ -194,13 +205,13 @@ impl Arena {
 
     /// The live operations of `rank` still waiting for a dependency, in creation order.
     pub fn waiting_of(&self, rank: u32) -> Vec<u32> {
-        let mut v: Vec<u32> = (0..self.ops.len() as u32)
+        let mut v: Vec<u32> = (0..self.slots.len() as u32)
             .filter(|&s| {
-                let op = &self.ops[s as usize];
+                let op = &self.slots[s as usize].op;
                 op.flags & LIVE != 0 && op.rank == rank && op.deps > 0 && op.flags & DONE == 0
             })
             .collect();
-        v.sort_by_key(|&s| self.extra[s as usize].local);
+        v.sort_by_key(|&s| self.slots[s as usize].x.local);
         v
     }
 }

@@ -26,9 +26,10 @@ pub(crate) struct Instance {
     pub ctx: u32,
     /// Local index of step 0 (steps are numbered as if created at once).
     pub base_local: u64,
-    /// Per step: dependencies not yet complete (the entry counts as one for steps
-    /// without dependencies); `CREATED` once its operation exists.
-    pub remaining: Box<[u32]>,
+    /// Where its per-step counts start in [`Instances`]' pool: dependencies not yet
+    /// complete (the entry counts as one for steps without dependencies), `CREATED`
+    /// once its operation exists.
+    pub counts: u32,
     /// The end step's operation slot (created at once), if the call does anything.
     pub end_slot: Option<u32>,
     /// Steps whose operations have not completed yet.
@@ -53,15 +54,35 @@ impl Instance {
     }
 }
 
-/// Instances by id, reused once done.
+/// Instances by id, reused once done, and their counts in one pool: instances made
+/// together (every rank entering the same call) have their counts side by side.
 #[derive(Default)]
 pub(crate) struct Instances {
     slots: Vec<Option<Instance>>,
     free: Vec<u32>,
+    counts: Vec<u32>,
+    /// Freed blocks of the pool by length.
+    free_counts: simpi_kernel::MixHashMap<u32, Vec<u32>>,
 }
 
 impl Instances {
-    pub fn add(&mut self, i: Instance) -> u32 {
+    /// Adds `i` with the counts `counts` (one per step).
+    pub fn add(&mut self, mut i: Instance, counts: impl ExactSizeIterator<Item = u32>) -> u32 {
+        let n = counts.len() as u32;
+        let at = match self.free_counts.get_mut(&n).and_then(Vec::pop) {
+            Some(at) => {
+                for (c, v) in self.counts[at as usize..(at + n) as usize].iter_mut().zip(counts) {
+                    *c = v;
+                }
+                at
+            }
+            None => {
+                let at = self.counts.len() as u32;
+                self.counts.extend(counts);
+                at
+            }
+        };
+        i.counts = at;
         match self.free.pop() {
             Some(id) => {
                 self.slots[id as usize] = Some(i);
@@ -74,13 +95,18 @@ impl Instances {
         }
     }
 
+    /// Instance `id` and its counts.
     #[inline]
-    pub fn get_mut(&mut self, id: u32) -> &mut Instance {
-        self.slots[id as usize].as_mut().expect("a live instance")
+    pub fn get_mut(&mut self, id: u32) -> (&mut Instance, &mut [u32]) {
+        let i = self.slots[id as usize].as_mut().expect("a live instance");
+        let n = i.tpl.len();
+        let at = i.counts as usize;
+        (i, &mut self.counts[at..at + n])
     }
 
     pub fn remove(&mut self, id: u32) {
-        self.slots[id as usize] = None;
+        let i = self.slots[id as usize].take().expect("a live instance");
+        self.free_counts.entry(i.tpl.len() as u32).or_default().push(i.counts);
         self.free.push(id);
     }
 }
