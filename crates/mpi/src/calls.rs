@@ -65,6 +65,9 @@ struct TemplateKey {
     spec: CollSpec,
 }
 
+/// A rank's last collective calls and their templates, latest last.
+type Remembered = Vec<(TemplateKey, Arc<Template>)>;
+
 /// The communicator a collective runs on.
 #[derive(Copy, Clone, Debug)]
 pub struct CollComm<'a> {
@@ -92,7 +95,7 @@ pub struct RankCalls<R> {
     /// entry join.
     hidden: u32,
     /// The last calls' templates, latest last (none until the first collective).
-    templates: Option<Box<Vec<(TemplateKey, Arc<Template>)>>>,
+    templates: Option<Box<Remembered>>,
     /// Requests made so far.
     requests: u64,
 }
