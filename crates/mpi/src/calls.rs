@@ -201,21 +201,14 @@ impl<R: Copy + PartialEq + std::fmt::Debug> RankCalls<R> {
         Ok(self.request(l))
     }
 
-    /// MPI_Send (blocking).
-    pub fn send<S: OpSink<Ref = R>>(
-        &mut self,
-        s: &mut S,
-        to: u32,
-        tag: u32,
-        bytes: u64,
-        ctx: u32,
-    ) -> Result<(), Error> {
+    /// MPI_Send (blocking); returns its operation.
+    pub fn send<S: OpSink<Ref = R>>(&mut self, s: &mut S, to: u32, tag: u32, bytes: u64, ctx: u32) -> Result<R, Error> {
         let l = self.add(s, Op::send(bytes, to, tag, 0, 0), ctx)?;
         self.then(l);
-        Ok(())
+        Ok(l)
     }
 
-    /// MPI_Recv (blocking).
+    /// MPI_Recv (blocking); returns its operation.
     pub fn recv<S: OpSink<Ref = R>>(
         &mut self,
         s: &mut S,
@@ -223,10 +216,10 @@ impl<R: Copy + PartialEq + std::fmt::Debug> RankCalls<R> {
         tag: u32,
         bytes: u64,
         ctx: u32,
-    ) -> Result<(), Error> {
+    ) -> Result<R, Error> {
         let l = self.add(s, Op::recv(bytes, from, tag, 0, 0), ctx)?;
         self.then(l);
-        Ok(())
+        Ok(l)
     }
 
     /// MPI_Sendrecv: the send (if any) and the receive (if any) both wait for the

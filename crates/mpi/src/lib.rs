@@ -9,6 +9,7 @@ pub mod calls;
 pub mod coll;
 pub mod comm;
 pub mod cxx_sort;
+pub mod driver;
 pub mod engine;
 mod error;
 pub mod live;

@@ -51,6 +51,9 @@ pub trait Program<R> {
     fn file(&self, _rank: u32) -> Option<String> {
         None
     }
+
+    /// Send `send` matched receive `recv` (a live program copies the payload).
+    fn matched(&mut self, _send: R, _recv: R) {}
 }
 
 /// One rank's state.
@@ -141,6 +144,18 @@ impl<P: Program<OpRef>> Live<P> {
     /// Operations created and not yet retired.
     pub fn in_flight(&self) -> usize {
         self.arena.live()
+    }
+
+    /// A rank whose program paused (it had no call to make) goes on: its program makes
+    /// its next calls now; what can start goes to `ready`.
+    pub fn go_on(&mut self, rank: u32, ready: &mut Vec<u32>) {
+        self.pause = false;
+        self.resume(rank, ready);
+    }
+
+    /// Clears the request to pause (a driver has taken note).
+    pub fn unpause(&mut self) {
+        self.pause = false;
     }
 
     /// Runs rank `r`'s program on while its frontier is done; its new operations that
@@ -359,6 +374,15 @@ impl<P: Program<OpRef>> OpStore for Live<P> {
 
     fn should_pause(&self) -> bool {
         self.pause
+    }
+
+    fn matched(&mut self, send: u32, recv: u32) {
+        let r = |a: &Arena, s: u32| OpRef {
+            slot: s,
+            gen: a.slots[s as usize].x.gen,
+        };
+        let (s, r) = (r(&self.arena, send), r(&self.arena, recv));
+        self.program.matched(s, r);
     }
 
     fn local_index(&self, id: u32) -> u64 {

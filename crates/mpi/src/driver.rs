@@ -1,0 +1,292 @@
+//! The driver API: a front end that produces each rank's calls as it goes (a live C or
+//! Fortran program, whose next MPI call exists only once the previous one returned)
+//! posts them here, runs the simulation until some rank may go on, and learns which
+//! send matched which receive, to copy the payload.
+//!
+//! ```text
+//! let mut d = Driver::new(ranks, rules);
+//! loop {
+//!     let go_on = d.run()?;             // ranks that may make their next call now
+//!     if go_on.is_empty() { break }     // every rank finalized and everything is done
+//!     for r in go_on { d.post(r, next_call_of(r))? }
+//!     for (send, recv) in d.take_matches() { copy the payload }
+//! }
+//! let outcome = d.finish()?;
+//! ```
+//!
+//! A rank given to the driver by [`Driver::run`] is paused at the current simulated
+//! time until its call is posted; time spent computing between calls is a
+//! [`Call::Compute`]. Every rank [`Driver::run`] returns must get a call before the
+//! next [`Driver::run`].
+
+use crate::calls::{CollComm, RankCalls, Req};
+use crate::coll::{registry, Algorithm, CollSpec};
+use crate::comm::CommTable;
+use crate::engine::{Engine, OpStore, Outcome, Rules, RunStatus};
+use crate::error::Error;
+use crate::live::{Live, OpRef, Program, Step};
+use crate::sink::OpSink;
+use crate::ANY_SOURCE;
+use simpi_kernel::{MixHashMap, SimTime};
+use std::collections::VecDeque;
+
+/// A front end's name for a message operation or request.
+pub type Handle = u64;
+
+/// One MPI call of a rank, on `MPI_COMM_WORLD`.
+#[derive(Clone, Debug)]
+pub enum Call {
+    /// MPI_Send; `handle` names the message.
+    Send {
+        /// Destination.
+        to: u32,
+        /// Tag.
+        tag: u32,
+        /// Bytes.
+        bytes: u64,
+        /// The message's name in [`Driver::take_matches`].
+        handle: Handle,
+    },
+    /// MPI_Recv from `from` (or [`crate::ANY_SOURCE`]).
+    Recv {
+        /// Source.
+        from: u32,
+        /// Tag (or [`crate::ANY_TAG`]).
+        tag: u32,
+        /// Bytes.
+        bytes: u64,
+        /// The receive's name in [`Driver::take_matches`].
+        handle: Handle,
+    },
+    /// MPI_Isend: `handle` names the request too.
+    Isend {
+        /// Destination.
+        to: u32,
+        /// Tag.
+        tag: u32,
+        /// Bytes.
+        bytes: u64,
+        /// The request.
+        handle: Handle,
+    },
+    /// MPI_Irecv.
+    Irecv {
+        /// Source.
+        from: u32,
+        /// Tag.
+        tag: u32,
+        /// Bytes.
+        bytes: u64,
+        /// The request.
+        handle: Handle,
+    },
+    /// MPI_Waitall over requests (unknown handles complete at once).
+    Wait(Vec<Handle>),
+    /// Time computing, in picoseconds.
+    Compute(u64),
+    /// A collective on the world with `alg` (algorithms made of others use the first
+    /// registered ones).
+    Collective {
+        /// What the rank knows of the call (`me` is set from the rank).
+        spec: CollSpec,
+        /// The algorithm.
+        alg: &'static Algorithm,
+    },
+    /// MPI_Finalize: the rank makes no more calls.
+    Finalize,
+}
+
+/// The program of a driver: each rank's posted calls, and what it reports back.
+pub struct Posted {
+    queues: Vec<VecDeque<Call>>,
+    requests: Vec<MixHashMap<Handle, Req<OpRef>>>,
+    /// Handles of message operations by slot (with the slot's generation).
+    handles: MixHashMap<u32, (u32, Handle)>,
+    go_on: Vec<u32>,
+    /// Per rank: it has no call to make (it paused and nothing was posted since).
+    paused: Vec<bool>,
+    matches: Vec<(Handle, Handle)>,
+}
+
+fn first_of(s: &CollSpec) -> &'static Algorithm {
+    registry()
+        .into_iter()
+        .find(|a| a.coll == s.coll)
+        .expect("every collective has an algorithm")
+}
+
+impl Posted {
+    fn name(&mut self, op: OpRef, handle: Handle) {
+        self.handles.insert(op.slot, (op.gen, handle));
+    }
+
+    fn handle_of(&mut self, op: OpRef) -> Option<Handle> {
+        match self.handles.remove(&op.slot) {
+            Some((gen, h)) if gen == op.gen => Some(h),
+            _ => None,
+        }
+    }
+}
+
+impl Program<OpRef> for Posted {
+    fn step<S: OpSink<Ref = OpRef>>(
+        &mut self,
+        rank: u32,
+        calls: &mut RankCalls<OpRef>,
+        s: &mut S,
+    ) -> Result<Step, Error> {
+        let Some(call) = self.queues[rank as usize].pop_front() else {
+            self.go_on.push(rank);
+            self.paused[rank as usize] = true;
+            return Ok(Step::Pause);
+        };
+        self.paused[rank as usize] = false;
+        let p2p = CommTable::p2p_context(0);
+        match call {
+            Call::Send { to, tag, bytes, handle } => {
+                let op = calls.send(s, to, tag, bytes, p2p)?;
+                self.name(op, handle);
+            }
+            Call::Recv {
+                from,
+                tag,
+                bytes,
+                handle,
+            } => {
+                let op = calls.recv(s, from, tag, bytes, p2p)?;
+                self.name(op, handle);
+            }
+            Call::Isend { to, tag, bytes, handle } => {
+                let q = calls.isend(s, to, tag, bytes, p2p)?;
+                self.name(q.op, handle);
+                self.requests[rank as usize].insert(handle, q);
+            }
+            Call::Irecv {
+                from,
+                tag,
+                bytes,
+                handle,
+            } => {
+                let q = calls.irecv(s, from, tag, bytes, p2p)?;
+                self.name(q.op, handle);
+                self.requests[rank as usize].insert(handle, q);
+            }
+            Call::Wait(handles) => {
+                let reqs: Vec<Req<OpRef>> = handles
+                    .iter()
+                    .filter_map(|h| self.requests[rank as usize].remove(h))
+                    .collect();
+                calls.wait(&reqs);
+            }
+            Call::Compute(ps) => calls.compute(s, ps)?,
+            Call::Collective { mut spec, alg } => {
+                spec.me = rank;
+                let comm = CollComm {
+                    index: 0,
+                    members: None,
+                    context: CommTable::coll_context(0),
+                };
+                calls.collective(s, comm, spec, alg, &first_of)?;
+            }
+            Call::Finalize => return Ok(Step::Ended),
+        }
+        Ok(Step::Called)
+    }
+
+    fn matched(&mut self, send: OpRef, recv: OpRef) {
+        if let (Some(a), Some(b)) = (self.handle_of(send), self.handle_of(recv)) {
+            self.matches.push((a, b));
+        }
+    }
+}
+
+/// A simulation driven call by call.
+pub struct Driver<R: Rules<Live<Posted>>> {
+    engine: Engine<'static, Live<Posted>, R>,
+    finished: bool,
+}
+
+impl<R: Rules<Live<Posted>>> Driver<R> {
+    /// A simulation of `ranks` ranks under `rules`; operations name one CPU and one NIC.
+    pub fn new(ranks: u32, rules: R) -> Driver<R> {
+        let prog = Posted {
+            queues: vec![VecDeque::new(); ranks as usize],
+            requests: vec![MixHashMap::default(); ranks as usize],
+            handles: MixHashMap::default(),
+            go_on: Vec::new(),
+            paused: vec![false; ranks as usize],
+            matches: Vec::new(),
+        };
+        Driver {
+            engine: Engine::new(Live::new(prog, ranks, 1, 1), rules, None, false),
+            finished: false,
+        }
+    }
+
+    /// Runs until some ranks may make their next call, and returns them (in rank
+    /// order); none once the simulation is over.
+    pub fn run(&mut self) -> Result<Vec<u32>, Error> {
+        if self.finished {
+            return Ok(Vec::new());
+        }
+        let status = self.engine.run()?;
+        let store = &mut self.engine.core().store;
+        store.unpause();
+        let prog = store.program_mut();
+        let mut go_on = std::mem::take(&mut prog.go_on);
+        // A rank that paused and has had calls posted since went on with them.
+        go_on.retain(|&r| prog.paused[r as usize]);
+        go_on.sort_unstable();
+        go_on.dedup();
+        if status == RunStatus::Finished && go_on.is_empty() {
+            self.finished = true;
+        }
+        Ok(go_on)
+    }
+
+    /// Posts `call` as rank `rank`'s next call. A rank [`Driver::run`] returned goes on
+    /// with its first posted call; calls may be posted ahead.
+    pub fn post(&mut self, rank: u32, call: Call) -> Result<(), Error> {
+        if rank >= self.engine.store().num_ranks() {
+            return Err(Error::BadParameter(format!("rank {rank} does not exist")));
+        }
+        if let Call::Send { to, .. } | Call::Isend { to, .. } = call {
+            if to >= self.engine.store().num_ranks() {
+                return Err(Error::BadParameter(format!("destination {to} does not exist")));
+            }
+        }
+        if let Call::Recv { from, .. } | Call::Irecv { from, .. } = call {
+            if from >= self.engine.store().num_ranks() && from != ANY_SOURCE {
+                return Err(Error::BadParameter(format!("source {from} does not exist")));
+            }
+        }
+        let core = self.engine.core();
+        let paused = core.store.program().queues[rank as usize].is_empty();
+        core.store.program_mut().queues[rank as usize].push_back(call);
+        if paused {
+            let mut ready = std::mem::take(&mut core.ready);
+            core.store.go_on(rank, &mut ready);
+            core.ready = ready;
+            if let Some(e) = core.store.take_error() {
+                return Err(e);
+            }
+            self.engine.flush_ready();
+        }
+        Ok(())
+    }
+
+    /// The (send, receive) handles matched since the last call.
+    pub fn take_matches(&mut self) -> Vec<(Handle, Handle)> {
+        std::mem::take(&mut self.engine.core().store.program_mut().matches)
+    }
+
+    /// The current simulated time.
+    pub fn now(&mut self) -> SimTime {
+        SimTime(self.engine.core().now)
+    }
+
+    /// The result, once [`Driver::run`] returned no rank.
+    pub fn finish(mut self) -> Result<Outcome, Error> {
+        self.engine.finish()
+    }
+}
