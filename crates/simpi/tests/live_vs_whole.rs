@@ -1,0 +1,113 @@
+//! The live store against whole schedules: a trace replayed live (each rank's calls
+//! read and turned into operations as the rank reaches them) and the same trace
+//! converted to a whole schedule first must give bit-identical end times, under SMPI's
+//! protocol and under LogGOPS; a pattern run in the process and its GOAL file must too.
+//! The whole schedule is the reference here because it is built without the engine:
+//! every operation and dependency exists before the run.
+
+mod common;
+
+use simpi::platform::{self, Mapping};
+use simpi::{
+    load, simulate, CollChoice, LoadOptions, LogGops, Model, Pattern, PatternParams, Preset, TimeUnit, Workload,
+};
+use std::path::Path;
+
+fn end_times(dir: &Path, whole: bool, loggops: bool) -> Vec<u64> {
+    let p = platform::load(&dir.join("platform.xml")).unwrap();
+    let ranks = std::fs::read_to_string(dir.join("hostfile")).unwrap().lines().count() as u32;
+    let mapping = Mapping::block(&p, ranks, 1);
+    let mut coll = CollChoice::by_name("ompi").unwrap();
+    for a in std::fs::read_to_string(dir.join("algorithms.txt"))
+        .unwrap()
+        .split_whitespace()
+    {
+        coll.add_override(a.split_once(':').unwrap().0).unwrap();
+    }
+    let speed = |_r: u32| 1e9;
+    let mut w = load(
+        &dir.join("trace.txt"),
+        &LoadOptions {
+            format: None,
+            unit: TimeUnit::Ns,
+            speed: &speed,
+            collectives: &coll,
+            test_cost: 1e-4,
+            calls: false,
+            whole,
+        },
+    )
+    .unwrap();
+    assert_eq!(w.schedule().is_some(), whole);
+    let model = if loggops {
+        Model::LogGops(LogGops::loggopsim_defaults(TimeUnit::Ns))
+    } else {
+        Model::Flow {
+            platform: &p,
+            hosts: (0..ranks).map(|r| mapping.host(r)).collect(),
+            preset: Preset::smpi(),
+        }
+    };
+    let out = simulate(&mut w, &model, common::quiet()).unwrap();
+    out.end_times.iter().map(|t| t.ps()).collect()
+}
+
+#[test]
+fn recorded_traces_replay_live_as_their_whole_schedules() {
+    let cases = common::cases("smpi-replay");
+    assert!(cases.len() >= 12, "reference cases missing: {}", cases.len());
+    let mut differ = Vec::new();
+    for dir in &cases {
+        for loggops in [false, true] {
+            if end_times(dir, true, loggops) != end_times(dir, false, loggops) {
+                differ.push(format!("{} (loggops: {loggops})", dir.display()));
+            }
+        }
+    }
+    assert!(
+        differ.is_empty(),
+        "live and whole replays differ:\n{}",
+        differ.join("\n")
+    );
+}
+
+#[test]
+fn patterns_in_the_process_replay_as_their_goal_files() {
+    let dir = std::env::temp_dir().join(format!("simpi-live-vs-whole-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let model = Model::LogGops(LogGops::loggopsim_defaults(TimeUnit::Ns));
+    for &(pattern, name, _) in Pattern::ALL.iter() {
+        for ranks in [1u32, 5, 16, 37] {
+            let params = PatternParams {
+                ranks,
+                bytes: 100_000,
+                iterations: 2,
+                compute: 700,
+                periodic: ranks == 16,
+            };
+            let file = dir.join(format!("{name}-{ranks}.goal"));
+            let f = std::fs::File::create(&file).unwrap();
+            simpi_trace::schedgen::generate(pattern, &params, f).unwrap();
+            let speed = |_r: u32| 1e9;
+            let coll = CollChoice::by_name("ompi").unwrap();
+            let opts = LoadOptions {
+                format: None,
+                unit: TimeUnit::Ns,
+                speed: &speed,
+                collectives: &coll,
+                test_cost: 0.0,
+                calls: false,
+                whole: false,
+            };
+            let mut from_file = load(&file, &opts).unwrap();
+            let mut live = Workload::pattern(pattern, params, TimeUnit::Ns).unwrap();
+            let a = simulate(&mut from_file, &model, common::quiet()).unwrap();
+            let b = simulate(&mut live, &model, common::quiet()).unwrap();
+            assert_eq!(a.end_times, b.end_times, "{name} on {ranks} ranks");
+            assert!(
+                a.end_times.iter().any(|t| t.ps() > 0) || ranks == 1,
+                "{name}: nothing ran"
+            );
+        }
+    }
+}
