@@ -384,6 +384,12 @@ fn preset(a: &ReplayArgs) -> Result<Preset, (u8, String)> {
         // Only the protocol applies: no route, so no latency or bandwidth factor.
         p.network = simpi::FlowParams::plain();
     }
+    if p.protocol.async_small > p.protocol.detached {
+        return Err((
+            EXIT_INPUT,
+            "--async-small must not exceed --detached (as in SimGrid)".into(),
+        ));
+    }
     p.validate().map_err(|e| (EXIT_INPUT, e))?;
     Ok(p)
 }

@@ -68,6 +68,9 @@ impl Hasher for MixHasher {
 /// A `HashMap` with [`MixHasher`].
 pub type MixHashMap<K, V> = std::collections::HashMap<K, V, BuildHasherDefault<MixHasher>>;
 
+/// A `HashSet` with [`MixHasher`].
+pub type MixHashSet<K> = std::collections::HashSet<K, BuildHasherDefault<MixHasher>>;
+
 #[cfg(test)]
 mod tests {
     use super::*;

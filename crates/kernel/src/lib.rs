@@ -7,7 +7,7 @@ pub mod queue;
 pub mod rng;
 pub mod time;
 
-pub use hash::{IdHashMap, IdHasher, MixHashMap, MixHasher};
+pub use hash::{IdHashMap, IdHasher, MixHashMap, MixHashSet, MixHasher};
 pub use prefetch::prefetch;
 pub use queue::{EventQueue, Scheduled, Seq};
 pub use rng::Rng;

@@ -271,15 +271,19 @@ impl<R: Copy + PartialEq + std::fmt::Debug> RankCalls<R> {
         self.after.extend(reqs.iter().map(|q| q.op));
     }
 
-    /// MPI_Waitany over `reqs` (not empty): a zero-length compute that starts once any
-    /// of them is done joins the frontier.
+    /// MPI_Waitany over `reqs` (not empty): a join done once any of them is, then a
+    /// zero-length compute (the call's return, which waits for the CPU) after it and
+    /// the frontier. The call returns no earlier than the program reaches it, whether a
+    /// whole schedule or the live store runs it.
     pub fn wait_any<S: OpSink<Ref = R>>(&mut self, s: &mut S, reqs: &[Req<R>]) -> Result<(), Error> {
-        let j = s.push(Op::calc(0, 0), 0)?;
+        let any = s.push_join()?;
         for q in reqs {
-            s.requires(j, q.op);
+            s.requires(any, q.op);
         }
-        s.any_of(j);
-        self.after.push(j);
+        s.any_of(any);
+        let ret = self.add(s, Op::calc(0, 0), 0)?;
+        s.requires(ret, any);
+        self.then(ret);
         Ok(())
     }
 

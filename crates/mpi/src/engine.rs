@@ -229,8 +229,14 @@ impl<'p, S: OpStore, R: Rules<S>> Engine<'p, S, R> {
             size_mismatches: self.rules.size_mismatches(),
             ops: self.core.store.created(),
         };
+        if self.core.wrapped {
+            return Err(Error::BadParameter(loggops::NEGATIVE.into()));
+        }
         if self.core.overflow || end_times.iter().any(|t| t.ps() == u64::MAX) {
             return Err(Error::TimeOverflow);
+        }
+        if let Some(e) = self.rules.take_error() {
+            return Err(e);
         }
         let complete = self.core.ops_done == self.core.store.created()
             && self.core.store.programs_done()

@@ -72,6 +72,8 @@ struct LiveRank {
 struct Target {
     req: OpRef,
     found: bool,
+    /// Requests naming it (requests of one operation share what tests found).
+    users: u32,
 }
 
 /// Rank programs and their operations in flight, as an [`OpStore`].
@@ -177,7 +179,7 @@ impl<P: Program<OpRef>> Live<P> {
                 rank: r,
                 created: &mut rank.created,
                 new_ops: &mut self.new_ops,
-                line: self.program.line(r),
+                line: 0,
                 last: None,
                 some_done: false,
             };
@@ -401,7 +403,7 @@ impl<P: Program<OpRef>> OpStore for Live<P> {
         let r = &self.ranks[rank as usize];
         let waiting = self.arena.waiting_of(rank).into_iter().map(OpId).collect();
         let at = (!r.ended).then(|| match self.program.file(rank) {
-            Some(f) => format!("the call before {f}:{}", self.program.line(rank) + 1),
+            Some(f) => format!("the call at {f}:{}", self.program.line(rank)),
             None => "a call".to_string(),
         });
         (waiting, r.created.min(u32::MAX as u64) as u32, at)
@@ -470,7 +472,15 @@ impl OpSink for LiveSink<'_> {
     }
 
     fn test_target(&mut self, req: OpRef) -> u32 {
-        let t = Target { req, found: false };
+        if let Some(i) = self.targets.iter().position(|t| t.users > 0 && t.req == req) {
+            self.targets[i].users += 1;
+            return i as u32;
+        }
+        let t = Target {
+            req,
+            found: false,
+            users: 1,
+        };
         match self.free_targets.pop() {
             Some(i) => {
                 self.targets[i as usize] = t;
@@ -490,11 +500,19 @@ impl OpSink for LiveSink<'_> {
     }
 
     fn forget_target(&mut self, target: u32) {
-        self.free_targets.push(target);
+        let t = &mut self.targets[target as usize];
+        t.users -= 1;
+        if t.users == 0 {
+            self.free_targets.push(target);
+        }
     }
 
     fn created(&self) -> u64 {
         *self.created
+    }
+
+    fn at_line(&mut self, line: u32) {
+        self.line = line;
     }
 
     /// Ranks share templates here: beyond a few thousand ranks, each remembers none of

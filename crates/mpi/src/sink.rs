@@ -53,6 +53,10 @@ pub trait OpSink {
     /// Operations this rank has so far (the position the next one will have).
     fn created(&self) -> u64;
 
+    /// The program's calls that follow come from `line` of its input (kept with their
+    /// operations, for reports).
+    fn at_line(&mut self, _line: u32) {}
+
     /// How many of its last collective calls' templates a rank should remember itself
     /// (a sink that shares templates between ranks may want fewer: at hundreds of
     /// thousands of ranks, each rank's memory of its calls outweighs the rest).

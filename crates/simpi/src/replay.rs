@@ -139,9 +139,12 @@ pub fn simulate(w: &mut Workload<'_>, model: &Model<'_>, opts: SimOptions<'_>) -
             };
             let prog = open_tit(&w.path, &topts).map_err(|e| Error::Input(e.to_string()))?;
             let p = prog.ranks();
-            let (result, store) = run_model(Live::new(prog, p, 1, 1), model, opts.progress, opts.record)?;
+            let (result, mut store) = run_model(Live::new(prog, p, 1, 1), model, opts.progress, opts.record)?;
             let result = match result {
                 Err(simpi_mpi::Error::Stall(stall)) => {
+                    // A line the stuck ranks never reached may be malformed: that is
+                    // the error to report.
+                    store.program_mut().check_unread().map_err(located)?;
                     let describe = |id: OpId| store.describe(id.0);
                     return Err(Error::Stall(stall.render(shown, &describe)));
                 }

@@ -25,6 +25,8 @@ pub struct Core<S, E> {
     pub now: u64,
     /// Some time passed the clock's end.
     pub overflow: bool,
+    /// Some time was computed below zero and wrapped (LogGOPS credits).
+    pub wrapped: bool,
     /// Per rank, when its last operation completed.
     pub last_completion: Vec<u64>,
     pub(crate) rec: Option<Recorder>,
@@ -42,6 +44,7 @@ impl<S: OpStore, E> Core<S, E> {
             ops_done: 0,
             now: 0,
             overflow: false,
+            wrapped: false,
             last_completion: vec![0; p],
             rec: record.then(Recorder::default),
         }

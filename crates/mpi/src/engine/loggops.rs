@@ -8,9 +8,10 @@
 //! [`crate::cxx_sort`]), at the time their resources free up. This replicates
 //! LogGOPSim's scheduling, so the same schedule yields the same per-rank end times.
 //!
-//! Times are LogGOPSim's modular sums where the true value lies on the clock; a sum that
-//! leaves it (past 2^64 ps, or below zero through an empty message's credit) makes the
-//! run end in [`crate::Error::TimeOverflow`] rather than in a wrapped time.
+//! Times are LogGOPSim's modular sums. A sum past 2^64 ps, and any time the run reaches
+//! at or past [`crate::engine::TIME_LIMIT`] (where a sum below zero wraps to: an empty
+//! message's credit larger than the time), end the run in
+//! [`crate::Error::TimeOverflow`] rather than in a wrapped time.
 
 use crate::cxx_sort::sort_like_libstdcxx;
 use crate::engine::{Core, OpStore, Rules};
@@ -93,10 +94,6 @@ impl Timers {
     fn gs(&mut self, h: u32, n: u8) -> &mut u64 {
         &mut self.t[h as usize * self.stride + self.cpus + n as usize]
     }
-    #[inline(always)]
-    fn gr(&mut self, h: u32, n: u8) -> &mut u64 {
-        &mut self.t[h as usize * self.stride + self.cpus + self.nics + n as usize]
-    }
     fn end_time(&self, h: usize) -> SimTime {
         SimTime(
             *self.t[h * self.stride..h * self.stride + self.cpus]
@@ -107,6 +104,11 @@ impl Timers {
     }
 }
 
+/// What a run that waited for, or ended on, a time below zero reports.
+pub(crate) const NEGATIVE: &str = "a LogGOPS time went below zero: an empty message credits one byte of O \
+     and G, and here that exceeds o (LogGOPSim wraps such a time around the clock; give o at least O \
+     and G, or use non-empty messages)";
+
 /// LogGOPSim's rules over the LogGOPS parameters `m`.
 pub struct LogGopsRules {
     m: LogGops,
@@ -116,6 +118,8 @@ pub struct LogGopsRules {
     scratch: Vec<u32>,
     by_rank: Vec<(u32, u32)>,
     size_mismatches: u64,
+    /// Timers holding a time that wrapped below zero (see [`LogGopsRules::set`]).
+    wrapped: simpi_kernel::MixHashSet<u64>,
 }
 
 impl LogGopsRules {
@@ -128,20 +132,46 @@ impl LogGopsRules {
             scratch: Vec::new(),
             by_rank: Vec::new(),
             size_mismatches: 0,
+            wrapped: Default::default(),
         }
     }
 
-    /// `t` plus a true cost: on the clock, LogGOPSim's modular sum; off it, the clock's
-    /// end, and the run is marked as overflowed.
+    /// `t` plus a true cost, as LogGOPSim's modular sum; a sum past the clock's end is
+    /// an overflow. A sum below zero (an empty message's credit larger than the time)
+    /// wraps around the clock as in LogGOPSim: see [`LogGopsRules::set`].
     #[inline(always)]
-    fn plus<S, E>(core: &mut Core<S, E>, t: u64, cost: i128) -> u64 {
+    fn plus<S, E>(core: &mut Core<S, E>, t: u64, cost: i128) -> i128 {
         let v = t as i128 + cost;
-        if (0..u64::MAX as i128).contains(&v) {
-            v as u64
-        } else {
+        if v >= u64::MAX as i128 {
             core.overflow = true;
-            u64::MAX
+            return u64::MAX as i128;
         }
+        v
+    }
+
+    /// Sets timer `slot` to `v` (from [`LogGopsRules::plus`]). A value below zero is
+    /// stored wrapped, as LogGOPSim stores it, and remembered: it matters only if
+    /// something waits for it, which [`LogGopsRules::wait`] then refuses.
+    #[inline(always)]
+    fn set(&mut self, slot: u64, v: i128) {
+        self.timers.t[slot as usize] = v as u64;
+        if v < 0 {
+            self.wrapped.insert(slot);
+        } else if !self.wrapped.is_empty() {
+            self.wrapped.remove(&slot);
+        }
+    }
+
+    /// Whether an event at `t` must wait for timer `slot`; waiting for a wrapped time
+    /// (see [`LogGopsRules::set`]) ends the run in an error.
+    #[inline(always)]
+    fn busy<S, E>(&self, core: &mut Core<S, E>, slot: u64, t: u64) -> bool {
+        let busy = self.timers.t[slot as usize] > t;
+        if busy && !self.wrapped.is_empty() && self.wrapped.contains(&slot) {
+            core.overflow = true;
+            core.wrapped = true;
+        }
+        busy
     }
 
     /// Handles one event popped at `t` with sequence number `seq`; an event that cannot
@@ -222,12 +252,13 @@ impl LogGopsRules {
     /// A compute op: runs when its CPU is free (else returns true: postponed).
     fn calc<S: OpStore>(&mut self, core: &mut Core<S, Packed>, t: u64, id: u32) -> bool {
         let op = *core.store.op(id);
-        if *self.timers.cpu(op.rank, op.cpu) > t {
+        let cpu = self.timers.cpu_slot(op.rank, op.cpu);
+        if self.busy(core, cpu, t) {
             return true;
         }
         let end = Self::plus(core, t, op.size as i128);
-        *self.timers.cpu(op.rank, op.cpu) = end;
-        core.mark(id, t, t, end);
+        self.set(cpu, end);
+        core.mark(id, t, t, end as u64);
         core.started(id);
         core.completed(id, t, None);
         false
@@ -236,17 +267,20 @@ impl LogGopsRules {
     /// A send: needs its CPU and its NIC's send side; eager sends complete at once.
     fn send<S: OpStore>(&mut self, core: &mut Core<S, Packed>, t: u64, id: u32) -> bool {
         let op = *core.store.op(id);
-        let free = (*self.timers.cpu(op.rank, op.cpu)).max(*self.timers.gs(op.rank, op.nic));
-        if free > t {
+        let (cpu, nic) = (
+            self.timers.cpu_slot(op.rank, op.cpu),
+            self.timers.gs_slot(op.rank, op.nic),
+        );
+        if self.busy(core, cpu, t) | self.busy(core, nic, t) {
             return true;
         }
         core.started(id);
         let cpu_end = Self::plus(core, t, self.m.send_cpu_exact(op.size));
         let nic_end = Self::plus(core, t, self.m.nic_exact(op.size));
-        let arrival = Self::plus(core, t, self.m.flight_exact());
-        core.mark(id, t, t, cpu_end);
-        *self.timers.cpu(op.rank, op.cpu) = cpu_end;
-        *self.timers.gs(op.rank, op.nic) = nic_end;
+        let arrival = Self::plus(core, t, self.m.flight_exact()) as u64;
+        core.mark(id, t, t, cpu_end as u64);
+        self.set(cpu, cpu_end);
+        self.set(nic, nic_end);
         core.queue.schedule(arrival, Packed(id as u64 | MSG_BIT));
         if self.m.is_eager(op.size) {
             core.completed(id, t, None);
@@ -288,14 +322,18 @@ impl LogGopsRules {
     fn arrive<S: OpStore>(&mut self, core: &mut Core<S, Packed>, t: u64, id: u32) -> bool {
         let send = *core.store.op(id);
         let host = send.peer;
-        let free = (*self.timers.cpu(host, send.cpu)).max(*self.timers.gr(host, send.nic));
-        if free > t {
+        let (cpu, nic) = (
+            self.timers.cpu_slot(host, send.cpu),
+            self.timers.gr_slot(host, send.nic),
+        );
+        if self.busy(core, cpu, t) | self.busy(core, nic, t) {
             return true;
         }
         let recv_end = Self::plus(core, t, self.m.recv_cpu_exact(send.size));
         let nic_end = Self::plus(core, t, self.m.nic_exact(send.size));
-        *self.timers.cpu(host, send.cpu) = recv_end;
-        *self.timers.gr(host, send.nic) = nic_end;
+        self.set(cpu, recv_end);
+        self.set(nic, nic_end);
+        let recv_end = recv_end as u64;
         let ctx = core.store.context(id);
         match core.posted[host as usize].take(send.rank, send.tag, ctx) {
             Some(r) => {
@@ -352,6 +390,15 @@ impl LogGopsRules {
             OpKind::Send => cpu.max(*self.timers.gs(h, op.nic)),
             OpKind::Recv | OpKind::Calc => cpu,
         };
+        if !self.wrapped.is_empty() {
+            // Queued at a wrapped time: it would run when it says.
+            let now = core.now;
+            let slots = [self.timers.cpu_slot(h, op.cpu), self.timers.gs_slot(h, op.nic)];
+            let n = if op.kind == OpKind::Send { 2 } else { 1 };
+            for &slot in &slots[..n] {
+                self.busy(core, slot, now);
+            }
+        }
         core.queue.schedule(at, Packed(id as u64));
     }
 }

@@ -680,6 +680,51 @@ impl<'o, R: Copy + PartialEq + std::fmt::Debug> TitProgram<'o, R> {
     pub fn ranks(&self) -> u32 {
         self.ranks.len() as u32
     }
+
+    /// Reads what the ranks have not reached and reports the first line that does not
+    /// parse, in rank order (a run that stopped early, because it deadlocked, would
+    /// otherwise hide it; a whole conversion reports it first).
+    pub fn check_unread(&mut self) -> Result<(), Error> {
+        let p = self.ranks.len();
+        for r in 0..p {
+            loop {
+                let next = self
+                    .src
+                    .next_line(&mut self.cursors[r], r, &mut self.skipped)
+                    .map_err(|e| Error::Input {
+                        file: e.file,
+                        line: e.line,
+                        msg: e.msg,
+                    })?;
+                let Some((n, text)) = next else { break };
+                let (comm, name, rest) = words(text);
+                let size = match comm {
+                    None => Ok(p),
+                    Some("self") => Ok(1),
+                    Some(id) => self
+                        .comms
+                        .get(id)
+                        .map(|(_, c)| c.members.len())
+                        .ok_or_else(|| format!("unknown communicator '{id}'")),
+                };
+                let mut args = Args::default();
+                let st = &mut self.ranks[r];
+                let parsed = size.and_then(|n| parse(name, args.collect(rest), n, st.double_default));
+                match parsed {
+                    Ok(Action::Init { double_default }) => st.double_default = double_default,
+                    Ok(_) => {}
+                    Err(msg) => {
+                        return Err(Error::Input {
+                            file: self.src.file_of(r).display().to_string(),
+                            line: n,
+                            msg,
+                        })
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 impl<R: Copy + PartialEq + std::fmt::Debug> Program<R> for TitProgram<'_, R> {
@@ -704,6 +749,7 @@ impl<R: Copy + PartialEq + std::fmt::Debug> Program<R> for TitProgram<'_, R> {
         let p = self.ranks.len() as u32;
         let st = &mut self.ranks[r];
         st.line = n;
+        sink.at_line(n);
         let before = sink.created();
         let (comm, name, rest) = words(text);
         let mut args = Args::default();
