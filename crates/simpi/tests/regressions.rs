@@ -23,7 +23,7 @@ fn quiet() -> SimOptions<'static> {
 }
 
 /// Replays `path` under `model`: end times in ns, or the error's text.
-fn run(path: &PathBuf, model: &Model<'_>) -> Result<Vec<u64>, String> {
+fn run(path: &std::path::Path, model: &Model<'_>) -> Result<Vec<u64>, String> {
     let speed = |_r: u32| 1e9;
     let coll = CollChoice::by_name("ompi").unwrap();
     let opts = LoadOptions {
