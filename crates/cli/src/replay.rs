@@ -1,10 +1,11 @@
-//! `simpi replay`: runs a GOAL schedule under LogGOPS and prints the result.
+//! `simpi replay`: runs a schedule, a trace or a pattern under a model and prints the
+//! result; the machine is set up by the facade (`simpi::setup`).
 
 use crate::{EXIT_INPUT, EXIT_STALL};
 use clap::{Args, ValueEnum};
 use simpi::{
-    count_ranks, load, platform, simulate, Error, Format, LoadOptions, LogGops, Model, Pattern, PatternParams,
-    Piecewise, Preset, SimOptions, SimTime, TimeUnit, Workload,
+    count_ranks, load, simulate, Error, Format, LoadOptions, Machine, MappingSpec, ModelSpec, Pattern, PatternParams,
+    Preset, PresetChanges, SimOptions, SimTime, TimeUnit, Workload,
 };
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -175,21 +176,6 @@ pub struct ReplayArgs {
 }
 
 pub fn run(a: ReplayArgs) -> Result<(), (u8, String)> {
-    let overflow = |what: &str| {
-        (
-            EXIT_INPUT,
-            format!("{what} overflows 2^64 picoseconds in unit {}", a.time_unit.name()),
-        )
-    };
-    let k = a.time_unit.ps_per_unit();
-    let loggops = LogGops {
-        l: a.l.checked_mul(k).ok_or_else(|| overflow("-L"))?,
-        o: a.o.checked_mul(k).ok_or_else(|| overflow("-o"))?,
-        g: a.g.checked_mul(k).ok_or_else(|| overflow("-g"))?,
-        big_g: a.big_g.checked_mul(k).ok_or_else(|| overflow("-G"))?,
-        big_o: a.big_o.checked_mul(k).ok_or_else(|| overflow("-O"))?,
-        s: a.s,
-    };
     let show_progress = a.progress || std::io::stderr().is_terminal();
     let started = Instant::now();
     let mut progress = |p: simpi_mpi_progress::Progress| {
@@ -202,8 +188,8 @@ pub fn run(a: ReplayArgs) -> Result<(), (u8, String)> {
             );
         }
     };
-    let platform = match (&a.platform, a.model) {
-        (None, ModelName::Loggops | ModelName::Constant) => None,
+    match (&a.platform, a.model) {
+        (None, ModelName::Loggops | ModelName::Constant) | (Some(_), ModelName::Flow | ModelName::Hybrid) => {}
         (Some(_), ModelName::Constant) => return Err((EXIT_INPUT, "the constant model needs no --platform".into())),
         (Some(_), ModelName::Loggops) => {
             return Err((
@@ -212,8 +198,7 @@ pub fn run(a: ReplayArgs) -> Result<(), (u8, String)> {
             ))
         }
         (None, _) => return Err((EXIT_INPUT, "the flow and hybrid models need --platform FILE".into())),
-        (Some(path), _) => Some(platform::load(path).map_err(|e| (EXIT_INPUT, e.to_string()))?),
-    };
+    }
     let format = a.input.map(|f| match f {
         InputFormat::Goal => Format::Goal,
         InputFormat::Tit => Format::Tit,
@@ -233,24 +218,9 @@ pub fn run(a: ReplayArgs) -> Result<(), (u8, String)> {
         (Some(f), _) => count_ranks(f, format).map_err(input_err)?,
         (None, _) => a.ranks,
     };
-    let hosts: Vec<platform::HostId> = match &platform {
-        None => Vec::new(),
-        Some(p) => {
-            let mapping = match &a.hostfile {
-                Some(f) => platform::Mapping::from_host_file(p, f, ranks).map_err(|e| (EXIT_INPUT, e.to_string()))?,
-                None => match a.mapping {
-                    MappingKind::Block => platform::Mapping::block(p, ranks, a.ranks_per_host),
-                    MappingKind::RoundRobin => platform::Mapping::round_robin(p, ranks),
-                },
-            };
-            (0..ranks).map(|r| mapping.host(r)).collect()
-        }
-    };
+    let machine = Machine::new(&model_spec(&a)?, ranks).map_err(input_err)?;
     let flops = a.trace.speed()?;
-    let speed = |r: u32| match &platform {
-        Some(p) => p.host(hosts[r as usize]).speed,
-        None => flops,
-    };
+    let speed = |r: u32| machine.speed(r).unwrap_or(flops);
     let coll = a.trace.collectives()?;
     let mut workload = match (&a.file, pattern) {
         (Some(file), _) => load(
@@ -278,22 +248,7 @@ pub fn run(a: ReplayArgs) -> Result<(), (u8, String)> {
         }
         (None, None) => unreachable!("clap requires a file or a pattern"),
     };
-    let model = match (&platform, a.model) {
-        (_, ModelName::Constant) => {
-            let secs = simpi::platform::units::time(&a.constant_time)
-                .map_err(|e| (EXIT_INPUT, format!("--constant-time: {e}")))?;
-            Model::Constant {
-                time: SimTime::from_secs_f64(secs),
-                protocol: preset(&a)?.protocol,
-            }
-        }
-        (None, _) => Model::LogGops(loggops),
-        (Some(p), _) => Model::Flow {
-            platform: p,
-            hosts: hosts.clone(),
-            preset: preset(&a)?,
-        },
-    };
+    let model = machine.model();
     let opts = SimOptions {
         progress: Some(&mut progress),
         max_blocked_ranks: a.max_blocked_ranks,
@@ -349,47 +304,48 @@ mod simpi_mpi_progress {
     pub use simpi::Progress;
 }
 
-fn preset(a: &ReplayArgs) -> Result<Preset, (u8, String)> {
-    let mut p = match (a.model, a.preset) {
+/// The model the arguments ask for.
+fn model_spec(a: &ReplayArgs) -> Result<ModelSpec, (u8, String)> {
+    let changes = PresetChanges {
+        lat_factor: a.lat_factor.clone(),
+        bw_factor: a.bw_factor.clone(),
+        os: a.os.clone(),
+        or: a.or_.clone(),
+        async_small: a.async_small,
+        detached: a.detached,
+        weight_s: a.weight_s,
+        grow_test_costs: a.grow_injected_times,
+    };
+    let base = match (a.model, a.preset) {
         (ModelName::Flow, _) => Preset::flow(),
         (_, PresetName::Smpi) => Preset::smpi(),
         (_, PresetName::Plain) => Preset::plain(),
     };
-    let parse = |flag: &str, s: &str| Piecewise::parse(s).map_err(|e| (EXIT_INPUT, format!("--{flag}: {e}")));
-    if let Some(s) = &a.lat_factor {
-        p.network.lat_factor = parse("lat-factor", s)?;
-    }
-    if let Some(s) = &a.bw_factor {
-        p.network.bw_factor = parse("bw-factor", s)?;
-    }
-    if let Some(s) = &a.os {
-        p.protocol.os = parse("os", s)?;
-    }
-    if let Some(s) = &a.or_ {
-        p.protocol.or = parse("or", s)?;
-    }
-    if let Some(v) = a.async_small {
-        p.protocol.async_small = v;
-    }
-    if let Some(v) = a.detached {
-        p.protocol.detached = v;
-    }
-    if let Some(v) = a.weight_s {
-        p.network.weight_s = v;
-    }
-    if let Some(v) = a.grow_injected_times {
-        p.protocol.grow_test_costs = v;
-    }
-    if a.model == ModelName::Constant {
-        // Only the protocol applies: no route, so no latency or bandwidth factor.
-        p.network = simpi::FlowParams::plain();
-    }
-    if p.protocol.async_small > p.protocol.detached {
-        return Err((
-            EXIT_INPUT,
-            "--async-small must not exceed --detached (as in SimGrid)".into(),
-        ));
-    }
-    p.validate().map_err(|e| (EXIT_INPUT, e))?;
-    Ok(p)
+    let preset = || changes.apply(base.clone()).map_err(|e| (EXIT_INPUT, e.to_string()));
+    Ok(match (a.model, &a.platform) {
+        (ModelName::Loggops, _) => ModelSpec::LogGops {
+            params: [a.l, a.o, a.g, a.big_g, a.big_o, a.s],
+            unit: a.time_unit,
+        },
+        (ModelName::Constant, _) => {
+            let secs = simpi::platform::units::time(&a.constant_time)
+                .map_err(|e| (EXIT_INPUT, format!("--constant-time: {e}")))?;
+            ModelSpec::Constant {
+                time: SimTime::from_secs_f64(secs),
+                preset: simpi::setup::constant_preset(preset()?),
+            }
+        }
+        (_, Some(platform)) => ModelSpec::Flow {
+            platform: platform.clone(),
+            mapping: match (&a.hostfile, a.mapping) {
+                (Some(f), _) => MappingSpec::HostFile(f.clone()),
+                (None, MappingKind::Block) => MappingSpec::Block {
+                    per_host: a.ranks_per_host,
+                },
+                (None, MappingKind::RoundRobin) => MappingSpec::RoundRobin,
+            },
+            preset: preset()?,
+        },
+        (_, None) => unreachable!("checked: the flow models have a platform"),
+    })
 }

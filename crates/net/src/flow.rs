@@ -158,6 +158,9 @@ pub struct FlowNetwork<'p> {
     joined: Vec<u32>,
     /// Re-shares that updated a group instead of re-timing flows one by one.
     group_updates: u64,
+    /// [`NetworkModel::next_time`]'s answer until the next start or advance: the engine
+    /// asks after every event, and most events do not touch the network.
+    next: Option<Option<SimTime>>,
 }
 
 impl<'p> FlowNetwork<'p> {
@@ -197,6 +200,7 @@ impl<'p> FlowNetwork<'p> {
             grouping: true,
             joined: Vec::new(),
             group_updates: 0,
+            next: None,
         }
     }
 
@@ -561,14 +565,22 @@ impl<'p> FlowNetwork<'p> {
 /// `u64::MAX` is a run past the end of simulated time, which the engine reports.
 impl NetworkModel for FlowNetwork<'_> {
     fn start(&mut self, now: SimTime, src: HostId, dst: HostId, bytes: u64, token: Token) -> Result<(), Error> {
+        self.next = None;
         self.start_flow(now, src, dst, bytes, token)
     }
 
+    #[inline]
     fn next_time(&mut self) -> Option<SimTime> {
-        self.live_head().map(|(t, _)| SimTime(t))
+        if let Some(t) = self.next {
+            return t;
+        }
+        let t = self.live_head().map(|(t, _)| SimTime(t));
+        self.next = Some(t);
+        t
     }
 
     fn advance(&mut self, now: SimTime, done: &mut Vec<Token>) {
+        self.next = None;
         self.advance_to(now.ps(), done);
     }
 

@@ -6,11 +6,13 @@
 pub mod analysis;
 pub mod replay;
 pub mod report;
+pub mod setup;
 pub mod timeline;
 pub mod workload;
 
 pub use replay::{replay_goal, simulate, Model, ReplayOptions, SimOptions};
 pub use report::Report;
+pub use setup::{Machine, MappingSpec, ModelSpec, PresetChanges};
 pub use simpi_kernel::{SimTime, TimeUnit};
 pub use simpi_mpi as mpi;
 pub use simpi_mpi::Progress;

@@ -17,6 +17,7 @@
 mod actions;
 mod convert;
 mod datatypes;
+mod feed;
 mod program;
 mod source;
 

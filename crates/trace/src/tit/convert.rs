@@ -117,7 +117,7 @@ fn threads() -> usize {
 /// engine: its communicators are known, its lines are read as ranks reach them.
 pub fn open_tit<'o>(path: &Path, opts: &'o TitOptions<'o>) -> Result<TitProgram<'o, OpRef>, TitError> {
     let (src, comms) = open_with(path, threads())?;
-    Ok(TitProgram::new(src, comms, opts))
+    Ok(TitProgram::new(src, comms, opts, threads() >= 2))
 }
 
 /// Reads the TIT trace at `path` (index file or trace file) into a whole schedule.
@@ -132,7 +132,7 @@ pub fn read_tit_on(path: &Path, opts: &TitOptions<'_>, threads: usize) -> Result
     let p = src.ranks() as u32;
     let two = p >= PARALLEL_RANKS && threads >= 2;
     let convert = |ranks: std::ops::Range<u32>| -> Result<(Schedule, TitProgram<'_, u32>), TitError> {
-        let mut prog = TitProgram::<u32>::new(Arc::clone(&src), Arc::clone(&comms), opts);
+        let mut prog = TitProgram::<u32>::new(Arc::clone(&src), Arc::clone(&comms), opts, false);
         let mut b = ScheduleBuilder::new(p);
         for r in ranks {
             let file = src.file_of(r as usize);

@@ -20,17 +20,17 @@
 //!   MPI_ANY_TAG (-444); operations with a negative destination, or simpi's
 //!   MPI_PROC_NULL (-2) as source, are dropped and counted.
 
-use super::actions::{parse, Action, Key, ICOLL_SOURCE, PROC_NULL, UNMODELLED_SOURCE};
-use super::source::{Cursor, Source};
-use simpi_kernel::{MixHashMap, MixHasher, SimTime};
+use super::actions::{Action, Key, ICOLL_SOURCE, PROC_NULL, UNMODELLED_SOURCE};
+use super::feed::{CommRef, Feed};
+use super::source::Source;
+use simpi_kernel::{MixHashMap, SimTime};
 use simpi_mpi::calls::{CollComm, Req};
 use simpi_mpi::coll::{Algorithm, CollSpec, Collective};
 use simpi_mpi::comm::CommTable;
 use simpi_mpi::live::{Program, Step};
 use simpi_mpi::sink::OpSink;
 use simpi_mpi::{CallRecord, Error, ANY_SOURCE, ANY_TAG};
-use std::collections::{HashSet, VecDeque};
-use std::hash::BuildHasherDefault;
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 /// How a trace's calls cost and expand.
@@ -54,7 +54,6 @@ pub(crate) struct TitRank<R> {
     store: MixHashMap<Key, VecDeque<Req<R>>>,
     /// Requests in `store`.
     outstanding: usize,
-    double_default: bool,
     /// Non-blocking collectives started so far.
     icolls: i64,
     /// The line read last (0 before the first).
@@ -66,7 +65,6 @@ impl<R> Default for TitRank<R> {
         TitRank {
             store: MixHashMap::default(),
             outstanding: 0,
-            double_default: false,
             icolls: 0,
             line: 0,
         }
@@ -169,25 +167,20 @@ impl<R: Copy + PartialEq + std::fmt::Debug> TitRank<R> {
         calls: &mut simpi_mpi::calls::RankCalls<R>,
         s: &mut S,
         cx: &mut Ctx<'_, '_>,
-        comm: Option<&str>,
-        name: &str,
-        args: &[&str],
+        comm: CommRef,
+        action: Action,
     ) -> Result<(), String> {
         let r = calls.rank();
         let self_comm = [r];
         let (ci, members) = match comm {
-            None => (0, None),
+            CommRef::World => (0, None),
             // Each rank's MPI_COMM_SELF: nothing crosses it.
-            Some("self") => (0, Some(&self_comm[..])),
-            Some(id) => {
-                let (i, c) = cx.comms.get(id).ok_or_else(|| format!("unknown communicator '{id}'"))?;
-                (i, Some(&c.members[..]))
-            }
+            CommRef::Own => (0, Some(&self_comm[..])),
+            CommRef::Index(i) => (i, Some(&cx.comms.comm(i).members[..])),
         };
-        let n = members.map_or(cx.p as usize, |m| m.len());
         let p2p = CommTable::p2p_context(ci);
-        match parse(name, args, n, self.double_default)? {
-            Action::Init { double_default } => self.double_default = double_default,
+        match action {
+            Action::Init { .. } => {}
             Action::NoOp | Action::CommSplit { .. } | Action::CommDup { .. } | Action::CommCreate { .. } => {}
             Action::Start { peer, tag, bytes, recv } => self.start(calls, s, cx, peer, tag, bytes, recv, p2p)?,
             Action::Startall { starts } => {
@@ -600,38 +593,36 @@ impl<R: Copy + PartialEq + std::fmt::Debug> TitRank<R> {
     }
 }
 
-/// Call names, allocated once each.
-type Names = HashSet<Arc<str>, BuildHasherDefault<MixHasher>>;
-
-/// A whole TIT trace as a [`Program`]: rank `r`'s steps read its lines.
+/// A whole TIT trace as a [`Program`]: rank `r`'s steps take its parsed lines from a
+/// [`Feed`].
 pub struct TitProgram<'o, R> {
     src: Arc<Source>,
-    cursors: Vec<Cursor>,
+    feed: Feed,
     ranks: Vec<TitRank<R>>,
     comms: Arc<CommTable>,
     opts: &'o TitOptions<'o>,
     /// Sends to MPI_PROC_NULL dropped.
     pub(crate) dropped: u64,
-    /// Lines of per-rank files that belonged to another rank.
-    pub(crate) skipped: u64,
     /// Every call, when asked for.
     pub(crate) calls: Vec<CallRecord>,
-    names: Names,
+    /// Lines of other ranks, counted by schedules built before (see `absorb`).
+    skipped: u64,
 }
 
 impl<'o, R: Copy + PartialEq + std::fmt::Debug> TitProgram<'o, R> {
-    pub(crate) fn new(src: Arc<Source>, comms: Arc<CommTable>, opts: &'o TitOptions<'o>) -> Self {
+    /// The program of `src`'s ranks; `read_ahead` parses their lines on a thread of its
+    /// own while the simulation runs.
+    pub(crate) fn new(src: Arc<Source>, comms: Arc<CommTable>, opts: &'o TitOptions<'o>, read_ahead: bool) -> Self {
         let p = src.ranks();
         TitProgram {
-            cursors: (0..p).map(|r| src.cursor(r)).collect(),
+            feed: Feed::new(Arc::clone(&src), Arc::clone(&comms), opts.calls, read_ahead),
             ranks: (0..p).map(|_| TitRank::default()).collect(),
             src,
             comms,
             opts,
             dropped: 0,
-            skipped: 0,
             calls: Vec::new(),
-            names: Names::default(),
+            skipped: 0,
         }
     }
 
@@ -643,10 +634,10 @@ impl<'o, R: Copy + PartialEq + std::fmt::Debug> TitProgram<'o, R> {
     /// Things the user should know about the trace, once it has run.
     pub fn warnings(&self) -> Vec<String> {
         let mut w = Vec::new();
-        if self.skipped > 0 {
+        let skipped = self.skipped + self.feed.skipped();
+        if skipped > 0 {
             w.push(format!(
-                "{} line(s) of per-rank files belonged to another rank and were skipped",
-                self.skipped
+                "{skipped} line(s) of per-rank files belonged to another rank and were skipped"
             ));
         }
         if self.dropped > 0 {
@@ -665,14 +656,14 @@ impl<'o, R: Copy + PartialEq + std::fmt::Debug> TitProgram<'o, R> {
 
     /// Drops the state of rank `r` (a schedule being built has passed it).
     pub(crate) fn done_with(&mut self, r: usize) {
-        self.cursors[r] = Cursor::Shared(usize::MAX);
+        self.skipped += self.feed.close(r);
         self.ranks[r] = TitRank::default();
     }
 
     /// Takes in the counts and calls of `other`, which ran later ranks of the trace.
     pub(crate) fn absorb(&mut self, other: &mut TitProgram<'_, R>) {
         self.dropped += other.dropped;
-        self.skipped += other.skipped;
+        self.skipped += other.skipped + other.feed.skipped();
         self.calls.append(&mut other.calls);
     }
 
@@ -681,45 +672,23 @@ impl<'o, R: Copy + PartialEq + std::fmt::Debug> TitProgram<'o, R> {
         self.ranks.len() as u32
     }
 
+    /// The error of a parsed line of rank `r`, located.
+    fn located(&self, r: usize, (line, msg): (u32, String)) -> Error {
+        Error::Input {
+            file: self.src.file_of(r).display().to_string(),
+            line,
+            msg,
+        }
+    }
+
     /// Reads what the ranks have not reached and reports the first line that does not
     /// parse, in rank order (a run that stopped early, because it deadlocked, would
     /// otherwise hide it; a whole conversion reports it first).
     pub fn check_unread(&mut self) -> Result<(), Error> {
-        let p = self.ranks.len();
-        for r in 0..p {
-            loop {
-                let next = self
-                    .src
-                    .next_line(&mut self.cursors[r], r, &mut self.skipped)
-                    .map_err(|e| Error::Input {
-                        file: e.file,
-                        line: e.line,
-                        msg: e.msg,
-                    })?;
-                let Some((n, text)) = next else { break };
-                let (comm, name, rest) = words(text);
-                let size = match comm {
-                    None => Ok(p),
-                    Some("self") => Ok(1),
-                    Some(id) => self
-                        .comms
-                        .get(id)
-                        .map(|(_, c)| c.members.len())
-                        .ok_or_else(|| format!("unknown communicator '{id}'")),
-                };
-                let mut args = Args::default();
-                let st = &mut self.ranks[r];
-                let parsed = size.and_then(|n| parse(name, args.collect(rest), n, st.double_default));
-                match parsed {
-                    Ok(Action::Init { double_default }) => st.double_default = double_default,
-                    Ok(_) => {}
-                    Err(msg) => {
-                        return Err(Error::Input {
-                            file: self.src.file_of(r).display().to_string(),
-                            line: n,
-                            msg,
-                        })
-                    }
+        for r in 0..self.ranks.len() {
+            while let Some(p) = self.feed.next(r) {
+                if let Err(e) = p.action {
+                    return Err(self.located(r, e));
                 }
             }
         }
@@ -735,47 +704,31 @@ impl<R: Copy + PartialEq + std::fmt::Debug> Program<R> for TitProgram<'_, R> {
         sink: &mut S,
     ) -> Result<Step, Error> {
         let r = rank as usize;
-        let line = self
-            .src
-            .next_line(&mut self.cursors[r], r, &mut self.skipped)
-            .map_err(|e| Error::Input {
-                file: e.file,
-                line: e.line,
-                msg: e.msg,
-            })?;
-        let Some((n, text)) = line else {
+        let Some(parsed) = self.feed.next(r) else {
             return Ok(Step::Ended);
+        };
+        let line = parsed.line;
+        let action = match parsed.action {
+            Ok(a) => a,
+            Err(e) => return Err(self.located(r, e)),
         };
         let p = self.ranks.len() as u32;
         let st = &mut self.ranks[r];
-        st.line = n;
-        sink.at_line(n);
+        st.line = line;
+        sink.at_line(line);
         let before = sink.created();
-        let (comm, name, rest) = words(text);
-        let mut args = Args::default();
         let mut cx = Ctx {
             p,
             comms: &self.comms,
             opts: self.opts,
             dropped: &mut self.dropped,
         };
-        st.action(calls, sink, &mut cx, comm, name, args.collect(rest))
-            .map_err(|m| Error::Input {
-                file: self.src.file_of(r).display().to_string(),
-                line: n,
-                msg: m,
-            })?;
-        if self.opts.calls {
+        if let Err(m) = st.action(calls, sink, &mut cx, parsed.comm, action) {
+            return Err(self.located(r, (line, m)));
+        }
+        if let Some(name) = parsed.name {
             let after = sink.created();
             if after > before {
-                let name = match self.names.get(name) {
-                    Some(x) => Arc::clone(x),
-                    None => {
-                        let x: Arc<str> = Arc::from(name);
-                        self.names.insert(Arc::clone(&x));
-                        x
-                    }
-                };
                 self.calls.push(CallRecord {
                     rank,
                     name,
