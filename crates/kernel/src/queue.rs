@@ -268,6 +268,17 @@ impl<E> EventQueue<E> {
         self.refill_with(&mut |_| true)
     }
 
+    /// An emptied vector to leave in a bucket: its allocation, unless it is far larger
+    /// than everything pending (a burst of events once filled it; each of 65 buckets
+    /// keeping such a burst's memory would cost many times what the queue holds).
+    fn spare<T>(&self, v: Vec<T>) -> Vec<T> {
+        if v.capacity() > 4 * self.len + 1024 {
+            Vec::new()
+        } else {
+            v
+        }
+    }
+
     /// Moves the earliest events into the batch, dropping on the way those `live`
     /// rejects: a caller whose events go stale lets them die the first time the queue
     /// handles them, instead of moving them from bucket to bucket until they come up.
@@ -285,7 +296,7 @@ impl<E> EventQueue<E> {
             self.len -= before - moving.len();
             if moving.is_empty() {
                 // Nothing live here; `now` is unchanged, so the other buckets still hold.
-                self.buckets[b] = moving;
+                self.buckets[b] = self.spare(moving);
                 continue;
             }
             self.now = moving.iter().map(|e| e.time).min().unwrap();
@@ -304,7 +315,7 @@ impl<E> EventQueue<E> {
             }
             moving.sort_unstable_by_key(|e| e.seq);
             let empty = std::mem::replace(&mut self.batch, VecDeque::from(moving));
-            self.buckets[b] = Vec::from(empty);
+            self.buckets[b] = self.spare(Vec::from(empty));
             return Some(());
         }
     }
