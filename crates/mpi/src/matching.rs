@@ -119,6 +119,17 @@ impl Indexed {
 }
 
 impl MatchQueue {
+    /// The oldest envelope, if any (without an index's search: a hint for prefetching).
+    #[inline]
+    pub fn first(&self) -> Option<&Envelope> {
+        match self {
+            MatchQueue::Empty => None,
+            MatchQueue::One(e) => Some(e),
+            MatchQueue::Many(q) => q.front(),
+            MatchQueue::Indexed(_) => None,
+        }
+    }
+
     /// Appends an envelope at the back.
     #[inline]
     pub fn push(&mut self, e: Envelope) {

@@ -460,10 +460,26 @@ impl<S: OpStore> Rules<S> for LogGopsRules {
     }
 
     #[inline(always)]
+    /// Three hops ahead of the events to come: an event's operation; for an arriving
+    /// message, its receiver's queue of posted receives; then the receive it will
+    /// most likely match (the oldest posted), whose operation the match completes.
     fn prefetch(&self, core: &Core<S, Packed>) {
-        if let Some(next) = core.queue.peek_ahead(4) {
-            if next.0 & WAKE_BIT == 0 {
-                prefetch(core.store.op((next.0 & !MSG_BIT) as u32));
+        if let Some(e) = core.queue.peek_ahead(6) {
+            if e.0 & WAKE_BIT == 0 {
+                prefetch(core.store.op((e.0 & !MSG_BIT) as u32));
+            }
+        }
+        if let Some(e) = core.queue.peek_ahead(4) {
+            if e.0 & MSG_BIT != 0 {
+                prefetch(&core.posted[core.store.op((e.0 & !MSG_BIT) as u32).peer as usize]);
+            }
+        }
+        if let Some(e) = core.queue.peek_ahead(2) {
+            if e.0 & MSG_BIT != 0 {
+                let q = &core.posted[core.store.op((e.0 & !MSG_BIT) as u32).peer as usize];
+                if let Some(first) = q.first() {
+                    prefetch(core.store.op(first.op));
+                }
             }
         }
     }
