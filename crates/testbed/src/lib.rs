@@ -1,9 +1,9 @@
-//! `simpi testbed`: an emulated Ethernet cluster on one machine. Each node is a network
+//! An emulated Ethernet cluster on one machine, for `simpi testbed`. Each node is a network
 //! namespace with a TAP device; an emulated switch (a real-time thread of this process)
 //! carries frames between them with the configured bandwidth and latency per link, and an
 //! optional shared uplink per cabinet. Open MPI runs one rank per namespace over TCP, with
 //! or without simpi's tracer. Everything is torn down at the end, on failure and on
-//! SIGINT/SIGTERM/SIGHUP; `--cleanup` removes what a killed run left.
+//! SIGINT/SIGTERM/SIGHUP; [`cleanup`] removes what a killed run left.
 //!
 //! tc cannot do this on kernels built without netem (delay); the switch does both the
 //! rate and the delay itself, the same way on every kernel.
@@ -13,73 +13,143 @@ mod measure;
 mod netns;
 mod switch;
 
-use crate::EXIT_INPUT;
-use clap::Args;
 use fabric::Shape;
-use simpi::platform::units;
+use simpi_platform::units;
 use std::net::Ipv4Addr;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, ExitStatus};
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::Arc;
 
-/// Arguments of `simpi testbed`.
-#[derive(Args)]
-pub struct TestbedArgs {
-    /// Nodes (namespaces), one MPI rank each.
-    #[arg(long, default_value_t = 8)]
-    nodes: usize,
-    /// Bandwidth of each node's link, each direction (e.g. 100Mbps, 12.5MBps).
-    #[arg(long, default_value = "100Mbps")]
-    bandwidth: String,
-    /// One-way latency between two nodes of a cabinet (each node link has half of it).
-    #[arg(long, default_value = "100us")]
-    latency: String,
+/// Why a testbed run or cleanup failed.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Error {
+    /// The settings are incomplete or out of range (the message names the option as
+    /// `simpi testbed` spells it).
+    Usage(String),
+    /// The process is not root, which creating network namespaces needs.
+    NotRoot,
+    /// The nodes do not split evenly into the cabinets, as the platform files need.
+    UnevenCabinets {
+        /// Nodes.
+        nodes: usize,
+        /// Cabinets.
+        cabinets: usize,
+    },
+    /// A file could not be written: `cannot <action> <path>: <error>`.
+    Io {
+        /// What was being done, e.g. `write`.
+        action: &'static str,
+        /// The file.
+        path: PathBuf,
+        /// Why it failed.
+        error: std::io::Error,
+    },
+    /// The trace directory could not be created.
+    TraceDir {
+        /// The directory.
+        path: PathBuf,
+        /// Why it failed.
+        error: std::io::Error,
+    },
+    /// An operating-system call failed with no file to name (shown as the system's message).
+    System(std::io::Error),
+    /// Creating, configuring or deleting namespaces and devices failed (the message names
+    /// the command and what it printed).
+    Network(String),
+    /// Measuring latency and bandwidth between nodes 0 and 1 failed.
+    Measure(String),
+    /// The tracer could not be built.
+    Tracer(simpi_tracer::Error),
+    /// mpirun could not be started.
+    Launch(std::io::Error),
+    /// The MPI job ended with a failure.
+    JobFailed(ExitStatus),
+    /// A signal (SIGINT, SIGTERM, SIGHUP) stopped the run; the text says what was stopped.
+    Interrupted(&'static str),
+    /// Namespaces that teardown could not remove (`simpi testbed --cleanup` removes them).
+    LeftBehind(Vec<String>),
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::Usage(m) | Error::Network(m) | Error::Measure(m) => f.write_str(m),
+            Error::NotRoot => f.write_str("simpi testbed needs root (it creates network namespaces)"),
+            Error::UnevenCabinets { nodes, cabinets } => write!(
+                f,
+                "{nodes} nodes do not split evenly into {cabinets} cabinets: the platform files need equal cabinets"
+            ),
+            Error::Io { action, path, error } => write!(f, "cannot {action} {}: {error}", path.display()),
+            Error::TraceDir { path, error } => write!(f, "{}: {error}", path.display()),
+            Error::System(e) => write!(f, "{e}"),
+            Error::Tracer(e) => write!(f, "{e}"),
+            Error::Launch(e) => write!(f, "cannot start mpirun: {e}"),
+            Error::JobFailed(status) => write!(f, "the MPI job failed ({status})"),
+            Error::Interrupted(m) => f.write_str(m),
+            Error::LeftBehind(left) => write!(f, "namespaces left behind: {}", left.join(", ")),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Io { error, .. } | Error::TraceDir { error, .. } | Error::System(error) | Error::Launch(error) => {
+                Some(error)
+            }
+            Error::Tracer(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<simpi_tracer::Error> for Error {
+    fn from(e: simpi_tracer::Error) -> Error {
+        Error::Tracer(e)
+    }
+}
+
+/// The emulated cluster of [`run`] and what runs on it.
+#[derive(Clone, Debug)]
+pub struct TestbedConfig {
+    /// Nodes (namespaces), one MPI rank each: 2 to 60000.
+    pub nodes: usize,
+    /// Bandwidth of each node's link, each direction, in simpi's units (e.g. `100Mbps`,
+    /// `12.5MBps`).
+    pub bandwidth: String,
+    /// One-way latency between two nodes of a cabinet (each node link has half of it), e.g.
+    /// `100us`.
+    pub latency: String,
     /// Cabinets: nodes are split into this many consecutive groups joined by uplinks.
-    #[arg(long, default_value_t = 1)]
-    cabinets: usize,
-    /// Bandwidth of each cabinet's uplink, each direction (with --cabinets > 1).
-    #[arg(long, default_value = "100Mbps")]
-    uplink_bandwidth: String,
+    pub cabinets: usize,
+    /// Bandwidth of each cabinet's uplink, each direction (with more than one cabinet).
+    pub uplink_bandwidth: String,
     /// Latency of each cabinet's uplink.
-    #[arg(long, default_value = "0us")]
-    uplink_latency: String,
+    pub uplink_latency: String,
     /// MTU of the node interfaces.
-    #[arg(long, default_value_t = 1500)]
-    mtu: u32,
+    pub mtu: u32,
     /// Microseconds before a delivery at which the switch stops sleeping and polls.
-    #[arg(long, default_value_t = 50)]
-    spin_us: u64,
+    pub spin_us: u64,
     /// Queue limit per link, bytes (a full queue drops frames).
-    #[arg(long, default_value_t = 4 << 20)]
-    queue_bytes: u64,
-    /// Write the matching simpi platform (TOML) here.
-    #[arg(long, default_value = "testbed.toml")]
-    platform_out: PathBuf,
-    /// Write the matching SimGrid platform (XML) here.
-    #[arg(long, default_value = "testbed.xml")]
-    xml_out: PathBuf,
-    /// Host speed (flop/s) written to the platform files (what the tracer's compute is in).
-    #[arg(long, default_value = "1Gf")]
-    speed: String,
+    pub queue_bytes: u64,
+    /// Where the matching simpi platform (TOML) is written.
+    pub platform_out: PathBuf,
+    /// Where the matching SimGrid platform (XML) is written.
+    pub xml_out: PathBuf,
+    /// Host speed written to the platform files (what the tracer's compute is in), e.g. `1Gf`.
+    pub speed: String,
     /// Run the program under simpi's tracer, writing the trace here.
-    #[arg(long)]
-    trace: Option<PathBuf>,
-    /// Measure latency and bandwidth between nodes 0 and 1 and print them (JSON with --json).
-    #[arg(long)]
-    measure: bool,
+    pub trace: Option<PathBuf>,
+    /// Measure latency and bandwidth between nodes 0 and 1 and print them on standard output.
+    pub measure: bool,
     /// Print the measurement as JSON.
-    #[arg(long)]
-    json: bool,
-    /// Extra arguments for mpirun (split at spaces).
-    #[arg(long, default_value = "")]
-    mpirun_args: String,
-    /// Remove the namespaces of testbed runs that no longer exist, then stop.
-    #[arg(long)]
-    cleanup: bool,
-    /// The MPI program and its arguments (after --). Without one, only --measure runs.
-    #[arg(last = true)]
-    command: Vec<String>,
+    pub json: bool,
+    /// Extra arguments for mpirun.
+    pub mpirun_args: Vec<String>,
+    /// The MPI program and its arguments; without one, only the measurement runs.
+    pub command: Vec<String>,
 }
 
 /// The address of node `i`.
@@ -167,18 +237,14 @@ fn guard_signals(interrupted: Arc<AtomicBool>) {
     }
 }
 
-/// Runs `simpi testbed`.
-pub fn run(a: TestbedArgs) -> Result<(), (u8, String)> {
-    let usage = |m: String| (2u8, m);
-    if a.cleanup {
-        return cleanup().map_err(|e| (EXIT_INPUT, e));
-    }
+/// Builds the testbed, measures it and runs the program on it as `a` says, then tears it
+/// down (also on failure and on SIGINT/SIGTERM/SIGHUP, which this function handles for the
+/// whole process). Progress goes to standard error, the measurement to standard output.
+pub fn run(a: &TestbedConfig) -> Result<(), Error> {
+    let usage = Error::Usage;
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } != 0 {
-        return Err((
-            EXIT_INPUT,
-            "simpi testbed needs root (it creates network namespaces)".into(),
-        ));
+        return Err(Error::NotRoot);
     }
     if a.nodes < 2 || a.nodes > 60_000 {
         return Err(usage(format!("--nodes must be between 2 and 60000, not {}", a.nodes)));
@@ -204,7 +270,7 @@ pub fn run(a: TestbedArgs) -> Result<(), (u8, String)> {
         queue_bytes: a.queue_bytes,
     };
     let speed = units::speed(&a.speed).map_err(|e| usage(format!("--speed: {e}")))?;
-    write_platforms(&shape, speed, &a.platform_out, &a.xml_out).map_err(|e| (EXIT_INPUT, e))?;
+    write_platforms(&shape, speed, &a.platform_out, &a.xml_out)?;
 
     let interrupted = Arc::new(AtomicBool::new(false));
     guard_signals(interrupted.clone());
@@ -216,12 +282,12 @@ pub fn run(a: TestbedArgs) -> Result<(), (u8, String)> {
         switch: None,
         scratch: None,
     };
-    let result = (|| -> Result<(), (u8, String)> {
-        let err = |e: String| (EXIT_INPUT, e);
+    let result = (|| -> Result<(), Error> {
+        let err = Error::Network;
         let mut taps = Vec::new();
         for i in 0..a.nodes {
             if interrupted.load(Ordering::SeqCst) {
-                return Err((130, "interrupted while building the testbed".into()));
+                return Err(Error::Interrupted("interrupted while building the testbed"));
             }
             let ns = format!("{prefix}-n{i}");
             netns::ip(&["netns", "add", &ns]).map_err(err)?;
@@ -293,7 +359,7 @@ pub fn run(a: TestbedArgs) -> Result<(), (u8, String)> {
                 addr_of(1),
                 bypass.clone(),
             )
-            .map_err(err)?;
+            .map_err(Error::Measure)?;
             let cabinet_path = shape.cabinet_of(0) == shape.cabinet_of(1);
             // What the settings predict for a 1-byte TCP message (a 67-byte frame, stored and
             // forwarded by two links) and for bulk goodput (1448 payload bytes per 1514-byte
@@ -334,9 +400,9 @@ pub fn run(a: TestbedArgs) -> Result<(), (u8, String)> {
         }
         if !a.command.is_empty() {
             let scratch = std::env::temp_dir().join(format!("{prefix}-launch"));
-            std::fs::create_dir_all(&scratch).map_err(|e| err(e.to_string()))?;
+            std::fs::create_dir_all(&scratch).map_err(Error::System)?;
             tb.scratch = Some(scratch.clone());
-            run_job(&a, &prefix, &scratch, &interrupted)?;
+            run_job(a, speed, &prefix, &scratch, &interrupted)?;
         }
         Ok(())
     })();
@@ -355,10 +421,10 @@ pub fn run(a: TestbedArgs) -> Result<(), (u8, String)> {
         _ => {}
     }
     if !left.is_empty() {
-        return Err((EXIT_INPUT, format!("namespaces left behind: {}", left.join(", "))));
+        return Err(Error::LeftBehind(left));
     }
     if interrupted.load(Ordering::SeqCst) {
-        return Err((130, "interrupted; the testbed was torn down".into()));
+        return Err(Error::Interrupted("interrupted; the testbed was torn down"));
     }
     result
 }
@@ -366,11 +432,10 @@ pub fn run(a: TestbedArgs) -> Result<(), (u8, String)> {
 /// Runs the program with one rank per namespace under Open MPI's mpirun, launched from
 /// node 0's namespace; other nodes' daemons start through an agent that enters their
 /// namespace.
-fn run_job(a: &TestbedArgs, prefix: &str, scratch: &Path, interrupted: &AtomicBool) -> Result<(), (u8, String)> {
-    let err = |e: String| (EXIT_INPUT, e);
+fn run_job(a: &TestbedConfig, speed: f64, prefix: &str, scratch: &Path, interrupted: &AtomicBool) -> Result<(), Error> {
     let hosts = scratch.join("hostfile");
     let list: String = (0..a.nodes).map(|i| format!("n{i} slots=1\n")).collect();
-    std::fs::write(&hosts, list).map_err(|e| err(e.to_string()))?;
+    std::fs::write(&hosts, list).map_err(Error::System)?;
     let agent = scratch.join("agent");
     std::fs::write(
         &agent,
@@ -381,9 +446,9 @@ fn run_job(a: &TestbedArgs, prefix: &str, scratch: &Path, interrupted: &AtomicBo
             tmp = scratch.display()
         ),
     )
-    .map_err(|e| err(e.to_string()))?;
+    .map_err(Error::System)?;
     use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&agent, std::fs::Permissions::from_mode(0o755)).map_err(|e| err(e.to_string()))?;
+    std::fs::set_permissions(&agent, std::fs::Permissions::from_mode(0o755)).map_err(Error::System)?;
     let mut cmd = Command::new("ip");
     cmd.args(["netns", "exec", &format!("{prefix}-n0"), "mpirun"]);
     cmd.arg("--hostfile").arg(&hosts);
@@ -394,53 +459,54 @@ fn run_job(a: &TestbedArgs, prefix: &str, scratch: &Path, interrupted: &AtomicBo
     cmd.args(["--mca", "oob_tcp_if_include", "10.77.0.0/16"]);
     cmd.args(["--mca", "mpi_yield_when_idle", "1"]);
     if let Some(dir) = &a.trace {
-        let lib = crate::tracer::build_library("mpicc").map_err(err)?;
-        std::fs::create_dir_all(dir).map_err(|e| err(format!("{}: {e}", dir.display())))?;
-        let dir = dir.canonicalize().map_err(|e| err(e.to_string()))?;
+        let lib = simpi_tracer::build_library("mpicc")?;
+        std::fs::create_dir_all(dir).map_err(|error| Error::TraceDir {
+            path: dir.clone(),
+            error,
+        })?;
+        let dir = dir.canonicalize().map_err(Error::System)?;
         cmd.arg("-x").arg(format!("LD_PRELOAD={}", lib.display()));
         cmd.arg("-x").arg(format!("SIMPI_TRACE_DIR={}", dir.display()));
-        let speed = units::speed(&a.speed).map_err(err)?;
         cmd.arg("-x").arg(format!("SIMPI_TRACE_SPEED={speed:e}"));
     }
-    cmd.args(a.mpirun_args.split_whitespace());
+    cmd.args(&a.mpirun_args);
     cmd.args(&a.command);
     cmd.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
         .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
     use std::os::unix::process::CommandExt;
     cmd.process_group(0);
     let start = std::time::Instant::now();
-    let mut child = cmd.spawn().map_err(|e| err(format!("cannot start mpirun: {e}")))?;
+    let mut child = cmd.spawn().map_err(Error::Launch)?;
     CHILD.store(child.id() as i32, Ordering::SeqCst);
-    let status = child.wait().map_err(|e| err(e.to_string()))?;
+    let status = child.wait().map_err(Error::System)?;
     CHILD.store(0, Ordering::SeqCst);
     let wall = start.elapsed().as_secs_f64();
     eprintln!("simpi testbed: the job ran {wall:.3} s ({status})");
     if interrupted.load(Ordering::SeqCst) {
-        return Err((130, "interrupted".into()));
+        return Err(Error::Interrupted("interrupted"));
     }
     if !status.success() {
-        return Err((EXIT_INPUT, format!("the MPI job failed ({status})")));
+        return Err(Error::JobFailed(status));
     }
     Ok(())
 }
 
-/// Deletes namespaces of testbed runs whose process is gone.
-fn cleanup() -> Result<(), String> {
+/// Deletes the namespaces of testbed runs whose process is gone; returns how many.
+pub fn cleanup() -> Result<usize, Error> {
     let mut removed = 0;
     for ns in netns::ours() {
         let pid: Option<u32> = ns[netns::PREFIX.len()..].split('-').next().and_then(|p| p.parse().ok());
         let alive = pid.is_some_and(|p| Path::new(&format!("/proc/{p}")).exists());
         if !alive {
-            netns::delete(&ns)?;
+            netns::delete(&ns).map_err(Error::Network)?;
             removed += 1;
         }
     }
-    eprintln!("simpi testbed: removed {removed} namespace(s)");
-    Ok(())
+    Ok(removed)
 }
 
 /// Writes the simpi platform and the SimGrid platform of the emulated network.
-fn write_platforms(s: &Shape, speed: f64, toml: &Path, xml: &Path) -> Result<(), String> {
+fn write_platforms(s: &Shape, speed: f64, toml: &Path, xml: &Path) -> Result<(), Error> {
     let bw = |b: f64| format!("{b}Bps");
     // Microseconds, without binary-fraction noise (0.5 * 100e-6 prints as 50us).
     let t = |x: f64| {
@@ -459,10 +525,10 @@ fn write_platforms(s: &Shape, speed: f64, toml: &Path, xml: &Path) -> Result<(),
     if s.cabinets > 1 {
         let per = s.nodes.div_ceil(s.cabinets);
         if per * s.cabinets != s.nodes {
-            return Err(format!(
-                "{} nodes do not split evenly into {} cabinets: the platform files need equal cabinets",
-                s.nodes, s.cabinets
-            ));
+            return Err(Error::UnevenCabinets {
+                nodes: s.nodes,
+                cabinets: s.cabinets,
+            });
         }
         text += &format!(
             "kind = \"cabinets\"\ncabinets = {}\nper_cabinet = {per}\nspeed = \"{speed}f\"\nlink = {link}\ncabinet_switch = {{ bandwidth = \"1TBps\", latency = \"0us\" }}\nuplink = {{ bandwidth = \"{}\", latency = \"{}\" }}\n",
@@ -476,7 +542,11 @@ fn write_platforms(s: &Shape, speed: f64, toml: &Path, xml: &Path) -> Result<(),
             s.nodes
         );
     }
-    std::fs::write(toml, text).map_err(|e| format!("cannot write {}: {e}", toml.display()))?;
+    std::fs::write(toml, text).map_err(|error| Error::Io {
+        action: "write",
+        path: toml.to_path_buf(),
+        error,
+    })?;
     let mut x = String::from("<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n<!-- The network of `simpi testbed`. -->\n<platform version=\"4.1\">\n");
     if s.cabinets > 1 {
         let per = s.nodes / s.cabinets;
@@ -512,5 +582,9 @@ fn write_platforms(s: &Shape, speed: f64, toml: &Path, xml: &Path) -> Result<(),
         );
     }
     x += "</platform>\n";
-    std::fs::write(xml, x).map_err(|e| format!("cannot write {}: {e}", xml.display()))
+    std::fs::write(xml, x).map_err(|error| Error::Io {
+        action: "write",
+        path: xml.to_path_buf(),
+        error,
+    })
 }

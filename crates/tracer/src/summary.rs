@@ -2,12 +2,10 @@
 //! and how often the program called it (the tracer's counters), and the calls that the trace
 //! does not represent.
 
-use super::TRACED;
-use crate::EXIT_INPUT;
-use clap::Args;
+use crate::{io, Error, TRACED};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// One rank of a trace directory.
 #[derive(Debug, Default)]
@@ -126,15 +124,18 @@ pub fn is_local(f: &str) -> bool {
     EXACT.contains(&f) || PREFIXES.iter().any(|p| f.starts_with(p)) || f.ends_with("_c2f") || f.ends_with("_f2c")
 }
 
-fn read_text(p: &Path) -> Result<String, String> {
-    std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {e}", p.display()))
+fn read_text(p: &Path) -> Result<String, Error> {
+    std::fs::read_to_string(p).map_err(io("read", p))
 }
 
 /// Reads a trace directory written by simpi's tracer.
-pub fn read_dir(dir: &Path) -> Result<TraceDir, String> {
+pub fn read_dir(dir: &Path) -> Result<TraceDir, Error> {
     let index = dir.join("index.txt");
-    let files: Vec<String> = read_text(&index)
-        .map_err(|e| format!("{e} (did the program call MPI_Init under the tracer?)"))?
+    let files: Vec<String> = std::fs::read_to_string(&index)
+        .map_err(|error| Error::NoIndex {
+            path: index.clone(),
+            error,
+        })?
         .lines()
         .map(str::trim)
         .filter(|l| !l.is_empty())
@@ -156,7 +157,11 @@ pub fn read_dir(dir: &Path) -> Result<TraceDir, String> {
                 name = w.next().unwrap_or("");
             }
             if name.is_empty() {
-                return Err(format!("{}:{}: a line without an action", tit.display(), line_no + 1));
+                return Err(Error::Format {
+                    path: tit,
+                    line: line_no + 1,
+                    message: "a line without an action",
+                });
             }
             if name == "compute" {
                 info.computes += 1;
@@ -179,7 +184,11 @@ pub fn read_dir(dir: &Path) -> Result<TraceDir, String> {
             for (i, line) in text.lines().enumerate() {
                 let mut w = line.split_whitespace();
                 let (Some(f), Some(n)) = (w.next(), w.next().and_then(|n| n.parse::<u64>().ok())) else {
-                    return Err(format!("{}:{}: expected 'MPI_Function count'", counts.display(), i + 1));
+                    return Err(Error::Format {
+                        path: counts,
+                        line: i + 1,
+                        message: "expected 'MPI_Function count'",
+                    });
                 };
                 info.called.insert(f.to_string(), n);
             }
@@ -245,23 +254,9 @@ pub fn human(t: &TraceDir, dir: &Path) -> String {
     s
 }
 
-/// Arguments of `simpi trace-info`.
-#[derive(Args)]
-pub struct TraceInfoArgs {
-    /// A directory written by `simpi trace`.
-    dir: PathBuf,
-    /// Print per-rank counts as JSON.
-    #[arg(long)]
-    json: bool,
-}
-
-/// Runs `simpi trace-info`.
-pub fn trace_info(a: TraceInfoArgs) -> Result<(), (u8, String)> {
-    let t = read_dir(&a.dir).map_err(|e| (EXIT_INPUT, e))?;
-    if !a.json {
-        print!("{}", human(&t, &a.dir));
-        return Ok(());
-    }
+/// Per-rank counts as one line of JSON: `{"ranks": [{"rank": 0, "finished": true,
+/// "computes": .., "compute_seconds": .., "in_trace": {..}, "called": {..}}, ..]}`.
+pub fn json(t: &TraceDir) -> String {
     let map = |m: &BTreeMap<String, u64>| {
         let items: Vec<String> = m.iter().map(|(k, v)| format!("\"{k}\": {v}")).collect();
         format!("{{{}}}", items.join(", "))
@@ -281,8 +276,18 @@ pub fn trace_info(a: TraceInfoArgs) -> Result<(), (u8, String)> {
             )
         })
         .collect();
-    println!("{{\"ranks\": [{}]}}", ranks.join(", "));
-    Ok(())
+    format!("{{\"ranks\": [{}]}}", ranks.join(", "))
+}
+
+/// What `simpi trace-info` prints about the trace directory `dir`: the [`human`] summary,
+/// or with `as_json` the [`json`] counts and a newline.
+pub fn trace_info(dir: &Path, as_json: bool) -> Result<String, Error> {
+    let t = read_dir(dir)?;
+    Ok(if as_json {
+        format!("{}\n", json(&t))
+    } else {
+        human(&t, dir)
+    })
 }
 
 #[cfg(test)]
