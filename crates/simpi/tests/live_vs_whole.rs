@@ -8,9 +8,7 @@
 mod common;
 
 use simpi::platform::{self, Mapping};
-use simpi::{
-    load, simulate, CollChoice, LoadOptions, LogGops, Model, Pattern, PatternParams, Preset, TimeUnit, Workload,
-};
+use simpi::{load, simulate, CollChoice, LogGops, Model, Pattern, PatternParams, Preset, TimeUnit, Workload};
 use std::path::Path;
 
 fn end_times(dir: &Path, whole: bool, loggops: bool) -> Vec<u64> {
@@ -27,15 +25,7 @@ fn end_times(dir: &Path, whole: bool, loggops: bool) -> Vec<u64> {
     let speed = |_r: u32| 1e9;
     let mut w = load(
         &dir.join("trace.txt"),
-        &LoadOptions {
-            format: None,
-            unit: TimeUnit::Ns,
-            speed: &speed,
-            collectives: &coll,
-            test_cost: 1e-4,
-            calls: false,
-            whole,
-        },
+        &common::load_options(&speed, &coll, 1e-4, whole),
     )
     .unwrap();
     assert_eq!(w.schedule().is_some(), whole);
@@ -90,15 +80,7 @@ fn patterns_in_the_process_replay_as_their_goal_files() {
             simpi_trace::schedgen::generate(pattern, &params, f).unwrap();
             let speed = |_r: u32| 1e9;
             let coll = CollChoice::by_name("ompi").unwrap();
-            let opts = LoadOptions {
-                format: None,
-                unit: TimeUnit::Ns,
-                speed: &speed,
-                collectives: &coll,
-                test_cost: 0.0,
-                calls: false,
-                whole: false,
-            };
+            let opts = common::load_options(&speed, &coll, 0.0, false);
             let mut from_file = load(&file, &opts).unwrap();
             let mut live = Workload::pattern(pattern, params, TimeUnit::Ns).unwrap();
             let a = simulate(&mut from_file, &model, common::quiet()).unwrap();

@@ -2,8 +2,10 @@
 //! the previous engine and this one on random inputs side by side. Expected values are
 //! worked out by hand in each test.
 
+mod common;
+
 use simpi::platform;
-use simpi::{load, simulate, CollChoice, LoadOptions, LogGops, Model, Preset, SimOptions, TimeUnit};
+use simpi::{load, simulate, CollChoice, LogGops, Model, Preset, TimeUnit};
 use std::path::PathBuf;
 
 fn write(name: &str, text: &str) -> PathBuf {
@@ -14,29 +16,13 @@ fn write(name: &str, text: &str) -> PathBuf {
     p
 }
 
-fn quiet() -> SimOptions<'static> {
-    SimOptions {
-        progress: None,
-        max_blocked_ranks: 8,
-        record: false,
-    }
-}
-
 /// Replays `path` under `model`: end times in ns, or the error's text.
 fn run(path: &std::path::Path, model: &Model<'_>) -> Result<Vec<u64>, String> {
     let speed = |_r: u32| 1e9;
     let coll = CollChoice::by_name("ompi").unwrap();
-    let opts = LoadOptions {
-        format: None,
-        unit: TimeUnit::Ns,
-        speed: &speed,
-        collectives: &coll,
-        test_cost: 1e-4,
-        calls: false,
-        whole: false,
-    };
+    let opts = common::load_options(&speed, &coll, 1e-4, false);
     let mut w = load(path, &opts).map_err(|e| e.to_string())?;
-    let r = simulate(&mut w, model, quiet()).map_err(|e| e.to_string())?;
+    let r = simulate(&mut w, model, common::quiet()).map_err(|e| e.to_string())?;
     Ok(r.end_times.iter().map(|t| t.ps() / 1000).collect())
 }
 

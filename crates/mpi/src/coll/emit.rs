@@ -69,27 +69,7 @@ impl Template {
         choose: Option<&Chooser<'_>>,
         most: usize,
     ) -> Result<Template, String> {
-        let (sizes, expect_total) = default_layout(spec);
-        let mut r = Recorder {
-            t: Template {
-                ops: Vec::new(),
-                dep_start: vec![0],
-                deps: Vec::new(),
-                succ_start: Vec::new(),
-                succ: Vec::new(),
-                end: None,
-                peers: Peers::Absolute,
-                steps: 0,
-            },
-            against: None,
-            checked: 0,
-            mismatch: false,
-            choose,
-            sizes,
-            expect_total,
-            most,
-            too_many: false,
-        };
+        let mut r = Recorder::new(spec, None, choose, most);
         (alg.emit)(spec, &mut r);
         if r.too_many {
             return Err(format!(
@@ -126,27 +106,7 @@ impl Template {
     /// True if rank `spec.me` running `alg` for `spec` emits exactly `self`'s steps
     /// (the algorithm runs, nothing is stored).
     fn matches(&self, alg: &Algorithm, spec: &CollSpec, choose: Option<&Chooser<'_>>) -> bool {
-        let (sizes, expect_total) = default_layout(spec);
-        let mut r = Recorder {
-            t: Template {
-                ops: Vec::new(),
-                dep_start: Vec::new(),
-                deps: Vec::new(),
-                succ_start: Vec::new(),
-                succ: Vec::new(),
-                end: None,
-                peers: Peers::Absolute,
-                steps: 0,
-            },
-            against: Some((self, spec.me, spec.size)),
-            checked: 0,
-            mismatch: false,
-            choose,
-            sizes,
-            expect_total,
-            most: MAX_STEPS,
-            too_many: false,
-        };
+        let mut r = Recorder::new(spec, Some((self, spec.me, spec.size)), choose, MAX_STEPS);
         (alg.emit)(spec, &mut r);
         !r.mismatch && r.checked == self.steps as usize
     }
@@ -396,7 +356,38 @@ struct Recorder<'w> {
     too_many: bool,
 }
 
-impl Recorder<'_> {
+impl<'w> Recorder<'w> {
+    /// A recorder of `spec`'s steps, at most `most` of them, or a checker of them
+    /// against a template (see `against`).
+    fn new(
+        spec: &CollSpec,
+        against: Option<(&'w Template, u32, u32)>,
+        choose: Option<&'w Chooser<'w>>,
+        most: usize,
+    ) -> Recorder<'w> {
+        let (sizes, expect_total) = default_layout(spec);
+        Recorder {
+            t: Template {
+                ops: Vec::new(),
+                dep_start: vec![0],
+                deps: Vec::new(),
+                succ_start: Vec::new(),
+                succ: Vec::new(),
+                end: None,
+                peers: Peers::Absolute,
+                steps: 0,
+            },
+            against,
+            checked: 0,
+            mismatch: false,
+            choose,
+            sizes,
+            expect_total,
+            most,
+            too_many: false,
+        }
+    }
+
     fn add(&mut self, op: Op, after: &[Step]) -> Step {
         if let Some((c, me, size)) = self.against {
             let i = self.checked;

@@ -1,9 +1,10 @@
 //! Shared helpers of the tests against SimGrid reference cases.
 
-use simpi::SimOptions;
+use simpi::{CollChoice, LoadOptions, SimOptions, TimeUnit};
 use std::path::{Path, PathBuf};
 
 /// The case directories (those holding an `expected.txt`) of `tests/golden/<set>`, sorted.
+#[allow(dead_code)]
 pub fn cases(set: &str) -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../tests/golden")
@@ -23,5 +24,26 @@ pub fn quiet() -> SimOptions<'static> {
         progress: None,
         max_blocked_ranks: 8,
         record: false,
+    }
+}
+
+/// Load options of the tests: detected format, GOAL times in ns, `speed` and `coll`,
+/// MPI_Test costing `test_cost` seconds, no call records; `whole` converts a trace to a
+/// schedule before running it.
+#[allow(dead_code)]
+pub fn load_options<'a>(
+    speed: &'a (dyn Fn(u32) -> f64 + Sync),
+    coll: &'a CollChoice,
+    test_cost: f64,
+    whole: bool,
+) -> LoadOptions<'a> {
+    LoadOptions {
+        format: None,
+        unit: TimeUnit::Ns,
+        speed,
+        collectives: coll,
+        test_cost,
+        calls: false,
+        whole,
     }
 }
