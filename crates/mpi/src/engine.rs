@@ -4,7 +4,7 @@
 //!
 //! The loop, the bookkeeping of what became ready, joins, completion counts, recorded
 //! times, progress, the end-of-run check and the stall report are written once, here
-//! and in [`core`]; a rule set says what an operation costs and how messages meet.
+//! and in [`Core`]; a rule set says what an operation costs and how messages meet.
 //!
 //! Order is everything: events are ordered by (time, sequence); within one event the
 //! operations that become ready are handed to the rules in the order the store freed

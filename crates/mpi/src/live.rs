@@ -538,7 +538,7 @@ impl OpSink for LiveSink<'_> {
     }
 
     /// Creates the steps that can start now and the end step; the others are created as
-    /// their dependencies complete ([`Live::step_done`]).
+    /// their dependencies complete (`Live::step_done`).
     fn instantiate(
         &mut self,
         t: &Arc<Template>,

@@ -1,6 +1,6 @@
 //! Setting up a simulation: which model, on which machine, with which parameters, and
 //! where each rank runs. Every front end (the `simpi` binary, bindings, the live
-//! library) describes what it wants as a [`MachineSpec`] and gets a [`Machine`] whose
+//! library) describes what it wants as a [`ModelSpec`] and gets a [`Machine`] whose
 //! [`Machine::model`] [`crate::simulate`] takes.
 
 use crate::replay::Model;

@@ -27,7 +27,7 @@ pub enum Peers {
 }
 
 /// One rank's operations of a collective call and their dependencies, peers in
-/// communicator ranks (stored as [`Template::peers`] says). Independent of where the
+/// communicator ranks (stored relative to the recording rank, see [`Peers`]). Independent of where the
 /// call sits in the program: [`Template::instantiate`] places it after an entry
 /// operation, in a context, with peers translated to world ranks.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

@@ -8,10 +8,10 @@
 //! [`crate::cxx_sort`]), at the time their resources free up. This replicates
 //! LogGOPSim's scheduling, so the same schedule yields the same per-rank end times.
 //!
-//! Times are LogGOPSim's modular sums. A sum past 2^64 ps, and any time the run reaches
-//! at or past [`crate::engine::TIME_LIMIT`] (where a sum below zero wraps to: an empty
-//! message's credit larger than the time), end the run in
-//! [`crate::Error::TimeOverflow`] rather than in a wrapped time.
+//! Times are LogGOPSim's modular sums. A sum past 2^64 ps ends the run in
+//! [`crate::Error::TimeOverflow`]; a sum below zero (an empty message's credit larger
+//! than the time) wraps as in LogGOPSim and is an error only if something waits for it
+//! or a rank ends on it, rather than a wrapped answer.
 
 use crate::cxx_sort::sort_like_libstdcxx;
 use crate::engine::{Core, OpStore, Rules};
@@ -22,9 +22,9 @@ use simpi_net::LogGops;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-/// A queued event: an op id, with [`MSG_BIT`] set for "the message of this send
-/// arrives"; or, with [`WAKE_BIT`], a CPU or NIC side whose parked events are due (see
-/// [`Parked`]). Everything else is found in the op.
+/// A queued event: an op id, with the top bit set for "the message of this send
+/// arrives"; or, with the next bit, a CPU or NIC side whose parked events are due.
+/// Everything else is found in the op.
 #[derive(Copy, Clone)]
 pub struct Packed(u64);
 

@@ -594,7 +594,7 @@ impl<R: Copy + PartialEq + std::fmt::Debug> TitRank<R> {
 }
 
 /// A whole TIT trace as a [`Program`]: rank `r`'s steps take its parsed lines from a
-/// [`Feed`].
+/// read-ahead feed (`tit/feed.rs`).
 pub struct TitProgram<'o, R> {
     src: Arc<Source>,
     feed: Feed,
