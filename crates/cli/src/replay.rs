@@ -259,7 +259,6 @@ pub fn run(a: ReplayArgs) -> Result<(), (u8, String)> {
         eprintln!();
     }
     let report = result.map_err(|e| match e {
-        Error::Input(m) => (EXIT_INPUT, m),
         Error::Stall(m) => (EXIT_STALL, m),
         other => (EXIT_INPUT, other.to_string()),
     })?;

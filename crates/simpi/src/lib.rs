@@ -4,12 +4,14 @@
 //! these types, not the crates below.
 
 pub mod analysis;
+mod error;
 pub mod replay;
 pub mod report;
 pub mod setup;
 pub mod timeline;
 pub mod workload;
 
+pub use error::Error;
 pub use replay::{replay_goal, simulate, Model, ReplayOptions, SimOptions};
 pub use report::Report;
 pub use setup::{Machine, MappingSpec, ModelSpec, PresetChanges};
@@ -21,27 +23,6 @@ pub use simpi_net::{FlowParams, LogGops, Piecewise};
 pub use simpi_platform as platform;
 pub use simpi_trace::schedgen::{Params as PatternParams, Pattern};
 pub use workload::{count_ranks, load, Body, CollChoice, Format, LoadOptions, Workload};
-
-/// Why a simulation could not produce a result.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum Error {
-    /// The input is malformed: the message names file, line and what was expected.
-    Input(String),
-    /// The workload cannot complete (a deadlock or an unmatched message); the message
-    /// lists every blocked rank and what it waits for.
-    Stall(String),
-}
-
-impl std::fmt::Display for Error {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Error::Input(m) | Error::Stall(m) => f.write_str(m),
-        }
-    }
-}
-
-impl std::error::Error for Error {}
 
 /// The first registered algorithm of a collective (`--coll-selector first`). Every
 /// collective has one (tests/collectives.rs checks).

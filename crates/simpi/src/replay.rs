@@ -69,7 +69,7 @@ fn run_model<S: OpStore>(
             preset,
         } => {
             if hosts.len() < p as usize {
-                return Err(Error::Input(format!(
+                return Err(Error::Setting(format!(
                     "the workload has {p} ranks but only {} are mapped to hosts",
                     hosts.len()
                 )));
@@ -97,9 +97,9 @@ pub fn simulate(w: &mut Workload<'_>, model: &Model<'_>, opts: SimOptions<'_>) -
     let t1 = Instant::now();
     let shown = opts.max_blocked_ranks;
     let path = w.path.display().to_string();
-    let located = |e: simpi_mpi::Error| match e {
-        simpi_mpi::Error::Input { .. } => Error::Input(e.to_string()),
-        e => Error::Input(format!("{path}: {e}")),
+    let located = |error: simpi_mpi::Error| Error::Run {
+        path: path.clone(),
+        error,
     };
     let (result, ops) = match &mut w.body {
         Body::Schedule(sched) => {
@@ -137,7 +137,7 @@ pub fn simulate(w: &mut Workload<'_>, model: &Model<'_>, opts: SimOptions<'_>) -
                 test_cost: o.test_cost,
                 calls: o.calls,
             };
-            let prog = open_tit(&w.path, &topts).map_err(|e| Error::Input(e.to_string()))?;
+            let prog = open_tit(&w.path, &topts)?;
             let p = prog.ranks();
             let (result, mut store) = run_model(Live::new(prog, p, 1, 1), model, opts.progress, opts.record)?;
             let result = match result {

@@ -78,7 +78,7 @@ pub struct PresetChanges {
 impl PresetChanges {
     /// `base` with these changes, checked.
     pub fn apply(&self, mut p: Preset) -> Result<Preset, Error> {
-        let parse = |flag: &str, s: &str| Piecewise::parse(s).map_err(|e| Error::Input(format!("--{flag}: {e}")));
+        let parse = |flag: &str, s: &str| Piecewise::parse(s).map_err(|e| Error::Setting(format!("--{flag}: {e}")));
         if let Some(s) = &self.lat_factor {
             p.network.lat_factor = parse("lat-factor", s)?;
         }
@@ -104,11 +104,11 @@ impl PresetChanges {
             p.protocol.grow_test_costs = v;
         }
         if p.protocol.async_small > p.protocol.detached {
-            return Err(Error::Input(
+            return Err(Error::Setting(
                 "--async-small must not exceed --detached (as in SimGrid)".into(),
             ));
         }
-        p.validate().map_err(Error::Input)?;
+        p.validate().map_err(Error::Setting)?;
         Ok(p)
     }
 }
@@ -137,7 +137,7 @@ impl Machine {
                 let mut ps = [0u64; 5];
                 for i in 0..5 {
                     ps[i] = params[i].checked_mul(k).ok_or_else(|| {
-                        Error::Input(format!(
+                        Error::Setting(format!(
                             "{} overflows 2^64 picoseconds in unit {}",
                             names[i],
                             unit.name()
@@ -154,11 +154,9 @@ impl Machine {
                 });
             }
             ModelSpec::Flow { platform, mapping, .. } => {
-                let p = simpi_platform::load(platform).map_err(|e| Error::Input(e.to_string()))?;
+                let p = simpi_platform::load(platform)?;
                 let map = match mapping {
-                    MappingSpec::HostFile(f) => {
-                        Mapping::from_host_file(&p, f, ranks).map_err(|e| Error::Input(e.to_string()))?
-                    }
+                    MappingSpec::HostFile(f) => Mapping::from_host_file(&p, f, ranks)?,
                     MappingSpec::Block { per_host } => Mapping::block(&p, ranks, *per_host),
                     MappingSpec::RoundRobin => Mapping::round_robin(&p, ranks),
                 };

@@ -160,13 +160,18 @@ pub struct Workload<'a> {
 /// Number of ranks of the workload at `path` without loading it.
 pub fn count_ranks(path: &Path, format: Option<Format>) -> Result<u32, Error> {
     match format.unwrap_or_else(|| Format::detect(path)) {
-        Format::Tit => simpi_trace::tit::tit_ranks(path).map_err(|e| Error::Input(e.to_string())),
+        Format::Tit => Ok(simpi_trace::tit::tit_ranks(path)?),
         Format::Goal => {
             use std::io::BufRead;
-            let f =
-                std::fs::File::open(path).map_err(|e| Error::Input(format!("{}: cannot open: {e}", path.display())))?;
+            let f = std::fs::File::open(path).map_err(|e| Error::Io {
+                path: path.display().to_string(),
+                msg: format!("cannot open: {e}"),
+            })?;
             for line in std::io::BufReader::new(f).lines().take(10_000) {
-                let line = line.map_err(|e| Error::Input(format!("{}: {e}", path.display())))?;
+                let line = line.map_err(|e| Error::Io {
+                    path: path.display().to_string(),
+                    msg: e.to_string(),
+                })?;
                 let mut w = line.split_whitespace();
                 if w.next() == Some("num_ranks") {
                     if let Some(Ok(n)) = w.next().map(str::parse::<u32>) {
@@ -174,10 +179,10 @@ pub fn count_ranks(path: &Path, format: Option<Format>) -> Result<u32, Error> {
                     }
                 }
             }
-            Err(Error::Input(format!(
-                "{}: no 'num_ranks' line near the top: not a GOAL schedule",
-                path.display()
-            )))
+            Err(Error::Io {
+                path: path.display().to_string(),
+                msg: "no 'num_ranks' line near the top: not a GOAL schedule".into(),
+            })
         }
     }
 }
@@ -187,13 +192,13 @@ impl Workload<'_> {
     /// times in `unit`.
     pub fn pattern(pattern: Pattern, params: Params, unit: TimeUnit) -> Result<Workload<'static>, Error> {
         if params.ranks == 0 || params.ranks == u32::MAX {
-            return Err(Error::Input(format!("a pattern needs 1 to {} ranks", u32::MAX - 1)));
+            return Err(Error::Setting(format!("a pattern needs 1 to {} ranks", u32::MAX - 1)));
         }
         if params.iterations == 0 {
-            return Err(Error::Input("a pattern needs at least one iteration".into()));
+            return Err(Error::Setting("a pattern needs at least one iteration".into()));
         }
         if params.compute.checked_mul(unit.ps_per_unit()).is_none() {
-            return Err(Error::Input(format!(
+            return Err(Error::Setting(format!(
                 "a compute of {} {} is longer than the simulated clock can count",
                 params.compute,
                 unit.name()
@@ -229,11 +234,11 @@ pub fn load<'a>(path: &Path, opts: &LoadOptions<'a>) -> Result<Workload<'a>, Err
     let format = opts.format.unwrap_or_else(|| Format::detect(path));
     let (body, calls, warnings) = match format {
         Format::Goal => {
-            let s = simpi_trace::read_goal_file(path, opts.unit).map_err(|e| Error::Input(e.to_string()))?;
+            let s = simpi_trace::read_goal_file(path, opts.unit)?;
             (Body::Schedule(s), None, Vec::new())
         }
         Format::Tit if !opts.whole => {
-            simpi_trace::tit::tit_ranks(path).map_err(|e| Error::Input(e.to_string()))?;
+            simpi_trace::tit::tit_ranks(path)?;
             (Body::Trace, None, Vec::new())
         }
         Format::Tit => {
@@ -246,8 +251,7 @@ pub fn load<'a>(path: &Path, opts: &LoadOptions<'a>) -> Result<Workload<'a>, Err
                     test_cost: opts.test_cost,
                     calls: opts.calls,
                 },
-            )
-            .map_err(|e| Error::Input(e.to_string()))?;
+            )?;
             (Body::Schedule(t.schedule), opts.calls.then_some(t.calls), t.warnings)
         }
     };
