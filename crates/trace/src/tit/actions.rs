@@ -3,6 +3,7 @@
 //! count arrays take the integer prefix).
 
 use super::datatypes::datatype_size;
+use simpi_mpi::comm::Creation;
 
 /// A request's identity in a trace: (source, destination, tag) in world ranks.
 pub(crate) type Key = (i64, i64, i64);
@@ -110,20 +111,7 @@ pub enum Action {
         done: Vec<Key>,
     },
     /// `sendRecv scount dst rcount src [sdt] [rdt] [stag rtag]` (tags 0 unless given).
-    SendRecv {
-        /// Bytes sent.
-        sbytes: u64,
-        /// Destination.
-        dst: i64,
-        /// Bytes received.
-        rbytes: u64,
-        /// Source.
-        src: i64,
-        /// Send tag.
-        stag: i64,
-        /// Receive tag.
-        rtag: i64,
-    },
+    SendRecv(Box<SendRecv>),
     /// A non-blocking collective (`ibcast`, `iallreduce`, ...): the collective it starts.
     Nonblocking(Box<Action>),
     /// `compute flops`.
@@ -177,9 +165,9 @@ pub enum Action {
     /// `alltoallv ssum sc.. rsum rc.. [sdt] [rdt]`.
     Alltoallv {
         /// Bytes sent to each rank.
-        send: Vec<u64>,
+        send: Box<[u64]>,
         /// Bytes received from each rank.
-        recv: Vec<u64>,
+        recv: Box<[u64]>,
     },
     /// `gather sc rc [root] [sdt] [rdt]` and `allgather sc rc [sdt] [rdt]`.
     Gather {
@@ -194,16 +182,7 @@ pub enum Action {
         elem: u64,
     },
     /// `gatherv sc rc.. [root] [sdt] [rdt]` and `allgatherv sc rc.. [...]`.
-    Gatherv {
-        /// True for allgatherv.
-        all: bool,
-        /// Bytes this rank contributes.
-        sbytes: u64,
-        /// Bytes gathered from each rank (meaningful where they are written).
-        recv: Vec<u64>,
-        /// Root.
-        root: i64,
-    },
+    Gatherv(Box<Gatherv>),
     /// `scatter sc rc [root] [sdt] [rdt]`.
     Scatter {
         /// Bytes each rank receives.
@@ -212,14 +191,7 @@ pub enum Action {
         root: i64,
     },
     /// `scatterv sc.. rc [root] [sdt] [rdt]`.
-    Scatterv {
-        /// Bytes sent to each rank (meaningful at the root).
-        send: Vec<u64>,
-        /// Bytes this rank receives.
-        rbytes: u64,
-        /// Root.
-        root: i64,
-    },
+    Scatterv(Box<Scatterv>),
     /// `reducescatter rc.. comp [dt]`.
     ReduceScatter {
         /// Bytes each rank ends with.
@@ -236,36 +208,54 @@ pub enum Action {
         /// Flops computed after it.
         comp: f64,
     },
-    /// `comm_split parent color key new|-` (simpi's extension).
-    CommSplit {
-        /// Parent communicator id.
-        parent: String,
-        /// Color (negative: MPI_UNDEFINED).
-        color: i64,
-        /// Key.
-        key: i64,
-        /// New communicator id, if this rank gets one.
-        new: Option<String>,
-    },
-    /// `comm_dup parent new` (simpi's extension).
-    CommDup {
-        /// Parent id.
-        parent: String,
-        /// New id.
-        new: String,
-    },
-    /// `comm_create parent new|- members..` (simpi's extension), also written for the other
-    /// calls that make a communicator from a known member list (`comm_split_type`,
-    /// `comm_create_group`, `cart_create`, `cart_sub`, `graph_create`, `dist_graph_create`,
-    /// `dist_graph_create_adjacent`).
-    CommCreate {
-        /// Parent id.
-        parent: String,
-        /// New id, if this rank is in the group.
-        new: Option<String>,
-        /// World ranks of the group, in order.
-        members: Vec<u32>,
-    },
+    /// `comm_split parent color key new|-`, `comm_dup parent new` and `comm_create
+    /// parent new|- members..` (simpi's extensions; `comm_create` is also written for the
+    /// other calls that make a communicator from a known member list: `comm_split_type`,
+    /// `comm_create_group`, `cart_create`, `cart_sub`, `graph_create`,
+    /// `dist_graph_create`, `dist_graph_create_adjacent`).
+    Comm(Box<Creation>),
+}
+
+/// The arguments of `sendRecv` (boxed: actions are passed between threads, and the
+/// common ones fit a cache line only without it).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SendRecv {
+    /// Bytes sent.
+    pub sbytes: u64,
+    /// Destination.
+    pub dst: i64,
+    /// Bytes received.
+    pub rbytes: u64,
+    /// Source.
+    pub src: i64,
+    /// Send tag.
+    pub stag: i64,
+    /// Receive tag.
+    pub rtag: i64,
+}
+
+/// The arguments of `gatherv` and `allgatherv`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Gatherv {
+    /// True for allgatherv.
+    pub all: bool,
+    /// Bytes this rank contributes.
+    pub sbytes: u64,
+    /// Bytes gathered from each rank (meaningful where they are written).
+    pub recv: Vec<u64>,
+    /// Root.
+    pub root: i64,
+}
+
+/// The arguments of `scatterv`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scatterv {
+    /// Bytes sent to each rank (meaningful at the root).
+    pub send: Vec<u64>,
+    /// Bytes this rank receives.
+    pub rbytes: u64,
+    /// Root.
+    pub root: i64,
 }
 
 /// Reads one action from its name and arguments. `comm_size` sizes the count arrays;
@@ -446,14 +436,14 @@ pub(crate) fn parse(name: &str, a: &[&str], comm_size: usize, double_default: bo
         }
         "sendRecv" | "sendrecv_replace" => {
             need(4, "a send count, a destination, a receive count and a source")?;
-            Action::SendRecv {
+            Action::SendRecv(Box::new(SendRecv {
                 sbytes: bytes(count(0)?, dt(4)?)?,
                 dst: int(1)?,
                 rbytes: bytes(count(2)?, dt(5)?)?,
                 src: int(3)?,
                 stag: opt_int(6, 0)?,
                 rtag: opt_int(7, 0)?,
-            }
+            }))
         }
         "sleep" => {
             need(1, "a duration in seconds")?;
@@ -539,12 +529,12 @@ pub(crate) fn parse(name: &str, a: &[&str], comm_size: usize, double_default: bo
             } else {
                 dt(rdt_at)?
             };
-            Action::Gatherv {
+            Action::Gatherv(Box::new(Gatherv {
                 all,
                 sbytes: bytes(count(0)?, sd)?,
                 recv: rc.iter().map(|&c| bytes(c, rd)).collect::<Result<_, _>>()?,
                 root,
-            }
+            }))
         }
         "scatter" => {
             need(2, "a send and a receive count")?;
@@ -557,11 +547,11 @@ pub(crate) fn parse(name: &str, a: &[&str], comm_size: usize, double_default: bo
             let sc = array(0)?;
             need(comm_size + 1, "send counts and a receive count")?;
             let (sd, rd) = (dt(comm_size + 2)?, dt(comm_size + 3)?);
-            Action::Scatterv {
+            Action::Scatterv(Box::new(Scatterv {
                 send: sc.iter().map(|&c| bytes(c, sd)).collect::<Result<_, _>>()?,
                 rbytes: bytes(count(comm_size)?, rd)?,
                 root: opt_int(comm_size + 1, 0)?,
-            }
+            }))
         }
         "reducescatterblock" => {
             need(2, "a receive count and a computation amount")?;
@@ -593,19 +583,19 @@ pub(crate) fn parse(name: &str, a: &[&str], comm_size: usize, double_default: bo
                 4,
                 "a parent communicator, a color, a key and the new communicator's id (or -)",
             )?;
-            Action::CommSplit {
+            Action::Comm(Box::new(Creation::Split {
                 parent: a[0].to_string(),
                 color: int(1)?,
                 key: int(2)?,
                 new: (a[3] != "-").then(|| a[3].to_string()),
-            }
+            }))
         }
         "comm_dup" if !a.is_empty() => {
             need(2, "a parent communicator and the new communicator's id")?;
-            Action::CommDup {
+            Action::Comm(Box::new(Creation::Dup {
                 parent: a[0].to_string(),
                 new: a[1].to_string(),
-            }
+            }))
         }
         "comm_create"
         | "comm_known"
@@ -624,11 +614,11 @@ pub(crate) fn parse(name: &str, a: &[&str], comm_size: usize, double_default: bo
                         .map_err(|_| format!("expected a world rank, found '{t}'"))
                 })
                 .collect::<Result<_, _>>()?;
-            Action::CommCreate {
+            Action::Comm(Box::new(Creation::Create {
                 parent: a[0].to_string(),
                 new: (a[1] != "-").then(|| a[1].to_string()),
                 members,
-            }
+            }))
         }
         "comm_split" | "comm_dup" => Action::NoOp,
         other => return Err(format!("unknown action '{other}'")),
@@ -775,18 +765,18 @@ mod tests {
             )
             .unwrap(),
             Action::Alltoallv {
-                send: vec![8, 16, 24, 32],
-                recv: vec![8, 16, 24, 32]
+                send: vec![8, 16, 24, 32].into(),
+                recv: vec![8, 16, 24, 32].into()
             }
         );
         assert_eq!(
             parse("gatherv", &["5", "5", "5", "5", "5", "3", "0", "0"], 4, false).unwrap(),
-            Action::Gatherv {
+            Action::Gatherv(Box::new(Gatherv {
                 all: false,
                 sbytes: 40,
                 recv: vec![40; 4],
                 root: 3
-            }
+            }))
         );
         // gather: root then the send datatype (id 3: 2-byte MPI_SHORT); allgather has no
         // root, so its send datatype comes third.

@@ -245,23 +245,10 @@ fn scan_comms(src: &Source, two: bool) -> Result<CommTable, TitError> {
                     line,
                     msg,
                 };
-                let c = match parse(name, args, 0, false).map_err(at)? {
-                    Action::CommSplit {
-                        parent,
-                        color,
-                        key,
-                        new,
-                    } => Creation::Split {
-                        parent,
-                        color,
-                        key,
-                        new,
-                    },
-                    Action::CommDup { parent, new } => Creation::Dup { parent, new },
-                    Action::CommCreate { parent, new, members } => Creation::Create { parent, new, members },
-                    _ => continue,
+                let Action::Comm(c) = parse(name, args, 0, false).map_err(at)? else {
+                    continue;
                 };
-                found.push((c, line));
+                found.push((*c, line));
             }
             creations.push(found);
         }

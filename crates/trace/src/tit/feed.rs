@@ -13,7 +13,7 @@ use super::program::{words, Args};
 use super::source::{Cursor, Source};
 use simpi_kernel::MixHasher;
 use simpi_mpi::comm::CommTable;
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, VecDeque};
 use std::hash::BuildHasherDefault;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -31,8 +31,11 @@ pub(crate) enum CommRef {
     /// The rank's MPI_COMM_SELF.
     Own,
     /// The communicator at this index of the table.
-    Index(usize),
+    Index(u32),
 }
+
+/// [`Parsed::name`] when calls are not recorded.
+pub(crate) const NO_NAME: u32 = u32::MAX;
 
 /// One parsed line of a rank.
 pub(crate) struct Parsed {
@@ -40,11 +43,14 @@ pub(crate) struct Parsed {
     pub line: u32,
     /// The communicator it names.
     pub comm: CommRef,
-    /// The action's name, kept when calls are recorded.
-    pub name: Option<Arc<str>>,
+    /// The action's name, by its index in the feed's table ([`Feed::name`]), when
+    /// calls are recorded; [`NO_NAME`] otherwise.
+    pub name: u32,
     /// The action, or what is wrong with the line (the line's file, or the trace's
-    /// file for a read error at line 0, is the rank's).
-    pub action: Result<Action, (u32, String)>,
+    /// file for a read error at line 0, is the rank's). An item crosses from the reader
+    /// thread's cache to the simulation's: large actions and errors are boxed to keep
+    /// it to one cache line.
+    pub action: Result<Action, Box<(u32, String)>>,
 }
 
 /// One rank's reading state, shared by both threads.
@@ -58,7 +64,12 @@ struct RankFeed {
     skipped: u64,
 }
 
-type Names = HashSet<Arc<str>, BuildHasherDefault<MixHasher>>;
+/// Call names, each allocated once, and their indices.
+#[derive(Default)]
+struct Names {
+    list: Vec<Arc<str>>,
+    index: HashMap<Arc<str>, u32, BuildHasherDefault<MixHasher>>,
+}
 
 struct Shared {
     src: Arc<Source>,
@@ -104,8 +115,8 @@ impl Shared {
                 queue.push_back(Parsed {
                     line: e.line,
                     comm: CommRef::World,
-                    name: None,
-                    action: Err((e.line, e.msg)),
+                    name: NO_NAME,
+                    action: Err(Box::new((e.line, e.msg))),
                 });
                 return false;
             }
@@ -116,25 +127,27 @@ impl Shared {
             None => (CommRef::World, Ok(p)),
             Some("self") => (CommRef::Own, Ok(1)),
             Some(id) => match self.comms.get(id) {
-                Some((i, c)) => (CommRef::Index(i), Ok(c.members.len())),
+                Some((i, c)) => (CommRef::Index(i as u32), Ok(c.members.len())),
                 None => (CommRef::World, Err(format!("unknown communicator '{id}'"))),
             },
         };
         let mut args = Args::default();
         let action = size
             .and_then(|n| parse(name, args.collect(rest), n, *double_default))
-            .map_err(|m| (line, m));
+            .map_err(|m| Box::new((line, m)));
         if let Ok(Action::Init { double_default: d }) = &action {
             *double_default = *d;
         }
-        let name = self.names.as_ref().map(|names| {
+        let name = self.names.as_ref().map_or(NO_NAME, |names| {
             let mut names = names.lock().expect("names");
-            match names.get(name) {
-                Some(n) => Arc::clone(n),
+            match names.index.get(name) {
+                Some(&i) => i,
                 None => {
                     let n: Arc<str> = Arc::from(name);
-                    names.insert(Arc::clone(&n));
-                    n
+                    let i = names.list.len() as u32;
+                    names.list.push(Arc::clone(&n));
+                    names.index.insert(n, i);
+                    i
                 }
             }
         });
@@ -246,6 +259,18 @@ impl Feed {
             .sum()
     }
 
+    /// The name of index `i` ([`Parsed::name`]).
+    pub(crate) fn name(&self, i: u32) -> Arc<str> {
+        let names = self
+            .shared
+            .names
+            .as_ref()
+            .expect("names are kept")
+            .lock()
+            .expect("names");
+        Arc::clone(&names.list[i as usize])
+    }
+
     /// Stops reading rank `r` (a schedule being built has passed it); returns the lines
     /// of other ranks its file had.
     pub(crate) fn close(&mut self, r: usize) -> u64 {
@@ -265,5 +290,17 @@ impl Drop for Feed {
             w.thread().unpark();
             let _ = w.join();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_parsed_line_fits_a_cache_line() {
+        assert!(
+            std::mem::size_of::<super::Parsed>() <= 64,
+            "{}",
+            std::mem::size_of::<super::Parsed>()
+        );
     }
 }

@@ -21,7 +21,7 @@
 //!   MPI_PROC_NULL (-2) as source, are dropped and counted.
 
 use super::actions::{Action, Key, ICOLL_SOURCE, PROC_NULL, UNMODELLED_SOURCE};
-use super::feed::{CommRef, Feed};
+use super::feed::{CommRef, Feed, NO_NAME};
 use super::source::Source;
 use simpi_kernel::{MixHashMap, SimTime};
 use simpi_mpi::calls::{CollComm, Req};
@@ -176,12 +176,12 @@ impl<R: Copy + PartialEq + std::fmt::Debug> TitRank<R> {
             CommRef::World => (0, None),
             // Each rank's MPI_COMM_SELF: nothing crosses it.
             CommRef::Own => (0, Some(&self_comm[..])),
-            CommRef::Index(i) => (i, Some(&cx.comms.comm(i).members[..])),
+            CommRef::Index(i) => (i as usize, Some(&cx.comms.comm(i as usize).members[..])),
         };
         let p2p = CommTable::p2p_context(ci);
         match action {
             Action::Init { .. } => {}
-            Action::NoOp | Action::CommSplit { .. } | Action::CommDup { .. } | Action::CommCreate { .. } => {}
+            Action::NoOp | Action::Comm(_) => {}
             Action::Start { peer, tag, bytes, recv } => self.start(calls, s, cx, peer, tag, bytes, recv, p2p)?,
             Action::Startall { starts } => {
                 for (peer, tag, bytes, recv) in starts {
@@ -299,14 +299,15 @@ impl<R: Copy + PartialEq + std::fmt::Debug> TitRank<R> {
                     self.prune_store();
                 }
             }
-            Action::SendRecv {
-                sbytes,
-                dst,
-                rbytes,
-                src,
-                stag,
-                rtag,
-            } => {
+            Action::SendRecv(sr) => {
+                let super::actions::SendRecv {
+                    sbytes,
+                    dst,
+                    rbytes,
+                    src,
+                    stag,
+                    rtag,
+                } = *sr;
                 let to = if dst >= 0 {
                     Some(Self::rank_arg(cx, dst, "destination")?)
                 } else {
@@ -533,8 +534,8 @@ impl<R: Copy + PartialEq + std::fmt::Debug> TitRank<R> {
             }
             Action::Alltoall { sbytes } => spec(Collective::Alltoall, sbytes),
             Action::Alltoallv { send, recv } => CollSpec {
-                send_counts: send,
-                recv_counts: recv,
+                send_counts: send.into_vec(),
+                recv_counts: recv.into_vec(),
                 ..spec(Collective::Alltoallv, 0)
             },
             Action::Gather {
@@ -547,12 +548,13 @@ impl<R: Copy + PartialEq + std::fmt::Debug> TitRank<R> {
                 elem,
                 ..spec(if all { Collective::Allgather } else { Collective::Gather }, sbytes)
             },
-            Action::Gatherv {
-                all,
-                sbytes,
-                mut recv,
-                root,
-            } => {
+            Action::Gatherv(g) => {
+                let super::actions::Gatherv {
+                    all,
+                    sbytes,
+                    mut recv,
+                    root,
+                } = *g;
                 // Non-roots know only their own contribution.
                 recv[me as usize] = sbytes;
                 CollSpec {
@@ -572,7 +574,8 @@ impl<R: Copy + PartialEq + std::fmt::Debug> TitRank<R> {
                 root: root_of(root)?,
                 ..spec(Collective::Scatter, rbytes)
             },
-            Action::Scatterv { mut send, rbytes, root } => {
+            Action::Scatterv(sv) => {
+                let super::actions::Scatterv { mut send, rbytes, root } = *sv;
                 send[me as usize] = rbytes;
                 CollSpec {
                     root: root_of(root)?,
@@ -688,7 +691,7 @@ impl<'o, R: Copy + PartialEq + std::fmt::Debug> TitProgram<'o, R> {
         for r in 0..self.ranks.len() {
             while let Some(p) = self.feed.next(r) {
                 if let Err(e) = p.action {
-                    return Err(self.located(r, e));
+                    return Err(self.located(r, *e));
                 }
             }
         }
@@ -710,7 +713,7 @@ impl<R: Copy + PartialEq + std::fmt::Debug> Program<R> for TitProgram<'_, R> {
         let line = parsed.line;
         let action = match parsed.action {
             Ok(a) => a,
-            Err(e) => return Err(self.located(r, e)),
+            Err(e) => return Err(self.located(r, *e)),
         };
         let p = self.ranks.len() as u32;
         let st = &mut self.ranks[r];
@@ -726,12 +729,12 @@ impl<R: Copy + PartialEq + std::fmt::Debug> Program<R> for TitProgram<'_, R> {
         if let Err(m) = st.action(calls, sink, &mut cx, parsed.comm, action) {
             return Err(self.located(r, (line, m)));
         }
-        if let Some(name) = parsed.name {
+        if parsed.name != NO_NAME {
             let after = sink.created();
             if after > before {
                 self.calls.push(CallRecord {
                     rank,
-                    name,
+                    name: self.feed.name(parsed.name),
                     first: before,
                     end: after,
                 });
