@@ -295,6 +295,16 @@ impl fmt::Debug for Algorithm {
     }
 }
 
+/// The first registered algorithm of `s`'s collective: the default choice, and what
+/// algorithms made of others use when nothing else is selected. Every collective has
+/// one (tests/collectives.rs checks).
+pub fn first_algorithm(s: &CollSpec) -> &'static Algorithm {
+    registry()
+        .into_iter()
+        .find(|a| a.coll == s.coll)
+        .unwrap_or_else(|| panic!("no algorithm registered for {}", s.coll))
+}
+
 /// Every algorithm, grouped by collective.
 pub fn registry() -> Vec<&'static Algorithm> {
     let lists: [&'static [Algorithm]; 15] = [

@@ -20,7 +20,7 @@
 //! next [`Driver::run`].
 
 use crate::calls::{CollComm, RankCalls, Req};
-use crate::coll::{registry, Algorithm, CollSpec};
+use crate::coll::{first_algorithm, Algorithm, CollSpec};
 use crate::comm::CommTable;
 use crate::engine::{Engine, OpStore, Outcome, Rules, RunStatus};
 use crate::error::Error;
@@ -108,13 +108,6 @@ pub struct Posted {
     matches: Vec<(Handle, Handle)>,
 }
 
-fn first_of(s: &CollSpec) -> &'static Algorithm {
-    registry()
-        .into_iter()
-        .find(|a| a.coll == s.coll)
-        .expect("every collective has an algorithm")
-}
-
 impl Posted {
     fn name(&mut self, op: OpRef, handle: Handle) {
         self.handles.insert(op.slot, (op.gen, handle));
@@ -186,7 +179,7 @@ impl Program<OpRef> for Posted {
                     members: None,
                     context: CommTable::coll_context(0),
                 };
-                calls.collective(s, comm, spec, alg, &first_of)?;
+                calls.collective(s, comm, spec, alg, &first_algorithm)?;
             }
             Call::Finalize => return Ok(Step::Ended),
         }

@@ -82,6 +82,9 @@ const PROGRESS_EVERY: u64 = 1 << 20;
 pub trait Rules<S: OpStore>: Sized {
     /// A queued event.
     type Event: Copy;
+    /// Whether a rank's end time is its last completion ([`Core::last_completion`],
+    /// kept only then: one write per completion on the hot path).
+    const ENDS_AT_LAST_COMPLETION: bool;
     /// Queues the operations in `core.ready`, which became ready at `t`, and empties it.
     fn enqueue(&mut self, core: &mut Core<S, Self::Event>, t: u64);
     /// Handles an event popped at `t` with sequence `seq`.
@@ -140,7 +143,7 @@ impl<'p, S: OpStore, R: Rules<S>> Engine<'p, S, R> {
     /// operation.
     pub fn new(store: S, rules: R, progress: Option<&'p mut dyn FnMut(Progress)>, record: bool) -> Self {
         Engine {
-            core: Core::new(store, record),
+            core: Core::new(store, record, R::ENDS_AT_LAST_COMPLETION),
             rules,
             progress,
             processed: 0,

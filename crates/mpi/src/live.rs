@@ -143,11 +143,6 @@ impl<P: Program<OpRef>> Live<P> {
         self.program
     }
 
-    /// Operations created and not yet retired.
-    pub fn in_flight(&self) -> usize {
-        self.arena.live()
-    }
-
     /// A rank whose program paused (it had no call to make) goes on: its program makes
     /// its next calls now; what can start goes to `ready`.
     pub fn go_on(&mut self, rank: u32, ready: &mut Vec<u32>) {

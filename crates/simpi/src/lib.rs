@@ -24,11 +24,7 @@ pub use simpi_platform as platform;
 pub use simpi_trace::schedgen::{Params as PatternParams, Pattern};
 pub use workload::{count_ranks, load, Body, CollChoice, Format, LoadOptions, Workload};
 
-/// The first registered algorithm of a collective (`--coll-selector first`). Every
-/// collective has one (tests/collectives.rs checks).
+/// The first registered algorithm of a collective (`--coll-selector first`).
 pub fn default_algorithm(s: &simpi_mpi::coll::CollSpec) -> &'static simpi_mpi::coll::Algorithm {
-    simpi_mpi::coll::registry()
-        .into_iter()
-        .find(|a| a.coll == s.coll)
-        .unwrap_or_else(|| panic!("no algorithm registered for {}", s.coll))
+    simpi_mpi::coll::first_algorithm(s)
 }

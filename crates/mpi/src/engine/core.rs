@@ -27,13 +27,14 @@ pub struct Core<S, E> {
     pub overflow: bool,
     /// Some time was computed below zero and wrapped (LogGOPS credits).
     pub wrapped: bool,
-    /// Per rank, when its last operation completed.
+    /// Per rank, when its last operation completed (empty unless the rules end ranks
+    /// there).
     pub last_completion: Vec<u64>,
     pub(crate) rec: Option<Recorder>,
 }
 
 impl<S: OpStore, E> Core<S, E> {
-    pub(crate) fn new(store: S, record: bool) -> Self {
+    pub(crate) fn new(store: S, record: bool, track_ends: bool) -> Self {
         let p = store.num_ranks() as usize;
         Core {
             store,
@@ -45,7 +46,7 @@ impl<S: OpStore, E> Core<S, E> {
             now: 0,
             overflow: false,
             wrapped: false,
-            last_completion: vec![0; p],
+            last_completion: if track_ends { vec![0; p] } else { Vec::new() },
             rec: record.then(Recorder::default),
         }
     }
@@ -63,8 +64,9 @@ impl<S: OpStore, E> Core<S, E> {
     pub fn completed(&mut self, id: u32, now: u64, end: Option<u64>) {
         self.ops_done += 1;
         let op = *self.store.op(id);
-        let last = &mut self.last_completion[op.rank as usize];
-        *last = (*last).max(now);
+        if let Some(last) = self.last_completion.get_mut(op.rank as usize) {
+            *last = (*last).max(now);
+        }
         if let Some(rec) = self.rec.as_mut() {
             let local = self.store.local_index(id);
             rec.complete(id, op.rank, local, op.kind, op.size, end);

@@ -405,6 +405,8 @@ impl LogGopsRules {
 
 impl<S: OpStore> Rules<S> for LogGopsRules {
     type Event = Packed;
+    /// A rank ends when its CPUs are idle for good.
+    const ENDS_AT_LAST_COMPLETION: bool = false;
 
     /// Joins first pass (what they free takes their place); then ranks in ascending
     /// order, each rank's operations in the order they became ready sorted by kind the

@@ -275,6 +275,7 @@ impl<S: OpStore, E> Core<S, E> {
 
 impl<S: OpStore, N: NetworkModel> Rules<S> for SmpiRules<N> {
     type Event = Ev;
+    const ENDS_AT_LAST_COMPLETION: bool = true;
 
     /// Joins pass (what they free takes their place); every other ready operation tries
     /// to start at `t`, in the order it became ready.

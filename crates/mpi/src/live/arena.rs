@@ -74,7 +74,6 @@ pub(crate) struct Arena {
     edges: Vec<Edge>,
     free_ops: Vec<u32>,
     free_edges: Vec<u32>,
-    live: usize,
 }
 
 impl Arena {
@@ -84,7 +83,6 @@ impl Arena {
         op.deps = 0;
         op.succ = NO_SUCC;
         op.flags = LIVE | (op.flags & !(DONE | WAKE | DATA_IN));
-        self.live += 1;
         let slot = match self.free_ops.pop() {
             Some(s) => {
                 self.slots[s as usize].op = op;
@@ -195,12 +193,6 @@ impl Arena {
         op.flags = 0;
         self.slots[slot as usize].x.gen = self.slots[slot as usize].x.gen.wrapping_add(1);
         self.free_ops.push(slot);
-        self.live -= 1;
-    }
-
-    /// Operations created and not retired.
-    pub fn live(&self) -> usize {
-        self.live
     }
 
     /// The live operations of `rank` still waiting for a dependency, in creation order.

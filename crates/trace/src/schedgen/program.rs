@@ -6,7 +6,7 @@
 
 use super::{Params, Pattern};
 use simpi_mpi::calls::{CollComm, RankCalls, Req};
-use simpi_mpi::coll::{find, registry, Algorithm, CollSpec, Collective};
+use simpi_mpi::coll::{find, first_algorithm, Algorithm, CollSpec, Collective};
 use simpi_mpi::comm::CommTable;
 use simpi_mpi::live::{Program, Step};
 use simpi_mpi::sink::OpSink;
@@ -78,14 +78,6 @@ impl PatternProgram {
     }
 }
 
-/// The first registered algorithm of a collective, for algorithms made of others.
-fn first_of(s: &CollSpec) -> &'static Algorithm {
-    registry()
-        .into_iter()
-        .find(|a| a.coll == s.coll)
-        .expect("every collective has an algorithm")
-}
-
 impl<R: Copy + PartialEq + std::fmt::Debug> Program<R> for PatternProgram {
     fn step<S: OpSink<Ref = R>>(&mut self, rank: u32, calls: &mut RankCalls<R>, s: &mut S) -> Result<Step, Error> {
         let st = self.ranks[rank as usize];
@@ -111,7 +103,7 @@ impl<R: Copy + PartialEq + std::fmt::Debug> Program<R> for PatternProgram {
                     members: None,
                     context: CommTable::coll_context(0),
                 };
-                calls.collective(s, comm, spec, alg, &first_of)?;
+                calls.collective(s, comm, spec, alg, &first_algorithm)?;
             }
             None => self.exchange(rank, calls, s)?,
         }

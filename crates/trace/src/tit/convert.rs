@@ -62,16 +62,6 @@ impl From<SourceError> for TitError {
     }
 }
 
-impl From<TitError> for Error {
-    fn from(e: TitError) -> Error {
-        Error::Input {
-            file: e.file,
-            line: e.line,
-            msg: e.msg,
-        }
-    }
-}
-
 /// The [`TitError`] of an error a rank's program met.
 fn tit_error(e: Error, file: &Path) -> TitError {
     match e {

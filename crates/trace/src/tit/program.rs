@@ -629,11 +629,6 @@ impl<'o, R: Copy + PartialEq + std::fmt::Debug> TitProgram<'o, R> {
         }
     }
 
-    /// The communicators.
-    pub fn comms(&self) -> &CommTable {
-        &self.comms
-    }
-
     /// Things the user should know about the trace, once it has run.
     pub fn warnings(&self) -> Vec<String> {
         let mut w = Vec::new();
