@@ -33,7 +33,7 @@ pub struct ConvertArgs {
 pub fn run(a: ConvertArgs) -> Result<(), (u8, String)> {
     let Target::Goal = a.to;
     let coll = a.trace.collectives()?;
-    let flops = a.trace.speed()?;
+    let flops = a.trace.speed;
     let speed = |_r: u32| flops;
     let w = load(
         &a.file,

@@ -8,7 +8,8 @@ mod testbed;
 mod trace_options;
 mod tracer;
 
-use clap::{Parser, Subcommand};
+use clap::parser::ValueSource;
+use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -44,14 +45,24 @@ enum Command {
 
 /// Exit code for malformed input.
 pub const EXIT_INPUT: u8 = 1;
+/// Exit code for a bad command line (clap uses it too).
+pub const EXIT_USAGE: u8 = 2;
 /// Exit code for a workload that cannot complete (deadlock, unmatched message).
 pub const EXIT_STALL: u8 = 3;
 
+/// True if the user typed flag `id` (rather than it taking its default).
+pub fn given(m: &ArgMatches, id: &str) -> bool {
+    m.try_get_raw(id).is_ok_and(|v| v.is_some()) && m.value_source(id) == Some(ValueSource::CommandLine)
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    restore_default_sigpipe();
+    let matches = Cli::command().get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    let sub = |name: &str| matches.subcommand_matches(name).expect("the subcommand that was parsed");
     let result = match cli.command {
-        Command::Replay(a) => replay::run(*a),
-        Command::Schedgen(a) => schedgen::run(a),
+        Command::Replay(a) => replay::run(*a, sub("replay")),
+        Command::Schedgen(a) => schedgen::run(a, sub("schedgen")),
         Command::Platform(a) => platform_cmd::run(a),
         Command::Convert(a) => convert::run(a),
         Command::ListAlgorithms => convert::list_algorithms(),
@@ -65,5 +76,15 @@ fn main() -> ExitCode {
             eprintln!("simpi: {}", msg.trim_end());
             ExitCode::from(code)
         }
+    }
+}
+
+/// Output piped into a command that stops reading (`simpi ... | head`) ends simpi quietly,
+/// as it does `cat`: Rust ignores SIGPIPE, which would turn every later write into an
+/// error message or a panic in `println!`.
+fn restore_default_sigpipe() {
+    // SAFETY: setting a signal's disposition to the default, before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }

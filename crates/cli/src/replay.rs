@@ -1,11 +1,11 @@
 //! `simpi replay`: runs a schedule, a trace or a pattern under a model and prints the
 //! result; the machine is set up by the facade (`simpi::setup`).
 
-use crate::{EXIT_INPUT, EXIT_STALL};
-use clap::{Args, ValueEnum};
+use crate::{given, EXIT_INPUT, EXIT_STALL, EXIT_USAGE};
+use clap::{ArgMatches, Args, ValueEnum};
 use simpi::{
-    count_ranks, load, simulate, Error, Format, LoadOptions, Machine, MappingSpec, ModelSpec, Pattern, PatternParams,
-    Preset, PresetChanges, SimOptions, SimTime, TimeUnit, Workload,
+    count_ranks, load, simulate, values, Error, Format, LoadOptions, Machine, MappingSpec, ModelSpec, Pattern,
+    PatternParams, Piecewise, Preset, PresetChanges, SimOptions, SimTime, TimeUnit, Workload,
 };
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -58,23 +58,24 @@ enum InputFormat {
 
 #[derive(Args)]
 pub struct ReplayArgs {
-    /// The GOAL schedule or TIT trace (index file) to replay.
+    /// The GOAL schedule or TIT trace (index file) to replay; `-` reads a schedule, or
+    /// a trace whose ranks are all in one file, from standard input.
     #[arg(required_unless_present = "pattern")]
     file: Option<PathBuf>,
     /// Replay a pattern generated in the process instead of a file: binomial-bcast,
     /// binomial-reduce, rd-allreduce, ring-allreduce, dissemination-barrier,
     /// linear-alltoall or stencil3d (as `simpi schedgen` writes them).
-    #[arg(long, conflicts_with = "file")]
-    pattern: Option<String>,
+    #[arg(long, conflicts_with = "file", value_parser = values::pattern)]
+    pattern: Option<Pattern>,
     /// Pattern: number of ranks.
-    #[arg(long, default_value_t = 8, requires = "pattern")]
+    #[arg(long, default_value_t = 8, requires = "pattern", value_parser = values::rank_count)]
     ranks: u32,
     /// Pattern: message size in bytes (whole vector for reductions, per pair for
     /// all-to-all, per face for the stencil).
     #[arg(long, default_value_t = 8, requires = "pattern")]
     bytes: u64,
     /// Pattern: number of repetitions.
-    #[arg(long, default_value_t = 1, requires = "pattern")]
+    #[arg(long, default_value_t = 1, requires = "pattern", value_parser = values::at_least_one)]
     iterations: u32,
     /// Pattern: compute time at the start of every iteration, in the time unit.
     #[arg(long, default_value_t = 0, requires = "pattern")]
@@ -90,12 +91,20 @@ pub struct ReplayArgs {
     /// Print the time breakdown per rank and statistics per MPI call.
     #[arg(long)]
     report: bool,
-    /// Write a timeline: `.json` for Chrome trace events (Perfetto), `.paje` for ViTE.
-    #[arg(long, value_name = "FILE")]
-    timeline: Option<PathBuf>,
-    /// The network model.
-    #[arg(long, value_enum, default_value = "loggops")]
-    model: ModelName,
+    /// Write a timeline: `.json` for Chrome trace events (Perfetto), `.paje` for Paje
+    /// (ViTE); another extension is refused.
+    #[arg(long, value_name = "FILE", value_parser = simpi::timeline::Target::parse)]
+    timeline: Option<simpi::timeline::Target>,
+    /// Timeline: only these ranks, e.g. `0-3,8`.
+    #[arg(long, value_name = "LIST", requires = "timeline", value_parser = simpi::timeline::RankSet::parse)]
+    timeline_ranks: Option<simpi::timeline::RankSet>,
+    /// Timeline: only the spans that overlap this window, e.g. `1ms:2ms` (`:2ms` and
+    /// `1ms:` leave an end open).
+    #[arg(long, value_name = "START:END", requires = "timeline", value_parser = simpi::timeline::Window::parse)]
+    timeline_window: Option<simpi::timeline::Window>,
+    /// The network model [default: hybrid with --platform, loggops without].
+    #[arg(long, value_enum)]
+    model: Option<ModelName>,
     /// Platform file (.toml, or SimGrid .xml) for the flow and hybrid models.
     #[arg(long)]
     platform: Option<PathBuf>,
@@ -103,29 +112,29 @@ pub struct ReplayArgs {
     #[arg(long, value_enum, default_value = "smpi")]
     preset: PresetName,
     /// Constant model: the time every message takes, e.g. `10us` (SimGrid's is 1 s).
-    #[arg(long, default_value = "1s")]
-    constant_time: String,
+    #[arg(long, default_value = "1s", value_parser = values::duration)]
+    constant_time: SimTime,
     /// How ranks are placed on hosts.
     #[arg(long, value_enum, default_value = "block")]
     mapping: MappingKind,
     /// Ranks per host for the block mapping.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = values::at_least_one)]
     ranks_per_host: u32,
     /// A host file (one host name per line, optionally `name:count`), instead of --mapping.
     #[arg(long)]
     hostfile: Option<PathBuf>,
     /// Hybrid: latency factors by size, SimGrid syntax `bound:factor;...`.
-    #[arg(long)]
-    lat_factor: Option<String>,
+    #[arg(long, value_parser = values::lat_factors)]
+    lat_factor: Option<Piecewise>,
     /// Hybrid: bandwidth factors by size, SimGrid syntax.
-    #[arg(long)]
-    bw_factor: Option<String>,
+    #[arg(long, value_parser = values::bw_factors)]
+    bw_factor: Option<Piecewise>,
     /// Hybrid: send overhead `bound:a:b;...` (a + b*size seconds).
-    #[arg(long)]
-    os: Option<String>,
+    #[arg(long, value_parser = values::overheads)]
+    os: Option<Piecewise>,
     /// Hybrid: receive overhead `bound:a:b;...`.
-    #[arg(long = "or")]
-    or_: Option<String>,
+    #[arg(long = "or", value_parser = values::overheads)]
+    or_: Option<Piecewise>,
     /// Hybrid: messages below this many bytes flow before the receive is posted.
     #[arg(long)]
     async_small: Option<u64>,
@@ -133,7 +142,7 @@ pub struct ReplayArgs {
     #[arg(long)]
     detached: Option<u64>,
     /// Hybrid: weight-S in bytes (0: equal sharing).
-    #[arg(long)]
+    #[arg(long, value_parser = values::non_negative)]
     weight_s: Option<f64>,
     /// Hybrid: whether each MPI_Test of a trace that finds its request incomplete makes
     /// the next test cost one more --test-cost, until one finds its request complete
@@ -159,7 +168,7 @@ pub struct ReplayArgs {
     #[arg(short = 'S', default_value_t = 65535)]
     s: u64,
     /// Unit of the schedule's times and of L, o, g, G, O.
-    #[arg(long, default_value = "ns")]
+    #[arg(long, default_value = "ns", value_parser = values::time_unit)]
     time_unit: TimeUnit,
     /// Output format.
     #[arg(long, value_enum, default_value = "human")]
@@ -175,7 +184,54 @@ pub struct ReplayArgs {
     max_blocked_ranks: usize,
 }
 
-pub fn run(a: ReplayArgs) -> Result<(), (u8, String)> {
+impl ReplayArgs {
+    /// The model asked for, or the default: SMPI's hybrid model on a platform, LogGOPS
+    /// without one.
+    fn model(&self) -> ModelName {
+        self.model.unwrap_or(if self.platform.is_some() {
+            ModelName::Hybrid
+        } else {
+            ModelName::Loggops
+        })
+    }
+}
+
+pub fn run(mut a: ReplayArgs, m: &ArgMatches) -> Result<(), (u8, String)> {
+    check_flags(&a, m)?;
+    if a.file.as_deref() != Some(std::path::Path::new("-")) {
+        return run_checked(a);
+    }
+    // The readers read a file more than once (its rank count, then its operations),
+    // so standard input is copied to a private file first.
+    let copy = StdinCopy::new()?;
+    a.file = Some(copy.path.clone());
+    let shown = copy.path.display().to_string();
+    run_checked(a).map_err(|(code, msg)| (code, msg.replace(&shown, "<stdin>")))
+}
+
+/// Standard input saved to a file of this process, removed when dropped.
+struct StdinCopy {
+    path: PathBuf,
+}
+
+impl StdinCopy {
+    fn new() -> Result<StdinCopy, (u8, String)> {
+        let path = std::env::temp_dir().join(format!("simpi-stdin-{}", std::process::id()));
+        let fail = |e: std::io::Error| (EXIT_INPUT, format!("copying standard input to {}: {e}", path.display()));
+        let mut f = std::fs::OpenOptions::new().write(true).create_new(true).open(&path).map_err(fail)?;
+        let copy = StdinCopy { path: path.clone() };
+        std::io::copy(&mut std::io::stdin().lock(), &mut f).map_err(fail)?;
+        Ok(copy)
+    }
+}
+
+impl Drop for StdinCopy {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+fn run_checked(a: ReplayArgs) -> Result<(), (u8, String)> {
     let show_progress = a.progress || std::io::stderr().is_terminal();
     let started = Instant::now();
     let mut progress = |p: simpi_mpi_progress::Progress| {
@@ -188,38 +244,23 @@ pub fn run(a: ReplayArgs) -> Result<(), (u8, String)> {
             );
         }
     };
-    match (&a.platform, a.model) {
-        (None, ModelName::Loggops | ModelName::Constant) | (Some(_), ModelName::Flow | ModelName::Hybrid) => {}
-        (Some(_), ModelName::Constant) => return Err((EXIT_INPUT, "the constant model needs no --platform".into())),
-        (Some(_), ModelName::Loggops) => {
-            return Err((
-                EXIT_INPUT,
-                "--platform is used by the flow and hybrid models: add --model flow or --model hybrid".into(),
-            ))
-        }
-        (None, _) => return Err((EXIT_INPUT, "the flow and hybrid models need --platform FILE".into())),
-    }
     let format = a.input.map(|f| match f {
         InputFormat::Goal => Format::Goal,
         InputFormat::Tit => Format::Tit,
     });
     let input_err = |e: Error| (EXIT_INPUT, e.to_string());
-    let pattern = match &a.pattern {
-        None => None,
-        Some(name) => Some(Pattern::from_name(name).ok_or_else(|| {
-            let names: Vec<&str> = Pattern::ALL.iter().map(|(_, n, _)| *n).collect();
-            (
-                EXIT_INPUT,
-                format!("unknown pattern '{name}': expected one of {}", names.join(", ")),
-            )
-        })?),
-    };
+    let pattern = a.pattern;
     let ranks = match (&a.file, pattern) {
         (Some(f), _) => count_ranks(f, format).map_err(input_err)?,
         (None, _) => a.ranks,
     };
+    let timeline_filter = simpi::timeline::Filter {
+        ranks: a.timeline_ranks.clone(),
+        window: a.timeline_window,
+    };
+    timeline_filter.check(ranks).map_err(|m| (EXIT_USAGE, format!("--timeline-ranks: {m}")))?;
     let machine = Machine::new(&model_spec(&a)?, ranks).map_err(input_err)?;
-    let flops = a.trace.speed()?;
+    let flops = a.trace.speed;
     let speed = |r: u32| machine.speed(r).unwrap_or(flops);
     let coll = a.trace.collectives()?;
     let mut workload = match (&a.file, pattern) {
@@ -258,10 +299,28 @@ pub fn run(a: ReplayArgs) -> Result<(), (u8, String)> {
     if show_progress && started.elapsed().as_secs() >= 2 {
         eprintln!();
     }
-    let report = result.map_err(|e| match e {
-        Error::Stall(m) => (EXIT_STALL, m),
-        other => (EXIT_INPUT, other.to_string()),
+    let report = result.map_err(|e| match (e, &a.platform) {
+        (Error::Stall(m), _) => (EXIT_STALL, m),
+        // A missing route is the platform's fault, not the workload's.
+        (
+            Error::Run {
+                path,
+                error: simpi::mpi::Error::Network(route),
+            },
+            Some(platform),
+        ) => (EXIT_INPUT, format!("{}: {route} (a route {path} needs)", platform.display())),
+        (other, _) => (EXIT_INPUT, other.to_string()),
     })?;
+    // The timeline first: a reader of standard output that stops early (`| head`) ends
+    // the process, and must not cost the file.
+    if let Some(target) = &a.timeline {
+        let path = &target.path;
+        let f =
+            std::fs::File::create(path).map_err(|e| (EXIT_INPUT, format!("{}: cannot create: {e}", path.display())))?;
+        let t = simpi::timeline::Timeline::of_spans(report.end_times.len() as u32, &report.spans);
+        simpi::timeline::write(std::io::BufWriter::new(f), target.format, &t, &timeline_filter)
+            .map_err(|e| (EXIT_INPUT, format!("{}: {e}", path.display())))?;
+    }
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let io = |e: std::io::Error| (EXIT_INPUT, format!("writing output: {e}"));
@@ -278,24 +337,107 @@ pub fn run(a: ReplayArgs) -> Result<(), (u8, String)> {
             OutFormat::Loggopsim => report.write_loggopsim(&mut out, a.time_unit).map_err(io)?,
         }
     }
-    if let Some(path) = &a.timeline {
-        let f =
-            std::fs::File::create(path).map_err(|e| (EXIT_INPUT, format!("{}: cannot create: {e}", path.display())))?;
-        let w = std::io::BufWriter::new(f);
-        let ranks = report.end_times.len() as u32;
-        let r = if path.extension().is_some_and(|e| e == "paje" || e == "trace") {
-            simpi::timeline::write_paje(w, ranks, &report.spans)
-        } else {
-            simpi::timeline::write_chrome(w, ranks, &report.spans)
-        };
-        r.map_err(|e| (EXIT_INPUT, format!("{}: {e}", path.display())))?;
-    }
     for w in &report.warnings {
         if a.json || matches!(a.format, OutFormat::Loggopsim) {
             eprintln!("simpi: warning: {w}");
         }
     }
     out.flush().map_err(io)
+}
+
+/// Refuses flags the chosen model, input or output would ignore, and flags that
+/// contradict each other: a flag that silently does nothing misleads (exit code 2).
+fn check_flags(a: &ReplayArgs, m: &ArgMatches) -> Result<(), (u8, String)> {
+    let usage = |msg: String| Err((EXIT_USAGE, msg));
+    let chosen = a.model();
+    let model = chosen.to_possible_value().expect("no skipped variant").get_name().to_string();
+    let flow_like = matches!(chosen, ModelName::Flow | ModelName::Hybrid);
+    match (&a.platform, chosen) {
+        (None, ModelName::Loggops | ModelName::Constant) | (Some(_), ModelName::Flow | ModelName::Hybrid) => {}
+        (Some(_), ModelName::Constant) => return usage("the constant model needs no --platform".into()),
+        (Some(_), ModelName::Loggops) => {
+            return usage("--platform is used by the flow and hybrid models: add --model flow or --model hybrid".into())
+        }
+        (None, _) => return usage(format!("--model {model} needs --platform FILE")),
+    }
+    // Flags that only one family of models reads.
+    let loggops_only = [("l", "-L"), ("o", "-o"), ("g", "-g"), ("big_g", "-G"), ("big_o", "-O"), ("s", "-S")];
+    let platform_only = [
+        ("mapping", "--mapping"),
+        ("ranks_per_host", "--ranks-per-host"),
+        ("hostfile", "--hostfile"),
+        ("lat_factor", "--lat-factor"),
+        ("bw_factor", "--bw-factor"),
+        ("weight_s", "--weight-s"),
+    ];
+    let protocol = [
+        ("os", "--os"),
+        ("or_", "--or"),
+        ("async_small", "--async-small"),
+        ("detached", "--detached"),
+        ("grow_injected_times", "--grow-injected-times"),
+        ("preset", "--preset"),
+    ];
+    for (id, flag) in loggops_only {
+        if given(m, id) && chosen != ModelName::Loggops {
+            return usage(format!("{flag} is a LogGOPS parameter: --model {model} does not use it"));
+        }
+    }
+    for (id, flag) in platform_only {
+        if given(m, id) && !flow_like {
+            return usage(format!(
+                "{flag} is used by the flow and hybrid models, not by --model {model}"
+            ));
+        }
+    }
+    for (id, flag) in protocol {
+        if given(m, id) && chosen == ModelName::Loggops {
+            return usage(format!(
+                "{flag} is a setting of SMPI's protocol: --model loggops uses LogGOPS (-L -o -g -G -O -S) instead"
+            ));
+        }
+    }
+    if given(m, "preset") && chosen == ModelName::Flow {
+        return usage("--model flow has its own settings (no factors, no overheads): --preset is for --model hybrid or constant".into());
+    }
+    if given(m, "constant_time") && chosen != ModelName::Constant {
+        return usage(format!("--constant-time is for --model constant, not --model {model}"));
+    }
+    if a.hostfile.is_some() && (given(m, "mapping") || given(m, "ranks_per_host")) {
+        return usage("--hostfile places the ranks itself: drop --mapping and --ranks-per-host".into());
+    }
+    if given(m, "ranks_per_host") && matches!(a.mapping, MappingKind::RoundRobin) {
+        return usage("--ranks-per-host is for --mapping block".into());
+    }
+    // Flags that only traces read (GOAL schedules and patterns have their operations).
+    let tit = match (&a.file, a.input) {
+        (_, Some(InputFormat::Tit)) => true,
+        (_, Some(InputFormat::Goal)) | (None, None) => false,
+        (Some(f), None) => Format::detect(f) == Format::Tit,
+    };
+    let trace_only = [
+        ("coll", "--coll"),
+        ("coll_selector", "--coll-selector"),
+        ("speed", "--speed"),
+        ("test_cost", "--test-cost"),
+        ("grow_injected_times", "--grow-injected-times"),
+    ];
+    for (id, flag) in trace_only {
+        if given(m, id) && !tit {
+            let what = if a.pattern.is_some() { "a pattern" } else { "a GOAL schedule" };
+            return usage(format!("{flag} applies to TIT traces; {what} has its operations already"));
+        }
+    }
+    if given(m, "speed") && a.platform.is_some() {
+        return usage("--speed is the host speed without a platform: the platform's hosts have their own".into());
+    }
+    if given(m, "periodic") && a.pattern != Some(Pattern::Stencil3d) {
+        return usage("--periodic is for --pattern stencil3d".into());
+    }
+    if a.report && (a.json || matches!(a.format, OutFormat::Loggopsim)) {
+        return usage("--report prints with the human format: drop --json or --format loggopsim".into());
+    }
+    Ok(())
 }
 
 /// Re-exported so the progress callback can name its argument type.
@@ -315,25 +457,21 @@ fn model_spec(a: &ReplayArgs) -> Result<ModelSpec, (u8, String)> {
         weight_s: a.weight_s,
         grow_test_costs: a.grow_injected_times,
     };
-    let base = match (a.model, a.preset) {
+    let base = match (a.model(), a.preset) {
         (ModelName::Flow, _) => Preset::flow(),
         (_, PresetName::Smpi) => Preset::smpi(),
         (_, PresetName::Plain) => Preset::plain(),
     };
     let preset = || changes.apply(base.clone()).map_err(|e| (EXIT_INPUT, e.to_string()));
-    Ok(match (a.model, &a.platform) {
+    Ok(match (a.model(), &a.platform) {
         (ModelName::Loggops, _) => ModelSpec::LogGops {
             params: [a.l, a.o, a.g, a.big_g, a.big_o, a.s],
             unit: a.time_unit,
         },
-        (ModelName::Constant, _) => {
-            let secs = simpi::platform::units::time(&a.constant_time)
-                .map_err(|e| (EXIT_INPUT, format!("--constant-time: {e}")))?;
-            ModelSpec::Constant {
-                time: SimTime::from_secs_f64(secs),
-                preset: simpi::setup::constant_preset(preset()?),
-            }
-        }
+        (ModelName::Constant, _) => ModelSpec::Constant {
+            time: a.constant_time,
+            preset: simpi::setup::constant_preset(preset()?),
+        },
         (_, Some(platform)) => ModelSpec::Flow {
             platform: platform.clone(),
             mapping: match (&a.hostfile, a.mapping) {

@@ -1,7 +1,8 @@
 //! `simpi schedgen`: writes GOAL schedules of common patterns.
 
-use crate::EXIT_INPUT;
-use clap::Args;
+use crate::{given, EXIT_INPUT, EXIT_USAGE};
+use clap::{ArgMatches, Args};
+use simpi::values;
 use simpi_trace::schedgen::{generate, generate_random, Params, Pattern, RandomParams};
 use std::io::Write;
 use std::path::PathBuf;
@@ -10,16 +11,17 @@ use std::path::PathBuf;
 pub struct SchedgenArgs {
     /// The pattern: binomial-bcast, binomial-reduce, rd-allreduce, ring-allreduce,
     /// dissemination-barrier, linear-alltoall, stencil3d, or random (for testing).
-    pattern: String,
+    #[arg(value_parser = pattern_or_random)]
+    pattern: Generator,
     /// Number of ranks.
-    #[arg(long, default_value_t = 8)]
+    #[arg(long, default_value_t = 8, value_parser = values::rank_count)]
     ranks: u32,
     /// Message size in bytes (whole vector for reductions, per pair for all-to-all, per
     /// face for the stencil).
     #[arg(long, default_value_t = 8)]
     bytes: u64,
     /// Number of repetitions.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = values::at_least_one)]
     iterations: u32,
     /// Compute time at the start of every iteration, in GOAL time units.
     #[arg(long, default_value_t = 0)]
@@ -47,22 +49,37 @@ pub struct SchedgenArgs {
     output: Option<PathBuf>,
 }
 
-pub fn run(a: SchedgenArgs) -> Result<(), (u8, String)> {
-    if a.pattern == "random" {
+/// What writes the schedule.
+#[derive(Copy, Clone)]
+enum Generator {
+    /// A named pattern.
+    Pattern(Pattern),
+    /// Random operations, for testing.
+    Random,
+}
+
+/// A pattern's name, or `random`.
+fn pattern_or_random(s: &str) -> Result<Generator, String> {
+    if s == "random" {
+        Ok(Generator::Random)
+    } else {
+        values::pattern(s).map(Generator::Pattern).map_err(|e| format!("{e}, random"))
+    }
+}
+
+pub fn run(a: SchedgenArgs, m: &ArgMatches) -> Result<(), (u8, String)> {
+    let random_only = ["seed", "messages", "computes", "cpus", "nics"];
+    let Generator::Pattern(pattern) = a.pattern else {
+        if let Some(flag) = ["iterations", "periodic"].into_iter().find(|f| given(m, f)) {
+            return Err((EXIT_USAGE, format!("--{flag} is not a setting of the random pattern")));
+        }
         return run_random(&a);
+    };
+    if let Some(flag) = random_only.into_iter().find(|f| given(m, f)) {
+        return Err((EXIT_USAGE, format!("--{flag} is a setting of the random pattern only")));
     }
-    let pattern = Pattern::from_name(&a.pattern).ok_or_else(|| {
-        let names: Vec<&str> = Pattern::ALL.iter().map(|(_, n, _)| *n).collect();
-        (
-            EXIT_INPUT,
-            format!("unknown pattern '{}': expected one of {}", a.pattern, names.join(", ")),
-        )
-    })?;
-    if a.ranks == 0 || a.ranks == u32::MAX {
-        return Err((EXIT_INPUT, format!("--ranks must be between 1 and {}", u32::MAX - 1)));
-    }
-    if a.iterations == 0 {
-        return Err((EXIT_INPUT, "--iterations must be at least 1".into()));
+    if given(m, "periodic") && pattern != Pattern::Stencil3d {
+        return Err((EXIT_USAGE, "--periodic is for the stencil3d pattern".into()));
     }
     let p = Params {
         ranks: a.ranks,
@@ -88,8 +105,8 @@ pub fn run(a: SchedgenArgs) -> Result<(), (u8, String)> {
 }
 
 fn run_random(a: &SchedgenArgs) -> Result<(), (u8, String)> {
-    if a.ranks == 0 || a.cpus == 0 || a.nics == 0 {
-        return Err((EXIT_INPUT, "--ranks, --cpus and --nics must be at least 1".into()));
+    if a.cpus == 0 || a.nics == 0 {
+        return Err((EXIT_USAGE, "--cpus and --nics must be at least 1".into()));
     }
     let p = RandomParams {
         ranks: a.ranks,

@@ -2,7 +2,7 @@
 //! `compute` action and a test call cost.
 
 use clap::Args;
-use simpi::CollChoice;
+use simpi::{values, CollChoice};
 
 /// Trace-reading options shared by `simpi replay` and `simpi convert`.
 #[derive(Args)]
@@ -13,13 +13,13 @@ pub struct TraceOptions {
     pub coll: Vec<String>,
     /// Whose decision rules pick collective algorithms: ompi (Open MPI 4.1), mpich (MPICH 4)
     /// or first (the first registered algorithm of each collective).
-    #[arg(long, default_value = "ompi", value_name = "ompi|mpich|first")]
+    #[arg(long, default_value = "ompi", value_parser = ["ompi", "mpich", "first"])]
     pub coll_selector: String,
     /// Host speed in flop/s for traces' `compute` (replay: when there is no platform).
-    #[arg(long, default_value = "1e9")]
+    #[arg(long, default_value = "1e9", value_parser = values::positive)]
     pub speed: f64,
     /// Seconds each MPI_Test-like call of a trace costs (SimGrid's smpi/test).
-    #[arg(long, default_value = "1e-4")]
+    #[arg(long, default_value = "1e-4", value_parser = values::clock_seconds)]
     pub test_cost: f64,
 }
 
@@ -32,14 +32,5 @@ impl TraceOptions {
             coll.add_override(c).map_err(|e| (2, format!("--coll: {e}")))?;
         }
         Ok(coll)
-    }
-
-    /// `--speed`, checked.
-    pub fn speed(&self) -> Result<f64, (u8, String)> {
-        if self.speed > 0.0 && self.speed.is_finite() {
-            Ok(self.speed)
-        } else {
-            Err((2, "--speed must be a positive number of flop/s".into()))
-        }
     }
 }

@@ -9,6 +9,7 @@ pub mod replay;
 pub mod report;
 pub mod setup;
 pub mod timeline;
+pub mod values;
 pub mod workload;
 
 pub use error::Error;

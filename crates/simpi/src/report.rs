@@ -63,17 +63,24 @@ impl Report {
         }
     }
 
+    /// Which ranks end at the makespan `at`: one, a few by number, or how many.
+    fn who_finishes_last(&self, at: SimTime) -> String {
+        let last: Vec<usize> = (0..self.end_times.len()).filter(|&r| self.end_times[r] == at).collect();
+        match last.as_slice() {
+            [] => "no rank".into(),
+            [r] => format!("rank {r} finishes last"),
+            [a, b] => format!("ranks {a} and {b} finish last, together"),
+            [a, b, c] => format!("ranks {a}, {b} and {c} finish last, together"),
+            _ if last.len() == self.end_times.len() => format!("all {} ranks finish together", last.len()),
+            [a, b, ..] => format!("{} ranks finish last, together: {a}, {b}, ...", last.len()),
+        }
+    }
+
     /// A short human summary.
     pub fn summary(&self) -> String {
         let mut s = String::new();
-        let (last, at) = self
-            .end_times
-            .iter()
-            .enumerate()
-            .max_by_key(|(i, t)| (**t, std::cmp::Reverse(*i)))
-            .map(|(i, t)| (i, *t))
-            .unwrap_or((0, SimTime::ZERO));
-        let _ = writeln!(s, "makespan     {}  (rank {last} finishes last)", at);
+        let at = self.end_times.iter().copied().max().unwrap_or(SimTime::ZERO);
+        let _ = writeln!(s, "makespan     {}  ({})", at, self.who_finishes_last(at));
         let _ = writeln!(s, "ranks        {}", self.end_times.len());
         let _ = writeln!(s, "operations   {}", self.ops);
         let _ = writeln!(s, "events       {}", self.events);
@@ -259,5 +266,20 @@ mod tests {
         let s = report().summary();
         assert!(s.contains("makespan     5.654000 us  (rank 0 finishes last)"), "{s}");
         assert!(s.contains("events/s     2.400e1"), "{s}");
+    }
+
+    #[test]
+    fn issue16_ranks_that_tie_are_all_named() {
+        let with_ends = |ends: &[u64]| Report {
+            end_times: ends.iter().map(|&t| SimTime(t)).collect(),
+            ..report()
+        };
+        let line = |ends: &[u64]| with_ends(ends).summary().lines().next().unwrap().to_string();
+        assert!(line(&[5, 9, 9]).ends_with("(ranks 1 and 2 finish last, together)"));
+        assert!(line(&[9, 9]).ends_with("(ranks 0 and 1 finish last, together)"));
+        assert!(line(&[9, 1, 9, 9]).ends_with("(ranks 0, 2 and 3 finish last, together)"));
+        assert!(line(&[9, 9, 9, 9]).ends_with("(all 4 ranks finish together)"));
+        assert!(line(&[9, 9, 1, 9, 9]).ends_with("(4 ranks finish last, together: 0, 1, ...)"));
+        assert!(line(&[1, 9, 2]).ends_with("(rank 1 finishes last)"));
     }
 }

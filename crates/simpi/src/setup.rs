@@ -57,14 +57,15 @@ pub enum MappingSpec {
 /// A preset by name, with the settings a user changed.
 #[derive(Clone, Debug, Default)]
 pub struct PresetChanges {
-    /// Latency factors by size, SimGrid's syntax `bound:factor;...`.
-    pub lat_factor: Option<String>,
-    /// Bandwidth factors by size.
-    pub bw_factor: Option<String>,
-    /// Send overhead `bound:a:b;...` (a + b·size seconds).
-    pub os: Option<String>,
-    /// Receive overhead.
-    pub or: Option<String>,
+    /// Latency factors by size (parse SimGrid's `bound:factor;...` with
+    /// [`crate::values::lat_factors`]).
+    pub lat_factor: Option<Piecewise>,
+    /// Bandwidth factors by size ([`crate::values::bw_factors`]).
+    pub bw_factor: Option<Piecewise>,
+    /// Send overhead by size, a + b·size seconds ([`crate::values::overheads`]).
+    pub os: Option<Piecewise>,
+    /// Receive overhead by size.
+    pub or: Option<Piecewise>,
     /// Messages below this many bytes flow before the receive is posted.
     pub async_small: Option<u64>,
     /// Sends below this many bytes are detached.
@@ -78,18 +79,17 @@ pub struct PresetChanges {
 impl PresetChanges {
     /// `base` with these changes, checked.
     pub fn apply(&self, mut p: Preset) -> Result<Preset, Error> {
-        let parse = |flag: &str, s: &str| Piecewise::parse(s).map_err(|e| Error::Setting(format!("--{flag}: {e}")));
-        if let Some(s) = &self.lat_factor {
-            p.network.lat_factor = parse("lat-factor", s)?;
+        if let Some(f) = &self.lat_factor {
+            p.network.lat_factor = f.clone();
         }
-        if let Some(s) = &self.bw_factor {
-            p.network.bw_factor = parse("bw-factor", s)?;
+        if let Some(f) = &self.bw_factor {
+            p.network.bw_factor = f.clone();
         }
-        if let Some(s) = &self.os {
-            p.protocol.os = parse("os", s)?;
+        if let Some(f) = &self.os {
+            p.protocol.os = f.clone();
         }
-        if let Some(s) = &self.or {
-            p.protocol.or = parse("or", s)?;
+        if let Some(f) = &self.or {
+            p.protocol.or = f.clone();
         }
         if let Some(v) = self.async_small {
             p.protocol.async_small = v;

@@ -1,0 +1,213 @@
+//! The command line's contract (issue 16, items 1, 2, 7 and 8): a bad value or a flag
+//! the run would ignore is a command-line error (exit code 2) before anything runs, a
+//! faulty input is exit code 1 naming the file at fault, and output into a closed pipe
+//! ends quietly.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn repo(p: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(p)
+}
+
+fn simpi(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_simpi")).args(args).output().unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// The OSU allreduce trace and its platform, as strings for argument lists.
+fn osu() -> (String, String) {
+    let d = repo("tests/golden/smpi-replay/osu_allreduce");
+    (
+        d.join("trace.txt").display().to_string(),
+        d.join("platform.xml").display().to_string(),
+    )
+}
+
+fn thesis() -> String {
+    repo("examples/thesis.goal").display().to_string()
+}
+
+fn assert_exit(out: &Output, code: i32, needle: &str) {
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(code), "stderr: {err}\nstdout: {}", text(&out.stdout));
+    assert!(err.contains(needle), "expected '{needle}' in: {err}");
+}
+
+#[test]
+fn issue16_model_parameters_out_of_their_domain_exit_2() {
+    let (t, p) = osu();
+    let cases: &[(&str, &str)] = &[
+        ("--bw-factor=0:0", "bandwidth factor"),
+        ("--bw-factor=0:-1", "bandwidth factor"),
+        ("--bw-factor=0:nan", "bandwidth factor"),
+        ("--bw-factor=0:inf", "bandwidth factor"),
+        ("--lat-factor=0:-1", "latency factor"),
+        ("--lat-factor=0:nan", "latency factor"),
+        ("--lat-factor=abc", "bound:value"),
+        ("--os=0:-1", "overhead"),
+        ("--os=0:nan", "overhead"),
+        ("--or=0:-1", "overhead"),
+        ("--test-cost=-1", "--test-cost"),
+        ("--test-cost=nan", "--test-cost"),
+        ("--test-cost=1e10", "clock"),
+        ("--weight-s=-1", "--weight-s"),
+        ("--weight-s=nan", "--weight-s"),
+        ("--ranks-per-host=0", "--ranks-per-host"),
+    ];
+    for (flag, needle) in cases {
+        let out = simpi(&["replay", &t, "--platform", &p, flag]);
+        assert_exit(&out, 2, needle);
+    }
+}
+
+#[test]
+fn issue16_flags_the_run_would_ignore_exit_2() {
+    let (t, p) = osu();
+    let g = thesis();
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["replay", &t, "--platform", &p, "-L", "5"], "-L is a LogGOPS parameter"),
+        (vec!["replay", &g, "--lat-factor", "0:1"], "--lat-factor"),
+        (vec!["replay", &g, "--coll", "allreduce=ring"], "--coll applies to TIT traces"),
+        (vec!["replay", &g, "--speed", "1e9"], "--speed"),
+        (vec!["replay", &t, "--platform", &p, "--speed", "1e9"], "--speed"),
+        (vec!["replay", &g, "--hostfile", "h"], "--hostfile"),
+        (vec!["replay", &g, "--format", "loggopsim", "--report"], "--report"),
+        (vec!["replay", &g, "--json", "--report"], "--report"),
+        (vec!["replay", &g, "--constant-time", "1us"], "--constant-time"),
+        (vec!["replay", &t, "--platform", &p, "--model", "flow", "--preset", "plain"], "--preset"),
+        (vec!["replay", &g, "--model", "constant", "--bw-factor", "0:2"], "--bw-factor"),
+        (vec!["replay", "--pattern", "rd-allreduce", "--periodic"], "--periodic"),
+        (vec!["replay", &g, "--platform", &p, "--model", "loggops"], "--platform"),
+        (vec!["replay", &g, "--model", "flow"], "--platform"),
+        (vec!["schedgen", "rd-allreduce", "--seed", "3"], "random pattern"),
+        (vec!["schedgen", "random", "--periodic"], "random pattern"),
+    ];
+    for (args, needle) in cases {
+        let out = simpi(&args);
+        assert_exit(&out, 2, needle);
+    }
+}
+
+#[test]
+fn issue16_bad_values_exit_2() {
+    let g = thesis();
+    for args in [
+        vec!["schedgen", "foo"],
+        vec!["schedgen", "rd-allreduce", "--ranks", "0"],
+        vec!["schedgen", "rd-allreduce", "--iterations", "0"],
+        vec!["replay", "--pattern", "foo"],
+        vec!["replay", "--pattern", "rd-allreduce", "--ranks", "0"],
+        vec!["replay", &g, "--time-unit", "parsec"],
+        vec!["replay", &g, "--model", "constant", "--constant-time", "-1s"],
+        vec!["replay", &g, "--model", "constant", "--constant-time", "1e9s"],
+    ] {
+        let out = simpi(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out.stderr));
+    }
+}
+
+#[test]
+fn issue16_simgrid_algorithm_names_are_accepted() {
+    // `simpi list-algorithms` prints "[SimGrid: ompi_bruck]" for barrier bruck: both
+    // names select the same algorithm, so both runs end at the same time.
+    let (t, p) = osu();
+    let makespan = |alg: &str| {
+        let out = simpi(&["replay", &t, "--platform", &p, "--coll", alg, "--json"]);
+        assert!(out.status.success(), "{alg}: {}", text(&out.stderr));
+        let json = text(&out.stdout);
+        json[..json.find("\"wall_seconds\"").unwrap()].to_string()
+    };
+    assert_eq!(makespan("barrier=ompi_bruck"), makespan("barrier=bruck"));
+    assert_eq!(makespan("allreduce=rab_rdb"), makespan("allreduce=rabenseifner"));
+    assert_ne!(makespan("allreduce=rab_rdb"), makespan("allreduce=ring"));
+}
+
+#[test]
+fn issue16_a_schedule_reads_from_standard_input() {
+    let g = std::fs::read(thesis()).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_simpi"))
+        .args(["replay", "-", "--format", "loggopsim"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(&g).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // The thesis's worked example: both ranks end at 5654 ns.
+    assert_eq!(text(&out.stdout), "Host 0: 5654\nHost 1: 5654\n");
+
+    // Errors name standard input, not a temporary file.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_simpi"))
+        .args(["replay", "-"])
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"num_ranks 2\nrank 0 {\nl1: send 10b to 1 tag 0 junk\n}\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_exit(&out, 1, "<stdin>:3");
+}
+
+#[test]
+fn issue16_num_ranks_out_of_range_says_so() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("cli-num-ranks-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("neg.goal");
+    std::fs::write(&f, "num_ranks -1\nrank 0 {\n}\n").unwrap();
+    let out = simpi(&["replay", f.to_str().unwrap()]);
+    assert_exit(&out, 1, "neg.goal:1: num_ranks must be a rank count");
+}
+
+#[test]
+fn issue16_a_missing_route_blames_the_platform() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("cli-no-route-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let platform = dir.join("two-hosts-no-route.xml");
+    std::fs::write(
+        &platform,
+        "<?xml version='1.0'?>\n<platform version=\"4.1\">\n<zone id=\"z\" routing=\"Full\">\n\
+         <host id=\"a\" speed=\"1Gf\"/><host id=\"b\" speed=\"1Gf\"/>\n</zone>\n</platform>\n",
+    )
+    .unwrap();
+    let trace = dir.join("send.tit");
+    std::fs::write(&trace, "0 init\n1 init\n0 send 1 0 100\n1 recv 0 0 100\n").unwrap();
+    let out = simpi(&["replay", trace.to_str().unwrap(), "--platform", platform.to_str().unwrap()]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.starts_with(&format!("simpi: {}:", platform.display())), "{err}");
+}
+
+#[test]
+fn issue16_output_into_a_closed_pipe_ends_quietly() {
+    // `simpi replay ... | head -c 8`: the reader goes away after 8 bytes of 360 KB.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_simpi"))
+        .args(["replay", "--pattern", "rd-allreduce", "--ranks", "16384", "--format", "loggopsim"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0u8; 8];
+    stdout.read_exact(&mut first).unwrap();
+    drop(stdout);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(&first, b"Host 0: ");
+    assert!(out.stderr.is_empty(), "{}", text(&out.stderr));
+    // Killed by SIGPIPE, as `cat` is, or a clean exit: never an error code or a panic.
+    assert!(
+        out.status.code().is_none() || out.status.success(),
+        "{:?}",
+        out.status
+    );
+}

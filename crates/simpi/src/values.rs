@@ -1,0 +1,208 @@
+//! Parsers of the values a user types for settings (command-line flags, Python keyword
+//! arguments): each checks the value's domain where it is read, so a bad value is refused
+//! before anything runs, with a message that quotes at most a short piece of it.
+//!
+//! Every parser has the shape `fn(&str) -> Result<T, String>`, which is what clap's
+//! `value_parser` takes: a refused value is a command-line error (exit code 2).
+
+use crate::{SimTime, TimeUnit};
+use simpi_net::Piecewise;
+
+/// The longest piece of a user's input an error message quotes.
+const QUOTE_LIMIT: usize = 60;
+
+/// `s` for an error message: whole if short, else its start and how long it was.
+pub fn quote(s: &str) -> String {
+    if s.len() <= QUOTE_LIMIT {
+        return format!("'{s}'");
+    }
+    let mut end = QUOTE_LIMIT;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("'{}...' ({} bytes)", &s[..end], s.len())
+}
+
+/// Piece-wise values `bound:value;...` whose every value satisfies `ok`.
+fn piecewise(s: &str, ok: fn(f64) -> bool, domain: &str) -> Result<Piecewise, String> {
+    let p = Piecewise::parse(s).map_err(|e| clip_message(&e))?;
+    let bad = p.values().find(|v| !ok(*v));
+    match bad {
+        Some(v) => Err(format!("{v} is not {domain}")),
+        None => Ok(p),
+    }
+}
+
+/// Error messages of lower layers may quote a whole chunk: keep them short.
+fn clip_message(m: &str) -> String {
+    if m.len() <= 4 * QUOTE_LIMIT {
+        m.to_string()
+    } else {
+        let mut end = 4 * QUOTE_LIMIT;
+        while !m.is_char_boundary(end) {
+            end -= 1;
+        }
+        format!("{}...", &m[..end])
+    }
+}
+
+fn finite_non_negative(v: f64) -> bool {
+    v.is_finite() && v >= 0.0
+}
+
+fn finite_positive(v: f64) -> bool {
+    v.is_finite() && v > 0.0
+}
+
+/// Latency factors by size (`--lat-factor`): finite and not negative.
+pub fn lat_factors(s: &str) -> Result<Piecewise, String> {
+    piecewise(s, finite_non_negative, "a finite latency factor >= 0")
+}
+
+/// Bandwidth factors by size (`--bw-factor`): positive and finite (0 would make
+/// transfers never end, a negative or infinite one would make them free).
+pub fn bw_factors(s: &str) -> Result<Piecewise, String> {
+    piecewise(s, finite_positive, "a positive finite bandwidth factor")
+}
+
+/// Overheads by size (`--os`, `--or`): `bound:a:b` for a + b·size seconds, finite and
+/// not negative.
+pub fn overheads(s: &str) -> Result<Piecewise, String> {
+    piecewise(s, finite_non_negative, "a finite overhead >= 0 (seconds)")
+}
+
+/// A plain number, finite and not negative (seconds of `--test-cost`, bytes of
+/// `--weight-s`).
+pub fn non_negative(s: &str) -> Result<f64, String> {
+    let v = number(s)?;
+    if finite_non_negative(v) {
+        Ok(v)
+    } else {
+        Err(format!("{v} is not a finite number >= 0"))
+    }
+}
+
+/// A plain number, positive and finite (flop/s of `--speed`).
+pub fn positive(s: &str) -> Result<f64, String> {
+    let v = number(s)?;
+    if finite_positive(v) {
+        Ok(v)
+    } else {
+        Err(format!("{v} is not a positive finite number"))
+    }
+}
+
+fn number(s: &str) -> Result<f64, String> {
+    s.trim().parse::<f64>().map_err(|_| format!("{} is not a number", quote(s)))
+}
+
+/// Seconds that must fit the simulated clock (`--test-cost`: each test call costs it,
+/// so a value beyond the clock could only overflow).
+pub fn clock_seconds(s: &str) -> Result<f64, String> {
+    let v = non_negative(s)?;
+    if v * 1e12 >= u64::MAX as f64 {
+        return Err(format!("{v} s is beyond the simulated clock (2^64 ps, about 213 days)"));
+    }
+    Ok(v)
+}
+
+/// A duration with a SimGrid unit (`10us`, `1.5ms`, `2s`; a bare number is seconds),
+/// within the simulated clock (`--constant-time`).
+pub fn duration(s: &str) -> Result<SimTime, String> {
+    let secs = simpi_platform::units::time(s).map_err(|e| clip_message(&e.to_string()))?;
+    if !finite_non_negative(secs) {
+        return Err(format!("{} is not a finite duration >= 0", quote(s)));
+    }
+    if secs * 1e12 >= u64::MAX as f64 {
+        return Err(format!("{} is beyond the simulated clock (2^64 ps, about 213 days)", quote(s)));
+    }
+    Ok(SimTime::from_secs_f64(secs))
+}
+
+/// A rank count of a generated pattern: 1 to 2^32 - 2 (rank numbers stay below
+/// `u32::MAX`, which stands for "any source").
+pub fn rank_count(s: &str) -> Result<u32, String> {
+    match s.trim().parse::<u64>() {
+        Ok(n) if (1..u32::MAX as u64).contains(&n) => Ok(n as u32),
+        _ => Err(format!("{} is not a rank count between 1 and {}", quote(s), u32::MAX - 1)),
+    }
+}
+
+/// A count of at least 1 (`--iterations`, `--ranks-per-host`).
+pub fn at_least_one(s: &str) -> Result<u32, String> {
+    match s.trim().parse::<u32>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!("{} is not a whole number between 1 and {}", quote(s), u32::MAX)),
+    }
+}
+
+/// A pattern's name, as `simpi schedgen` and `--pattern` take it.
+pub fn pattern(s: &str) -> Result<crate::Pattern, String> {
+    crate::Pattern::from_name(s).ok_or_else(|| {
+        let names: Vec<&str> = crate::Pattern::ALL.iter().map(|(_, n, _)| *n).collect();
+        format!("unknown pattern {}: expected one of {}", quote(s), names.join(", "))
+    })
+}
+
+/// A time unit name (`ps`, `ns`, `us`, `ms`, `s`).
+pub fn time_unit(s: &str) -> Result<TimeUnit, String> {
+    s.parse::<TimeUnit>().map_err(|e| clip_message(&e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn factors_out_of_their_domain_are_refused() {
+        for bad in ["0:0", "0:-1", "0:nan", "0:inf", "0:1;100:0"] {
+            assert!(bw_factors(bad).is_err(), "{bad}");
+        }
+        for bad in ["0:-1", "0:nan", "0:inf", "abc", "0:"] {
+            assert!(lat_factors(bad).is_err(), "{bad}");
+        }
+        assert_eq!(bw_factors("0:0.5").unwrap().factor(10), 0.5);
+        assert_eq!(lat_factors("0:0").unwrap().factor(10), 0.0);
+        assert!(overheads("0:1e-6:-1").is_err());
+        assert_eq!(overheads("0:1:2").unwrap().overhead(3), 7.0);
+    }
+
+    #[test]
+    fn numbers_out_of_their_domain_are_refused() {
+        for bad in ["-1", "nan", "inf", "-inf", "x", ""] {
+            assert!(non_negative(bad).is_err(), "{bad}");
+            assert!(positive(bad).is_err(), "{bad}");
+        }
+        assert!(positive("0").is_err());
+        assert_eq!(non_negative("0").unwrap(), 0.0);
+        assert!(clock_seconds("1e10").is_err());
+        assert_eq!(clock_seconds("1e-4").unwrap(), 1e-4);
+    }
+
+    #[test]
+    fn durations_must_fit_the_clock() {
+        assert_eq!(duration("10us").unwrap(), SimTime::from_secs_f64(10e-6));
+        assert!(duration("1e9s").is_err());
+        assert!(duration("-1s").is_err());
+    }
+
+    #[test]
+    fn counts_and_names_are_checked() {
+        assert!(rank_count("0").is_err());
+        assert!(rank_count("4294967295").is_err());
+        assert_eq!(rank_count("4294967294").unwrap(), u32::MAX - 1);
+        assert!(at_least_one("0").is_err());
+        assert!(pattern("foo").is_err());
+        assert_eq!(pattern("rd-allreduce").unwrap().name(), "rd-allreduce");
+    }
+
+    #[test]
+    fn long_input_is_quoted_short() {
+        let long = "x".repeat(2_000_000);
+        let m = bw_factors(&long).unwrap_err();
+        assert!(m.len() < 400, "{} bytes", m.len());
+        assert!(quote(&long).contains("2000000 bytes"));
+        // Multi-byte characters are cut on a boundary.
+        assert!(quote(&"é".repeat(100)).starts_with("'é"));
+    }
+}
