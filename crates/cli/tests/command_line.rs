@@ -211,3 +211,47 @@ fn issue16_output_into_a_closed_pipe_ends_quietly() {
         out.status
     );
 }
+
+fn scratch(name: &str, file: &str, body: &str) -> String {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("cli-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join(file);
+    std::fs::write(&f, body).unwrap();
+    f.display().to_string()
+}
+
+#[test]
+fn issue16_times_beyond_the_clock_are_errors_not_wrapped_answers() {
+    let (_, p) = osu();
+    // 2^60 bytes under LogGOPS: G = 6 ns per byte makes 6.9e18 ns, far past 2^64 ps.
+    let goal = |bytes: u64| {
+        scratch(
+            &format!("clock-goal-{bytes}"),
+            "big.goal",
+            &format!("num_ranks 2\nrank 0 {{\nl1: send {bytes}b to 1 tag 0\n}}\nrank 1 {{\nl1: recv {bytes}b from 0 tag 0\n}}\n"),
+        )
+    };
+    for e in [52, 60, 63] {
+        assert_exit(&simpi(&["replay", &goal(1 << e)]), 1, "clock's end");
+    }
+    // 2^51 bytes fit: sent eagerly (-S above it), LogGOPS gives o + (s-1)G + L + o.
+    let out = simpi(&["replay", &goal(1 << 51), "--format", "loggopsim", "-S", "4611686018427387904"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let expected = ((1u64 << 51) - 1) * 6 + 2500 + 2 * 1500;
+    assert!(text(&out.stdout).contains(&format!("Host 1: {expected}")), "{}", text(&out.stdout));
+    // 1e15 bytes over 125 MB/s links take about 8e6 s: they fit in 2^64 ps (1.8e7 s);
+    // thirty in a row (2.4e8 s) do not.
+    let one = scratch("clock-tit-1", "one.tit", "0 init\n1 init\n0 send 1 0 1e15\n1 recv 0 0 1e15\n");
+    let many: String = std::iter::once("0 init\n1 init\n".to_string())
+        .chain((0..30).map(|_| "0 send 1 0 1e15\n1 recv 0 0 1e15\n".to_string()))
+        .collect();
+    let many = scratch("clock-tit-30", "thirty.tit", &many);
+    // The issue's reproduction: one message of 3e15 bytes (2.4e7 s) is already too long.
+    let huge = scratch("clock-tit-3e15", "huge.tit", "0 init\n1 init\n0 send 1 0 3e15\n1 recv 0 0 3e15\n");
+    for model in ["flow", "hybrid"] {
+        assert_exit(&simpi(&["replay", &huge, "--platform", &p, "--model", model]), 1, "clock's end");
+        let out = simpi(&["replay", &one, "--platform", &p, "--model", model, "--json"]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        assert_exit(&simpi(&["replay", &many, "--platform", &p, "--model", model]), 1, "clock's end");
+    }
+}
