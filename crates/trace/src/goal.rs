@@ -15,6 +15,7 @@ mod writer;
 pub use export::{write_schedule, ExportReport};
 pub use locate::locate_ops;
 pub use reader::{
-    halves_joined, parse_goal, parse_goal_with, read_goal, read_goal_file, read_goal_file_with, GoalError, GoalSink,
+    declared_ranks, halves_joined, parse_goal, parse_goal_with, read_goal, read_goal_file, read_goal_file_with,
+    GoalError, GoalSink, FREE_RANKS,
 };
 pub use writer::{GoalWriter, Label};

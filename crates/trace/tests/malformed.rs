@@ -414,7 +414,7 @@ fn what_panicked_is_now_an_error() {
     let r0 = write("r0.txt", "0 init\n");
     let e = tit("index.txt", &format!("{}\n{}\n", r0.display(), files.display()), 0).unwrap_err();
     assert!(
-        e.contains("index.txt:2: trace file ") && e.ends_with("files is a directory"),
+        e.contains("index.txt:2: trace file ") && e.ends_with("files' is a directory"),
         "{e}"
     );
 }

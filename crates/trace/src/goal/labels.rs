@@ -177,7 +177,29 @@ impl LabelTable {
         }
     }
 
+    /// The labels of operations `idxs` (a few), with their definitions: one pass over
+    /// the table whatever the number wanted, and names made only for those found.
+    pub fn names_of(&self, idxs: &[u32]) -> Vec<Option<(String, LabelDef)>> {
+        let mut out = vec![None; idxs.len()];
+        let mut put = |def: LabelDef, name: &dyn Fn() -> String| {
+            for (k, &i) in idxs.iter().enumerate() {
+                if i == def.idx && out[k].is_none() {
+                    out[k] = Some((name(), def));
+                }
+            }
+        };
+        for s in self.slots.iter().filter(|s| s.hash != 0) {
+            let bytes = &self.arena[s.off as usize..(s.off + s.len) as usize];
+            put(s.def, &|| String::from_utf8_lossy(bytes).into_owned());
+        }
+        for (n, d) in self.numbered.iter().enumerate().filter(|(_, d)| d.line != 0) {
+            put(*d, &|| format!("l{n}"));
+        }
+        out
+    }
+
     /// Every label with its definition (for error messages).
+    #[cfg(test)]
     pub fn iter(&self) -> impl Iterator<Item = (String, LabelDef)> + '_ {
         let hashed = self.slots.iter().filter(|s| s.hash != 0).map(|s| {
             (
@@ -231,6 +253,13 @@ mod tests {
             assert_eq!(t.iter().count(), shadow.len());
             for (k, d) in t.iter() {
                 assert_eq!(shadow.get(&k), Some(&d), "{k}");
+            }
+            // names_of agrees with iter.
+            let some: Vec<u32> = vec![0, 1, 2, 4999, 77_777];
+            let named = t.names_of(&some);
+            for (k, &i) in some.iter().enumerate() {
+                let expect = t.iter().find(|(_, d)| d.idx == i);
+                assert_eq!(named[k], expect, "{i}");
             }
             t.clear();
             assert_eq!(t.get(b"label_1_0"), None);

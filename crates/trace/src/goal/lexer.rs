@@ -1,6 +1,8 @@
 //! Splits one line of GOAL text into tokens on demand, tracking columns and `/* */`
 //! comments that span lines. No allocation: tokens borrow the line.
 
+use crate::quote::quote_bytes;
+
 /// A token and the 1-based column where it starts.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Tok<'a> {
@@ -26,12 +28,12 @@ impl TokKind<'_> {
     /// How the token reads in an error message.
     pub fn describe(&self) -> String {
         match self {
-            TokKind::Word(w) => format!("'{}'", String::from_utf8_lossy(w)),
+            TokKind::Word(w) => quote_bytes(w),
             TokKind::Int(Some(n)) => format!("'{n}'"),
             TokKind::Int(None) => "a number too large".to_string(),
             TokKind::MinusOne => "'-1'".to_string(),
             TokKind::Punct(c) => format!("'{}'", *c as char),
-            TokKind::Bad(b) => format!("'{}'", String::from_utf8_lossy(b)),
+            TokKind::Bad(b) => quote_bytes(b),
         }
     }
 }

@@ -1,7 +1,7 @@
 //! Finds the source lines of given operations by reading a GOAL file again; used to
 //! point error reports at lines without keeping line numbers in memory during runs.
 
-use super::reader::{parse_goal, GoalSink};
+use super::reader::{parse_goal_sized, GoalSink};
 use simpi_kernel::TimeUnit;
 use simpi_mpi::{BuildError, Op};
 use std::collections::HashMap;
@@ -50,7 +50,8 @@ pub fn locate_ops(path: &Path, unit: TimeUnit, ops: &[(u32, u32)]) -> HashMap<(u
         next: 0,
     };
     if let Ok(f) = std::fs::File::open(path) {
-        let _ = parse_goal(std::io::BufReader::new(f), "", unit, &mut loc);
+        let size = f.metadata().map(|m| m.len()).ok();
+        let _ = parse_goal_sized(std::io::BufReader::new(f), "", unit, &mut loc, true, size);
     }
     loc.found
 }

@@ -3,6 +3,7 @@
 use super::fast::{fast_statement, Fast};
 use super::labels::{LabelDef, LabelTable};
 use super::lexer::{Lexer, Tok, TokKind};
+use crate::quote::{quote, quote_bytes, BOM, QUOTE_LIMIT};
 use simpi_kernel::TimeUnit;
 use simpi_mpi::{BuildError, Op, OpKind, Schedule, ScheduleBuilder, ANY_SOURCE, ANY_TAG};
 use std::fmt;
@@ -85,9 +86,45 @@ impl GoalSink for BuildSink {
 /// Reads a GOAL schedule from `input`; `name` is used in error messages and `unit` is
 /// the unit of `calc` times.
 pub fn read_goal<R: Read>(input: R, name: &str, unit: TimeUnit) -> Result<Schedule, GoalError> {
+    read_goal_sized(input, name, unit, None)
+}
+
+/// [`read_goal`] of an input of `size` bytes, if known (it bounds `num_ranks`).
+fn read_goal_sized<R: Read>(input: R, name: &str, unit: TimeUnit, size: Option<u64>) -> Result<Schedule, GoalError> {
     let mut sink = BuildSink::default();
-    parse_goal(input, name, unit, &mut sink)?;
+    parse_goal_sized(input, name, unit, &mut sink, true, size)?;
     Ok(sink.0.expect("parse_goal guarantees num_ranks").finish())
+}
+
+/// Ranks a schedule may declare whatever its size: `num_ranks` may exceed the rank
+/// blocks (ranks without one do nothing), but each declared rank costs memory in the
+/// schedule and the simulation, so a larger count must come with a file at least that
+/// many bytes long (a block takes more than a byte: a schedule that defines its ranks
+/// always passes). A typo such as `num_ranks 300000000` is refused instead of taking
+/// gigabytes.
+pub const FREE_RANKS: u64 = 1 << 20;
+
+/// The most ranks an input of `size` bytes (unknown: `None`) may declare.
+fn max_ranks(size: Option<u64>) -> u64 {
+    size.unwrap_or(0).clamp(FREE_RANKS, u32::MAX as u64 - 1)
+}
+
+/// The number of ranks the GOAL file at `path` declares, read from its header alone,
+/// with the reader's checks and messages (a malformed or missing `num_ranks` line is
+/// reported at its line).
+pub fn declared_ranks(path: &Path) -> Result<u32, GoalError> {
+    let name = path.display().to_string();
+    let cannot = |e: std::io::Error| GoalError {
+        file: name.clone(),
+        line: 0,
+        col: 0,
+        msg: format!("cannot open: {e}"),
+    };
+    let file = std::fs::File::open(path).map_err(cannot)?;
+    let size = file.metadata().map_err(cannot)?.len();
+    let mut probe = NumRanks(None);
+    parse_goal_sized(file, &name, TimeUnit::Ns, &mut probe, true, Some(size))?;
+    Ok(probe.0.expect("a schedule without num_ranks is an error"))
 }
 
 /// Reads a GOAL schedule from a file; large files are parsed by two threads.
@@ -116,7 +153,7 @@ pub fn read_goal_file_with(path: &Path, unit: TimeUnit, parallel_min: u64) -> Re
             return Ok(s);
         }
     }
-    read_goal(file, &name, unit)
+    read_goal_sized(file, &name, unit, Some(size))
 }
 
 /// Parses the two halves of a file (split before a `rank` line near the middle) in two
@@ -129,7 +166,7 @@ fn read_in_halves(path: &Path, name: &str, unit: TimeUnit, size: u64) -> Result<
     let open = || std::fs::File::open(path).ok();
     let Some(head) = open() else { return Ok(None) };
     let mut probe = NumRanks(None);
-    let _ = parse_goal_part(head, name, unit, &mut probe, None);
+    let _ = parse_goal_part(head, name, unit, &mut probe, None, size);
     let Some(n) = probe.0 else { return Ok(None) };
     let Some(split) = open().and_then(|f| find_split(f, size / 2)) else {
         return Ok(None);
@@ -143,10 +180,10 @@ fn read_in_halves(path: &Path, name: &str, unit: TimeUnit, size: u64) -> Result<
     let (a, b) = std::thread::scope(|scope| {
         let b = scope.spawn(move || {
             let mut sink = BuildSink(Some(ScheduleBuilder::new(n)));
-            parse_goal_part(second, name, unit, &mut sink, Some(n)).map(|end| (end, sink))
+            parse_goal_part(second, name, unit, &mut sink, Some(n), size).map(|end| (end, sink))
         });
         let mut sink = BuildSink::default();
-        let a = parse_goal_part(first.take(split), name, unit, &mut sink, None).map(|end| (end, sink));
+        let a = parse_goal_part(first.take(split), name, unit, &mut sink, None, size).map(|end| (end, sink));
         (a, b.join().expect("parser thread panicked"))
     });
     let (end_a, sink_a) = a?;
@@ -238,7 +275,20 @@ pub fn parse_goal_with<R: Read, S: GoalSink>(
     sink: &mut S,
     fast: bool,
 ) -> Result<(), GoalError> {
-    let end = parse_lines(input, name, unit, sink, fast, None)?;
+    parse_goal_sized(input, name, unit, sink, fast, None)
+}
+
+/// [`parse_goal_with`] of an input of `size` bytes, if known (it bounds `num_ranks`:
+/// see [`FREE_RANKS`]).
+pub(crate) fn parse_goal_sized<R: Read, S: GoalSink>(
+    input: R,
+    name: &str,
+    unit: TimeUnit,
+    sink: &mut S,
+    fast: bool,
+    size: Option<u64>,
+) -> Result<(), GoalError> {
+    let end = parse_lines(input, name, unit, sink, fast, None, max_ranks(size))?;
     let at_end = |msg: String| GoalError {
         file: name.to_string(),
         line: end.lines,
@@ -271,8 +321,9 @@ fn parse_goal_part<R: Read, S: GoalSink>(
     unit: TimeUnit,
     sink: &mut S,
     num_ranks: Option<u32>,
+    size: u64,
 ) -> Result<PartEnd, GoalError> {
-    parse_lines(input, name, unit, sink, true, num_ranks)
+    parse_lines(input, name, unit, sink, true, num_ranks, max_ranks(Some(size)))
 }
 
 /// Where the input stopped.
@@ -290,6 +341,7 @@ fn parse_lines<R: Read, S: GoalSink>(
     sink: &mut S,
     fast: bool,
     num_ranks: Option<u32>,
+    max_ranks: u64,
 ) -> Result<PartEnd, GoalError> {
     let mut p = Parser {
         fast,
@@ -297,6 +349,7 @@ fn parse_lines<R: Read, S: GoalSink>(
         unit,
         line: 0,
         num_ranks,
+        max_ranks,
         open: None,
         labels: LabelTable::default(),
         in_comment: false,
@@ -305,6 +358,8 @@ fn parse_lines<R: Read, S: GoalSink>(
     let mut buf: Vec<u8> = vec![0; CHUNK];
     let mut filled = 0usize;
     let mut eof = false;
+    // Whether the start of the input, where a byte-order mark may be, is still ahead.
+    let mut at_start = true;
     'read: while !eof {
         if filled == buf.len() {
             // A line longer than the buffer: grow it.
@@ -320,6 +375,14 @@ fn parse_lines<R: Read, S: GoalSink>(
         eof = n == 0;
         filled += n;
         let mut start = 0;
+        if at_start && (filled >= BOM.len() || eof) {
+            at_start = false;
+            if buf[..filled].starts_with(BOM) {
+                start = BOM.len();
+            }
+        } else if at_start {
+            continue; // too few bytes yet to tell
+        }
         while let Some(k) = memchr::memchr(b'\n', &buf[start..filled]) {
             p.line(&buf[start..start + k], sink)?;
             start += k + 1;
@@ -354,6 +417,8 @@ struct Parser<'n> {
     unit: TimeUnit,
     line: u32,
     num_ranks: Option<u32>,
+    /// The most ranks `num_ranks` may declare (see [`FREE_RANKS`]).
+    max_ranks: u64,
     open: Option<OpenRank>,
     labels: LabelTable,
     in_comment: bool,
@@ -388,17 +453,7 @@ impl Parser<'_> {
 
     fn build_err(&self, col: u32, e: BuildError) -> GoalError {
         let msg = match &e {
-            BuildError::Cycle { rank, ops } => {
-                let name_of = |i: u32| {
-                    self.labels
-                        .iter()
-                        .find(|(_, d)| d.idx == i)
-                        .map(|(k, d)| format!("{k} (line {})", d.line))
-                        .unwrap_or_else(|| format!("operation #{i}"))
-                };
-                let names: Vec<String> = ops.iter().chain(ops.first()).map(|&i| name_of(i)).collect();
-                format!("dependency cycle in rank {rank}: {}", names.join(" -> "))
-            }
+            BuildError::Cycle { rank, ops } => cycle_message(*rank, ops, &self.labels),
             _ => e.to_string(),
         };
         self.err(col, msg)
@@ -440,6 +495,17 @@ impl Parser<'_> {
                     return Err(self.err(
                         col,
                         format!("num_ranks must be between 1 and {}, found {n}", u32::MAX - 1),
+                    ));
+                }
+                if n > self.max_ranks {
+                    return Err(self.err(
+                        col,
+                        format!(
+                            "num_ranks {n} is more than the {} ranks this schedule may declare: up to \
+                             {FREE_RANKS}, or as many as the file has bytes if that is more (ranks without \
+                             a block do nothing, but each still takes memory)",
+                            self.max_ranks
+                        ),
                     ));
                 }
                 self.num_ranks = Some(n as u32);
@@ -503,8 +569,8 @@ impl Parser<'_> {
                             _ => Err(self.err(
                                 op.map_or(c.eol(), |t| t.col),
                                 format!(
-                                    "expected 'send', 'recv' or 'calc' after label '{}:', found {}",
-                                    text(label),
+                                    "expected 'send', 'recv' or 'calc' after label {}, found {}",
+                                    quote_bytes(&[label, b":"].concat()),
                                     found(op)
                                 ),
                             )),
@@ -532,8 +598,8 @@ impl Parser<'_> {
                     _ => Err(self.err(
                         next.map_or(c.eol(), |t| t.col),
                         format!(
-                            "expected ':' (a labelled operation) or 'requires'/'irequires' (a dependency) after '{}', found {}",
-                            text(label),
+                            "expected ':' (a labelled operation) or 'requires'/'irequires' (a dependency) after {}, found {}",
+                            quote_bytes(label),
                             found(next)
                         ),
                     )),
@@ -556,8 +622,8 @@ impl Parser<'_> {
             None => Err(self.err(
                 col,
                 format!(
-                    "unknown label '{}': labels must be defined earlier in the block of rank {}",
-                    text(label),
+                    "unknown label {}: labels must be defined earlier in the block of rank {}",
+                    quote_bytes(label),
                     self.open.as_ref().unwrap().rank
                 ),
             )),
@@ -655,7 +721,11 @@ impl Parser<'_> {
             if let Err(first) = self.labels.insert(l, def) {
                 return Err(self.err(
                     lcol,
-                    format!("duplicate label '{}': first defined at line {}", text(l), first.line),
+                    format!(
+                        "duplicate label {}: first defined at line {}",
+                        quote_bytes(l),
+                        first.line
+                    ),
                 ));
             }
         }
@@ -804,6 +874,34 @@ impl Parser<'_> {
             )),
         }
     }
+}
+
+/// Operations of a dependency cycle an error message names before saying how many more.
+const CYCLE_SHOWN: usize = 4;
+
+/// "dependency cycle in rank R: a (line 3) -> b (line 4) -> a (line 3)", naming at most
+/// [`CYCLE_SHOWN`] operations of a long cycle. Linear in the cycle and the labels: a
+/// cycle through every operation of a large rank must not take quadratic time to
+/// describe, nor a message as long as the rank.
+fn cycle_message(rank: u32, ops: &[u32], labels: &LabelTable) -> String {
+    let shown = &ops[..ops.len().min(CYCLE_SHOWN)];
+    let names = labels.names_of(shown);
+    let name = |k: usize| match &names[k] {
+        Some((label, def)) if label.len() <= QUOTE_LIMIT => format!("{label} (line {})", def.line),
+        Some((label, def)) => format!("{} (line {})", quote(label), def.line),
+        None => format!("operation #{}", shown[k]),
+    };
+    let mut parts: Vec<String> = (0..shown.len()).map(name).collect();
+    if ops.len() > shown.len() {
+        parts.push(format!("... {} more", ops.len() - shown.len()));
+    }
+    parts.push(name(0));
+    let through = if ops.len() > shown.len() {
+        format!(" (through {} operations)", ops.len())
+    } else {
+        String::new()
+    };
+    format!("dependency cycle in rank {rank}{through}: {}", parts.join(" -> "))
 }
 
 struct OpOptions {

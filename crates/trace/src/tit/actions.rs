@@ -3,6 +3,7 @@
 //! count arrays take the integer prefix).
 
 use super::datatypes::datatype_size;
+use crate::quote::quote;
 use simpi_mpi::comm::Creation;
 
 /// A request's identity in a trace: (source, destination, tag) in world ranks.
@@ -260,63 +261,17 @@ pub struct Scatterv {
 
 /// Reads one action from its name and arguments. `comm_size` sizes the count arrays;
 /// `double_default` says whether a missing datatype means MPI_DOUBLE (else MPI_BYTE).
+///
+/// Every field is checked: how many there are (each action takes what SimGrid's writer
+/// and replayer or simpi's tracer put on its line, nothing more), that counts, sizes and
+/// computation amounts are finite and not negative (a receive's negative count is
+/// SimGrid's "size unknown": it takes the message's), that datatype ids and flags are
+/// known. Errors quote at most a short piece of a field.
 pub(crate) fn parse(name: &str, a: &[&str], comm_size: usize, double_default: bool) -> Result<Action, String> {
-    let need = |k: usize, what: &str| -> Result<(), String> {
-        if a.len() < k {
-            Err(format!("'{name}' needs {what}"))
-        } else {
-            Ok(())
-        }
-    };
-    let dt = |i: usize| -> Result<u64, String> {
-        match a.get(i) {
-            None => Ok(if double_default { 8 } else { 1 }),
-            Some(t) => {
-                let id = int_prefix(t).ok_or_else(|| format!("'{t}' is not a datatype id"))?;
-                datatype_size(id).ok_or_else(|| format!("unknown datatype id {id}"))
-            }
-        }
-    };
-    let count = |i: usize| -> Result<i64, String> { count(a[i]) };
-    let bytes = |c: i64, size: u64| -> Result<u64, String> {
-        (c.max(0) as u64)
-            .checked_mul(size)
-            .ok_or_else(|| format!("count {c} of {size}-byte elements is more than 2^64 bytes"))
-    };
-    let int = |i: usize| -> Result<i64, String> {
-        int_prefix(a[i]).ok_or_else(|| format!("expected an integer, found '{}'", a[i]))
-    };
-    let opt_int = |i: usize, d: i64| -> Result<i64, String> { a.get(i).map_or(Ok(d), |_| int(i)) };
-    let float = |i: usize| -> Result<f64, String> {
-        a[i].parse::<f64>()
-            .ok()
-            .filter(|v| v.is_finite())
-            .ok_or_else(|| format!("expected a number, found '{}'", a[i]))
-    };
-    let array = |from: usize| -> Result<Vec<i64>, String> {
-        if a.len() < from + comm_size {
-            return Err(format!(
-                "'{name}' needs {comm_size} counts (one per rank of the communicator)"
-            ));
-        }
-        (from..from + comm_size).map(int).collect()
-    };
-    // `count` keys of three integers starting at argument `from`, if they are all there.
-    let keys = |from: usize, count: usize| -> Result<Option<Vec<Key>>, String> {
-        if count == 0 || a.len() < from + 3 * count {
-            return Ok(None);
-        }
-        (0..count)
-            .map(|k| Ok((int(from + 3 * k)?, int(from + 3 * k + 1)?, int(from + 3 * k + 2)?)))
-            .collect::<Result<Vec<_>, String>>()
-            .map(Some)
-    };
-    let small = |i: usize| -> Result<usize, String> {
-        let v = int(i)?;
-        if !(0..=1 << 24).contains(&v) {
-            return Err(format!("request count {v} is out of range"));
-        }
-        Ok(v as usize)
+    let f = Fields {
+        name,
+        a,
+        double_default,
     };
     if let Some(inner) = name.strip_prefix('i').filter(|n| is_collective(n)) {
         return Ok(Action::Nonblocking(Box::new(parse(
@@ -326,275 +281,414 @@ pub(crate) fn parse(name: &str, a: &[&str], comm_size: usize, double_default: bo
             double_default,
         )?)));
     }
+    let n = comm_size;
     // The commonest actions first: a string match tries its arms in order.
     Ok(match name {
         "compute" => {
-            need(1, "a number of flops")?;
-            Action::Compute { flops: float(0)? }
+            f.arity(1, 1, "a number of flops")?;
+            Action::Compute { flops: f.amount(0)? }
         }
         "send" | "isend" | "Ssend" | "ISsend" | "bsend" | "ibsend" | "rsend" | "irsend" => {
-            need(3, "a destination, a tag and a count")?;
+            f.arity(3, 4, "a destination, a tag, a count and optionally a datatype")?;
             Action::Send {
                 blocking: matches!(name, "send" | "Ssend" | "bsend" | "rsend"),
-                peer: int(0)?,
-                tag: int(1)?,
-                bytes: bytes(count(2)?, dt(3)?)?,
+                peer: f.int(0)?,
+                tag: f.int(1)?,
+                bytes: f.bytes(f.count(2)?, f.dt(3)?)?,
             }
         }
         "recv" | "irecv" => {
-            need(3, "a source, a tag and a count")?;
+            f.arity(3, 4, "a source, a tag, a count and optionally a datatype")?;
             Action::Recv {
                 blocking: name == "recv",
-                peer: int(0)?,
-                tag: int(1)?,
-                bytes: bytes(count(2)?, dt(3)?)?,
+                peer: f.int(0)?,
+                tag: f.int(1)?,
+                // A count <= 0 is SimGrid's "size unknown" (its replay probes for it):
+                // the receive takes the size of the message it matches.
+                bytes: f.bytes(f.any_count(2)?.max(0) as u64, f.dt(3)?)?,
             }
         }
         "Start" => {
-            need(3, "a partner, a tag and a size in bytes")?;
+            f.arity(3, 5, "a partner, a tag, a size in bytes, optionally a datatype and 'r'")?;
+            f.dt(3)?;
+            let recv = match a.get(4) {
+                None => false,
+                Some(&"r") => true,
+                Some(t) => return Err(f.bad(4, "'r' (a receive)", t)),
+            };
             Action::Start {
-                peer: int(0)?,
-                tag: int(1)?,
-                bytes: count(2)?.max(0) as u64,
-                recv: a.get(4) == Some(&"r"),
+                peer: f.int(0)?,
+                tag: f.int(1)?,
+                bytes: f.count(2)?,
+                recv,
             }
         }
-        "wait" | "test" => {
-            need(3, "a source, a destination and a tag")?;
-            let (src, dst, tag) = (int(0)?, int(1)?, int(2)?);
-            if name == "wait" {
-                Action::Wait { src, dst, tag }
-            } else {
-                Action::Test {
-                    src,
-                    dst,
-                    tag,
-                    done: a.get(3).is_some_and(|f| int_prefix(f) == Some(1)),
-                }
+        "wait" => {
+            f.arity(3, 3, "a source, a destination and a tag")?;
+            Action::Wait {
+                src: f.int(0)?,
+                dst: f.int(1)?,
+                tag: f.int(2)?,
             }
         }
-        "waitall" => Action::Waitall {
-            reqs: if a.is_empty() { None } else { keys(1, small(0)?)? },
-        },
-        "init" => Action::Init {
-            double_default: !a.is_empty(),
-        },
-        "finalize" | "location" | "comm_size" | "Startall" | "comm_free" | "request_free" | "probe" | "send_init"
-        | "ssend_init" | "bsend_init" | "rsend_init" | "recv_init" => Action::NoOp,
-        "iprobe" => Action::TestSome { done: Vec::new() },
-        "startall" => {
-            let n = if a.is_empty() { 0 } else { small(0)? };
-            need(
-                1 + 4 * n,
-                "a count and, per request, a partner, a tag, a size and s or r",
+        "test" => {
+            f.arity(
+                3,
+                4,
+                "a source, a destination, a tag and optionally whether it completed (0 or 1)",
             )?;
-            let starts = (0..n)
-                .map(|k| {
-                    let at = 1 + 4 * k;
+            Action::Test {
+                src: f.int(0)?,
+                dst: f.int(1)?,
+                tag: f.int(2)?,
+                done: a.len() == 4 && f.flag(3)?,
+            }
+        }
+        "waitall" => {
+            // SimGrid: nothing or the request count (every outstanding request);
+            // simpi's tracer: the count and a key per request.
+            let reqs = if a.len() <= 1 {
+                if !a.is_empty() {
+                    f.small(0)?;
+                }
+                None
+            } else {
+                let k = f.small(0)?;
+                f.keys_exactly(1, k, "request")?;
+                f.keys(1, k)?
+            };
+            Action::Waitall { reqs }
+        }
+        "init" => {
+            f.arity(0, 1, "nothing, or a value that makes MPI_DOUBLE the default datatype")?;
+            Action::Init {
+                double_default: !a.is_empty(),
+            }
+        }
+        "finalize" | "request_free" | "barrier" => {
+            f.arity(0, 0, "no argument")?;
+            if name == "barrier" {
+                Action::Barrier
+            } else {
+                Action::NoOp
+            }
+        }
+        "comm_size" | "comm_free" => {
+            f.arity(0, 1, "at most one argument")?;
+            Action::NoOp
+        }
+        "probe" => {
+            f.arity(0, 2, "a source and a tag")?;
+            f.ints(0..a.len())?;
+            Action::NoOp
+        }
+        "send_init" | "ssend_init" | "bsend_init" | "rsend_init" | "recv_init" => {
+            if !a.is_empty() {
+                f.arity(3, 4, "a partner, a tag, a size and optionally a datatype")?;
+                f.ints(0..2)?;
+                f.count(2)?;
+                f.dt(3)?;
+            }
+            Action::NoOp
+        }
+        // Free text (a source location) and SimGrid's no-op: nothing to check.
+        "location" | "Startall" => Action::NoOp,
+        "iprobe" => {
+            f.arity(0, 3, "a source, a tag and whether a message was found (0 or 1)")?;
+            f.ints(0..a.len().min(2))?;
+            if a.len() == 3 {
+                f.flag(2)?;
+            }
+            Action::TestSome { done: Vec::new() }
+        }
+        "startall" => {
+            let k = if a.is_empty() { 0 } else { f.small(0)? };
+            let want = 1 + 4 * k;
+            if a.len() != want.max(1) && !(a.is_empty() && k == 0) {
+                return Err(format!(
+                    "'startall {k}' needs a partner, a tag, a size and s or r per request: {} fields, found {}",
+                    want,
+                    a.len()
+                ));
+            }
+            let starts = (0..k)
+                .map(|j| {
+                    let at = 1 + 4 * j;
                     let recv = match a[at + 3] {
                         "r" => true,
                         "s" => false,
-                        t => return Err(format!("expected s or r, found '{t}'")),
+                        t => return Err(f.bad(at + 3, "s or r", t)),
                     };
-                    Ok((int(at)?, int(at + 1)?, count(at + 2)?.max(0) as u64, recv))
+                    Ok((f.int(at)?, f.int(at + 1)?, f.count(at + 2)?, recv))
                 })
                 .collect::<Result<_, String>>()?;
             Action::Startall { starts }
         }
-        "waitAny" | "waitany" => Action::Waitany {
-            done: keys(1, 1)?.map(|k| k[0]),
-        },
+        "waitAny" | "waitany" => {
+            // SimGrid: nothing or the request count; simpi's tracer: the count and the
+            // key of the request that completed.
+            if a.len() > 1 && a.len() != 4 {
+                return Err(format!(
+                    "'{name}' takes a request count and the source, destination and tag of the request \
+                     that completed (4 fields), or the count alone; found {} fields",
+                    a.len()
+                ));
+            }
+            if !a.is_empty() {
+                f.small(0)?;
+            }
+            Action::Waitany {
+                done: f.keys(1, 1)?.map(|k| k[0]),
+            }
+        }
         "waitsome" => {
-            need(2, "a request count and a completed count")?;
-            let k = small(1)?;
-            need(2 + 3 * k, "a source, a destination and a tag per completed request")?;
+            f.arity(2, usize::MAX, "a request count and a completed count")?;
+            let k = f.completed(0, 1)?;
+            f.keys_exactly(2, k, "completed request")?;
             Action::Waitsome {
-                done: keys(2, k)?.unwrap_or_default(),
+                done: f.keys(2, k)?.unwrap_or_default(),
             }
         }
         "testany" | "testall" | "testsome" => {
-            // simpi's tracer: `n flag|k keys..`; SimGrid writes no argument.
+            // simpi's tracer: `n flag|k keys..`; SimGrid writes no argument (or a count).
             let done = if a.len() >= 2 {
-                let k = small(1)?;
                 let k = match name {
-                    "testany" => k.min(1),
+                    "testany" => usize::from(f.flag(1)?),
                     "testall" => {
-                        if k == 1 {
-                            small(0)?
+                        let n = f.small(0)?;
+                        if f.flag(1)? {
+                            n
                         } else {
                             0
                         }
                     }
-                    _ => k,
+                    _ => f.completed(0, 1)?,
                 };
-                need(2 + 3 * k, "a source, a destination and a tag per completed request")?;
-                keys(2, k)?.unwrap_or_default()
+                f.keys_exactly(2, k, "completed request")?;
+                f.keys(2, k)?.unwrap_or_default()
             } else {
+                if !a.is_empty() {
+                    f.small(0)?;
+                }
                 Vec::new()
             };
             Action::TestSome { done }
         }
         "sendRecv" | "sendrecv_replace" => {
-            need(4, "a send count, a destination, a receive count and a source")?;
+            f.arity(
+                4,
+                8,
+                "a send count, a destination, a receive count, a source, optionally two datatypes and two tags",
+            )?;
+            if a.len() == 7 {
+                return Err(format!(
+                    "'{name}' has a send tag but no receive tag: give both, or neither"
+                ));
+            }
             Action::SendRecv(Box::new(SendRecv {
-                sbytes: bytes(count(0)?, dt(4)?)?,
-                dst: int(1)?,
-                rbytes: bytes(count(2)?, dt(5)?)?,
-                src: int(3)?,
-                stag: opt_int(6, 0)?,
-                rtag: opt_int(7, 0)?,
+                sbytes: f.bytes(f.count(0)?, f.dt(4)?)?,
+                dst: f.int(1)?,
+                rbytes: f.bytes(f.any_count(2)?.max(0) as u64, f.dt(5)?)?,
+                src: f.int(3)?,
+                stag: f.opt_int(6, 0)?,
+                rtag: f.opt_int(7, 0)?,
             }))
         }
         "sleep" => {
-            need(1, "a duration in seconds")?;
-            Action::Sleep { seconds: float(0)? }
+            f.arity(1, 1, "a duration in seconds")?;
+            Action::Sleep { seconds: f.amount(0)? }
         }
-        "barrier" => Action::Barrier,
         "bcast" => {
-            need(1, "a count")?;
+            f.arity(1, 3, "a count, optionally a root and a datatype")?;
+            let elem = f.dt(2)?;
             Action::Bcast {
-                bytes: bytes(count(0)?, dt(2)?)?,
-                root: opt_int(1, 0)?,
-                elem: dt(2)?,
+                bytes: f.bytes(f.count(0)?, elem)?,
+                root: f.opt_int(1, 0)?,
+                elem,
             }
         }
         "reduce" => {
-            need(2, "a count and a computation amount")?;
+            f.arity(2, 4, "a count, a computation amount, optionally a root and a datatype")?;
+            let elem = f.dt(3)?;
             Action::Reduce {
-                bytes: bytes(count(0)?, dt(3)?)?,
-                comp: float(1)?,
-                root: opt_int(2, 0)?,
-                elem: dt(3)?,
+                bytes: f.bytes(f.count(0)?, elem)?,
+                comp: f.amount(1)?,
+                root: f.opt_int(2, 0)?,
+                elem,
             }
         }
         "allreduce" => {
-            need(2, "a count and a computation amount")?;
+            f.arity(2, 3, "a count, a computation amount and optionally a datatype")?;
+            let elem = f.dt(2)?;
             Action::Allreduce {
-                bytes: bytes(count(0)?, dt(2)?)?,
-                comp: float(1)?,
-                elem: dt(2)?,
+                bytes: f.bytes(f.count(0)?, elem)?,
+                comp: f.amount(1)?,
+                elem,
             }
         }
         "alltoall" => {
-            need(2, "a send and a receive count")?;
+            f.arity(2, 4, "a send and a receive count, optionally two datatypes")?;
+            f.count(1)?;
+            f.dt(3)?;
             Action::Alltoall {
-                sbytes: bytes(count(0)?, dt(2)?)?,
+                sbytes: f.bytes(f.count(0)?, f.dt(2)?)?,
             }
         }
         "alltoallv" => {
-            let sc = array(1)?;
-            let rc = array(2 + comm_size)?;
-            let (sd, rd) = (dt(2 + 2 * comm_size)?, dt(3 + 2 * comm_size)?);
+            f.arity(
+                2 * n + 2,
+                2 * n + 4,
+                &format!(
+                    "a send total, {n} send counts, a receive total, {n} receive counts (one per rank of \
+                     the communicator), optionally two datatypes"
+                ),
+            )?;
+            f.count(0)?;
+            f.count(1 + n)?;
+            let (sd, rd) = (f.dt(2 + 2 * n)?, f.dt(3 + 2 * n)?);
             Action::Alltoallv {
-                send: sc.iter().map(|&c| bytes(c, sd)).collect::<Result<_, _>>()?,
-                recv: rc.iter().map(|&c| bytes(c, rd)).collect::<Result<_, _>>()?,
+                send: f.counts(1, n, sd)?.into_boxed_slice(),
+                recv: f.counts(2 + n, n, rd)?.into_boxed_slice(),
             }
         }
         "gather" | "allgather" => {
-            need(2, "a send and a receive count")?;
             let all = name == "allgather";
-            let (root, sdt_at) = if all { (0, 2) } else { (opt_int(2, 0)?, 3) };
+            if all {
+                f.arity(2, 4, "a send and a receive count, optionally two datatypes")?;
+            } else {
+                f.arity(2, 5, "a send and a receive count, optionally a root and two datatypes")?;
+            }
+            f.count(1)?;
+            let (root, sdt_at) = if all { (0, 2) } else { (f.opt_int(2, 0)?, 3) };
+            f.dt(sdt_at + 1)?;
+            let elem = f.dt(sdt_at)?;
             Action::Gather {
                 all,
-                sbytes: bytes(count(0)?, dt(sdt_at)?)?,
+                sbytes: f.bytes(f.count(0)?, elem)?,
                 root,
-                elem: dt(sdt_at)?,
+                elem,
             }
         }
         "gatherv" | "allgatherv" => {
-            need(1, "a send count")?;
-            let rc = array(1)?;
             let all = name == "allgatherv";
-            let rest = a.len() - 1 - comm_size;
+            let counts = format!("a send count and {n} receive counts (one per rank of the communicator)");
+            if all {
+                f.arity(
+                    n + 1,
+                    2 * n + 3,
+                    &format!("{counts}, optionally datatypes and displacements"),
+                )?;
+            } else {
+                f.arity(n + 1, n + 4, &format!("{counts}, optionally a root and two datatypes"))?;
+            }
+            let rest = a.len() - 1 - n;
             let (root, sdt_at, rdt_at) = if all {
                 // Optional: "sdt rdt", "sdt rdt displs..", or "displs.." alone, told apart
                 // by count as SimGrid does: more than the ranks, datatypes then
                 // displacements; more than two, displacements; else datatypes (so on two
                 // ranks two values are datatypes).
-                if rest > comm_size || rest <= 2 {
-                    (0, 1 + comm_size, 2 + comm_size)
+                if rest > n {
+                    f.ints(3 + n..a.len())?;
+                    (0, Some(1 + n), Some(2 + n))
+                } else if rest > 2 {
+                    if rest != n {
+                        return Err(format!(
+                            "'{name}' has {rest} values after its counts: expected two datatypes, {n} \
+                             displacements (one per rank), or both"
+                        ));
+                    }
+                    f.ints(1 + n..a.len())?;
+                    (0, None, None)
                 } else {
-                    (0, usize::MAX, usize::MAX)
+                    (0, Some(1 + n), Some(2 + n))
                 }
             } else {
-                (opt_int(1 + comm_size, 0)?, 2 + comm_size, 3 + comm_size)
+                (f.opt_int(1 + n, 0)?, Some(2 + n), Some(3 + n))
             };
-            let sd = if sdt_at == usize::MAX {
-                dt(usize::MAX)?
-            } else {
-                dt(sdt_at)?
-            };
-            let rd = if rdt_at == usize::MAX {
-                dt(usize::MAX)?
-            } else {
-                dt(rdt_at)?
-            };
+            let sd = sdt_at.map_or(Ok(f.default_dt()), |i| f.dt(i))?;
+            let rd = rdt_at.map_or(Ok(f.default_dt()), |i| f.dt(i))?;
             Action::Gatherv(Box::new(Gatherv {
                 all,
-                sbytes: bytes(count(0)?, sd)?,
-                recv: rc.iter().map(|&c| bytes(c, rd)).collect::<Result<_, _>>()?,
+                sbytes: f.bytes(f.count(0)?, sd)?,
+                recv: f.counts(1, n, rd)?,
                 root,
             }))
         }
         "scatter" => {
-            need(2, "a send and a receive count")?;
+            f.arity(2, 5, "a send and a receive count, optionally a root and two datatypes")?;
+            f.count(0)?;
+            f.dt(3)?;
             Action::Scatter {
-                rbytes: bytes(count(1)?, dt(4)?)?,
-                root: opt_int(2, 0)?,
+                rbytes: f.bytes(f.count(1)?, f.dt(4)?)?,
+                root: f.opt_int(2, 0)?,
             }
         }
         "scatterv" => {
-            let sc = array(0)?;
-            need(comm_size + 1, "send counts and a receive count")?;
-            let (sd, rd) = (dt(comm_size + 2)?, dt(comm_size + 3)?);
+            f.arity(
+                n + 1,
+                n + 4,
+                &format!(
+                    "{n} send counts (one per rank of the communicator), a receive count, optionally a \
+                     root and two datatypes"
+                ),
+            )?;
+            let (sd, rd) = (f.dt(n + 2)?, f.dt(n + 3)?);
             Action::Scatterv(Box::new(Scatterv {
-                send: sc.iter().map(|&c| bytes(c, sd)).collect::<Result<_, _>>()?,
-                rbytes: bytes(count(comm_size)?, rd)?,
-                root: opt_int(comm_size + 1, 0)?,
+                send: f.counts(0, n, sd)?,
+                rbytes: f.bytes(f.count(n)?, rd)?,
+                root: f.opt_int(n + 1, 0)?,
             }))
         }
         "reducescatterblock" => {
-            need(2, "a receive count and a computation amount")?;
-            let d = dt(2)?;
+            f.arity(2, 3, "a receive count, a computation amount and optionally a datatype")?;
+            let d = f.dt(2)?;
             Action::ReduceScatter {
-                recv: vec![bytes(count(0)?, d)?; comm_size],
-                comp: float(1)?,
+                recv: vec![f.bytes(f.count(0)?, d)?; n],
+                comp: f.amount(1)?,
             }
         }
         "reducescatter" => {
-            let rc = array(0)?;
-            need(comm_size + 1, "receive counts and a computation amount")?;
-            let d = dt(comm_size + 1)?;
+            f.arity(
+                n + 1,
+                n + 2,
+                &format!(
+                    "{n} receive counts (one per rank of the communicator), a computation amount and \
+                     optionally a datatype"
+                ),
+            )?;
+            let d = f.dt(n + 1)?;
             Action::ReduceScatter {
-                recv: rc.iter().map(|&c| bytes(c, d)).collect::<Result<_, _>>()?,
-                comp: float(comm_size)?,
+                recv: f.counts(0, n, d)?,
+                comp: f.amount(n)?,
             }
         }
         "scan" | "exscan" => {
-            need(2, "a count and a computation amount")?;
+            f.arity(2, 3, "a count, a computation amount and optionally a datatype")?;
+            let d = f.dt(2)?;
             Action::Scan {
                 exclusive: name == "exscan",
-                bytes: bytes(count(0)?, dt(2)?)?,
-                comp: float(1)?,
+                bytes: f.bytes(f.count(0)?, d)?,
+                comp: f.amount(1)?,
             }
         }
         "comm_split" if !a.is_empty() => {
-            need(
+            f.arity(
+                4,
                 4,
                 "a parent communicator, a color, a key and the new communicator's id (or -)",
             )?;
             Action::Comm(Box::new(Creation::Split {
-                parent: a[0].to_string(),
-                color: int(1)?,
-                key: int(2)?,
-                new: (a[3] != "-").then(|| a[3].to_string()),
+                parent: f.comm_id(0)?,
+                color: f.int(1)?,
+                key: f.int(2)?,
+                new: (a[3] != "-").then(|| f.comm_id(3)).transpose()?,
             }))
         }
         "comm_dup" if !a.is_empty() => {
-            need(2, "a parent communicator and the new communicator's id")?;
+            f.arity(2, 2, "a parent communicator and the new communicator's id")?;
             Action::Comm(Box::new(Creation::Dup {
-                parent: a[0].to_string(),
-                new: a[1].to_string(),
+                parent: f.comm_id(0)?,
+                new: f.comm_id(1)?,
             }))
         }
         "comm_create"
@@ -606,24 +700,222 @@ pub(crate) fn parse(name: &str, a: &[&str], comm_size: usize, double_default: bo
         | "graph_create"
         | "dist_graph_create"
         | "dist_graph_create_adjacent" => {
-            need(2, "a parent communicator, the new id (or -) and the members")?;
+            f.arity(
+                2,
+                usize::MAX,
+                "a parent communicator, the new id (or -) and the members",
+            )?;
             let members = a[2..]
                 .iter()
                 .map(|t| {
                     t.parse::<u32>()
-                        .map_err(|_| format!("expected a world rank, found '{t}'"))
+                        .map_err(|_| format!("expected a world rank, found {}", quote(t)))
                 })
                 .collect::<Result<_, _>>()?;
             Action::Comm(Box::new(Creation::Create {
-                parent: a[0].to_string(),
-                new: (a[1] != "-").then(|| a[1].to_string()),
+                parent: f.comm_id(0)?,
+                new: (a[1] != "-").then(|| f.comm_id(1)).transpose()?,
                 members,
             }))
         }
         "comm_split" | "comm_dup" => Action::NoOp,
-        other => return Err(format!("unknown action '{other}'")),
+        other => return Err(format!("unknown action {}", quote(other))),
     })
 }
+
+/// A line's fields and how to read them.
+struct Fields<'a, 't> {
+    name: &'a str,
+    a: &'a [&'t str],
+    double_default: bool,
+}
+
+impl Fields<'_, '_> {
+    /// `min..=max` fields, `what` naming them for the message.
+    #[inline]
+    fn arity(&self, min: usize, max: usize, what: &str) -> Result<(), String> {
+        let n = self.a.len();
+        if n < min {
+            return Err(format!(
+                "'{}' takes {what}: at least {min} field(s), found {n}",
+                self.name
+            ));
+        }
+        if n > max {
+            return Err(format!(
+                "'{}' takes {what}: at most {max} field(s), found {n} (the first extra one is {})",
+                self.name,
+                quote(self.a[max])
+            ));
+        }
+        Ok(())
+    }
+
+    /// What is wrong with field `i`: `expected` was wanted, `found` is there.
+    fn bad(&self, i: usize, expected: &str, found: &str) -> String {
+        format!(
+            "'{}' field {}: expected {expected}, found {}",
+            self.name,
+            i + 1,
+            quote(found)
+        )
+    }
+
+    fn default_dt(&self) -> u64 {
+        if self.double_default {
+            8
+        } else {
+            1
+        }
+    }
+
+    /// The size of the datatype in field `i`, or the default one if there is none.
+    #[inline]
+    fn dt(&self, i: usize) -> Result<u64, String> {
+        match self.a.get(i) {
+            None => Ok(self.default_dt()),
+            Some(t) => {
+                let id = int_prefix(t).ok_or_else(|| self.bad(i, "a datatype id", t))?;
+                datatype_size(id).ok_or_else(|| format!("unknown datatype id {id} (SimGrid's ids are -1 to 59)"))
+            }
+        }
+    }
+
+    /// A count (of elements, or of bytes), not negative.
+    #[inline]
+    fn count(&self, i: usize) -> Result<u64, String> {
+        let c = self.any_count(i)?;
+        if c < 0 {
+            return Err(format!(
+                "'{}' field {}: a count cannot be negative, found {}",
+                self.name,
+                i + 1,
+                quote(self.a[i])
+            ));
+        }
+        Ok(c as u64)
+    }
+
+    /// A count that may be negative.
+    #[inline]
+    fn any_count(&self, i: usize) -> Result<i64, String> {
+        count(self.a[i])
+    }
+
+    /// `n` counts from field `from`, each in bytes of `size`-byte elements.
+    fn counts(&self, from: usize, n: usize, size: u64) -> Result<Vec<u64>, String> {
+        (from..from + n).map(|i| self.bytes(self.count(i)?, size)).collect()
+    }
+
+    /// Bytes of `c` elements of `size` bytes.
+    #[inline]
+    fn bytes(&self, c: u64, size: u64) -> Result<u64, String> {
+        c.checked_mul(size)
+            .ok_or_else(|| format!("count {c} of {size}-byte elements is more than 2^64 bytes"))
+    }
+
+    /// An integer field (SimGrid's `stoi`: its integer prefix).
+    #[inline]
+    fn int(&self, i: usize) -> Result<i64, String> {
+        int_prefix(self.a[i]).ok_or_else(|| self.bad(i, "an integer", self.a[i]))
+    }
+
+    /// Integer fields `range`.
+    fn ints(&self, range: std::ops::Range<usize>) -> Result<(), String> {
+        range.into_iter().try_for_each(|i| self.int(i).map(|_| ()))
+    }
+
+    /// An optional integer field, `d` if absent.
+    #[inline]
+    fn opt_int(&self, i: usize, d: i64) -> Result<i64, String> {
+        self.a.get(i).map_or(Ok(d), |_| self.int(i))
+    }
+
+    /// An amount (flops, seconds): a finite number, not negative.
+    fn amount(&self, i: usize) -> Result<f64, String> {
+        let t = self.a[i];
+        match t.parse::<f64>() {
+            Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+            Ok(v) if v.is_finite() => Err(format!(
+                "'{}' field {}: an amount cannot be negative, found {}",
+                self.name,
+                i + 1,
+                quote(t)
+            )),
+            _ => Err(self.bad(i, "a finite number", t)),
+        }
+    }
+
+    /// A flag: 0 or 1.
+    fn flag(&self, i: usize) -> Result<bool, String> {
+        match self.a[i] {
+            "0" => Ok(false),
+            "1" => Ok(true),
+            t => Err(self.bad(i, "0 or 1", t)),
+        }
+    }
+
+    /// A request count.
+    fn small(&self, i: usize) -> Result<usize, String> {
+        let v = self.int(i)?;
+        if !(0..=1 << 24).contains(&v) {
+            return Err(format!("request count {v} is out of range (0 to 2^24)"));
+        }
+        Ok(v as usize)
+    }
+
+    /// The completed count in field `k`, at most the request count in field `n`.
+    fn completed(&self, n: usize, k: usize) -> Result<usize, String> {
+        let (n, k) = (self.small(n)?, self.small(k)?);
+        if k > n {
+            return Err(format!("{k} of {n} requests completed: more than were given"));
+        }
+        Ok(k)
+    }
+
+    /// Exactly `count` keys of three integers from field `from` to the end.
+    fn keys_exactly(&self, from: usize, count: usize, what: &str) -> Result<(), String> {
+        if self.a.len() != from + 3 * count {
+            return Err(format!(
+                "'{}' names {count} {what}(s): a source, a destination and a tag each, {} fields in all, \
+                 found {}",
+                self.name,
+                from + 3 * count,
+                self.a.len()
+            ));
+        }
+        Ok(())
+    }
+
+    /// `count` keys of three integers starting at field `from`, if they are all there.
+    fn keys(&self, from: usize, count: usize) -> Result<Option<Vec<Key>>, String> {
+        if count == 0 || self.a.len() < from + 3 * count {
+            return Ok(None);
+        }
+        (0..count)
+            .map(|k| {
+                let at = from + 3 * k;
+                Ok((self.int(at)?, self.int(at + 1)?, self.int(at + 2)?))
+            })
+            .collect::<Result<Vec<_>, String>>()
+            .map(Some)
+    }
+
+    /// A communicator id: one word, at most [`MAX_COMM_ID`] bytes.
+    fn comm_id(&self, i: usize) -> Result<String, String> {
+        let t = self.a[i];
+        if t.len() > MAX_COMM_ID {
+            return Err(format!(
+                "communicator id {} is longer than {MAX_COMM_ID} bytes",
+                quote(t)
+            ));
+        }
+        Ok(t.to_string())
+    }
+}
+
+/// The longest communicator id (simpi's tracer writes a few dozen bytes).
+const MAX_COMM_ID: usize = 256;
 
 /// True for the names of collective actions (their non-blocking forms prefix an `i`).
 fn is_collective(name: &str) -> bool {
@@ -673,9 +965,9 @@ fn count(t: &str) -> Result<i64, String> {
     if !t.is_empty() && t.len() <= 15 && t.bytes().all(|c| c.is_ascii_digit()) {
         return Ok(t.bytes().fold(0i64, |v, c| v * 10 + i64::from(c - b'0')));
     }
-    let v: f64 = t.parse().map_err(|_| format!("expected a count, found '{t}'"))?;
+    let v: f64 = t.parse().map_err(|_| format!("expected a count, found {}", quote(t)))?;
     if !v.is_finite() || v.abs() > 9.0e18 {
-        return Err(format!("count '{t}' is out of range"));
+        return Err(format!("count {} is out of range", quote(t)));
     }
     Ok(v.trunc() as i64)
 }
@@ -807,7 +1099,7 @@ mod tests {
         );
         assert!(parse("alltoallv", &["10", "1"], 4, false)
             .unwrap_err()
-            .contains("needs 4 counts"));
+            .contains("4 send counts"));
     }
 
     #[test]
@@ -844,7 +1136,7 @@ mod tests {
             .contains("expected s or r"));
         assert!(parse("waitsome", &["2", "2", "0", "1", "2"], 4, false)
             .unwrap_err()
-            .contains("per completed request"));
+            .contains("names 2 completed request(s)"));
     }
 
     #[test]
@@ -852,7 +1144,10 @@ mod tests {
         assert_eq!(parse("jump", &[], 2, false), Err("unknown action 'jump'".into()));
         assert_eq!(
             parse("send", &["1"], 2, false),
-            Err("'send' needs a destination, a tag and a count".into())
+            Err(
+                "'send' takes a destination, a tag, a count and optionally a datatype: at least 3 field(s), found 1"
+                    .into()
+            )
         );
         assert!(parse("send", &["1", "2", "3", "99"], 2, false)
             .unwrap_err()

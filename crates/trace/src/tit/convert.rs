@@ -7,6 +7,7 @@
 use super::actions::{parse, Action};
 use super::program::{words, Args, TitOptions, TitProgram};
 use super::source::{Source, SourceError};
+use crate::quote::{quote, BOM};
 use simpi_mpi::calls::RankCalls;
 use simpi_mpi::comm::{CommTable, Creation};
 use simpi_mpi::live::{OpRef, Program, Step};
@@ -80,17 +81,32 @@ pub fn tit_ranks(path: &Path) -> Result<u32, TitError> {
 }
 
 /// True if `path` looks like a TIT trace or index rather than a GOAL schedule: its first
-/// meaningful line is `<rank> <action>` or a file name, not `num_ranks N`.
+/// meaningful line (after a byte-order mark, blank lines and `#` comments) is
+/// `<rank> <action>` or a file name, not GOAL's `num_ranks N` or `rank R {`, nor a GOAL
+/// comment (`//`, `/*`: TIT has none). Reads at most the first 1 MiB.
 pub fn looks_like_tit(path: &Path) -> bool {
-    use std::io::BufRead;
+    use std::io::Read;
     let Ok(f) = std::fs::File::open(path) else { return false };
-    for line in std::io::BufReader::new(f).lines().take(1000) {
-        let Ok(line) = line else { return false };
+    let mut head = Vec::new();
+    if f.take(1 << 20).read_to_end(&mut head).is_err() {
+        return false;
+    }
+    let head = head.strip_prefix(BOM).unwrap_or(&head);
+    let text = String::from_utf8_lossy(head);
+    for line in text.lines().take(1000) {
         let t = line.trim();
-        if t.is_empty() || t.starts_with('#') || t.starts_with("//") || t.starts_with("/*") {
+        if t.is_empty() || t.starts_with('#') {
             continue;
         }
-        return !t.starts_with("num_ranks");
+        if t.starts_with("//") || t.starts_with("/*") {
+            return false;
+        }
+        let mut w = t.split_ascii_whitespace();
+        return match (w.next(), w.next()) {
+            (Some("num_ranks"), _) => false,
+            (Some("rank"), Some(r)) => !r.starts_with(|c: char| c.is_ascii_digit()),
+            _ => true,
+        };
     }
     false
 }
@@ -258,9 +274,44 @@ fn scan_comms(src: &Source, two: bool) -> Result<CommTable, TitError> {
     } else {
         find(0..p)?
     };
-    CommTable::build(p, &creations).map_err(|(r, line, msg)| TitError {
+    let table = CommTable::build(p, &creations).map_err(|(r, line, msg)| TitError {
         file: files[r as usize].clone(),
         line,
         msg,
-    })
+    })?;
+    check_outsiders(&table, &creations, &files)?;
+    Ok(table)
+}
+
+/// Checks the creation calls that made no communicator on their rank (`comm_split` with
+/// MPI_UNDEFINED, `comm_create` outside the group: new id `-`), which building the table
+/// does not look at: their parent must exist, and a rank splitting it must be in it.
+fn check_outsiders(table: &CommTable, creations: &[Vec<(Creation, u32)>], files: &[String]) -> Result<(), TitError> {
+    for (r, list) in creations.iter().enumerate() {
+        for (c, line) in list {
+            let (parent, split) = match c {
+                Creation::Split { parent, new: None, .. } => (parent, true),
+                Creation::Create { parent, new: None, .. } => (parent, false),
+                _ => continue,
+            };
+            let at = |msg: String| TitError {
+                file: files[r].clone(),
+                line: *line,
+                msg,
+            };
+            if parent == "self" {
+                continue;
+            }
+            let Some((_, comm)) = table.get(parent) else {
+                return Err(at(format!("unknown parent communicator {}", quote(parent))));
+            };
+            if split && comm.rank_of(r as u32).is_none() {
+                return Err(at(format!(
+                    "rank {r} splits {} but is not a member of it",
+                    quote(parent)
+                )));
+            }
+        }
+    }
+    Ok(())
 }

@@ -11,6 +11,7 @@
 use super::actions::{parse, Action};
 use super::program::{words, Args};
 use super::source::{Cursor, Source};
+use crate::quote::quote;
 use simpi_kernel::MixHasher;
 use simpi_mpi::comm::CommTable;
 use std::collections::{HashMap, VecDeque};
@@ -128,7 +129,7 @@ impl Shared {
             Some("self") => (CommRef::Own, Ok(1)),
             Some(id) => match self.comms.get(id) {
                 Some((i, c)) => (CommRef::Index(i as u32), Ok(c.members.len())),
-                None => (CommRef::World, Err(format!("unknown communicator '{id}'"))),
+                None => (CommRef::World, Err(format!("unknown communicator {}", quote(id)))),
             },
         };
         let mut args = Args::default();

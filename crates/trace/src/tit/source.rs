@@ -1,6 +1,7 @@
 //! Where a trace's lines come from: an index file listing one file per rank, an index
 //! with a single file holding every rank's lines, or such a file given directly.
 
+use crate::quote::quote;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -63,6 +64,15 @@ fn lines(text: &str) -> impl Iterator<Item = &str> {
     })
 }
 
+/// The text of the file at `path`, without a byte-order mark at its start.
+fn read_text(path: &Path) -> std::io::Result<String> {
+    let mut text = std::fs::read_to_string(path)?;
+    if text.starts_with('\u{feff}') {
+        text.drain(..'\u{feff}'.len_utf8());
+    }
+    Ok(text)
+}
+
 fn meaningful(line: &str) -> Option<&str> {
     let t = line.trim_ascii();
     (!t.is_empty() && !t.starts_with('#')).then_some(t)
@@ -71,7 +81,7 @@ fn meaningful(line: &str) -> Option<&str> {
 impl Source {
     /// Opens `path`: an index file, or a trace file of `<rank> <action>` lines.
     pub fn open(path: &Path) -> Result<Source, SourceError> {
-        let text = std::fs::read_to_string(path).map_err(|e| err(path, 0, format!("cannot read: {e}")))?;
+        let text = read_text(path).map_err(|e| err(path, 0, format!("cannot read: {e}")))?;
         let first = lines(&text).find_map(meaningful);
         let Some(first) = first else {
             return Err(err(
@@ -99,11 +109,11 @@ impl Source {
         };
         if entries.len() == 1 {
             let f = resolve(&entries[0].1);
-            let t = std::fs::read_to_string(&f).map_err(|e| {
+            let t = read_text(&f).map_err(|e| {
                 err(
                     path,
                     entries[0].0,
-                    format!("cannot read trace file {}: {e}", f.display()),
+                    format!("cannot read trace file {}: {e}", quote(&f.display().to_string())),
                 )
             })?;
             return Self::shared(&f, &t);
@@ -112,10 +122,12 @@ impl Source {
         for (line, p) in entries {
             let f = resolve(&p);
             if !f.exists() {
-                return Err(err(path, line, format!("trace file {} does not exist", p.display())));
+                let p = quote(&p.display().to_string());
+                return Err(err(path, line, format!("trace file {p} does not exist")));
             }
             if f.is_dir() {
-                return Err(err(path, line, format!("trace file {} is a directory", p.display())));
+                let p = quote(&p.display().to_string());
+                return Err(err(path, line, format!("trace file {p} is a directory")));
             }
             files.push(f);
         }
@@ -137,7 +149,7 @@ impl Source {
                     err(
                         path,
                         i as u32 + 1,
-                        format!("expected '<rank> <action> ...', found '{t}'"),
+                        format!("expected '<rank> <action> ...', found {}", quote(t)),
                     )
                 })?;
             if r >= count.max(FREE_RANKS) {
@@ -309,6 +321,12 @@ impl FileCursor {
     fn keep(&self, a: usize, b: usize) -> Result<Option<(usize, usize)>, ()> {
         let text = std::str::from_utf8(&self.buf[a..b]).map_err(|_| ())?;
         let text = text.strip_suffix('\r').unwrap_or(text);
+        // A byte-order mark may start the file.
+        let text = if self.line == 1 {
+            text.strip_prefix('\u{feff}').unwrap_or(text)
+        } else {
+            text
+        };
         let Some(t) = meaningful(text) else { return Ok(None) };
         if t.split_ascii_whitespace().next() != Some(self.me.as_str()) {
             return Ok(Some((0, 0)));
