@@ -1,0 +1,4 @@
+//! Fuzz target `goal`: see `simpi_fuzz::goal::goal`.
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(init: simpi_fuzz::process::init(), |data: &[u8]| simpi_fuzz::goal::goal(data));

@@ -1,0 +1,4 @@
+//! Fuzz target `tit`: see `simpi_fuzz::tit::tit`.
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(init: simpi_fuzz::process::init(), |data: &[u8]| simpi_fuzz::tit::tit(data));

@@ -1,0 +1,31 @@
+//! The harnesses of simpi's fuzz targets: each takes the fuzzer's bytes and runs them
+//! through the code a user's file or option reaches. Returning (with or without an
+//! error from simpi) is fine; a panic, an abort, a hang or running out of memory is a
+//! finding. Also compiled into `crates/simpi/tests/fuzz_regressions.rs`, which replays
+//! the stored findings through the same functions (see docs/fuzzing.md).
+
+pub mod cli;
+pub mod goal;
+pub mod platform;
+// Not in the regression test, where Rust's runtime reports stack overflows itself.
+#[cfg(not(test))]
+pub mod process;
+pub mod run;
+pub mod scratch;
+pub mod tit;
+
+/// A harness: runs one input.
+pub type Harness = fn(&[u8]);
+
+/// Every target: its name (as in `fuzz_targets/<name>.rs`) and its harness.
+pub const TARGETS: [(&str, Harness); 9] = [
+    ("goal", goal::goal),
+    ("goal_replay", goal::goal_replay),
+    ("tit", tit::tit),
+    ("tit_replay", tit::tit_replay),
+    ("xml_platform", platform::xml_platform),
+    ("toml_platform", platform::toml_platform),
+    ("hostfile", platform::hostfile),
+    ("platform_replay", platform::platform_replay),
+    ("cli_values", cli::cli_values),
+];

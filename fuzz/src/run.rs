@@ -1,0 +1,100 @@
+//! Simulating what an input described, within a budget, under each model, and writing
+//! every output of the result: the part of a harness after its reader.
+//!
+//! The engine has no event limit, so a harness simulates only workloads small enough
+//! to finish in a fraction of a second ([`small`]): the fuzzer then finds hangs in the
+//! readers and the engine, not long but legitimate simulations.
+
+use simpi::mpi::Schedule;
+use simpi::platform::{HostId, Platform};
+use simpi::timeline::{self, FileFormat, Filter, Timeline};
+use simpi::{simulate, Machine, Model, ModelSpec, Preset, Report, SimOptions, SimTime, TimeUnit, Workload};
+use std::io::sink;
+use std::sync::OnceLock;
+
+/// Most operations a harness simulates (the events of a run grow with its operations).
+pub const MAX_OPS: usize = 20_000;
+
+/// Most ranks a harness simulates or maps.
+pub const MAX_RANKS: u32 = 64;
+
+/// True if `s` is small enough to simulate.
+pub fn small(s: &Schedule) -> bool {
+    s.num_ops() <= MAX_OPS && s.num_ranks() <= MAX_RANKS
+}
+
+/// The platform the trace and command-line harnesses run on: 16 hosts `node-0` to
+/// `node-15` on split-duplex private links and a shared backbone.
+pub const PLATFORM_XML: &str = r#"<?xml version="1.0"?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <zone id="AS0" routing="Full">
+    <cluster id="flat" prefix="node-" suffix="" radical="0-15" speed="1Gf" bw="125MBps" lat="50us" bb_bw="250MBps" bb_lat="10us"/>
+  </zone>
+</platform>
+"#;
+
+/// [`PLATFORM_XML`], read once.
+pub fn platform() -> &'static Platform {
+    static P: OnceLock<Platform> = OnceLock::new();
+    P.get_or_init(|| {
+        simpi::platform::xml::parse(PLATFORM_XML, std::path::Path::new("fixed.xml")).expect("the fixed platform reads")
+    })
+}
+
+/// The flow network of `p` with `preset`, rank `r` on host `r mod hosts`.
+pub fn flow<'p>(p: &'p Platform, ranks: u32, preset: Preset) -> Model<'p> {
+    let n = p.num_hosts() as u32;
+    Model::Flow {
+        platform: p,
+        hosts: (0..ranks).map(|r| HostId(r % n)).collect(),
+        preset,
+    }
+}
+
+/// SimGrid's Constant network model, 10 µs a message, SMPI's protocol.
+pub fn constant() -> Model<'static> {
+    Model::Constant {
+        time: SimTime::from_secs_f64(1e-5),
+        protocol: simpi::setup::constant_preset(Preset::smpi()).protocol,
+    }
+}
+
+/// The LogGOPS machine of `simpi replay`'s default parameters (L=2500, o=1500, g=1000,
+/// G=6, O=0 ns, S=65535 bytes).
+pub fn loggops(ranks: u32) -> Machine {
+    let spec = ModelSpec::LogGops {
+        params: [2500, 1500, 1000, 6, 0, 65535],
+        unit: TimeUnit::Ns,
+    };
+    Machine::new(&spec, ranks).expect("the default LogGOPS parameters are valid")
+}
+
+/// Simulates `w` under `model`, recording operations, and writes every output of the
+/// result; an error is rendered (its message is code too).
+pub fn exercise(w: &mut Workload<'_>, model: &Model<'_>) {
+    let opts = SimOptions {
+        progress: None,
+        max_blocked_ranks: 4,
+        record: true,
+    };
+    match simulate(w, model, opts) {
+        Ok(r) => outputs(&r, w.unit),
+        Err(e) => {
+            let _ = e.to_string();
+        }
+    }
+}
+
+/// Every output `simpi replay` can write of a report.
+pub fn outputs(r: &Report, unit: TimeUnit) {
+    let _ = r.summary();
+    let _ = r.details();
+    let _ = r.checksum();
+    let _ = r.write_json(sink());
+    let _ = r.write_loggopsim(sink(), unit);
+    let t = Timeline::of_spans(r.end_times.len() as u32, &r.spans);
+    for format in [FileFormat::Chrome, FileFormat::Paje] {
+        let _ = timeline::write(sink(), format, &t, &Filter::default());
+    }
+}
