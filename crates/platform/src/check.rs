@@ -1,6 +1,8 @@
 //! Validation and summaries of platforms (`simpi platform check` / `show`).
 
-use crate::model::{Platform, PointKind};
+use crate::block::Layout;
+use crate::model::{LinkId, Platform, PointKind};
+use crate::units::clip;
 use crate::zone::ZoneRouting;
 use std::fmt::Write;
 
@@ -29,7 +31,7 @@ impl CheckReport {
 pub fn check(p: &Platform, max_pairs: u64) -> CheckReport {
     let n = p.num_hosts() as u64;
     let mut rep = CheckReport::default();
-    let mut used = vec![false; p.links().len()];
+    let mut used = vec![false; p.num_links()];
     let total = n * n;
     let step = if total <= max_pairs {
         1
@@ -49,38 +51,38 @@ pub fn check(p: &Platform, max_pairs: u64) -> CheckReport {
             Err(e) => {
                 rep.unreachable_pairs += 1;
                 if rep.unreachable.len() < 10 {
-                    rep.unreachable.push((
-                        p.host(crate::HostId(a)).name.clone(),
-                        p.host(crate::HostId(b)).name.clone(),
-                        e.msg,
-                    ));
+                    rep.unreachable
+                        .push((p.host_name(crate::HostId(a)), p.host_name(crate::HostId(b)), e.msg));
                 }
             }
         }
         k += step;
     }
     if step == 1 {
-        rep.unused_links = p
-            .links()
+        rep.unused_links = used
             .iter()
-            .zip(&used)
-            .filter(|(l, u)| !**u && l.name != "__loopback__")
-            .map(|(l, _)| l.name.clone())
+            .enumerate()
+            .filter(|(_, u)| !**u)
+            .map(|(i, _)| p.link(LinkId(i as u32)).name)
+            .filter(|name| name != "__loopback__")
             .collect();
     }
     rep
 }
 
+/// The most zones [`summary`] lists one by one.
+pub const MAX_ZONES_SHOWN: usize = 50;
+
 /// A human summary: zones, hosts, links, bandwidth range.
 pub fn summary(p: &Platform) -> String {
     let mut s = String::new();
-    let hosts = p.hosts();
-    let _ = writeln!(s, "hosts   {}", hosts.len());
+    let _ = writeln!(s, "hosts   {}", p.num_hosts());
+    let kinds: Vec<(f64, u64)> = p.host_kinds().collect();
     if let (Some(min), Some(max)) = (
-        hosts.iter().map(|h| h.speed).reduce(f64::min),
-        hosts.iter().map(|h| h.speed).reduce(f64::max),
+        kinds.iter().map(|k| k.0).reduce(f64::min),
+        kinds.iter().map(|k| k.0).reduce(f64::max),
     ) {
-        let cores: u64 = hosts.iter().map(|h| h.cores as u64).sum();
+        let cores: u64 = kinds.iter().map(|k| k.1).sum();
         let _ = writeln!(
             s,
             "cores   {cores}; speed {} .. {} flop/s per core",
@@ -88,54 +90,68 @@ pub fn summary(p: &Platform) -> String {
             fmt_si(max)
         );
     }
-    let links = p.links();
-    let _ = writeln!(s, "links   {}", links.len());
+    let _ = writeln!(s, "links   {}", p.num_links());
+    let bws: Vec<f64> = p.link_bandwidths().collect();
     if let (Some(min), Some(max)) = (
-        links.iter().map(|l| l.bandwidth).reduce(f64::min),
-        links.iter().map(|l| l.bandwidth).reduce(f64::max),
+        bws.iter().copied().reduce(f64::min),
+        bws.iter().copied().reduce(f64::max),
     ) {
         let _ = writeln!(s, "        bandwidth {}B/s .. {}B/s", fmt_si(min), fmt_si(max));
     }
     let _ = writeln!(s, "zones   {}", p.zones().len());
-    for z in p.zones() {
-        let depth = {
-            let mut d = 0;
-            let mut cur = z.parent;
-            while let Some(c) = cur {
-                d += 1;
-                cur = p.zone(c).parent;
-            }
-            d
-        };
-        let hosts = z
-            .members
-            .iter()
-            .filter(|&&m| matches!(p.point(m).kind, PointKind::Host(_)))
-            .count();
-        let extra = match &z.routing {
-            ZoneRouting::Table(t) => format!(", {} routes", t.num_routes()),
-            ZoneRouting::Torus(t) => format!(", dims {:?}", t.dims()),
-            ZoneRouting::FatTree(f) => format!(", {} levels, {} switches", f.levels, f.nodes.len() - hosts),
-            ZoneRouting::Dragonfly(d) => format!(", shape {:?}", d.shape),
-            ZoneRouting::Star(_) => String::new(),
+    for z in p.zones().iter().take(MAX_ZONES_SHOWN) {
+        let (hosts, extra) = match &z.routing {
+            ZoneRouting::Table(t) => (
+                z.members()
+                    .filter(|&m| matches!(p.point_place(m).0, PointKind::Host(_)))
+                    .count() as u64,
+                format!(", {} routes", t.num_routes()),
+            ),
+            ZoneRouting::Cluster(c) => match p.block(*c) {
+                None => (0, String::new()),
+                Some(b) => {
+                    let extra = match (&b.layout, &b.spec.topology) {
+                        (_, crate::cluster::Topology::Torus(d)) => format!(", dims {d:?}"),
+                        (Layout::FatTree(f), _) => format!(", {} levels, {} switches", f.levels, f.switches()),
+                        (
+                            _,
+                            crate::cluster::Topology::Dragonfly {
+                                groups,
+                                chassis,
+                                blades,
+                                nodes,
+                            },
+                        ) => {
+                            format!(", shape {:?}", (groups.0, chassis.0, blades.0, nodes))
+                        }
+                        _ => String::new(),
+                    };
+                    (b.n as u64, extra)
+                }
+            },
         };
         let _ = writeln!(
             s,
             "  {}{} [{}]: {} hosts{extra}",
-            "  ".repeat(depth),
-            z.name,
-            z.routing.kind_name(),
+            "  ".repeat(z.depth() as usize),
+            clip(&z.name),
+            z.routing.kind_name(p),
             hosts
         );
     }
-    if hosts.len() >= 2 {
-        if let Ok(r) = p.route(crate::HostId(0), crate::HostId(hosts.len() as u32 - 1)) {
-            let names: Vec<&str> = r.links.iter().map(|&l| p.link(l).name.as_str()).collect();
+    if p.zones().len() > MAX_ZONES_SHOWN {
+        let _ = writeln!(s, "  ... and {} more zones", p.zones().len() - MAX_ZONES_SHOWN);
+    }
+    let n = p.num_hosts();
+    if n >= 2 {
+        let (a, b) = (crate::HostId(0), crate::HostId(n as u32 - 1));
+        if let Ok(r) = p.route(a, b) {
+            let names: Vec<String> = r.links.iter().map(|&l| clip(&p.link(l).name)).collect();
             let _ = writeln!(
                 s,
                 "route   {} -> {}: {} links, latency {:.3} us: {}",
-                hosts[0].name,
-                hosts[hosts.len() - 1].name,
+                clip(&p.host_name(a)),
+                clip(&p.host_name(b)),
                 r.links.len(),
                 r.latency * 1e6,
                 names.join(", ")

@@ -2,7 +2,7 @@
 //! a torus and a dragonfly. All per-node links can be split-duplex and get a limiter link
 //! of `factor × bandwidth` shared by all of a node's flows (hybrid seed, section 4.2).
 
-use crate::cluster::{add_cluster, check_hosts, cluster_platform, ClusterSpec, Sharing, Topology, MAX_LINKS};
+use crate::cluster::{add_cluster, check_hosts, cluster_platform, ClusterSpec, Radical, Sharing, Topology};
 use crate::error::PlatformError;
 use crate::model::{Platform, Policy};
 use crate::zone::{TableKind, TableRoute, TableZone, ZoneRouting};
@@ -40,7 +40,7 @@ fn spec(name: &str, hosts: Option<u64>, node: &NodeSpec, topology: Topology) -> 
         id: name.to_string(),
         prefix: "node-".into(),
         suffix: String::new(),
-        radical: (0..hosts).collect(),
+        radical: Radical::first_n(hosts),
         speed: node.speed,
         cores: node.cores,
         bw: node.link.bandwidth,
@@ -108,6 +108,10 @@ pub fn dragonfly(
     cluster_platform(&spec(name, t.room().flatten(), node, t)?)
 }
 
+/// The most routes between cabinets [`cabinets`] lists (one per ordered pair: 1024
+/// cabinets); each is stored.
+pub const MAX_CABINET_ROUTES: u64 = 1 << 20;
+
 /// Cabinets of flat clusters: each cabinet has a switch (a backbone link), and each is
 /// joined to the others by its own split-duplex uplink plus a limiter link shared by
 /// both directions of all its inter-cabinet traffic (the hybrid seed's model of the
@@ -124,10 +128,13 @@ pub fn cabinets(
     check_hosts(name, per_cabinet.checked_mul(cabinets as u64))?;
     // Every pair of cabinets gets a route.
     let routes = cabinets as u64 * cabinets as u64;
-    if routes > MAX_LINKS {
+    if routes > MAX_CABINET_ROUTES {
         return Err(PlatformError::new(format!(
-            "{cabinets} cabinets would need {routes} routes between them: at most {MAX_LINKS} are supported"
+            "{cabinets} cabinets would need {routes} routes between them: at most {MAX_CABINET_ROUTES} are supported"
         )));
+    }
+    if cabinets == 0 {
+        return Err(PlatformError::new("cabinets: at least one cabinet is needed"));
     }
     let mut p = Platform::new(name, ZoneRouting::Table(TableZone::new(TableKind::Full)));
     let root = p.root();

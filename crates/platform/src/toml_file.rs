@@ -28,15 +28,19 @@
 //! links = ["l"]          # "name:up" / "name:down" pick a split-duplex half
 //! ```
 //!
-//! Errors name the file and line. The full reference is in `docs/formats.md`.
+//! Quantities take SimGrid's units (see [`crate::units`]); a value without a unit is
+//! read in the default unit with a warning. Errors name the file, the line and the key.
+//! The full reference is in `docs/formats.md`.
 
-use crate::cluster::Sharing;
+use crate::cluster::{Sharing, MAX_HOSTS};
 use crate::error::PlatformError;
 use crate::generate::{self, LinkSpec, NodeSpec};
 use crate::model::{Platform, Policy};
-use crate::units;
+use crate::units::{self, clip};
 use crate::zone::{TableKind, TableRoute, TableZone, ZoneRouting};
 use serde::Deserialize;
+use std::cell::RefCell;
+use std::ops::Range;
 use std::path::Path;
 use toml::Spanned;
 
@@ -47,9 +51,9 @@ struct File {
     topology: Option<Spanned<TopologyDesc>>,
     routing: Option<Spanned<String>>,
     #[serde(default)]
-    host: Vec<HostDesc>,
+    host: Vec<Spanned<HostDesc>>,
     #[serde(default)]
-    router: Vec<RouterDesc>,
+    router: Vec<Spanned<RouterDesc>>,
     #[serde(default)]
     link: Vec<Spanned<LinkDesc>>,
     #[serde(default)]
@@ -60,20 +64,20 @@ struct File {
 #[serde(deny_unknown_fields)]
 struct TopologyDesc {
     kind: Spanned<String>,
-    hosts: Option<u64>,
+    hosts: Option<Spanned<u64>>,
     #[serde(default = "default_speed")]
     speed: Spanned<String>,
     #[serde(default = "one")]
-    cores: u32,
+    cores: Spanned<u32>,
     link: Spanned<LinkDesc>,
-    limiter: Option<f64>,
+    limiter: Option<Spanned<f64>>,
     loopback: Option<Spanned<LinkDesc>>,
     backbone: Option<Spanned<LinkDesc>>,
-    dims: Option<Vec<u32>>,
+    dims: Option<Spanned<Vec<u32>>>,
     fat_tree: Option<Spanned<String>>,
     dragonfly: Option<Spanned<String>>,
-    cabinets: Option<u32>,
-    per_cabinet: Option<u64>,
+    cabinets: Option<Spanned<u32>>,
+    per_cabinet: Option<Spanned<u64>>,
     cabinet_switch: Option<Spanned<LinkDesc>>,
     uplink: Option<Spanned<LinkDesc>>,
     uplink_limiter: Option<Spanned<String>>,
@@ -83,8 +87,8 @@ fn default_speed() -> Spanned<String> {
     Spanned::new(0..0, "1Gf".to_string())
 }
 
-fn one() -> u32 {
-    1
+fn one() -> Spanned<u32> {
+    Spanned::new(0..0, 1)
 }
 
 #[derive(Deserialize)]
@@ -94,7 +98,7 @@ struct HostDesc {
     #[serde(default = "default_speed")]
     speed: Spanned<String>,
     #[serde(default = "one")]
-    cores: u32,
+    cores: Spanned<u32>,
 }
 
 #[derive(Deserialize)]
@@ -139,41 +143,82 @@ fn yes() -> bool {
 struct Ctx<'a> {
     text: &'a str,
     path: &'a Path,
+    /// What was accepted with a warning.
+    warnings: RefCell<Vec<PlatformError>>,
 }
+
+/// The longest message taken from the TOML parser (it may quote the input).
+const MAX_PARSER_MESSAGE: usize = 240;
 
 impl Ctx<'_> {
     fn line(&self, offset: usize) -> u32 {
-        self.text[..offset.min(self.text.len())]
-            .bytes()
-            .filter(|&b| b == b'\n')
+        self.text.as_bytes()[..offset.min(self.text.len())]
+            .iter()
+            .filter(|&&b| b == b'\n')
             .count() as u32
             + 1
     }
-    fn err<T>(&self, span: &std::ops::Range<usize>, msg: impl Into<String>) -> Result<T, PlatformError> {
+    fn err<T>(&self, span: &Range<usize>, msg: impl Into<String>) -> Result<T, PlatformError> {
         Err(PlatformError::at(self.path, self.line(span.start), msg))
     }
-    fn unit(&self, span: &std::ops::Range<usize>, r: Result<f64, String>) -> Result<f64, PlatformError> {
-        r.or_else(|m| self.err(span, m))
+    /// A quantity of `key`; a unit-less value other than zero gets a warning.
+    fn quantity(
+        &self,
+        span: &Range<usize>,
+        key: &str,
+        value: &str,
+        parse: fn(&str) -> Result<f64, String>,
+        unit: &str,
+    ) -> Result<f64, PlatformError> {
+        let v = parse(value).or_else(|m| self.err(span, format!("{key}: {m}")))?;
+        if units::unitless(value) {
+            self.warnings.borrow_mut().push(PlatformError::at(
+                self.path,
+                self.line(span.start),
+                format!(
+                    "{key} '{}' has no unit: read as {v} {unit}, as SimGrid does (write the unit)",
+                    clip(value)
+                ),
+            ));
+        }
+        Ok(v)
     }
-    fn link(&self, l: &Spanned<LinkDesc>) -> Result<(LinkSpec, String), PlatformError> {
+    fn link(&self, l: &Spanned<LinkDesc>, key: &str) -> Result<(LinkSpec, String), PlatformError> {
         let span = l.span();
         let d = l.get_ref();
-        let bandwidth = self.unit(&span, units::bandwidth(&d.bandwidth))?;
+        let bandwidth = self.quantity(
+            &span,
+            &format!("{key}.bandwidth"),
+            &d.bandwidth,
+            units::bandwidth,
+            "bytes/s",
+        )?;
         if bandwidth <= 0.0 {
-            return self.err(&span, "a link's bandwidth must be positive");
+            return self.err(&span, format!("{key}.bandwidth must be positive"));
         }
-        let latency = self.unit(&span, units::time(&d.latency))?;
+        let latency = self.quantity(&span, &format!("{key}.latency"), &d.latency, units::time, "s")?;
         Ok((LinkSpec { bandwidth, latency }, d.sharing.clone()))
     }
-    fn sharing(&self, span: &std::ops::Range<usize>, s: &str) -> Result<Sharing, PlatformError> {
+    fn sharing(&self, span: &Range<usize>, key: &str, s: &str) -> Result<Sharing, PlatformError> {
         match s {
             "shared" => Ok(Sharing::Shared),
             "split-duplex" => Ok(Sharing::SplitDuplex),
             "fatpipe" => Ok(Sharing::Fatpipe),
             other => self.err(
                 span,
-                format!("unknown sharing '{other}': expected shared, split-duplex or fatpipe"),
+                format!(
+                    "{key}.sharing '{}': expected shared, split-duplex or fatpipe",
+                    clip(other)
+                ),
             ),
+        }
+    }
+    /// The span of a value, or of its table when the value was a default.
+    fn span_or<T>(&self, v: &Spanned<T>, table: &Range<usize>) -> Range<usize> {
+        if v.span() == (0..0) {
+            table.clone()
+        } else {
+            v.span()
         }
     }
 }
@@ -181,101 +226,198 @@ impl Ctx<'_> {
 /// Parses a native platform file; `path` is used in error messages.
 pub fn parse(text: &str, path: &Path) -> Result<Platform, PlatformError> {
     let file: File = toml::from_str(text).map_err(|e| {
-        let line = e
-            .span()
-            .map(|s| text[..s.start.min(text.len())].bytes().filter(|&b| b == b'\n').count() as u32 + 1);
-        PlatformError::at(path, line.unwrap_or(0), e.message().to_string())
+        let line = e.span().map(|s| {
+            text.as_bytes()[..s.start.min(text.len())]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count() as u32
+                + 1
+        });
+        let mut msg = e.message().trim().to_string();
+        if msg.len() > MAX_PARSER_MESSAGE {
+            let mut cut = MAX_PARSER_MESSAGE;
+            while !msg.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            msg.truncate(cut);
+            msg.push_str("...");
+        }
+        PlatformError::at(path, line.unwrap_or(0), msg)
     })?;
-    let cx = Ctx { text, path };
+    let cx = Ctx {
+        text,
+        path,
+        warnings: RefCell::new(Vec::new()),
+    };
     let name = file.name.clone().unwrap_or_else(|| "platform".into());
-    match (&file.topology, file.host.is_empty()) {
-        (Some(t), true) => generated(&cx, &name, t),
-        (None, false) => explicit(&cx, &name, &file),
+    let mut p = match (&file.topology, file.host.is_empty()) {
+        (Some(t), true) => generated(&cx, &name, t)?,
+        (None, false) => explicit(&cx, &name, &file)?,
         (Some(t), false) => cx.err(
             &t.span(),
             "give either a [topology] or explicit [[host]] entries, not both",
-        ),
-        (None, true) => Err(PlatformError::at(
-            path,
-            0,
-            "the platform has no [topology] and no [[host]]",
-        )),
+        )?,
+        (None, true) => {
+            return Err(PlatformError::at(
+                path,
+                0,
+                "the platform has no [topology] and no [[host]]",
+            ))
+        }
+    };
+    for w in cx.warnings.into_inner() {
+        p.warn(w);
     }
+    Ok(p)
 }
 
 fn generated(cx: &Ctx<'_>, name: &str, t: &Spanned<TopologyDesc>) -> Result<Platform, PlatformError> {
     let span = t.span();
     let d = t.get_ref();
-    let (link, sharing) = cx.link(&d.link)?;
+    let (link, sharing) = cx.link(&d.link, "topology.link")?;
+    let cores = *d.cores.get_ref();
+    if cores == 0 {
+        return cx.err(&cx.span_or(&d.cores, &span), "topology.cores must be at least 1");
+    }
+    let limiter_factor = match &d.limiter {
+        Some(f) if !(*f.get_ref() > 0.0 && f.get_ref().is_finite()) => {
+            return cx.err(
+                &f.span(),
+                format!("topology.limiter must be a positive factor, found {}", f.get_ref()),
+            )
+        }
+        Some(f) => Some(*f.get_ref()),
+        None => None,
+    };
     let node = NodeSpec {
-        speed: cx.unit(&d.speed.span(), units::speed(d.speed.get_ref()))?,
-        cores: d.cores,
+        speed: cx.quantity(
+            &cx.span_or(&d.speed, &span),
+            "topology.speed",
+            d.speed.get_ref(),
+            units::speed,
+            "flop/s",
+        )?,
+        cores,
         link,
-        sharing: cx.sharing(&d.link.span(), &sharing)?,
-        limiter_factor: d.limiter,
+        sharing: cx.sharing(&d.link.span(), "topology.link", &sharing)?,
+        limiter_factor,
         loopback: match &d.loopback {
-            Some(l) => Some(cx.link(l)?.0),
+            Some(l) => Some(cx.link(l, "topology.loopback")?.0),
             None => None,
         },
     };
+    if let Some(f) = limiter_factor {
+        let bw = f * node.link.bandwidth;
+        if !(bw > 0.0 && bw.is_finite()) {
+            return cx.err(
+                &span,
+                format!("topology.limiter: {f} x the link bandwidth is not a bandwidth"),
+            );
+        }
+    }
+    let kind = d.kind.get_ref().as_str();
     let need = |what: &str| {
         PlatformError::at(
             cx.path,
             cx.line(span.start),
-            format!("topology '{}' needs '{what}'", d.kind.get_ref()),
+            format!("topology '{}' needs 'topology.{what}'", clip(kind)),
         )
     };
-    let wrap =
-        |r: Result<Platform, PlatformError>| r.map_err(|e| PlatformError::at(cx.path, cx.line(span.start), e.msg));
-    match d.kind.get_ref().as_str() {
+    let wrap = |r: Result<Platform, PlatformError>| {
+        r.map_err(|e| PlatformError::at(cx.path, cx.line(span.start), format!("[topology]: {}", e.msg)))
+    };
+    match kind {
         "flat" => {
             let backbone = match &d.backbone {
                 Some(b) => {
-                    let (l, s) = cx.link(b)?;
+                    let (l, s) = cx.link(b, "topology.backbone")?;
                     let policy = match s.as_str() {
                         "shared" => Policy::Shared,
                         "fatpipe" => Policy::Fatpipe,
-                        other => return cx.err(&b.span(), format!("a backbone is shared or fatpipe, not '{other}'")),
+                        other => {
+                            return cx.err(
+                                &b.span(),
+                                format!("topology.backbone.sharing: shared or fatpipe, not '{}'", clip(other)),
+                            )
+                        }
                     };
                     Some((l, policy))
                 }
                 None => None,
             };
-            wrap(generate::flat(
-                name,
-                d.hosts.ok_or_else(|| need("hosts"))?,
-                &node,
-                backbone,
-            ))
+            let hosts = d.hosts.as_ref().ok_or_else(|| need("hosts"))?;
+            let n = *hosts.get_ref();
+            if n == 0 || n > MAX_HOSTS {
+                return cx.err(
+                    &hosts.span(),
+                    format!("topology.hosts = {n}: a platform has from 1 to {MAX_HOSTS} hosts"),
+                );
+            }
+            wrap(generate::flat(name, n, &node, backbone))
         }
-        "torus" => wrap(generate::torus(
-            name,
-            d.dims.as_ref().ok_or_else(|| need("dims"))?,
-            &node,
-        )),
+        "torus" => {
+            let dims = d.dims.as_ref().ok_or_else(|| need("dims"))?;
+            if dims.get_ref().is_empty() || dims.get_ref().contains(&0) {
+                return cx.err(
+                    &dims.span(),
+                    format!(
+                        "topology.dims = {:?}: a torus needs at least one dimension, each at least 1",
+                        &dims.get_ref()[..dims.get_ref().len().min(8)]
+                    ),
+                );
+            }
+            wrap(generate::torus(name, dims.get_ref(), &node))
+        }
         "fat-tree" => {
             let s = d.fat_tree.as_ref().ok_or_else(|| need("fat_tree"))?;
-            let (levels, down, up, count) = parse_fat_tree(s.get_ref()).or_else(|m| cx.err(&s.span(), m))?;
+            let (levels, down, up, count) =
+                parse_fat_tree(s.get_ref()).or_else(|m| cx.err(&s.span(), format!("topology.fat_tree: {m}")))?;
             wrap(generate::fat_tree(name, levels, &down, &up, &count, &node))
         }
         "dragonfly" => {
             let s = d.dragonfly.as_ref().ok_or_else(|| need("dragonfly"))?;
-            let (g, c, b, n) = parse_dragonfly(s.get_ref()).or_else(|m| cx.err(&s.span(), m))?;
+            let (g, c, b, n) =
+                parse_dragonfly(s.get_ref()).or_else(|m| cx.err(&s.span(), format!("topology.dragonfly: {m}")))?;
             wrap(generate::dragonfly(name, g, c, b, n, &node))
         }
         "cabinets" => {
             let sw = cx
-                .link(d.cabinet_switch.as_ref().ok_or_else(|| need("cabinet_switch"))?)?
+                .link(
+                    d.cabinet_switch.as_ref().ok_or_else(|| need("cabinet_switch"))?,
+                    "topology.cabinet_switch",
+                )?
                 .0;
-            let up = cx.link(d.uplink.as_ref().ok_or_else(|| need("uplink"))?)?.0;
+            let up = cx
+                .link(d.uplink.as_ref().ok_or_else(|| need("uplink"))?, "topology.uplink")?
+                .0;
             let lim = match &d.uplink_limiter {
-                Some(s) => Some(cx.unit(&s.span(), units::bandwidth(s.get_ref()))?),
+                Some(s) => {
+                    let bw = cx.quantity(
+                        &s.span(),
+                        "topology.uplink_limiter",
+                        s.get_ref(),
+                        units::bandwidth,
+                        "bytes/s",
+                    )?;
+                    if bw <= 0.0 {
+                        return cx.err(&s.span(), "topology.uplink_limiter must be positive");
+                    }
+                    Some(bw)
+                }
                 None => None,
             };
+            let cabinets = d.cabinets.as_ref().ok_or_else(|| need("cabinets"))?;
+            let per = d.per_cabinet.as_ref().ok_or_else(|| need("per_cabinet"))?;
+            if *cabinets.get_ref() == 0 {
+                return cx.err(&cabinets.span(), "topology.cabinets must be at least 1");
+            }
+            if *per.get_ref() == 0 {
+                return cx.err(&per.span(), "topology.per_cabinet must be at least 1");
+            }
             wrap(generate::cabinets(
                 name,
-                d.cabinets.ok_or_else(|| need("cabinets"))?,
-                d.per_cabinet.ok_or_else(|| need("per_cabinet"))?,
+                *cabinets.get_ref(),
+                *per.get_ref(),
                 &node,
                 sw,
                 up,
@@ -284,7 +426,10 @@ fn generated(cx: &Ctx<'_>, name: &str, t: &Spanned<TopologyDesc>) -> Result<Plat
         }
         other => cx.err(
             &d.kind.span(),
-            format!("unknown topology '{other}': expected flat, cabinets, torus, fat-tree or dragonfly"),
+            format!(
+                "topology.kind '{}': expected flat, cabinets, torus, fat-tree or dragonfly",
+                clip(other)
+            ),
         ),
     }
 }
@@ -292,7 +437,12 @@ fn generated(cx: &Ctx<'_>, name: &str, t: &Spanned<TopologyDesc>) -> Result<Plat
 /// SimGrid's fat-tree parameters `levels;down,..;up,..;count,..`.
 #[allow(clippy::type_complexity)]
 pub fn parse_fat_tree(s: &str) -> Result<(u32, Vec<u32>, Vec<u32>, Vec<u32>), String> {
-    let bad = || format!("expected fat tree parameters like '2;4,4;1,2;1,2' (levels; down; up; count), found '{s}'");
+    let bad = || {
+        format!(
+            "expected fat tree parameters like '2;4,4;1,2;1,2' (levels; down; up; count), found '{}'",
+            clip(s)
+        )
+    };
     let parts: Vec<&str> = s.split(';').collect();
     if parts.len() != 4 {
         return Err(bad());
@@ -306,7 +456,10 @@ pub fn parse_fat_tree(s: &str) -> Result<(u32, Vec<u32>, Vec<u32>, Vec<u32>), St
             .iter()
             .any(|v| v.len() != levels as usize || v.contains(&0))
     {
-        return Err(format!("fat tree '{s}': each list needs {levels} positive values"));
+        return Err(format!(
+            "fat tree '{}': each list needs {levels} positive values",
+            clip(s)
+        ));
     }
     Ok((levels, down, up, count))
 }
@@ -315,7 +468,7 @@ pub fn parse_fat_tree(s: &str) -> Result<(u32, Vec<u32>, Vec<u32>, Vec<u32>), St
 #[allow(clippy::type_complexity)]
 pub fn parse_dragonfly(s: &str) -> Result<((u32, u32), (u32, u32), (u32, u32), u32), String> {
     let bad = || {
-        format!("expected dragonfly parameters like '3,1;4,1;4,1;2' (groups,links; chassis,links; blades,links; nodes), found '{s}'")
+        format!("expected dragonfly parameters like '3,1;4,1;4,1;2' (groups,links; chassis,links; blades,links; nodes), found '{}'", clip(s))
     };
     let parts: Vec<&str> = s.split(';').collect();
     if parts.len() != 4 {
@@ -344,32 +497,42 @@ fn explicit(cx: &Ctx<'_>, name: &str, f: &File) -> Result<Platform, PlatformErro
         Some("floyd") => TableKind::Floyd,
         Some("dijkstra") => TableKind::Dijkstra,
         Some(other) => {
+            let span = f.routing.as_ref().map(|r| r.span()).unwrap_or(0..0);
             return cx.err(
-                &f.routing.as_ref().unwrap().span(),
-                format!("unknown routing '{other}': expected full, floyd or dijkstra"),
-            )
+                &span,
+                format!("routing '{}': expected full, floyd or dijkstra", clip(other)),
+            );
         }
     };
     let mut p = Platform::new(name, ZoneRouting::Table(TableZone::new(kind)));
     let root = p.root();
     for h in &f.host {
-        let speed = cx.unit(&h.speed.span(), units::speed(h.speed.get_ref()))?;
-        p.add_host(root, &h.name, speed, h.cores)
-            .or_else(|e| cx.err(&h.speed.span(), e.msg))?;
+        let span = h.span();
+        let d = h.get_ref();
+        let speed = cx.quantity(
+            &cx.span_or(&d.speed, &span),
+            "host.speed",
+            d.speed.get_ref(),
+            units::speed,
+            "flop/s",
+        )?;
+        p.add_host(root, &d.name, speed, *d.cores.get_ref())
+            .or_else(|e| cx.err(&span, format!("[[host]]: {}", e.msg)))?;
     }
     for r in &f.router {
-        p.add_router(root, &r.name)
-            .map_err(|e| PlatformError::at(cx.path, 0, e.msg))?;
+        p.add_router(root, &r.get_ref().name)
+            .or_else(|e| cx.err(&r.span(), format!("[[router]]: {}", e.msg)))?;
     }
     for l in &f.link {
-        let (spec, sharing) = cx.link(l)?;
+        let span = l.span();
+        let (spec, sharing) = cx.link(l, "link")?;
         let lname = l
             .get_ref()
             .name
             .clone()
             .ok_or(())
-            .or_else(|_| cx.err(&l.span(), "a [[link]] needs a name"))?;
-        let r = match cx.sharing(&l.span(), &sharing)? {
+            .or_else(|_| cx.err(&span, "a [[link]] needs a name"))?;
+        let r = match cx.sharing(&span, "link", &sharing)? {
             Sharing::SplitDuplex => p.add_split_link(&lname, spec.bandwidth, spec.latency).map(|_| ()),
             Sharing::Shared => p
                 .add_link(&lname, spec.bandwidth, spec.latency, Policy::Shared)
@@ -378,7 +541,7 @@ fn explicit(cx: &Ctx<'_>, name: &str, f: &File) -> Result<Platform, PlatformErro
                 .add_link(&lname, spec.bandwidth, spec.latency, Policy::Fatpipe)
                 .map(|_| ()),
         };
-        r.or_else(|e| cx.err(&l.span(), e.msg))?;
+        r.or_else(|e| cx.err(&span, format!("[[link]]: {}", e.msg)))?;
     }
     for r in &f.route {
         let span = r.span();
@@ -386,9 +549,19 @@ fn explicit(cx: &Ctx<'_>, name: &str, f: &File) -> Result<Platform, PlatformErro
         let point = |n: &str| {
             p.point_by_name(n)
                 .ok_or(())
-                .or_else(|_| cx.err(&span, format!("unknown host or router '{n}' in route")))
+                .or_else(|_| cx.err(&span, format!("route: unknown host or router '{}'", clip(n))))
         };
         let (a, b) = (point(&d.src)?, point(&d.dst)?);
+        if d.links.is_empty() {
+            return cx.err(
+                &span,
+                format!(
+                    "route {} -> {}: links is empty (a route has at least one link)",
+                    clip(&d.src),
+                    clip(&d.dst)
+                ),
+            );
+        }
         let mut links = Vec::new();
         for l in &d.links {
             let (lname, dir) = match l.rsplit_once(':') {
@@ -397,7 +570,11 @@ fn explicit(cx: &Ctx<'_>, name: &str, f: &File) -> Result<Platform, PlatformErro
                 Some((_, other)) => {
                     return cx.err(
                         &span,
-                        format!("unknown direction '{other}' in '{l}': expected up or down"),
+                        format!(
+                            "route.links: unknown direction '{}' in '{}': expected up or down",
+                            clip(other),
+                            clip(l)
+                        ),
                     )
                 }
                 None => (l.clone(), false),
@@ -408,18 +585,28 @@ fn explicit(cx: &Ctx<'_>, name: &str, f: &File) -> Result<Platform, PlatformErro
                 } else {
                     ""
                 };
-                cx.err(&span, format!("unknown link '{l}' in route{hint}"))
+                cx.err(&span, format!("route.links: unknown link '{}'{hint}", clip(l)))
             })?;
             links.push(id);
         }
-        let (la, lb) = (p.point(a).local, p.point(b).local);
+        let (pa, pb) = (p.point(a), p.point(b));
         let mut routing = std::mem::replace(&mut p.zone_mut(root).routing, ZoneRouting::Table(TableZone::new(kind)));
-        if let ZoneRouting::Table(t) = &mut routing {
-            t.add_route(&p, la, lb, TableRoute { links, gateways: None }, d.symmetrical)
-                .or_else(|m| cx.err(&span, format!("route {} -> {}: {m}", d.src, d.dst)))?;
-        }
+        let added = match &mut routing {
+            ZoneRouting::Table(t) => t
+                .add_route(
+                    &p,
+                    pa.local,
+                    pb.local,
+                    TableRoute { links, gateways: None },
+                    d.symmetrical,
+                )
+                .map_err(|m| format!("route {} -> {}: {m}", clip(&d.src), clip(&d.dst))),
+            ZoneRouting::Cluster(_) => Err("routes belong in table zones".to_string()),
+        };
         p.zone_mut(root).routing = routing;
+        added.or_else(|m| cx.err(&span, m))?;
     }
-    p.seal()?;
+    let routing_span = f.routing.as_ref().map_or(0..0, |r| r.span());
+    p.seal().or_else(|e| cx.err(&routing_span, e.msg))?;
     Ok(p)
 }

@@ -1,14 +1,21 @@
 //! SimGrid platform XML (version 4.1) import: `<zone>` (Full, Floyd, Dijkstra routing),
 //! `<host>`, `<router>`, `<link>`, `<route>` and `<zoneRoute>` with `<link_ctn>`, and
 //! `<cluster>` (flat with backbone, limiters and loopbacks; TORUS, FAT_TREE, DRAGONFLY),
-//! built the way SimGrid 3.32 builds them so that routes match link for link. Anything
-//! else is an error naming the element and its line.
+//! built the way SimGrid 3.32 builds them so that routes match link for link.
+//!
+//! Every element and attribute of SimGrid 3.32's DTD is either read or refused by name
+//! with its line: availability and bandwidth traces, `<config>`, `<include>`, bypass
+//! routes, `<cabinet>`, `<host_link>`, `<backbone>`, `<peer>`, disks, Vivaldi, Wifi,
+//! None and Cluster zones would all change what SimGrid computes, so none is ignored.
+//! `<prop>` is metadata (energy figures, user keys) and is skipped, except the `smpi/`
+//! keys of hosts and clusters, which set SMPI's per-host overheads and are refused.
+//! Zones nest at most [`MAX_ZONE_DEPTH`] deep and are read without recursion.
 
-use crate::cluster::{add_cluster, cluster_platform, ClusterSpec, Sharing, Topology};
+use crate::cluster::{add_cluster, cluster_platform, ClusterSpec, Radical, Sharing, Topology};
 use crate::error::PlatformError;
-use crate::model::{Platform, Policy, ZoneId};
+use crate::model::{Platform, PointKind, Policy, ZoneId, MAX_ZONE_DEPTH};
 use crate::toml_file::{parse_dragonfly, parse_fat_tree};
-use crate::units;
+use crate::units::{self, clip};
 use crate::zone::{TableKind, TableRoute, TableZone, ZoneRouting};
 use roxmltree::{Document, Node, ParsingOptions};
 use std::path::Path;
@@ -16,6 +23,7 @@ use std::path::Path;
 struct Cx<'a> {
     path: &'a Path,
     doc: &'a Document<'a>,
+    warnings: Vec<PlatformError>,
 }
 
 impl Cx<'_> {
@@ -27,33 +35,160 @@ impl Cx<'_> {
         Err(PlatformError::at(self.path, self.line(n), msg))
     }
 
+    fn at(&self, n: Node<'_, '_>, e: PlatformError) -> PlatformError {
+        PlatformError::at(self.path, self.line(n), e.msg)
+    }
+
+    fn warn(&mut self, n: Node<'_, '_>, msg: impl Into<String>) {
+        let w = PlatformError::at(self.path, self.line(n), msg);
+        self.warnings.push(w);
+    }
+
     fn attr<'n>(&self, n: Node<'n, '_>, name: &str) -> Result<&'n str, PlatformError> {
         n.attribute(name)
             .ok_or(())
-            .or_else(|_| self.err(n, format!("<{}> needs the attribute '{name}'", n.tag_name().name())))
+            .or_else(|_| self.err(n, format!("<{}> needs the attribute '{name}'", tag(n))))
     }
 
-    fn unit(&self, n: Node<'_, '_>, what: &str, r: Result<f64, String>) -> Result<f64, PlatformError> {
-        r.or_else(|e| self.err(n, format!("<{}> {what}: {e}", n.tag_name().name())))
+    /// An attribute whose DTD default is empty: an empty value is no value.
+    fn optional<'n>(&self, n: Node<'n, '_>, name: &str) -> Option<&'n str> {
+        n.attribute(name).filter(|v| !v.trim().is_empty())
     }
 
-    /// Rejects attributes simpi does not know, so nothing is silently ignored.
-    fn only(&self, n: Node<'_, '_>, known: &[&str]) -> Result<(), PlatformError> {
-        for a in n.attributes() {
-            if !known.contains(&a.name()) {
-                return self.err(
+    /// A quantity: `parse` reads it; a unit-less value other than zero is taken in the
+    /// default unit with a warning, as SimGrid does.
+    fn quantity(
+        &mut self,
+        n: Node<'_, '_>,
+        what: &str,
+        value: &str,
+        parse: fn(&str) -> Result<f64, String>,
+        unit: &str,
+    ) -> Result<f64, PlatformError> {
+        let v = parse(value).or_else(|e| self.err(n, format!("<{}> {what}: {e}", tag(n))))?;
+        if units::unitless(value) {
+            self.warn(
+                n,
+                format!(
+                    "<{}> {what} '{}' has no unit: read as {} {unit}, as SimGrid does (write the unit)",
+                    tag(n),
+                    clip(value.trim()),
+                    v
+                ),
+            );
+        }
+        Ok(v)
+    }
+
+    /// Speeds, one per pstate (`1Gf,500Mf`).
+    fn speeds(&mut self, n: Node<'_, '_>, value: &str) -> Result<Vec<f64>, PlatformError> {
+        value
+            .split(',')
+            .map(|s| self.quantity(n, "speed", s, units::speed, "flop/s"))
+            .collect()
+    }
+
+    /// A count like `core`: a positive integer.
+    fn count(&self, n: Node<'_, '_>, name: &str, default: u32) -> Result<u32, PlatformError> {
+        match n.attribute(name) {
+            None => Ok(default),
+            Some(c) => match c.trim().parse::<u32>() {
+                Ok(v) if v > 0 => Ok(v),
+                _ => self.err(
                     n,
                     format!(
-                        "<{}> attribute '{}' is not supported (simpi reads: {})",
-                        n.tag_name().name(),
-                        a.name(),
-                        known.join(", ")
+                        "<{}> {name} '{}': expected a whole number from 1 to {}",
+                        tag(n),
+                        clip(c),
+                        u32::MAX
+                    ),
+                ),
+            },
+        }
+    }
+
+    /// Rejects attributes simpi does not know, so nothing is silently ignored; names the
+    /// attributes of SimGrid's DTD that simpi does not model.
+    fn only(&self, n: Node<'_, '_>, known: &[&str]) -> Result<(), PlatformError> {
+        for a in n.attributes() {
+            let name = a.name();
+            if known.contains(&name) {
+                continue;
+            }
+            let why = match name {
+                "speed_file" | "availability_file" => {
+                    ": speed traces are not supported (simpi's hosts run at a constant speed)"
+                }
+                "bandwidth_file" | "latency_file" => {
+                    ": bandwidth and latency traces are not supported (simpi's links are constant)"
+                }
+                "state_file" => ": failure traces are not supported (simpi's hosts and links never fail)",
+                _ => "",
+            };
+            // Traces given as empty strings are the DTD's defaults: no trace.
+            if !why.is_empty() && a.value().trim().is_empty() {
+                continue;
+            }
+            return self.err(
+                n,
+                format!(
+                    "<{}> attribute '{}' is not supported{why}{}",
+                    tag(n),
+                    clip(name),
+                    if why.is_empty() {
+                        format!(" (simpi reads: {})", known.join(", "))
+                    } else {
+                        String::new()
+                    }
+                ),
+            );
+        }
+        Ok(())
+    }
+
+    /// Rejects text inside elements (SimGrid's DTD has none where simpi reads).
+    fn no_text(&self, n: Node<'_, '_>) -> Result<(), PlatformError> {
+        for c in n.children() {
+            if let Some(t) = c.text().filter(|_| c.is_text()) {
+                if !t.trim().is_empty() {
+                    return self.err(c, format!("unexpected text '{}' in <{}>", clip(t.trim()), tag(n)));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `<prop>` children: metadata, except SMPI's per-host overheads (`smpi/os`, ...)
+    /// where `timing` (hosts and clusters), which simpi does not take from the platform.
+    fn props(&self, n: Node<'_, '_>, timing: bool, allowed: &[&str]) -> Result<(), PlatformError> {
+        self.no_text(n)?;
+        for c in n.children().filter(Node::is_element) {
+            let name = tag(c);
+            if name != "prop" {
+                if allowed.contains(&name) {
+                    continue;
+                }
+                return unsupported(self, c, name);
+            }
+            self.only(c, &["id", "value"])?;
+            let key = self.attr(c, "id")?;
+            self.attr(c, "value")?;
+            if timing && key.starts_with("smpi/") {
+                return self.err(
+                    c,
+                    format!(
+                        "<prop id=\"{}\"> sets an SMPI overhead per host, which simpi does not read from the platform: give it on the command line (--os, --or, a preset)",
+                        clip(key)
                     ),
                 );
             }
         }
         Ok(())
     }
+}
+
+fn tag<'a>(n: Node<'a, '_>) -> &'a str {
+    n.tag_name().name()
 }
 
 /// Parses a SimGrid platform file.
@@ -64,24 +199,23 @@ pub fn parse(text: &str, path: &Path) -> Result<Platform, PlatformError> {
     };
     let doc = Document::parse_with_options(text, opts).map_err(|e| {
         let pos = e.pos();
-        PlatformError::at(path, pos.row, format!("not well-formed XML: {e}"))
+        PlatformError::at(path, pos.row, format!("not well-formed XML: {}", clip(&e.to_string())))
     })?;
-    let cx = Cx { path, doc: &doc };
+    let mut cx = Cx {
+        path,
+        doc: &doc,
+        warnings: Vec::new(),
+    };
     let root = doc.root_element();
-    if root.tag_name().name() != "platform" {
-        return cx.err(root, format!("expected <platform>, found <{}>", root.tag_name().name()));
+    if tag(root) != "platform" {
+        return cx.err(root, format!("expected <platform>, found <{}>", clip(tag(root))));
     }
-    let version = root.attribute("version").unwrap_or("0");
-    if !version.starts_with('4') {
-        return cx.err(
-            root,
-            format!("platform version {version} is not supported: simpi reads version 4.1 (SimGrid's simgrid_update_xml converts older files)"),
-        );
-    }
-    let tops: Vec<Node> = root.children().filter(Node::is_element).collect();
+    cx.only(root, &["version"])?;
+    check_version(&cx, root)?;
+    cx.no_text(root)?;
     let mut platform: Option<Platform> = None;
-    for n in tops {
-        match n.tag_name().name() {
+    for n in root.children().filter(Node::is_element) {
+        match tag(n) {
             "zone" | "AS" => {
                 if platform.is_some() {
                     return cx.err(n, "a platform has one root zone; put other zones inside it");
@@ -91,37 +225,89 @@ pub fn parse(text: &str, path: &Path) -> Result<Platform, PlatformError> {
                 let routing = table_routing(&cx, n)?;
                 let mut p = Platform::new(id, routing);
                 let z = p.root();
-                fill_zone(&cx, &mut p, z, n)?;
+                fill(&mut cx, &mut p, z, n)?;
                 platform = Some(p);
             }
             "cluster" => {
                 if platform.is_some() {
                     return cx.err(n, "a platform has one root zone; put clusters inside a <zone>");
                 }
-                platform = Some(cluster_platform(&cluster_spec(&cx, n)?).map_err(|e| at(&cx, n, e))?);
+                let spec = cluster_spec(&mut cx, n)?;
+                platform = Some(cluster_platform(&spec).map_err(|e| cx.at(n, e))?);
             }
+            "random" => cx.warn(n, "<random> is ignored, as SimGrid 3.32 ignores it"),
             other => return unsupported(&cx, n, other),
         }
     }
     let mut p = platform.ok_or_else(|| PlatformError::at(path, 1, "the platform has no <zone> or <cluster>"))?;
-    p.seal()?;
+    p.seal().map_err(|e| PlatformError::at(path, 0, e.msg))?;
+    for w in cx.warnings {
+        p.warn(w);
+    }
     Ok(p)
 }
 
-fn at(cx: &Cx<'_>, n: Node<'_, '_>, e: PlatformError) -> PlatformError {
-    PlatformError::at(cx.path, cx.line(n), e.msg)
+/// SimGrid 3.32 reads versions 4 to 4.1 (older files: `simgrid_update_xml`).
+fn check_version(cx: &Cx<'_>, root: Node<'_, '_>) -> Result<(), PlatformError> {
+    let v = root.attribute("version").unwrap_or("0.0");
+    let hundredths = v
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|x| x.is_finite())
+        .map(|x| (x * 100.0).round());
+    match hundredths {
+        Some(h) if (400.0..=410.0).contains(&h) => Ok(()),
+        Some(h) if h > 410.0 => cx.err(
+            root,
+            format!("platform version {} comes from the future: simpi reads version 4.1, as SimGrid 3.32", clip(v)),
+        ),
+        _ => cx.err(
+            root,
+            format!("platform version {} is not supported: simpi reads version 4.1 (SimGrid's simgrid_update_xml converts older files)", clip(v)),
+        ),
+    }
 }
 
+/// Why an element is not read.
 fn unsupported<T>(cx: &Cx<'_>, n: Node<'_, '_>, name: &str) -> Result<T, PlatformError> {
     let why = match name {
-        "config" => ": give model parameters on the command line (--preset, --lat-factor, ...)",
-        "actor" | "process" => {
-            ": deployment belongs in a separate file; simpi places ranks with --mapping or --hostfile"
+        "config" => {
+            let keys: Vec<String> = n
+                .children()
+                .filter(|c| tag(*c) == "prop")
+                .filter_map(|c| c.attribute("id"))
+                .take(5)
+                .map(clip)
+                .collect();
+            format!(
+                " (it sets SimGrid's models{}): give model parameters on the command line (--model, --preset, --lat-factor, ...)",
+                if keys.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {}", keys.join(", "))
+                }
+            )
         }
-        "include" => ": inline the included file",
-        _ => "",
+        "actor" | "process" | "argument" => {
+            ": deployment belongs in a separate file; simpi places ranks with --mapping or --hostfile".into()
+        }
+        "include" => ": inline the included file (SimGrid 3.32 refuses it too)".into(),
+        "trace" | "trace_connect" => {
+            ": availability, bandwidth and latency traces are not supported (simpi's hosts and links are constant)"
+                .into()
+        }
+        "bypassRoute" | "bypassZoneRoute" | "bypassASroute" => {
+            ": bypass routes are not supported; list the route in the zone instead".into()
+        }
+        "cabinet" | "backbone" | "host_link" => {
+            ": it belongs to zones with routing=\"Cluster\", which simpi does not read; use <cluster>".into()
+        }
+        "peer" => ": it belongs to Vivaldi zones, which simpi does not read".into(),
+        "disk" | "storage" | "storage_type" | "mount" | "model_prop" => ": simpi models no storage".into(),
+        _ => String::new(),
     };
-    cx.err(n, format!("<{name}> is not supported{why}"))
+    cx.err(n, format!("<{}> is not supported{why}", clip(name)))
 }
 
 fn table_routing(cx: &Cx<'_>, n: Node<'_, '_>) -> Result<ZoneRouting, PlatformError> {
@@ -133,88 +319,114 @@ fn table_routing(cx: &Cx<'_>, n: Node<'_, '_>) -> Result<ZoneRouting, PlatformEr
         _ => {
             return cx.err(
                 n,
-                format!("routing '{r}' is not supported: simpi reads Full, Floyd, Dijkstra and DijkstraCache zones (and <cluster>)"),
+                format!("routing '{}' is not supported: simpi reads Full, Floyd, Dijkstra and DijkstraCache zones (and <cluster>)", clip(r)),
             )
         }
     };
     Ok(ZoneRouting::Table(TableZone::new(kind)))
 }
 
-fn policy_of(cx: &Cx<'_>, n: Node<'_, '_>, attr: &str, default: &str) -> Result<Policy2, PlatformError> {
-    let s = n.attribute(attr).unwrap_or(default);
-    Ok(match s {
-        "SHARED" => Policy2::Shared,
-        "SPLITDUPLEX" | "FULLDUPLEX" => Policy2::Split,
-        "FATPIPE" => Policy2::Fatpipe,
-        other => {
-            return cx.err(
-                n,
-                format!("sharing policy '{other}' is not supported: expected SHARED, SPLITDUPLEX or FATPIPE"),
-            )
-        }
-    })
-}
-
 #[derive(Copy, Clone, PartialEq)]
-enum Policy2 {
+enum Sharing2 {
     Shared,
     Split,
     Fatpipe,
 }
 
-fn fill_zone(cx: &Cx<'_>, p: &mut Platform, z: ZoneId, zone: Node<'_, '_>) -> Result<(), PlatformError> {
-    for n in zone.children().filter(Node::is_element) {
-        let name = n.tag_name().name();
-        match name {
+fn policy_of(cx: &mut Cx<'_>, n: Node<'_, '_>, attr: &str, default: &str) -> Result<Sharing2, PlatformError> {
+    let s = n.attribute(attr).unwrap_or(default);
+    Ok(match s {
+        "SHARED" => Sharing2::Shared,
+        "SPLITDUPLEX" => Sharing2::Split,
+        "FULLDUPLEX" => {
+            cx.warn(n, "FULLDUPLEX is deprecated: read as SPLITDUPLEX, as SimGrid does");
+            Sharing2::Split
+        }
+        "FATPIPE" => Sharing2::Fatpipe,
+        "WIFI" => {
+            return cx.err(
+                n,
+                format!("{attr} WIFI is not supported: simpi models no wireless links"),
+            )
+        }
+        other => {
+            return cx.err(
+                n,
+                format!(
+                    "{attr} '{}' is not supported: expected SHARED, SPLITDUPLEX or FATPIPE",
+                    clip(other)
+                ),
+            )
+        }
+    })
+}
+
+/// Reads the elements of `zone` (and of the zones inside it, depth first, in document
+/// order) into zone `z`, with an explicit stack rather than recursion.
+fn fill(cx: &mut Cx<'_>, p: &mut Platform, z: ZoneId, zone: Node<'_, '_>) -> Result<(), PlatformError> {
+    cx.props(
+        zone,
+        false,
+        &[
+            "zone",
+            "AS",
+            "cluster",
+            "host",
+            "router",
+            "link",
+            "route",
+            "zoneRoute",
+            "ASroute",
+            "prop",
+        ],
+    )?;
+    let mut stack: Vec<(ZoneId, Option<Node>)> = vec![(z, zone.first_element_child())];
+    while let Some(top) = stack.last_mut() {
+        let (z, Some(n)) = *top else {
+            stack.pop();
+            continue;
+        };
+        top.1 = n.next_sibling_element();
+        match tag(n) {
             "zone" | "AS" => {
                 cx.only(n, &["id", "routing"])?;
                 let id = cx.attr(n, "id")?;
                 let routing = table_routing(cx, n)?;
-                let sub = p.add_zone(z, id, routing).map_err(|e| at(cx, n, e))?;
-                fill_zone(cx, p, sub, n)?;
+                if stack.len() as u32 >= MAX_ZONE_DEPTH {
+                    return cx.err(
+                        n,
+                        format!("zone '{}' is nested more than {MAX_ZONE_DEPTH} deep", clip(id)),
+                    );
+                }
+                let sub = p.add_zone(z, id, routing).map_err(|e| cx.at(n, e))?;
+                cx.props(
+                    n,
+                    false,
+                    &[
+                        "zone",
+                        "AS",
+                        "cluster",
+                        "host",
+                        "router",
+                        "link",
+                        "route",
+                        "zoneRoute",
+                        "ASroute",
+                    ],
+                )?;
+                stack.push((sub, n.first_element_child()));
             }
             "cluster" => {
-                add_cluster(p, z, &cluster_spec(cx, n)?).map_err(|e| at(cx, n, e))?;
+                let spec = cluster_spec(cx, n)?;
+                add_cluster(p, z, &spec).map_err(|e| cx.at(n, e))?;
             }
-            "host" => {
-                cx.only(n, &["id", "speed", "core", "pstate", "coordinates"])?;
-                for c in n.children().filter(Node::is_element) {
-                    if c.tag_name().name() != "prop" {
-                        return unsupported(cx, c, c.tag_name().name());
-                    }
-                }
-                let speed = first_of(cx.attr(n, "speed")?);
-                let speed = cx.unit(n, "speed", units::speed(speed))?;
-                let cores = match n.attribute("core") {
-                    None => 1,
-                    Some(c) => c
-                        .parse()
-                        .or_else(|_| cx.err(n, format!("core '{c}' is not a number")))?,
-                };
-                p.add_host(z, cx.attr(n, "id")?, speed, cores)
-                    .map_err(|e| at(cx, n, e))?;
-            }
+            "host" => host(cx, p, z, n)?,
             "router" => {
                 cx.only(n, &["id", "coordinates"])?;
-                p.add_router(z, cx.attr(n, "id")?).map_err(|e| at(cx, n, e))?;
+                cx.props(n, false, &[])?;
+                p.add_router(z, cx.attr(n, "id")?).map_err(|e| cx.at(n, e))?;
             }
-            "link" => {
-                cx.only(n, &["id", "bandwidth", "latency", "sharing_policy"])?;
-                for c in n.children().filter(Node::is_element) {
-                    if c.tag_name().name() != "prop" {
-                        return unsupported(cx, c, c.tag_name().name());
-                    }
-                }
-                let id = cx.attr(n, "id")?;
-                let bw = cx.unit(n, "bandwidth", units::bandwidth(first_of(cx.attr(n, "bandwidth")?)))?;
-                let lat = cx.unit(n, "latency", units::time(n.attribute("latency").unwrap_or("0")))?;
-                let r = match policy_of(cx, n, "sharing_policy", "SHARED")? {
-                    Policy2::Shared => p.add_link(id, bw, lat, Policy::Shared).map(|_| ()),
-                    Policy2::Fatpipe => p.add_link(id, bw, lat, Policy::Fatpipe).map(|_| ()),
-                    Policy2::Split => p.add_split_link(id, bw, lat).map(|_| ()),
-                };
-                r.map_err(|e| at(cx, n, e))?;
-            }
+            "link" => link(cx, p, n)?,
             "route" | "zoneRoute" | "ASroute" => route(cx, p, z, n)?,
             "prop" => {}
             other => return unsupported(cx, n, other),
@@ -223,65 +435,167 @@ fn fill_zone(cx: &Cx<'_>, p: &mut Platform, z: ZoneId, zone: Node<'_, '_>) -> Re
     Ok(())
 }
 
-/// The first value of a comma-separated list (pstates, wifi rates).
-fn first_of(s: &str) -> &str {
-    s.split([',', ';']).next().unwrap_or(s).trim()
+fn host(cx: &mut Cx<'_>, p: &mut Platform, z: ZoneId, n: Node<'_, '_>) -> Result<(), PlatformError> {
+    cx.only(n, &["id", "speed", "core", "pstate", "coordinates"])?;
+    cx.props(n, true, &[])?;
+    let id = cx.attr(n, "id")?;
+    let speeds = cx.speeds(n, cx.attr(n, "speed")?)?;
+    // SimGrid starts a host in pstate `pstate` (default 0): its speed is that entry.
+    let pstate = match n.attribute("pstate") {
+        None => 0,
+        Some(s) => {
+            let v = s
+                .trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|v| *v >= 0.0 && v.fract() == 0.0 && *v < 1e9);
+            match v {
+                Some(v) if (v as usize) < speeds.len() => v as usize,
+                _ => {
+                    return cx.err(
+                        n,
+                        format!(
+                            "<host> pstate '{}': expected a pstate from 0 to {} (the host lists {} speed{})",
+                            clip(s),
+                            speeds.len() - 1,
+                            speeds.len(),
+                            if speeds.len() == 1 { "" } else { "s" }
+                        ),
+                    )
+                }
+            }
+        }
+    };
+    let cores = cx.count(n, "core", 1)?;
+    p.add_host(z, id, speeds[pstate], cores).map_err(|e| cx.at(n, e))?;
+    Ok(())
 }
 
-fn route(cx: &Cx<'_>, p: &mut Platform, z: ZoneId, n: Node<'_, '_>) -> Result<(), PlatformError> {
-    let between_zones = n.tag_name().name() != "route";
+fn link(cx: &mut Cx<'_>, p: &mut Platform, n: Node<'_, '_>) -> Result<(), PlatformError> {
+    cx.only(n, &["id", "bandwidth", "latency", "sharing_policy"])?;
+    cx.props(n, false, &[])?;
+    let id = cx.attr(n, "id")?;
+    let policy = policy_of(cx, n, "sharing_policy", "SHARED")?;
+    let bws = cx.attr(n, "bandwidth")?;
+    if bws.contains([',', ';']) {
+        return cx.err(
+            n,
+            format!(
+                "<link> bandwidth '{}': several bandwidths are for WIFI links, which simpi does not model",
+                clip(bws)
+            ),
+        );
+    }
+    let bw = cx.quantity(n, "bandwidth", bws, units::bandwidth, "bytes/s")?;
+    let lat = cx.quantity(n, "latency", n.attribute("latency").unwrap_or("0"), units::time, "s")?;
+    let r = match policy {
+        Sharing2::Shared => p.add_link(id, bw, lat, Policy::Shared).map(|_| ()),
+        Sharing2::Fatpipe => p.add_link(id, bw, lat, Policy::Fatpipe).map(|_| ()),
+        Sharing2::Split => p.add_split_link(id, bw, lat).map(|_| ()),
+    };
+    r.map_err(|e| cx.at(n, e))
+}
+
+fn route(cx: &mut Cx<'_>, p: &mut Platform, z: ZoneId, n: Node<'_, '_>) -> Result<(), PlatformError> {
+    let between_zones = tag(n) != "route";
     if between_zones {
         cx.only(n, &["src", "dst", "gw_src", "gw_dst", "symmetrical"])?;
     } else {
         cx.only(n, &["src", "dst", "symmetrical"])?;
     }
+    cx.no_text(n)?;
     let (src, dst) = (cx.attr(n, "src")?, cx.attr(n, "dst")?);
     let symmetrical = match n.attribute("symmetrical").unwrap_or("YES") {
         "YES" | "yes" => true,
         "NO" | "no" => false,
-        other => return cx.err(n, format!("symmetrical='{other}': expected YES or NO")),
+        other => return cx.err(n, format!("symmetrical='{}': expected YES or NO", clip(other))),
     };
-    let member = |name: &str| -> Result<u32, PlatformError> {
+    let member = |name: &str| -> Result<(u32, PointKind), PlatformError> {
         let pt = p
             .point_by_name(name)
             .ok_or(())
-            .or_else(|_| cx.err(n, format!("unknown host, router or zone '{name}' in route")))?;
+            .or_else(|_| cx.err(n, format!("unknown host, router or zone '{}' in route", clip(name))))?;
         let point = p.point(pt);
         if point.zone != z {
             return cx.err(
                 n,
                 format!(
-                    "'{name}' is not a member of zone '{}': a route joins members of the zone it is in",
-                    p.zone(z).name
+                    "'{}' is not a member of zone '{}': a route joins members of the zone it is in",
+                    clip(name),
+                    clip(&p.zone(z).name)
                 ),
             );
         }
-        Ok(point.local)
+        Ok((point.local, point.kind))
     };
-    let (a, b) = (member(src)?, member(dst)?);
+    let ((a, kind_a), (b, kind_b)) = (member(src)?, member(dst)?);
+    // SimGrid's rules: a <route> joins hosts and routers, a <zoneRoute> joins zones
+    // through a gateway inside each, two different hosts or routers.
     let gateways = if between_zones {
-        let gw = |attr: &str| -> Result<_, PlatformError> {
+        for (name, kind) in [(src, kind_a), (dst, kind_b)] {
+            if !matches!(kind, PointKind::Zone(_)) {
+                return cx.err(n, format!("<{}> joins zones, and '{}' is not one", tag(n), clip(name)));
+            }
+        }
+        let gw = |attr: &str, inside: PointKind| -> Result<_, PlatformError> {
             let name = cx.attr(n, attr)?;
-            p.point_by_name(name)
+            let g = p
+                .point_by_name(name)
                 .ok_or(())
-                .or_else(|_| cx.err(n, format!("unknown gateway '{name}'")))
+                .or_else(|_| cx.err(n, format!("unknown gateway {attr}='{}'", clip(name))))?;
+            let PointKind::Zone(zone) = inside else {
+                unreachable!("checked above")
+            };
+            if matches!(p.point(g).kind, PointKind::Zone(_)) {
+                return cx.err(
+                    n,
+                    format!("{attr}='{}' is a zone: a gateway is a host or a router", clip(name)),
+                );
+            }
+            if !p.is_inside(g, zone) {
+                return cx.err(
+                    n,
+                    format!(
+                        "{attr}='{}' is not inside zone '{}': a gateway belongs to the zone it leads into",
+                        clip(name),
+                        clip(&p.zone(zone).name)
+                    ),
+                );
+            }
+            Ok(g)
         };
-        Some((gw("gw_src")?, gw("gw_dst")?))
+        let (gs, gd) = (gw("gw_src", kind_a)?, gw("gw_dst", kind_b)?);
+        if gs == gd {
+            return cx.err(n, "gw_src and gw_dst are the same point");
+        }
+        Some((gs, gd))
     } else {
+        for (name, kind) in [(src, kind_a), (dst, kind_b)] {
+            if matches!(kind, PointKind::Zone(_)) {
+                return cx.err(
+                    n,
+                    format!(
+                        "'{}' is a zone: routes between zones are <zoneRoute>s, with gateways",
+                        clip(name)
+                    ),
+                );
+            }
+        }
         None
     };
     let mut links = Vec::new();
     for c in n.children().filter(Node::is_element) {
-        if c.tag_name().name() != "link_ctn" {
-            return unsupported(cx, c, c.tag_name().name());
+        if tag(c) != "link_ctn" {
+            return unsupported(cx, c, tag(c));
         }
         cx.only(c, &["id", "direction"])?;
+        cx.no_text(c)?;
         let id = cx.attr(c, "id")?;
         let name = match c.attribute("direction").unwrap_or("NONE") {
             "UP" => format!("{id}_UP"),
             "DOWN" => format!("{id}_DOWN"),
             "NONE" => id.to_string(),
-            other => return cx.err(c, format!("direction '{other}': expected UP, DOWN or NONE")),
+            other => return cx.err(c, format!("direction '{}': expected UP, DOWN or NONE", clip(other))),
         };
         let l = p.link_by_name(&name).ok_or(()).or_else(|_| {
             let hint = if p.link_by_name(&format!("{id}_UP")).is_some() {
@@ -289,9 +603,19 @@ fn route(cx: &Cx<'_>, p: &mut Platform, z: ZoneId, n: Node<'_, '_>) -> Result<()
             } else {
                 ""
             };
-            cx.err(c, format!("unknown link '{id}'{hint}"))
+            cx.err(c, format!("unknown link '{}'{hint}", clip(id)))
         })?;
         links.push(l);
+    }
+    if links.is_empty() {
+        return cx.err(
+            n,
+            format!(
+                "the route {} -> {} has no link (SimGrid forbids empty routes)",
+                clip(src),
+                clip(dst)
+            ),
+        );
     }
     let mut routing = std::mem::replace(
         &mut p.zone_mut(z).routing,
@@ -300,7 +624,13 @@ fn route(cx: &Cx<'_>, p: &mut Platform, z: ZoneId, n: Node<'_, '_>) -> Result<()
     let r = match &mut routing {
         ZoneRouting::Table(t) => t
             .add_route(p, a, b, TableRoute { links, gateways }, symmetrical)
-            .map_err(|m| PlatformError::at(cx.path, cx.line(n), format!("route {src} -> {dst}: {m}"))),
+            .map_err(|m| {
+                PlatformError::at(
+                    cx.path,
+                    cx.line(n),
+                    format!("route {} -> {}: {m}", clip(src), clip(dst)),
+                )
+            }),
         _ => Err(PlatformError::at(
             cx.path,
             cx.line(n),
@@ -311,7 +641,7 @@ fn route(cx: &Cx<'_>, p: &mut Platform, z: ZoneId, n: Node<'_, '_>) -> Result<()
     r
 }
 
-fn cluster_spec(cx: &Cx<'_>, n: Node<'_, '_>) -> Result<ClusterSpec, PlatformError> {
+fn cluster_spec(cx: &mut Cx<'_>, n: Node<'_, '_>) -> Result<ClusterSpec, PlatformError> {
     cx.only(
         n,
         &[
@@ -335,41 +665,35 @@ fn cluster_spec(cx: &Cx<'_>, n: Node<'_, '_>) -> Result<ClusterSpec, PlatformErr
             "router_id",
         ],
     )?;
-    for c in n.children().filter(Node::is_element) {
-        if c.tag_name().name() != "prop" {
-            return unsupported(cx, c, c.tag_name().name());
-        }
-    }
-    let opt_bw = |a: &str| -> Result<f64, PlatformError> {
-        match n.attribute(a) {
-            None | Some("") => Ok(0.0),
-            Some(v) => cx.unit(n, a, units::bandwidth(v)),
-        }
-    };
-    let opt_t = |a: &str| -> Result<f64, PlatformError> {
-        match n.attribute(a) {
-            None | Some("") => Ok(0.0),
-            Some(v) => cx.unit(n, a, units::time(v)),
-        }
-    };
-    let radical = parse_radical(cx.attr(n, "radical")?).or_else(|m| cx.err(n, m))?;
+    cx.props(n, true, &[])?;
+    let opt =
+        |cx: &mut Cx<'_>, a: &str, parse: fn(&str) -> Result<f64, String>, unit: &str| -> Result<f64, PlatformError> {
+            match cx.optional(n, a) {
+                None => Ok(0.0),
+                Some(v) => cx.quantity(n, a, v, parse, unit),
+            }
+        };
+    let radical = Radical::parse(cx.attr(n, "radical")?).or_else(|m| cx.err(n, m))?;
     // SimGrid 3.32 makes cluster links split-duplex or plain shared: FATPIPE is ignored.
     let sharing = match policy_of(cx, n, "sharing_policy", "SPLITDUPLEX")? {
-        Policy2::Split => Sharing::SplitDuplex,
-        Policy2::Shared | Policy2::Fatpipe => Sharing::Shared,
+        Sharing2::Split => Sharing::SplitDuplex,
+        Sharing2::Shared | Sharing2::Fatpipe => Sharing::Shared,
     };
-    let (bb_bw, bb_lat) = (opt_bw("bb_bw")?, opt_t("bb_lat")?);
-    let backbone = if bb_bw > 0.0 || bb_lat > 0.0 {
-        let policy = match policy_of(cx, n, "bb_sharing_policy", "SHARED")? {
-            Policy2::Fatpipe => Policy::Fatpipe,
-            _ => Policy::Shared,
-        };
-        Some((bb_bw, bb_lat, policy))
-    } else {
-        None
+    let (bb_bw, bb_lat) = (
+        opt(cx, "bb_bw", units::bandwidth, "bytes/s")?,
+        opt(cx, "bb_lat", units::time, "s")?,
+    );
+    let bb_policy = match policy_of(cx, n, "bb_sharing_policy", "SHARED")? {
+        Sharing2::Fatpipe => Policy::Fatpipe,
+        Sharing2::Shared => Policy::Shared,
+        Sharing2::Split => return cx.err(n, "bb_sharing_policy: expected SHARED or FATPIPE"),
     };
-    let limiter = Some(opt_bw("limiter_link")?).filter(|&b| b > 0.0);
-    let (lb, ll) = (opt_bw("loopback_bw")?, opt_t("loopback_lat")?);
+    let backbone = (bb_bw > 0.0 || bb_lat > 0.0).then_some((bb_bw, bb_lat, bb_policy));
+    let limiter = Some(opt(cx, "limiter_link", units::bandwidth, "bytes/s")?).filter(|&b| b > 0.0);
+    let (lb, ll) = (
+        opt(cx, "loopback_bw", units::bandwidth, "bytes/s")?,
+        opt(cx, "loopback_lat", units::time, "s")?,
+    );
     let loopback = (lb > 0.0 || ll > 0.0).then_some((lb, ll));
     let params = n.attribute("topo_parameters").unwrap_or("");
     let topology = match n.attribute("topology").unwrap_or("FLAT") {
@@ -377,12 +701,16 @@ fn cluster_spec(cx: &Cx<'_>, n: Node<'_, '_>) -> Result<ClusterSpec, PlatformErr
         "TORUS" => Topology::Torus(
             params
                 .split(',')
-                .map(|d| d.trim().parse::<u32>())
-                .collect::<Result<_, _>>()
+                .map(|d| d.trim().parse::<u32>().ok().filter(|&d| d > 0))
+                .collect::<Option<_>>()
+                .ok_or(())
                 .or_else(|_| {
                     cx.err(
                         n,
-                        format!("topo_parameters '{params}': expected torus dimensions like 4,4,4"),
+                        format!(
+                            "topo_parameters '{}': expected positive torus dimensions like 4,4,4",
+                            clip(params)
+                        ),
                     )
                 })?,
         ),
@@ -407,71 +735,31 @@ fn cluster_spec(cx: &Cx<'_>, n: Node<'_, '_>) -> Result<ClusterSpec, PlatformErr
         other => {
             return cx.err(
                 n,
-                format!("topology '{other}' is not supported: expected FLAT, TORUS, FAT_TREE or DRAGONFLY"),
+                format!(
+                    "topology '{}' is not supported: expected FLAT, TORUS, FAT_TREE or DRAGONFLY",
+                    clip(other)
+                ),
             )
         }
     };
+    let speeds = cx.speeds(n, cx.attr(n, "speed")?)?;
+    let bw = cx.attr(n, "bw")?;
+    let lat = cx.attr(n, "lat")?;
     Ok(ClusterSpec {
         id: cx.attr(n, "id")?.to_string(),
         prefix: cx.attr(n, "prefix")?.to_string(),
         suffix: cx.attr(n, "suffix")?.to_string(),
         radical,
-        speed: cx.unit(n, "speed", units::speed(first_of(cx.attr(n, "speed")?)))?,
-        cores: match n.attribute("core") {
-            None => 1,
-            Some(c) => c
-                .parse()
-                .or_else(|_| cx.err(n, format!("core '{c}' is not a number")))?,
-        },
-        bw: cx.unit(n, "bw", units::bandwidth(cx.attr(n, "bw")?))?,
-        lat: cx.unit(n, "lat", units::time(cx.attr(n, "lat")?))?,
+        // A cluster's hosts start in pstate 0.
+        speed: speeds[0],
+        cores: cx.count(n, "core", 1)?,
+        bw: cx.quantity(n, "bw", bw, units::bandwidth, "bytes/s")?,
+        lat: cx.quantity(n, "lat", lat, units::time, "s")?,
         sharing,
         backbone,
         limiter,
         loopback,
         topology,
-        router_id: n.attribute("router_id").map(String::from),
+        router_id: cx.optional(n, "router_id").map(String::from),
     })
-}
-
-/// SimGrid's radical: comma-separated numbers and inclusive ranges `a-b`.
-fn parse_radical(s: &str) -> Result<Vec<u64>, String> {
-    use crate::cluster::MAX_HOSTS;
-    let mut out = Vec::new();
-    let too_many = || format!("radical '{s}' lists more than {MAX_HOSTS} hosts");
-    for piece in s.split(',') {
-        let piece = piece.trim();
-        let bad = || format!("radical '{s}': expected numbers and ranges like 0-15,20");
-        let room = MAX_HOSTS - out.len() as u64;
-        match piece.split_once('-') {
-            Some((a, b)) => {
-                let (a, b): (u64, u64) = (
-                    a.trim().parse().map_err(|_| bad())?,
-                    b.trim().parse().map_err(|_| bad())?,
-                );
-                if b < a {
-                    return Err(bad());
-                }
-                if b - a >= room {
-                    return Err(too_many());
-                }
-                out.extend(a..=b);
-            }
-            None if room == 0 => return Err(too_many()),
-            None => out.push(piece.parse().map_err(|_| bad())?),
-        }
-    }
-    Ok(out)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn radicals() {
-        assert_eq!(parse_radical("0-3,7").unwrap(), vec![0, 1, 2, 3, 7]);
-        assert!(parse_radical("3-1").is_err());
-        assert!(parse_radical("a").is_err());
-    }
 }

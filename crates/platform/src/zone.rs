@@ -8,12 +8,18 @@ pub mod star;
 pub mod table;
 pub mod torus;
 
+use crate::block::Layout;
 use crate::model::{LinkId, NetPointId, Platform};
-pub use dragonfly::DragonflyZone;
-pub use fat_tree::FatTreeZone;
-pub use star::StarZone;
 pub use table::{TableKind, TableRoute, TableZone};
-pub use torus::TorusZone;
+
+/// A cluster zone's link to the block that describes it (see [`crate::cluster`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct ClusterRef(pub(crate) u32);
+
+impl ClusterRef {
+    /// A cluster zone whose block is not laid out yet.
+    pub(crate) const PENDING: ClusterRef = ClusterRef(u32::MAX);
+}
 
 /// A zone's routing rule.
 #[derive(Clone, Debug)]
@@ -21,14 +27,10 @@ pub enum ZoneRouting {
     /// Routes listed explicitly (SimGrid `Full`), or shortest paths over listed routes
     /// (`Floyd`, `Dijkstra`).
     Table(TableZone),
-    /// A flat cluster: per-member up and down link lists.
-    Star(StarZone),
-    /// A torus with dimension-order routing.
-    Torus(TorusZone),
-    /// A k-ary n-tree (SimGrid's parameters and d-mod-k routing).
-    FatTree(FatTreeZone),
-    /// A dragonfly with minimal routing.
-    Dragonfly(DragonflyZone),
+    /// A cluster: a flat one (per-host up and down links), a torus with dimension-order
+    /// routing, a k-ary n-tree (SimGrid's parameters and d-mod-k routing) or a dragonfly
+    /// with minimal routing, its routes computed from the cluster's description.
+    Cluster(ClusterRef),
 }
 
 /// Gateways of a route between two sub-zones: where to continue inside each.
@@ -44,38 +46,30 @@ impl ZoneRouting {
         out: &mut Vec<LinkId>,
     ) -> Result<Gateways, String> {
         match self {
-            ZoneRouting::Table(t) => t.route(p, src, dst, out),
-            ZoneRouting::Star(s) => {
-                s.route(src, dst, out);
-                Ok(None)
-            }
-            ZoneRouting::Torus(t) => {
-                t.route(src, dst, out);
-                Ok(None)
-            }
-            ZoneRouting::FatTree(f) => {
-                f.route(src, dst, out);
-                Ok(None)
-            }
-            ZoneRouting::Dragonfly(d) => {
-                d.route(src, dst, out);
+            ZoneRouting::Table(t) => t.route(src, dst, out),
+            ZoneRouting::Cluster(c) => {
+                let b = p.block(*c).ok_or("the cluster is not built")?;
+                let (s, d) = (src - b.local0, dst - b.local0);
+                match &b.layout {
+                    Layout::Flat => star::route(b, s, d, out),
+                    Layout::Torus => torus::route(b, p.implicit_loopback(), s, d, out),
+                    Layout::FatTree(_) => fat_tree::route(b, s, d, out),
+                    Layout::Dragonfly => dragonfly::route(b, s, d, out),
+                }
                 Ok(None)
             }
         }
     }
 
     /// A short name of the rule, for summaries.
-    pub fn kind_name(&self) -> &'static str {
+    pub fn kind_name(&self, p: &Platform) -> &'static str {
         match self {
             ZoneRouting::Table(t) => match t.kind {
                 TableKind::Full => "Full",
                 TableKind::Floyd => "Floyd",
                 TableKind::Dijkstra => "Dijkstra",
             },
-            ZoneRouting::Star(_) => "cluster (flat)",
-            ZoneRouting::Torus(_) => "torus",
-            ZoneRouting::FatTree(_) => "fat tree",
-            ZoneRouting::Dragonfly(_) => "dragonfly",
+            ZoneRouting::Cluster(c) => p.block(*c).map_or("cluster", |b| b.spec.topology.name()),
         }
     }
 }

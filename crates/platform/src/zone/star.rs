@@ -1,53 +1,40 @@
-//! A flat cluster: every member has a list of links towards the switch ("up": limiter,
+//! A flat cluster: every host has a list of links towards the switch ("up": limiter,
 //! private link, backbone) and back ("down"). A route is the source's up list followed by
-//! the destination's down list, each link at most once; a member with a loopback link
-//! talks to itself through it alone.
+//! the destination's down list, each link at most once; a host with a loopback link talks
+//! to itself through it alone. The cluster's router (member `n`) has no links of its own.
 
+use crate::block::Block;
 use crate::model::LinkId;
 
-/// Per-member up and down link lists.
-#[derive(Clone, Debug, Default)]
-pub struct StarZone {
-    up: Vec<Vec<LinkId>>,
-    down: Vec<Vec<LinkId>>,
-    loopback: Vec<Option<LinkId>>,
+/// Host `i`'s up list (empty for the router).
+fn up(b: &Block, i: u32) -> impl Iterator<Item = LinkId> + '_ {
+    let host = i < b.n;
+    let lim = if host { b.limiter(i) } else { None };
+    let private = host.then(|| b.private(i, true));
+    let bb = if host { b.backbone() } else { None };
+    lim.into_iter().chain(private).chain(bb)
 }
 
-impl StarZone {
-    /// Sets the links of member `local` (members without links, such as the cluster's
-    /// router, route through the others' links only).
-    pub fn set_member(&mut self, local: u32, up: Vec<LinkId>, down: Vec<LinkId>, loopback: Option<LinkId>) {
-        let i = local as usize;
-        if self.up.len() <= i {
-            self.up.resize(i + 1, Vec::new());
-            self.down.resize(i + 1, Vec::new());
-            self.loopback.resize(i + 1, None);
-        }
-        self.up[i] = up;
-        self.down[i] = down;
-        self.loopback[i] = loopback;
-    }
+/// Host `i`'s down list (empty for the router).
+fn down(b: &Block, i: u32) -> impl Iterator<Item = LinkId> + '_ {
+    let host = i < b.n;
+    let bb = if host { b.backbone() } else { None };
+    let private = host.then(|| b.private(i, false));
+    let lim = if host { b.limiter(i) } else { None };
+    bb.into_iter().chain(private).chain(lim)
+}
 
-    pub(crate) fn route(&self, src: u32, dst: u32, out: &mut Vec<LinkId>) {
-        let (s, d) = (src as usize, dst as usize);
-        if s == d {
-            if let Some(Some(l)) = self.loopback.get(s) {
-                out.push(*l);
-                return;
-            }
+pub(crate) fn route(b: &Block, src: u32, dst: u32, out: &mut Vec<LinkId>) {
+    if src == dst && src < b.n {
+        if let Some(l) = b.loopback(src) {
+            out.push(l);
+            return;
         }
-        let start = out.len();
-        let empty = Vec::new();
-        for &l in self
-            .up
-            .get(s)
-            .unwrap_or(&empty)
-            .iter()
-            .chain(self.down.get(d).unwrap_or(&empty))
-        {
-            if !out[start..].contains(&l) {
-                out.push(l);
-            }
+    }
+    let start = out.len();
+    for l in up(b, src).chain(down(b, dst)) {
+        if !out[start..].contains(&l) {
+            out.push(l);
         }
     }
 }

@@ -7,6 +7,11 @@ use crate::model::{LinkId, NetPointId, Platform};
 use crate::zone::Gateways;
 use std::collections::{BinaryHeap, HashMap};
 
+/// The most members a Floyd zone may have: its tables take n² entries and n³ steps to
+/// fill (2^11 members: 4 M entries, 8·10^9 steps, a few seconds). Dijkstra zones route
+/// the same listed routes with memory proportional to them.
+pub const MAX_FLOYD_MEMBERS: usize = 1 << 11;
+
 /// Which table rule.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum TableKind {
@@ -38,6 +43,8 @@ pub struct TableZone {
     loopback: Option<LinkId>,
     /// Floyd: next hop table `pred[src * n + dst]` = the member before `dst`.
     floyd_pred: Vec<u32>,
+    /// Dijkstra: per member, the listed routes leaving it (neighbour, cost).
+    adjacency: Vec<Vec<(u32, u64)>>,
     n: usize,
 }
 
@@ -52,6 +59,7 @@ impl TableZone {
             order: Vec::new(),
             loopback: None,
             floyd_pred: Vec::new(),
+            adjacency: Vec::new(),
             n: 0,
         }
     }
@@ -91,10 +99,25 @@ impl TableZone {
         Ok(())
     }
 
-    /// Finishes the zone: records the loopback for members and computes Floyd's tables.
-    pub fn seal(&mut self, members: usize, loopback: Option<LinkId>) {
+    /// Finishes the zone: records the loopback for members and computes Floyd's tables
+    /// (an error naming the size if there are too many members for them).
+    pub fn seal(&mut self, members: usize, loopback: Option<LinkId>) -> Result<(), String> {
         self.n = members;
         self.loopback = loopback;
+        if self.kind == TableKind::Dijkstra {
+            let mut adj: Vec<Vec<(u32, u64)>> = vec![Vec::new(); members];
+            for &(a, b) in &self.order {
+                if a != b {
+                    adj[a as usize].push((b, self.routes[&(a, b)].links.len() as u64));
+                }
+            }
+            self.adjacency = adj;
+        }
+        if self.kind == TableKind::Floyd && members > MAX_FLOYD_MEMBERS {
+            return Err(format!(
+                "a Floyd zone of {members} members needs tables of {members}² entries: at most {MAX_FLOYD_MEMBERS} members are supported (a Dijkstra zone routes the same routes)"
+            ));
+        }
         if self.kind == TableKind::Floyd {
             let n = members;
             let mut cost = vec![u64::MAX; n * n];
@@ -130,6 +153,7 @@ impl TableZone {
             }
             self.floyd_pred = pred;
         }
+        Ok(())
     }
 
     /// The direct route of one hop (listed, or the loopback on the diagonal).
@@ -144,8 +168,7 @@ impl TableZone {
         }
     }
 
-    pub(crate) fn route(&self, p: &Platform, src: u32, dst: u32, out: &mut Vec<LinkId>) -> Result<Gateways, String> {
-        let _ = p;
+    pub(crate) fn route(&self, src: u32, dst: u32, out: &mut Vec<LinkId>) -> Result<Gateways, String> {
         let hops: Vec<(u32, u32)> = match self.kind {
             TableKind::Full => vec![(src, dst)],
             TableKind::Floyd => {
@@ -160,6 +183,10 @@ impl TableZone {
                     path.push((a, b));
                     if a == src {
                         break;
+                    }
+                    // Predecessors of shortest paths form a tree; guard anyway.
+                    if path.len() > n {
+                        return Err("the zone's routes form a loop".into());
                     }
                     b = a;
                 }
@@ -193,11 +220,9 @@ impl TableZone {
             return Ok(vec![(src, dst)]);
         }
         let n = self.n;
-        let mut adj: Vec<Vec<(u32, u64)>> = vec![Vec::new(); n];
-        for &(a, b) in &self.order {
-            if a != b {
-                adj[a as usize].push((b, self.routes[&(a, b)].links.len() as u64));
-            }
+        let adj = &self.adjacency;
+        if adj.len() != n {
+            return Err("the zone is not sealed".into());
         }
         let mut dist = vec![u64::MAX; n];
         let mut pred = vec![NONE; n];
