@@ -5,6 +5,7 @@
 
 pub mod analysis;
 mod error;
+pub mod memory;
 pub mod replay;
 pub mod report;
 pub mod setup;

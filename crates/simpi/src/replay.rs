@@ -61,6 +61,7 @@ fn run_model<S: OpStore>(
     record: bool,
 ) -> Result<(Result<Outcome, simpi_mpi::Error>, S), Error> {
     let p = store.num_ranks();
+    crate::memory::check_ranks_fit(p.into())?;
     Ok(match model {
         Model::LogGops(m) => run_loggops_on(store, m, progress, record),
         Model::Flow {

@@ -124,6 +124,7 @@ pub struct Machine {
 impl Machine {
     /// The machine `spec` describes, for `ranks` ranks.
     pub fn new(spec: &ModelSpec, ranks: u32) -> Result<Machine, Error> {
+        crate::memory::check_ranks_fit(ranks.into())?;
         let mut m = Machine {
             spec: spec.clone(),
             platform: None,
