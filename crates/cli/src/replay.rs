@@ -317,7 +317,12 @@ fn run_checked(a: ReplayArgs) -> Result<(), (u8, String)> {
         let path = &target.path;
         let f =
             std::fs::File::create(path).map_err(|e| (EXIT_INPUT, format!("{}: cannot create: {e}", path.display())))?;
-        let t = simpi::timeline::Timeline::of_spans(report.end_times.len() as u32, &report.spans);
+        let t = simpi::timeline::Timeline {
+            ranks: report.end_times.len() as u32,
+            spans: &report.spans,
+            messages: &report.messages,
+            flows: &report.flows,
+        };
         simpi::timeline::write(std::io::BufWriter::new(f), target.format, &t, &timeline_filter)
             .map_err(|e| (EXIT_INPUT, format!("{}: {e}", path.display())))?;
     }

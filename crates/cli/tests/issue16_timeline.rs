@@ -202,3 +202,48 @@ fn issue16_broken_pipe_is_quiet_and_keeps_the_timeline() {
     assert!(s.iter().any(|x| x.0 == 0 && x.2 == "send"), "{s:?}");
     assert!(s.iter().all(|x| x.0 <= 1));
 }
+
+#[test]
+fn issue16_chrome_flow_arrows_and_message_args_from_a_run() {
+    // The thesis example: each rank sends 10 bytes (tag 0) to the other, so there are
+    // two arrows, each from a send on one rank to the receive on the other.
+    let dir = workdir("timeline-arrows");
+    let out = dir.join("t.json");
+    let run = simpi(&["replay", &thesis(), "--timeline", out.to_str().unwrap()]);
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let events = doc["traceEvents"].as_array().unwrap();
+    for e in events.iter().filter(|e| e["ph"] == "X" && e["name"] != "compute") {
+        let pid = e["pid"].as_u64().unwrap();
+        assert_eq!(e["args"]["bytes"], 10, "{e}");
+        assert_eq!(e["args"]["peer"], 1 - pid, "{e}");
+        assert_eq!(e["args"]["tag"], 0, "{e}");
+    }
+    let ends = |ph: &str| -> Vec<(u64, u64, u64)> {
+        let mut v: Vec<_> = events
+            .iter()
+            .filter(|e| e["ph"] == ph)
+            .map(|e| (e["id"].as_u64().unwrap(), e["pid"].as_u64().unwrap(), e["tid"].as_u64().unwrap()))
+            .collect();
+        v.sort();
+        v
+    };
+    let (starts, finishes) = (ends("s"), ends("f"));
+    assert_eq!(starts.len(), 2);
+    assert_eq!(finishes.len(), 2);
+    // Each arrow starts at a send (lane of the send slice) and ends on the other rank's
+    // receive lane.
+    let lane_of = |pid: u64, name: &str| {
+        slices(&out)
+            .into_iter()
+            .find(|s| s.0 == pid && s.2 == name)
+            .map(|s| s.1)
+            .unwrap()
+    };
+    for ((id_s, pid_s, tid_s), (id_f, pid_f, tid_f)) in starts.into_iter().zip(finishes) {
+        assert_eq!(id_s, id_f);
+        assert_eq!(pid_f, 1 - pid_s);
+        assert_eq!(tid_s, lane_of(pid_s, "send"));
+        assert_eq!(tid_f, lane_of(pid_f, "recv"));
+    }
+}

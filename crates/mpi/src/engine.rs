@@ -20,7 +20,7 @@ mod stall;
 pub mod store;
 
 pub use self::core::Core;
-pub use record::{CallRecord, OpRecord, OpTime};
+pub use record::{CallRecord, OpRecord, OpTime, NO_MATCH, NO_PEER};
 pub use stall::{Pending, Stall, StalledRank};
 pub use store::{OpStore, ScheduleStore};
 

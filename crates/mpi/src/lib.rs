@@ -20,7 +20,7 @@ pub mod protocol;
 pub mod schedule;
 pub mod sink;
 
-pub use engine::{CallRecord, OpRecord, OpTime};
+pub use engine::{CallRecord, OpRecord, OpTime, NO_MATCH, NO_PEER};
 pub use engine::{Outcome, Pending, Progress, RunStats, Stall, StalledRank};
 pub use error::Error;
 pub use op::{Op, OpId, OpKind, Rank, ANY_SOURCE, ANY_TAG};

@@ -1,8 +1,10 @@
 //! Where the time went: per-rank compute / communication / waiting / idle, and per-call
 //! statistics, from the operation times a recorded run produces.
 
-use simpi_mpi::{CallRecord, OpKind, OpRecord};
+use crate::timeline::{Flow, Message, MessageKind};
+use simpi_mpi::{CallRecord, OpKind, OpRecord, NO_MATCH, NO_PEER};
 use std::collections::BTreeMap;
+use std::ops::Range;
 
 /// How one rank spent its time until its end, in picoseconds. Overlaps are attributed
 /// to the first category that applies: compute, then communication, then waiting.
@@ -47,8 +49,14 @@ pub struct Span {
 /// The MPI calls of a run: the trace's call records, or one call per operation.
 /// `records` are sorted here by rank and position.
 pub fn spans(records: &mut [OpRecord], calls: Option<&[CallRecord]>) -> Vec<Span> {
+    spans_of_ops(records, calls).0
+}
+
+/// [`spans`], with the range of (sorted) `records` each span covers.
+fn spans_of_ops(records: &mut [OpRecord], calls: Option<&[CallRecord]>) -> (Vec<Span>, Vec<Range<usize>>) {
     records.sort_unstable_by_key(|r| (r.rank, r.local));
     let mut out = Vec::new();
+    let mut ranges = Vec::new();
     match calls {
         Some(calls) => {
             for c in calls {
@@ -68,10 +76,11 @@ pub fn spans(records: &mut [OpRecord], calls: Option<&[CallRecord]>) -> Vec<Span
                     start,
                     end: end.max(start),
                 });
+                ranges.push(from..to);
             }
         }
         None => {
-            for r in records.iter() {
+            for (i, r) in records.iter().enumerate() {
                 if r.kind == OpKind::Calc && r.size == 0 {
                     continue; // joins and empty computes
                 }
@@ -86,10 +95,57 @@ pub fn spans(records: &mut [OpRecord], calls: Option<&[CallRecord]>) -> Vec<Span
                     start: r.start,
                     end: r.end.max(r.start),
                 });
+                ranges.push(i..i + 1);
             }
         }
     }
-    out
+    (out, ranges)
+}
+
+/// The spans of a run, what each one's message was (a span of exactly one send or
+/// receive has one), and an arrow from each send's span to the span of the receive it
+/// matched.
+pub fn spans_and_messages(
+    records: &mut [OpRecord],
+    calls: Option<&[CallRecord]>,
+) -> (Vec<Span>, Vec<Option<Message>>, Vec<Flow>) {
+    let (spans, ranges) = spans_of_ops(records, calls);
+    let mut span_of = vec![usize::MAX; records.len()];
+    let mut messages = Vec::with_capacity(spans.len());
+    for (i, range) in ranges.iter().enumerate() {
+        span_of[range.clone()].fill(i);
+        let mut of_messages = records[range.clone()].iter().filter(|r| r.kind != OpKind::Calc);
+        let message = match (of_messages.next(), of_messages.next()) {
+            (Some(r), None) if r.peer != NO_PEER => Some(Message {
+                kind: if r.kind == OpKind::Send {
+                    MessageKind::Send
+                } else {
+                    MessageKind::Recv
+                },
+                bytes: r.size,
+                peer: r.peer,
+                tag: r.tag,
+            }),
+            _ => None,
+        };
+        messages.push(message);
+    }
+    let mut flows = Vec::new();
+    for (i, r) in records.iter().enumerate() {
+        if r.kind != OpKind::Recv || r.matched_send == NO_MATCH || span_of[i] == usize::MAX {
+            continue;
+        }
+        let Ok(send) = records.binary_search_by_key(&(r.peer, r.matched_send), |s| (s.rank, s.local)) else {
+            continue;
+        };
+        if span_of[send] != usize::MAX && span_of[send] != span_of[i] {
+            flows.push(Flow {
+                send: span_of[send],
+                recv: span_of[i],
+            });
+        }
+    }
+    (spans, messages, flows)
 }
 
 /// Per-call statistics, by name.
@@ -178,6 +234,9 @@ mod tests {
             start,
             ready,
             end,
+            peer: NO_PEER,
+            tag: 0,
+            matched_send: NO_MATCH,
         };
         let mut records = vec![rec(1, OpKind::Recv, 8, 5, 12, 20), rec(0, OpKind::Calc, 10, 0, 0, 10)];
         let bd = breakdown(&records, &[25, 0]);

@@ -1,7 +1,7 @@
 //! Simulating a loaded workload under LogGOPS or over a platform with the flow or hybrid
 //! model, and the GOAL shortcut used by tests.
 
-use crate::analysis::{breakdown, call_stats, spans};
+use crate::analysis::{breakdown, call_stats, spans_and_messages};
 use crate::report::Report;
 use crate::workload::{load, Body, CollChoice, Format, LoadOptions, Workload};
 use crate::Error;
@@ -171,11 +171,11 @@ pub fn simulate(w: &mut Workload<'_>, model: &Model<'_>, opts: SimOptions<'_>) -
     }
     let ends: Vec<u64> = out.end_times.iter().map(|t| t.ps()).collect();
     let mut records = out.records;
-    let (breakdown, calls, spans) = if records.is_empty() {
-        (Vec::new(), Vec::new(), Vec::new())
+    let (breakdown, calls, spans, messages, flows) = if records.is_empty() {
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new())
     } else {
-        let sp = spans(&mut records, w.calls.as_deref());
-        (breakdown(&records, &ends), call_stats(&sp), sp)
+        let (sp, messages, flows) = spans_and_messages(&mut records, w.calls.as_deref());
+        (breakdown(&records, &ends), call_stats(&sp), sp, messages, flows)
     };
     Ok(Report {
         end_times: out.end_times,
@@ -188,6 +188,8 @@ pub fn simulate(w: &mut Workload<'_>, model: &Model<'_>, opts: SimOptions<'_>) -
         breakdown,
         calls,
         spans,
+        messages,
+        flows,
     })
 }
 

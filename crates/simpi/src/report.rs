@@ -30,6 +30,10 @@ pub struct Report {
     pub calls: Vec<crate::analysis::CallStat>,
     /// The timeline's spans (when recorded).
     pub spans: Vec<crate::analysis::Span>,
+    /// The message of each span, by span index (when recorded).
+    pub messages: Vec<Option<crate::timeline::Message>>,
+    /// Arrows from each send's span to the span of the receive it matched.
+    pub flows: Vec<crate::timeline::Flow>,
 }
 
 /// Peak resident set size of this process (Linux `VmHWM`), if available. Read from
@@ -233,6 +237,8 @@ mod tests {
             breakdown: vec![],
             calls: vec![],
             spans: vec![],
+            messages: vec![],
+            flows: vec![],
         }
     }
 

@@ -1,7 +1,7 @@
 //! The state every rule set shares: the store, the event queue, the operations that
 //! became ready, the matching queues, completion counts and recorded times.
 
-use crate::engine::record::Recorder;
+use crate::engine::record::{MatchedSend, Recorder};
 use crate::engine::store::OpStore;
 use crate::matching::MatchQueue;
 use crate::op::OpKind;
@@ -69,12 +69,27 @@ impl<S: OpStore, E> Core<S, E> {
         }
         if let Some(rec) = self.rec.as_mut() {
             let local = self.store.local_index(id);
-            rec.complete(id, op.rank, local, op.kind, op.size, end);
+            rec.complete(id, &op, local, end);
         }
         self.store.completed(id, now, &mut self.ready);
         if op.kind != OpKind::Send {
             self.store.retire(id);
         }
+    }
+
+    /// Receive `recv` matched send `send`: the store is told, and the match recorded.
+    #[inline(always)]
+    pub fn matched(&mut self, send: u32, recv: u32) {
+        if let Some(rec) = self.rec.as_mut() {
+            let s = self.store.op(send);
+            let m = MatchedSend {
+                rank: s.rank,
+                local: self.store.local_index(send),
+                tag: s.tag,
+            };
+            rec.matched(recv, m);
+        }
+        self.store.matched(send, recv);
     }
 
     /// The message of send `id` has been delivered: nothing refers to the send any more.

@@ -299,7 +299,7 @@ impl LogGopsRules {
             Some(msg) => {
                 let send = *core.store.op(msg.op);
                 self.note_sizes(op.size, send.size);
-                core.store.matched(msg.op, id);
+                core.matched(msg.op, id);
                 if !self.m.is_eager(send.size) {
                     // LogGOPSim releases the sender's timers indexed by the *receive's*
                     // CPU and NIC numbers on this path; kept for identical results.
@@ -338,7 +338,7 @@ impl LogGopsRules {
         match core.posted[host as usize].take(send.rank, send.tag, ctx) {
             Some(r) => {
                 self.note_sizes(core.store.op(r.op).size, send.size);
-                core.store.matched(id, r.op);
+                core.matched(id, r.op);
                 if !self.m.is_eager(send.size) {
                     self.release_sender(core, t, send.rank, id, send.cpu, send.nic);
                 }

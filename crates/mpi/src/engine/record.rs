@@ -2,7 +2,7 @@
 //! [`OpRecord`] per completed operation, written when it completes, so a store that
 //! frees operations as they finish can still be recorded.
 
-use crate::op::OpKind;
+use crate::op::{Op, OpKind};
 use std::sync::Arc;
 
 /// When one operation ran.
@@ -22,6 +22,27 @@ pub struct OpRecord {
     pub ready: u64,
     /// When it ended, ps.
     pub end: u64,
+    /// The other rank of a message: a send's destination, the source of the send a
+    /// receive matched ([`NO_PEER`] for a compute, or a receive that matched nothing).
+    pub peer: u32,
+    /// The message's tag (a receive's is its matched send's; 0 for a compute).
+    pub tag: u32,
+    /// For a receive, the position among its rank's operations of the send it matched
+    /// (that rank is [`OpRecord::peer`]); [`NO_MATCH`] otherwise.
+    pub matched_send: u64,
+}
+
+/// [`OpRecord::peer`] of an operation without a peer.
+pub const NO_PEER: u32 = u32::MAX;
+/// [`OpRecord::matched_send`] of an operation that matched no send.
+pub const NO_MATCH: u64 = u64::MAX;
+
+/// The send a receive matched: its rank, position and tag.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) struct MatchedSend {
+    pub(crate) rank: u32,
+    pub(crate) local: u64,
+    pub(crate) tag: u32,
 }
 
 /// The start, ready and end times of one operation while it runs.
@@ -39,6 +60,8 @@ pub struct OpTime {
 #[derive(Default)]
 pub(crate) struct Recorder {
     open: Vec<OpTime>,
+    /// The send each open receive matched, by operation id.
+    matched: Vec<Option<MatchedSend>>,
     pub(crate) records: Vec<OpRecord>,
 }
 
@@ -77,21 +100,42 @@ impl Recorder {
         }
     }
 
-    /// `id` completed: its record is written, with end `end` if its end was not set.
-    pub(crate) fn complete(&mut self, id: u32, rank: u32, local: u64, kind: OpKind, size: u64, end: Option<u64>) {
+    /// Receive `recv` matched `send`.
+    pub(crate) fn matched(&mut self, recv: u32, send: MatchedSend) {
+        let i = recv as usize;
+        if i >= self.matched.len() {
+            self.matched.resize((i + 1).max(self.matched.len() * 2), None);
+        }
+        self.matched[i] = Some(send);
+    }
+
+    /// `op` (operation `id`, at `local` among its rank's) completed: its record is
+    /// written, with end `end` if its end was not set.
+    pub(crate) fn complete(&mut self, id: u32, op: &Op, local: u64, end: Option<u64>) {
         let t = self.at(id);
         if let Some(e) = end {
             t.end = e;
         }
         let t = *t;
+        // Operation ids are reused once freed: what this one matched is taken.
+        let matched = self.matched.get_mut(id as usize).and_then(Option::take);
+        let (peer, tag, matched_send) = match (op.kind, matched) {
+            (OpKind::Send, _) => (op.peer, op.tag, NO_MATCH),
+            (OpKind::Recv, Some(m)) => (m.rank, m.tag, m.local),
+            (OpKind::Recv, None) => (NO_PEER, op.tag, NO_MATCH),
+            (OpKind::Calc, _) => (NO_PEER, 0, NO_MATCH),
+        };
         self.records.push(OpRecord {
-            rank,
+            rank: op.rank,
             local,
-            kind,
-            size,
+            kind: op.kind,
+            size: op.size,
             start: t.start,
             ready: t.ready,
             end: t.end,
+            peer,
+            tag,
+            matched_send,
         });
     }
 }

@@ -163,7 +163,7 @@ impl<N: NetworkModel> SmpiRules<N> {
             Some(r) => {
                 core.mark_ready(r.op, t);
                 core.mark_ready(id, t);
-                core.store.matched(id, r.op);
+                core.matched(id, r.op);
                 msg.recv = Some(r.op);
                 msg.started = true;
             }
@@ -193,7 +193,7 @@ impl<N: NetworkModel> SmpiRules<N> {
                 let send = self.messages[slot as usize].send;
                 core.mark_ready(id, t);
                 core.mark_ready(send, t);
-                core.store.matched(send, id);
+                core.matched(send, id);
                 let msg = &mut self.messages[slot as usize];
                 msg.recv = Some(id);
                 if msg.arrived {
