@@ -8,8 +8,6 @@ use crate::cluster::{check_hosts, ClusterSpec, Sharing, Topology, MAX_LINKS};
 use crate::error::PlatformError;
 use crate::model::{Link, LinkId, Policy, ZoneId};
 use crate::units::clip;
-use std::collections::HashMap;
-use std::sync::OnceLock;
 
 fn product(v: &[u32]) -> Option<u64> {
     v.iter().try_fold(1u64, |a, &x| a.checked_mul(x as u64))
@@ -114,7 +112,7 @@ pub(crate) enum Layout {
 }
 
 /// A cluster whose hosts, points and links are computed, not stored.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct Block {
     pub spec: ClusterSpec,
     pub zone: ZoneId,
@@ -134,29 +132,6 @@ pub(crate) struct Block {
     /// Offset of the topology's links.
     pub topo0: u32,
     pub layout: Layout,
-    /// Link name -> offset, built the first time a link of this block is looked up by
-    /// name (rare: routes of files naming a cluster's links).
-    link_names: OnceLock<HashMap<String, u32>>,
-}
-
-impl Clone for Block {
-    fn clone(&self) -> Block {
-        Block {
-            spec: self.spec.clone(),
-            zone: self.zone,
-            n: self.n,
-            host0: self.host0,
-            point0: self.point0,
-            local0: self.local0,
-            link0: self.link0,
-            nlinks: self.nlinks,
-            per_host: self.per_host,
-            width: self.width,
-            topo0: self.topo0,
-            layout: self.layout.clone(),
-            link_names: OnceLock::new(),
-        }
-    }
 }
 
 /// Pairs `j < k` of `x` things: how many, and the index of one.
@@ -402,7 +377,6 @@ impl Block {
             width: width as u32,
             topo0: (n * per_host) as u32,
             layout,
-            link_names: OnceLock::new(),
         })
     }
 
@@ -586,7 +560,9 @@ impl Block {
         }
         v.extend(s.limiter);
         v.extend(s.loopback.map(|l| l.0));
-        v.extend(s.backbone.map(|b| b.0));
+        if matches!(self.layout, Layout::Flat) {
+            v.extend(s.backbone.map(|b| b.0));
+        }
         v
     }
 
@@ -756,15 +732,82 @@ impl Block {
         }
     }
 
-    /// The offset of the link called `name`, if this block has one.
+    /// The offset of the link called `name`, if this block has one. The name says
+    /// where to look (a number in it gives the offset); the link found there must then
+    /// have that very name.
     pub fn link_offset(&self, name: &str) -> Option<u32> {
-        if !name.starts_with(self.spec.id.as_str()) {
-            return None;
+        let rest = name.strip_prefix(self.spec.id.as_str())?.strip_prefix('_')?;
+        let (rest, half) = match (self.width, rest.strip_suffix("_UP"), rest.strip_suffix("_DOWN")) {
+            (2, Some(r), _) => (r, 0),
+            (2, _, Some(r)) => (r, 1),
+            _ => (rest, 0),
+        };
+        let num = |t: &str| -> Option<u64> {
+            (!t.is_empty() && t.bytes().all(|c| c.is_ascii_digit()))
+                .then(|| t.parse().ok())
+                .flatten()
+        };
+        let host = |t: &str| self.spec.radical.index_of(num(t)?);
+        let n = self.n as u64;
+        let mut candidates: Vec<u64> = Vec::new();
+        if rest == "backbone" {
+            candidates.push(self.topo0 as u64);
         }
-        self.link_names
-            .get_or_init(|| (0..self.nlinks).map(|k| (self.link(k).name, k)).collect())
-            .get(name)
-            .copied()
+        if let Some(x) = rest.strip_prefix("link_") {
+            if let Some(r) = x.strip_suffix("_loopback") {
+                candidates.extend(host(r).map(|i| i * self.per_host as u64));
+            }
+            if let Some(r) = x.strip_suffix("_limiter") {
+                let lo = self.spec.loopback.is_some() as u64;
+                candidates.extend(host(r).map(|i| i * self.per_host as u64 + lo));
+                candidates.extend(num(r).filter(|&i| i < n).map(|i| i * self.per_host as u64 + lo));
+                // A fat-tree switch: ids count down from 2n-1, below zero too.
+                if let Ok(sw) = r.parse::<i64>() {
+                    let s = 2 * n as i64 - 1 - sw;
+                    if s >= 0 {
+                        candidates.push(self.topo0 as u64 + s as u64);
+                    }
+                }
+            }
+            if let Some(i) = host(x) {
+                candidates.push((self.private(i as u32, half == 0).0 - self.link0) as u64);
+            }
+            if let (Some(from), Topology::Torus(dims)) = (x.strip_prefix("from_"), &self.spec.topology) {
+                if let Some((r, nbr)) = from.split_once("_to_") {
+                    if let (Some(i), Some(nbr)) = (host(r), num(nbr)) {
+                        for j in 0..dims.len() {
+                            if crate::zone::torus::neighbour(dims, i as u32, j) as u64 == nbr {
+                                candidates
+                                    .push((self.torus_link(i as u32, j, dims.len(), half == 0).0 - self.link0) as u64);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if let Some(x) = rest.strip_prefix("router_").and_then(|x| x.strip_suffix("_limiter")) {
+            let v: Vec<Option<u64>> = x.split('_').map(num).collect();
+            if let (Layout::Dragonfly, [Some(g), Some(c), Some(b)]) = (&self.layout, v.as_slice()) {
+                let (_, cs, bs, _) = self.dragonfly_shape();
+                candidates.push(self.topo0 as u64 + g * cs * bs + c * bs + b);
+            }
+        }
+        // Fat-tree and dragonfly links end with their number among the topology's links.
+        if let Some(u) = rest.rsplit_once('_').and_then(|(_, u)| num(u)) {
+            let start = match &self.layout {
+                Layout::FatTree(shape) => Some(self.fat_tree_links_start(shape)),
+                Layout::Dragonfly => Some(self.dragonfly_starts()[0]),
+                _ => None,
+            };
+            if let Some(start) = start {
+                candidates.push(start + u.saturating_mul(self.width as u64) + half);
+            }
+        }
+        candidates
+            .into_iter()
+            .filter(|&k| k < self.nlinks as u64)
+            .find(|&k| self.link(k as u32).name == name)
+            .map(|k| k as u32)
     }
 
     /// The other half of a split-duplex link at `offset`, or the link itself.

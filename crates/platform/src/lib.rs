@@ -24,6 +24,7 @@ pub mod route;
 pub mod toml_file;
 pub mod units;
 pub mod xml;
+mod xml_scan;
 pub mod zone;
 
 pub use error::PlatformError;

@@ -9,11 +9,12 @@
 //! None and Cluster zones would all change what SimGrid computes, so none is ignored.
 //! `<prop>` is metadata (energy figures, user keys) and is skipped, except the `smpi/`
 //! keys of hosts and clusters, which set SMPI's per-host overheads and are refused.
-//! Zones nest at most [`MAX_ZONE_DEPTH`] deep and are read without recursion.
+//! Zones nest at most [`crate::model::MAX_ZONE_DEPTH`] deep and are read without
+//! recursion.
 
 use crate::cluster::{add_cluster, cluster_platform, ClusterSpec, Radical, Sharing, Topology};
 use crate::error::PlatformError;
-use crate::model::{Platform, PointKind, Policy, ZoneId, MAX_ZONE_DEPTH};
+use crate::model::{Platform, PointKind, Policy, ZoneId};
 use crate::toml_file::{parse_dragonfly, parse_fat_tree};
 use crate::units::{self, clip};
 use crate::zone::{TableKind, TableRoute, TableZone, ZoneRouting};
@@ -193,6 +194,7 @@ fn tag<'a>(n: Node<'a, '_>) -> &'a str {
 
 /// Parses a SimGrid platform file.
 pub fn parse(text: &str, path: &Path) -> Result<Platform, PlatformError> {
+    crate::xml_scan::scan(text).map_err(|(line, msg)| PlatformError::at(path, line, msg))?;
     let opts = ParsingOptions {
         allow_dtd: true,
         ..ParsingOptions::default()
@@ -214,6 +216,7 @@ pub fn parse(text: &str, path: &Path) -> Result<Platform, PlatformError> {
     check_version(&cx, root)?;
     cx.no_text(root)?;
     let mut platform: Option<Platform> = None;
+    let mut top_line = 1;
     for n in root.children().filter(Node::is_element) {
         match tag(n) {
             "zone" | "AS" => {
@@ -227,6 +230,7 @@ pub fn parse(text: &str, path: &Path) -> Result<Platform, PlatformError> {
                 let z = p.root();
                 fill(&mut cx, &mut p, z, n)?;
                 platform = Some(p);
+                top_line = cx.line(n);
             }
             "cluster" => {
                 if platform.is_some() {
@@ -234,13 +238,14 @@ pub fn parse(text: &str, path: &Path) -> Result<Platform, PlatformError> {
                 }
                 let spec = cluster_spec(&mut cx, n)?;
                 platform = Some(cluster_platform(&spec).map_err(|e| cx.at(n, e))?);
+                top_line = cx.line(n);
             }
             "random" => cx.warn(n, "<random> is ignored, as SimGrid 3.32 ignores it"),
             other => return unsupported(&cx, n, other),
         }
     }
     let mut p = platform.ok_or_else(|| PlatformError::at(path, 1, "the platform has no <zone> or <cluster>"))?;
-    p.seal().map_err(|e| PlatformError::at(path, 0, e.msg))?;
+    p.seal().map_err(|e| PlatformError::at(path, top_line, e.msg))?;
     for w in cx.warnings {
         p.warn(w);
     }
@@ -392,12 +397,7 @@ fn fill(cx: &mut Cx<'_>, p: &mut Platform, z: ZoneId, zone: Node<'_, '_>) -> Res
                 cx.only(n, &["id", "routing"])?;
                 let id = cx.attr(n, "id")?;
                 let routing = table_routing(cx, n)?;
-                if stack.len() as u32 >= MAX_ZONE_DEPTH {
-                    return cx.err(
-                        n,
-                        format!("zone '{}' is nested more than {MAX_ZONE_DEPTH} deep", clip(id)),
-                    );
-                }
+                // add_zone refuses zones past MAX_ZONE_DEPTH, so the stack stays short.
                 let sub = p.add_zone(z, id, routing).map_err(|e| cx.at(n, e))?;
                 cx.props(
                     n,
