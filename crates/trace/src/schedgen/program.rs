@@ -28,7 +28,12 @@ pub struct PatternProgram {
     coll: Option<(Collective, &'static Algorithm)>,
     /// Picoseconds of compute at the start of each iteration.
     compute_ps: u64,
+    /// By rank from `first`, grown as ranks make their first call: a program of
+    /// billions of ranks written one rank at a time (`simpi schedgen`) holds the state
+    /// of one.
     ranks: Vec<RankState>,
+    /// The rank of `ranks[0]`.
+    first: u32,
 }
 
 impl PatternProgram {
@@ -45,7 +50,8 @@ impl PatternProgram {
             params,
             coll,
             compute_ps,
-            ranks: vec![RankState::default(); params.ranks as usize],
+            ranks: Vec::new(),
+            first: 0,
         }
     }
 
@@ -57,6 +63,16 @@ impl PatternProgram {
     /// Number of ranks.
     pub fn ranks(&self) -> u32 {
         self.params.ranks
+    }
+
+    /// Forgets the ranks below `rank`, which will make no more calls (a schedule being
+    /// written has passed them).
+    pub(crate) fn done_below(&mut self, rank: u32) {
+        if rank > self.first {
+            let k = ((rank - self.first) as usize).min(self.ranks.len());
+            self.ranks.drain(..k);
+            self.first = rank;
+        }
     }
 
     /// The stencil's halo exchange: receives from every neighbour, sends to every
@@ -80,18 +96,31 @@ impl PatternProgram {
 
 impl<R: Copy + PartialEq + std::fmt::Debug> Program<R> for PatternProgram {
     fn step<S: OpSink<Ref = R>>(&mut self, rank: u32, calls: &mut RankCalls<R>, s: &mut S) -> Result<Step, Error> {
-        let st = self.ranks[rank as usize];
+        let r = rank.checked_sub(self.first).expect("a rank already done with") as usize;
+        if r >= self.ranks.len() {
+            if self.params.ranks > super::MAX_PATTERN_RANKS {
+                return Err(Error::BadParameter(format!(
+                    "a pattern has at most {} ranks, not {}",
+                    super::MAX_PATTERN_RANKS,
+                    self.params.ranks
+                )));
+            }
+            // Ranks start in order (the engine's first pass, or one by one): this grows
+            // the states to their final size, with no reallocation after the start.
+            self.ranks.resize(r + 1, RankState::default());
+        }
+        let st = self.ranks[r];
         if st.iteration >= self.params.iterations {
             return Ok(Step::Ended);
         }
         if !st.computed {
-            self.ranks[rank as usize].computed = true;
+            self.ranks[r].computed = true;
             if st.iteration > 0 || self.compute_ps > 0 {
                 calls.compute(s, self.compute_ps)?;
                 return Ok(Step::Called);
             }
         }
-        self.ranks[rank as usize] = RankState {
+        self.ranks[r] = RankState {
             iteration: st.iteration + 1,
             computed: false,
         };

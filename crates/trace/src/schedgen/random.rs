@@ -71,8 +71,27 @@ enum Item {
     Dep(u32, u32, bool),
 }
 
-/// Writes a random schedule to `out`.
+/// Most ranks of a random schedule (it is built in memory before it is written).
+pub const MAX_RANDOM_RANKS: u32 = 1 << 20;
+
+/// Most messages and computations, together, of a random schedule (about 200 bytes of
+/// memory each while it is built).
+pub const MAX_RANDOM_ITEMS: u64 = 1 << 23;
+
+/// Writes a random schedule to `out`. Sizes past [`MAX_RANDOM_RANKS`] and
+/// [`MAX_RANDOM_ITEMS`] are an error of kind `InvalidInput`, before anything is written.
 pub fn generate_random<W: Write>(p: &RandomParams, out: W) -> io::Result<W> {
+    let wanted = p.messages as u64 + p.computes as u64;
+    if p.ranks > MAX_RANDOM_RANKS || wanted > MAX_RANDOM_ITEMS {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "a random schedule has at most {MAX_RANDOM_RANKS} ranks and {MAX_RANDOM_ITEMS} messages and \
+                 computations (it is built in memory), not {} ranks and {wanted}",
+                p.ranks
+            ),
+        ));
+    }
     let mut rng = Rng::new(p.seed);
     let n = p.ranks.max(1);
     let modes: Vec<RecvMode> = (0..n)
@@ -100,9 +119,9 @@ pub fn generate_random<W: Write>(p: &RandomParams, out: W) -> io::Result<W> {
 
     let mut items: Vec<Vec<Item>> = vec![Vec::new(); n as usize];
     let mut counts = vec![0u32; n as usize];
-    let total = p.messages + p.computes;
+    let total = wanted;
     for _ in 0..total {
-        let is_msg = rng.below(total as u64) < p.messages as u64;
+        let is_msg = rng.below(total) < p.messages as u64;
         if is_msg {
             let src = rng.below(n as u64) as u32;
             let dst = rng.below(n as u64) as u32;

@@ -95,3 +95,92 @@ fn pattern_names_round_trip() {
         assert_eq!(p.name(), name);
     }
 }
+
+#[test]
+fn issue16_schedgen_estimates_its_output_size() {
+    // Every rank sampled (up to 64): within 3 % (the header is estimated, later
+    // iterations are taken as the second); more ranks than samples: within 10 %, the
+    // binomial trees' uneven ranks included.
+    for &(pat, _, _) in Pattern::ALL.iter() {
+        for (n, iterations) in [(1u32, 1u32), (5, 3), (64, 2), (100, 1), (300, 2)] {
+            let p = Params {
+                ranks: n,
+                bytes: 1000,
+                iterations,
+                compute: 7,
+                periodic: false,
+            };
+            let real = generate(pat, &p, Vec::new()).unwrap().len() as f64;
+            let est = estimated_size(pat, &p, u64::MAX).unwrap() as f64;
+            // Later iterations' labels have more digits than the second's.
+            let tolerance = if n <= 64 { 40.0 + 0.03 * real } else { 0.1 * real };
+            assert!(
+                (est - real).abs() <= tolerance,
+                "{} on {n} ranks x {iterations}: estimated {est}, wrote {real}",
+                pat.name()
+            );
+        }
+    }
+}
+
+#[test]
+fn issue16_schedgen_refuses_a_quadratic_pattern_past_its_limit() {
+    // A ring allreduce has 2(N-1) steps per rank: 5000 ranks are about 10^8 operations.
+    let p = Params {
+        ranks: 5000,
+        bytes: 8,
+        iterations: 1,
+        compute: 0,
+        periodic: false,
+    };
+    let start = std::time::Instant::now();
+    let e = generate(Pattern::RingAllreduce, &p, Vec::new()).unwrap_err();
+    assert!(start.elapsed().as_secs() < 5, "the estimate took {:?}", start.elapsed());
+    assert_eq!(e.kind(), std::io::ErrorKind::InvalidInput);
+    let e = e.to_string();
+    assert!(
+        e.starts_with("ring-allreduce on 5000 rank(s) would be a GOAL file of about ")
+            && e.ends_with(
+                "more than the 1 GiB `simpi schedgen` writes: `simpi replay --pattern ring-allreduce --ranks 5000` \
+                 simulates it without a file"
+            ),
+        "{e}"
+    );
+    // With a higher limit the same call writes; a tiny limit refuses even 4 ranks.
+    let small = Params { ranks: 4, ..p };
+    assert!(generate_at_most(Pattern::RingAllreduce, &small, Vec::new(), 10).is_err());
+    assert!(generate_at_most(Pattern::RingAllreduce, &small, Vec::new(), u64::MAX).is_ok());
+    // Billions of ranks: refused at once, with no per-rank allocation.
+    let huge = Params {
+        ranks: u32::MAX - 1,
+        ..p
+    };
+    for pat in [Pattern::BinomialBcast, Pattern::LinearAlltoall, Pattern::Stencil3d] {
+        let start = std::time::Instant::now();
+        assert!(generate(pat, &huge, Vec::new()).is_err());
+        assert!(start.elapsed().as_secs() < 5, "{:?}", start.elapsed());
+    }
+}
+
+#[test]
+fn issue16_random_schedules_past_their_limits_are_errors() {
+    let p = RandomParams {
+        ranks: 4,
+        messages: u32::MAX,
+        computes: u32::MAX,
+        max_bytes: 10,
+        max_compute: 10,
+        cpus: 1,
+        nics: 1,
+        seed: 1,
+    };
+    let e = generate_random(&p, Vec::new()).unwrap_err();
+    assert_eq!(e.kind(), std::io::ErrorKind::InvalidInput);
+    let p = RandomParams {
+        ranks: u32::MAX - 1,
+        messages: 1,
+        computes: 1,
+        ..p
+    };
+    assert!(generate_random(&p, Vec::new()).is_err());
+}
