@@ -376,3 +376,84 @@ fn issue16_tit_comm_split_with_an_unknown_parent_is_an_error() {
     )
     .unwrap();
 }
+
+// ---- item 8: a stalled trace names its lines ----
+
+/// The stall report of the trace at `p` run live under LogGOPS.
+fn live_stall(p: &std::path::Path) -> String {
+    use simpi_mpi::engine::store::OpStore;
+    let speed = |_r: u32| 1e9;
+    let opts = TitOptions {
+        speed: &speed,
+        choose: &choose,
+        test_cost: 1e-6,
+        calls: false,
+    };
+    let prog = simpi_trace::tit::open_tit(p, &opts).unwrap();
+    let ranks = prog.ranks();
+    let model = simpi_net::LogGops::from_units(TimeUnit::Ns, 1000, 100, 0, 0, 0, 1 << 40);
+    let (result, store) = simpi_mpi::run_loggops_on(simpi_mpi::live::Live::new(prog, ranks, 1, 1), &model, None, false);
+    match result {
+        Err(simpi_mpi::Error::Stall(stall)) => stall
+            .render(usize::MAX, &|id| store.describe(id.0))
+            .replace(&format!("{}/", dir().display()), ""),
+        other => panic!("no stall: {:?}", other.map(|o| o.makespan())),
+    }
+}
+
+#[test]
+fn issue16_tit_stall_reports_name_the_file_and_line_of_every_blocked_operation() {
+    // Collectives, a waitall, a send-receive: every rank blocks.
+    let trace = "0 init\n1 init\n2 init\n3 init\n\
+                 0 allreduce 100 0\n1 allreduce 100 0\n2 allreduce 100 0\n\
+                 0 isend 1 5 100\n0 irecv 3 5 100\n0 waitall\n\
+                 1 sendRecv 10 2 10 3\n2 bcast 10 1\n3 reduce 100 0 2\n";
+    let shared = write("stuck.txt", trace);
+    // The same as per-rank files behind an index.
+    let mut index = String::new();
+    for r in 0..4 {
+        let mine: String = trace
+            .lines()
+            .filter(|l| l.starts_with(&format!("{r} ")))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        index.push_str(&format!("{}\n", write(&format!("stuck-{r}.tit"), mine).display()));
+    }
+    let per_rank = write("stuck-index.txt", index);
+    for (p, file_of) in [
+        (
+            &shared,
+            Box::new(|_r: usize| "stuck.txt".to_string()) as Box<dyn Fn(usize) -> String>,
+        ),
+        (&per_rank, Box::new(|r: usize| format!("stuck-{r}.tit"))),
+    ] {
+        let report = live_stall(p);
+        assert!(!report.contains("operation #"), "{report}");
+        // Each operation shown ends with its place, in the rank's own file.
+        let mut rank = 0;
+        for line in report.lines().skip(1) {
+            if let Some(r) = line.trim().strip_prefix("rank ") {
+                rank = r.split(':').next().unwrap().parse().unwrap();
+                continue;
+            }
+            let place = line.rsplit(['(', ' ']).next().unwrap().trim_end_matches(')');
+            let (file, n) = place.rsplit_once(':').unwrap_or_else(|| panic!("{line}\n{report}"));
+            // A message that arrived names its sender's line, in the sender's file.
+            let owner = match line.split("message from rank ").nth(1) {
+                Some(r) => r.split(' ').next().unwrap().parse().unwrap(),
+                None => rank,
+            };
+            assert_eq!(file, file_of(owner), "{line}\n{report}");
+            assert!(n.parse::<u32>().is_ok(), "{line}\n{report}");
+        }
+        // Rank 0 waits in its allreduce (line 5 of the shared file, 2 of its own); rank 3's
+        // reduce sent to rank 2 (line 13, or 2 of its own).
+        let (at0, at3) = if p == &shared {
+            ("stuck.txt:5", "stuck.txt:13")
+        } else {
+            ("stuck-0.tit:2", "stuck-3.tit:2")
+        };
+        assert!(report.contains(&format!("blocked in the call at {at0}")), "{report}");
+        assert!(report.contains(&format!("send 100b to 2 tag 21 ({at3})")), "{report}");
+    }
+}

@@ -35,6 +35,11 @@ pub(crate) struct LabelTable {
     used: usize,
     /// `numbered[n]` is label `l<n>`, if defined (`line == 0` marks a hole).
     numbered: Vec<LabelDef>,
+    /// Labels in `numbered`.
+    numbered_used: usize,
+    /// Whether some `l<n>` label is in the hash table instead, its number being too far
+    /// ahead of the others (a single `l16000000:` must not take 128 MB).
+    spilled: bool,
 }
 
 impl Default for LabelTable {
@@ -44,6 +49,8 @@ impl Default for LabelTable {
             slots: vec![EMPTY; 64],
             used: 0,
             numbered: Vec::new(),
+            numbered_used: 0,
+            spilled: false,
         }
     }
 }
@@ -89,6 +96,8 @@ impl LabelTable {
     /// Forgets every label, keeping the memory for the next rank.
     pub fn clear(&mut self) {
         self.numbered.clear();
+        self.numbered_used = 0;
+        self.spilled = false;
         if self.used > 0 {
             if self.slots.len() > 4096 && self.used * 16 < self.slots.len() {
                 self.slots = vec![EMPTY; (self.used * 2).next_power_of_two().max(64)];
@@ -104,8 +113,15 @@ impl LabelTable {
     #[inline]
     pub fn get(&self, key: &[u8]) -> Option<LabelDef> {
         if let Some(n) = numbered(key) {
-            return self.numbered.get(n).copied().filter(|d| d.line != 0);
+            let found = self.numbered.get(n).copied().filter(|d| d.line != 0);
+            if found.is_some() || !self.spilled {
+                return found;
+            }
         }
+        self.get_hashed(key)
+    }
+
+    fn get_hashed(&self, key: &[u8]) -> Option<LabelDef> {
         let h = hash(key);
         let mask = self.slots.len() - 1;
         let mut i = h as usize & mask;
@@ -126,15 +142,25 @@ impl LabelTable {
     pub fn insert(&mut self, key: &[u8], def: LabelDef) -> Result<(), LabelDef> {
         debug_assert!(def.line != 0, "line numbers start at 1");
         if let Some(n) = numbered(key) {
-            if n >= self.numbered.len() {
-                self.numbered.resize(n + 1, LabelDef { idx: 0, line: 0 });
+            // The vector stays within a few times the labels it holds.
+            if n < self.numbered.len().max(4 * self.numbered_used + 4096) {
+                if self.spilled {
+                    if let Some(first) = self.get_hashed(key) {
+                        return Err(first);
+                    }
+                }
+                if n >= self.numbered.len() {
+                    self.numbered.resize(n + 1, LabelDef { idx: 0, line: 0 });
+                }
+                let slot = &mut self.numbered[n];
+                if slot.line != 0 {
+                    return Err(*slot);
+                }
+                *slot = def;
+                self.numbered_used += 1;
+                return Ok(());
             }
-            let slot = &mut self.numbered[n];
-            if slot.line != 0 {
-                return Err(*slot);
-            }
-            *slot = def;
-            return Ok(());
+            self.spilled = true;
         }
         if (self.used + 1) * 2 > self.slots.len() {
             self.grow();
@@ -223,16 +249,44 @@ mod tests {
     use std::collections::HashMap;
 
     #[test]
+    fn issue16_a_label_number_far_ahead_takes_no_memory_of_its_own() {
+        let mut t = LabelTable::default();
+        t.insert(b"l16000000", LabelDef { idx: 0, line: 1 }).unwrap();
+        assert!(t.numbered.capacity() < 1 << 16, "{}", t.numbered.capacity());
+        assert_eq!(t.get(b"l16000000"), Some(LabelDef { idx: 0, line: 1 }));
+        // Labels written in order still go to the vector, and duplicates of the far
+        // one are found once the vector reaches it.
+        for n in 0..20_000u32 {
+            t.insert(
+                format!("l{n}").as_bytes(),
+                LabelDef {
+                    idx: n + 1,
+                    line: n + 2,
+                },
+            )
+            .unwrap();
+        }
+        assert_eq!(t.used, 1);
+        assert_eq!(
+            t.insert(b"l16000000", LabelDef { idx: 9, line: 9 }),
+            Err(LabelDef { idx: 0, line: 1 })
+        );
+    }
+
+    #[test]
     fn behaves_like_a_hashmap_across_growth_and_clears() {
         let mut t = LabelTable::default();
         for round in 0..3u32 {
             let mut shadow = HashMap::new();
             for i in 0..5000u32 {
                 // Hashed names, numbered names, and near-numbered ones that must hash.
-                let key = match i % 4 {
+                let key = match i % 5 {
                     0 => format!("label_{}_{}", i % 2500, round),
                     1 => format!("l{}", (i * 7) % 1700),
                     2 => format!("l0{}", i % 900),
+                    // Numbers far apart: some go to the hash table, until the vector
+                    // has grown past them.
+                    3 => format!("l{}", (i as u64 * 7919 * (round as u64 + 1)) % 16_000_000),
                     _ => format!("l{}x", i % 800),
                 };
                 let def = LabelDef { idx: i, line: i + 1 };
