@@ -36,7 +36,7 @@ pub fn check(p: &Platform, max_pairs: u64) -> CheckReport {
     let step = if total <= max_pairs {
         1
     } else {
-        (total / max_pairs).max(1) | 1
+        (total / max_pairs.max(1)).max(1) | 1
     };
     let mut k = 0u64;
     while k < total {

@@ -119,10 +119,13 @@ impl Zone {
         self.members
     }
 
-    /// Member `i` (`NetPoint::local` indexes members).
-    pub fn member(&self, i: u32) -> NetPointId {
+    /// Member `i` (`NetPoint::local` indexes members), if there is one.
+    pub fn member(&self, i: u32) -> Option<NetPointId> {
+        if i >= self.members {
+            return None;
+        }
         let k = self.before.partition_point(|&b| b <= i) - 1;
-        NetPointId(self.runs[k].0 + (i - self.before[k]))
+        Some(NetPointId(self.runs[k].0 + (i - self.before[k])))
     }
 
     /// The members, in order.

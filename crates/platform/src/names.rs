@@ -44,7 +44,14 @@ pub(crate) struct HostNames {
     by_prefix: BTreeMap<String, BTreeSet<String>>,
     /// Lengths of the prefixes used.
     prefix_lens: BTreeSet<usize>,
+    /// Names compared one by one so far (bounded: see [`MAX_NAMES_COMPARED`]).
+    compared: u64,
 }
+
+/// How many cluster host names may be compared one by one, over all clusters whose
+/// prefixes and suffixes nest ('n' and 'n1'): past it the platform is refused rather
+/// than checked for minutes.
+pub const MAX_NAMES_COMPARED: u64 = 1 << 26;
 
 /// The number written in `digits` as SimGrid writes numbers (no sign, no leading zero).
 fn number(digits: &str) -> Option<u64> {
@@ -114,6 +121,14 @@ impl HostNames {
                 continue;
             }
             let g = &self.groups[&other];
+            self.compared += g.hosts.min(radical.len());
+            if self.compared > MAX_NAMES_COMPARED {
+                return Err(format!(
+                    "the host names of cluster prefix '{}' and of prefix '{}' are too alike to check (more than {MAX_NAMES_COMPARED} names compared): give clusters distinct prefixes",
+                    clip(prefix),
+                    clip(&other.0)
+                ));
+            }
             if g.hosts <= radical.len() {
                 for v in g.numbers() {
                     let name = format!("{}{v}{}", other.0, other.1);

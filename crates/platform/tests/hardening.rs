@@ -630,3 +630,57 @@ fn issue16_host_files_with_a_byte_order_mark_and_long_tokens() {
     let m = Mapping::block(&p, u32::MAX, 1);
     assert_eq!(m.host(u32::MAX - 1), HostId((u32::MAX - 1) % 16));
 }
+
+#[test]
+fn dijkstra_routes_do_not_depend_on_the_order_of_queries() {
+    // A ring of 6 routers with a host on each: shortest paths around the ring. The
+    // zone remembers the last source's tree; asking pairs in any order gives the same
+    // routes.
+    let mut body = String::new();
+    for i in 0..6 {
+        body += &format!("<host id=\"h{i}\" speed=\"1Gf\"/><router id=\"r{i}\"/>\n");
+        body += &format!("<link id=\"a{i}\" bandwidth=\"1GBps\"/><link id=\"b{i}\" bandwidth=\"1GBps\"/>\n");
+    }
+    for i in 0..6 {
+        body += &format!("<route src=\"h{i}\" dst=\"r{i}\"><link_ctn id=\"a{i}\"/></route>\n");
+        body += &format!(
+            "<route src=\"r{i}\" dst=\"r{}\"><link_ctn id=\"b{i}\"/></route>\n",
+            (i + 1) % 6
+        );
+    }
+    let text = zone(&body).replace("routing=\"Full\"", "routing=\"Dijkstra\"");
+    let p = load(&write("ring.xml", &text)).unwrap();
+    // Around the ring the short way; opposite hosts (3 steps either way) are checked
+    // for their length only.
+    let want = |a: usize, b: usize| -> Vec<String> {
+        let mut v = vec![format!("a{a}")];
+        let (fwd, back) = ((b + 6 - a) % 6, (a + 6 - b) % 6);
+        if fwd <= back && fwd < 3 {
+            v.extend((0..fwd).map(|k| format!("b{}", (a + k) % 6)));
+        } else if back < 3 {
+            v.extend((0..back).map(|k| format!("b{}", (a + 5 - k) % 6)));
+        } else {
+            return Vec::new();
+        }
+        v.push(format!("a{b}"));
+        v
+    };
+    let mut order: Vec<(usize, usize)> = (0..6).flat_map(|a| (0..6).map(move |b| (a, b))).collect();
+    for round in 0..2 {
+        if round == 1 {
+            order.reverse();
+        }
+        for &(a, b) in &order {
+            if a == b {
+                continue;
+            }
+            let got = names(&p, &format!("h{a}"), &format!("h{b}"));
+            let w = want(a, b);
+            if !w.is_empty() {
+                assert_eq!(got, w, "h{a} -> h{b}");
+            } else {
+                assert_eq!(got.len(), 5, "h{a} -> h{b}: {got:?}");
+            }
+        }
+    }
+}

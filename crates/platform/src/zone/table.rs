@@ -45,7 +45,21 @@ pub struct TableZone {
     floyd_pred: Vec<u32>,
     /// Dijkstra: per member, the listed routes leaving it (neighbour, cost).
     adjacency: Vec<Vec<(u32, u64)>>,
+    /// Dijkstra: the last source's shortest-path tree (consecutive queries often share a
+    /// source, as in SimGrid's DijkstraCache; `platform check` asks all of one source's
+    /// pairs in a row).
+    last_tree: LastTree,
     n: usize,
+}
+
+/// A source and its predecessor per member (`NONE`: unreachable).
+#[derive(Debug, Default)]
+struct LastTree(std::sync::Mutex<Option<(u32, std::sync::Arc<Vec<u32>>)>>);
+
+impl Clone for LastTree {
+    fn clone(&self) -> LastTree {
+        LastTree::default()
+    }
 }
 
 const NONE: u32 = u32::MAX;
@@ -60,6 +74,7 @@ impl TableZone {
             loopback: None,
             floyd_pred: Vec::new(),
             adjacency: Vec::new(),
+            last_tree: LastTree::default(),
             n: 0,
         }
     }
@@ -219,9 +234,36 @@ impl TableZone {
         if src == dst && self.hop(src, dst).is_some() {
             return Ok(vec![(src, dst)]);
         }
+        if src == dst {
+            return Ok(Vec::new());
+        }
+        let pred = self.tree(src)?;
+        if !matches!(pred.get(dst as usize), Some(&p) if p != NONE) {
+            return Err("no route (the zone's routes do not connect these points)".into());
+        }
+        let mut path = Vec::new();
+        let mut b = dst;
+        while b != src {
+            let a = pred[b as usize];
+            path.push((a, b));
+            b = a;
+        }
+        path.reverse();
+        Ok(path)
+    }
+
+    /// The shortest-path tree from `src`: each member's predecessor.
+    fn tree(&self, src: u32) -> Result<std::sync::Arc<Vec<u32>>, String> {
+        if let Ok(last) = self.last_tree.0.lock() {
+            if let Some((s, pred)) = &*last {
+                if *s == src {
+                    return Ok(pred.clone());
+                }
+            }
+        }
         let n = self.n;
         let adj = &self.adjacency;
-        if adj.len() != n {
+        if adj.len() != n || src as usize >= n {
             return Err("the zone is not sealed".into());
         }
         let mut dist = vec![u64::MAX; n];
@@ -241,18 +283,11 @@ impl TableZone {
                 }
             }
         }
-        if dist[dst as usize] == u64::MAX {
-            return Err("no route (the zone's routes do not connect these points)".into());
+        let pred = std::sync::Arc::new(pred);
+        if let Ok(mut last) = self.last_tree.0.lock() {
+            *last = Some((src, pred.clone()));
         }
-        let mut path = Vec::new();
-        let mut b = dst;
-        while b != src {
-            let a = pred[b as usize];
-            path.push((a, b));
-            b = a;
-        }
-        path.reverse();
-        Ok(path)
+        Ok(pred)
     }
 
     /// Number of listed routes.
