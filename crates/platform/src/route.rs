@@ -83,7 +83,7 @@ impl Platform {
         let (_, zs, ls) = self.point_place(src);
         let (_, zd, ld) = self.point_place(dst);
         if zs == zd {
-            self.zone(zs).routing.local_route(self, ls, ld, out)?;
+            self.zone(zs).routing.local_route(self, ls, ld, out, depth)?;
             return Ok(());
         }
         let up_src = self.ancestors(zs);
@@ -100,7 +100,7 @@ impl Platform {
         let gw = self
             .zone(anc)
             .routing
-            .local_route(self, local_s, local_d, &mut middle)?;
+            .local_route(self, local_s, local_d, &mut middle, depth)?;
         let needs_src_gw = matches!(kind_s, PointKind::Zone(_));
         let needs_dst_gw = matches!(kind_d, PointKind::Zone(_));
         if needs_src_gw || needs_dst_gw {

@@ -240,6 +240,7 @@ pub fn parse(text: &str, path: &Path) -> Result<Platform, PlatformError> {
                 platform = Some(cluster_platform(&spec).map_err(|e| cx.at(n, e))?);
                 top_line = cx.line(n);
             }
+            "random" if platform.is_some() => return cx.err(n, "<random> comes before the platform's zone"),
             "random" => cx.warn(n, "<random> is ignored, as SimGrid 3.32 ignores it"),
             other => return unsupported(&cx, n, other),
         }
@@ -366,32 +367,90 @@ fn policy_of(cx: &mut Cx<'_>, n: Node<'_, '_>, attr: &str, default: &str) -> Res
     })
 }
 
+/// What a zone may hold besides `<prop>`s.
+const ZONE_CHILDREN: &[&str] = &[
+    "zone",
+    "AS",
+    "cluster",
+    "host",
+    "router",
+    "link",
+    "route",
+    "zoneRoute",
+    "ASroute",
+];
+
+/// What a zone has held so far. SimGrid's DTD (which its parser enforces) lets a zone
+/// hold `<prop>`s, then either sub-zones and clusters joined by `<zoneRoute>`s or hosts
+/// and routers joined by `<route>`s, links among either, routes last.
+#[derive(Default)]
+struct Shape {
+    /// Sub-zones (true) or hosts (false), once known.
+    zones: Option<bool>,
+    elements: bool,
+    routes: bool,
+}
+
+impl Shape {
+    fn admit(&mut self, cx: &Cx<'_>, n: Node<'_, '_>, zone: &str) -> Result<(), PlatformError> {
+        let t = tag(n);
+        let (holds_zones, is_route) = match t {
+            "prop" if self.elements || self.routes => {
+                return cx.err(
+                    n,
+                    format!(
+                        "<prop> after the elements of zone '{}': a zone's <prop>s come first",
+                        clip(zone)
+                    ),
+                )
+            }
+            "prop" => return Ok(()),
+            "zone" | "AS" | "cluster" => (Some(true), false),
+            "host" | "router" => (Some(false), false),
+            "zoneRoute" | "ASroute" => (Some(true), true),
+            "route" => (Some(false), true),
+            _ => (None, false),
+        };
+        if let (Some(want), Some(have)) = (holds_zones, self.zones) {
+            if want != have {
+                return cx.err(
+                    n,
+                    format!(
+                        "<{t}> in zone '{}', which holds {}: a zone holds either sub-zones and clusters (joined by <zoneRoute>s) or hosts and routers (joined by <route>s), as in SimGrid",
+                        clip(zone),
+                        if have { "sub-zones or clusters" } else { "hosts or routers" }
+                    ),
+                );
+            }
+        }
+        if self.routes && !is_route {
+            return cx.err(
+                n,
+                format!(
+                    "<{t}> after the routes of zone '{}': a zone's routes come last, as in SimGrid",
+                    clip(zone)
+                ),
+            );
+        }
+        self.zones = self.zones.or(holds_zones);
+        self.elements = true;
+        self.routes |= is_route;
+        Ok(())
+    }
+}
+
 /// Reads the elements of `zone` (and of the zones inside it, depth first, in document
 /// order) into zone `z`, with an explicit stack rather than recursion.
 fn fill(cx: &mut Cx<'_>, p: &mut Platform, z: ZoneId, zone: Node<'_, '_>) -> Result<(), PlatformError> {
-    cx.props(
-        zone,
-        false,
-        &[
-            "zone",
-            "AS",
-            "cluster",
-            "host",
-            "router",
-            "link",
-            "route",
-            "zoneRoute",
-            "ASroute",
-            "prop",
-        ],
-    )?;
-    let mut stack: Vec<(ZoneId, Option<Node>)> = vec![(z, zone.first_element_child())];
+    cx.props(zone, false, ZONE_CHILDREN)?;
+    let mut stack: Vec<(ZoneId, Option<Node>, Shape)> = vec![(z, zone.first_element_child(), Shape::default())];
     while let Some(top) = stack.last_mut() {
-        let (z, Some(n)) = *top else {
+        let (z, Some(n), _) = *top else {
             stack.pop();
             continue;
         };
         top.1 = n.next_sibling_element();
+        top.2.admit(cx, n, &p.zone(z).name)?;
         match tag(n) {
             "zone" | "AS" => {
                 cx.only(n, &["id", "routing"])?;
@@ -399,22 +458,8 @@ fn fill(cx: &mut Cx<'_>, p: &mut Platform, z: ZoneId, zone: Node<'_, '_>) -> Res
                 let routing = table_routing(cx, n)?;
                 // add_zone refuses zones past MAX_ZONE_DEPTH, so the stack stays short.
                 let sub = p.add_zone(z, id, routing).map_err(|e| cx.at(n, e))?;
-                cx.props(
-                    n,
-                    false,
-                    &[
-                        "zone",
-                        "AS",
-                        "cluster",
-                        "host",
-                        "router",
-                        "link",
-                        "route",
-                        "zoneRoute",
-                        "ASroute",
-                    ],
-                )?;
-                stack.push((sub, n.first_element_child()));
+                cx.props(n, false, ZONE_CHILDREN)?;
+                stack.push((sub, n.first_element_child(), Shape::default()));
             }
             "cluster" => {
                 let spec = cluster_spec(cx, n)?;
@@ -487,6 +532,12 @@ fn link(cx: &mut Cx<'_>, p: &mut Platform, n: Node<'_, '_>) -> Result<(), Platfo
         );
     }
     let bw = cx.quantity(n, "bandwidth", bws, units::bandwidth, "bytes/s")?;
+    if n.attribute("latency").is_none() {
+        cx.warn(
+            n,
+            "<link> has no latency: read as 0 (SimGrid 3.32 refuses a link without one)",
+        );
+    }
     let lat = cx.quantity(n, "latency", n.attribute("latency").unwrap_or("0"), units::time, "s")?;
     let r = match policy {
         Sharing2::Shared => p.add_link(id, bw, lat, Policy::Shared).map(|_| ()),

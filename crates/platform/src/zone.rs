@@ -44,9 +44,10 @@ impl ZoneRouting {
         src: u32,
         dst: u32,
         out: &mut Vec<LinkId>,
+        depth: u32,
     ) -> Result<Gateways, String> {
         match self {
-            ZoneRouting::Table(t) => t.route(src, dst, out),
+            ZoneRouting::Table(t) => t.route(p, src, dst, out, depth),
             ZoneRouting::Cluster(c) => {
                 let b = p.block(*c).ok_or("the cluster is not built")?;
                 let (s, d) = (src - b.local0, dst - b.local0);

@@ -183,7 +183,18 @@ impl TableZone {
         }
     }
 
-    pub(crate) fn route(&self, src: u32, dst: u32, out: &mut Vec<LinkId>) -> Result<Gateways, String> {
+    /// Appends the links from member `src` to member `dst`. A path of several zone
+    /// routes also crosses each zone between them, from the gateway it was entered by to
+    /// the one it is left by (as SimGrid's Floyd zones do); `depth` is the route
+    /// resolver's, for its guard.
+    pub(crate) fn route(
+        &self,
+        p: &Platform,
+        src: u32,
+        dst: u32,
+        out: &mut Vec<LinkId>,
+        depth: u32,
+    ) -> Result<Gateways, String> {
         let hops: Vec<(u32, u32)> = match self.kind {
             TableKind::Full => vec![(src, dst)],
             TableKind::Floyd => {
@@ -216,13 +227,16 @@ impl TableZone {
             let r = self
                 .hop(a, b)
                 .ok_or_else(|| "no route between these points in the zone".to_string())?;
-            out.extend_from_slice(&r.links);
             if let Some((gs, gd)) = r.gateways {
                 if i == 0 {
                     gw_src = Some(gs);
                 }
+                if let Some(prev) = gw_dst.filter(|&g| g != gs) {
+                    p.route_points(prev, gs, out, depth + 1)?;
+                }
                 gw_dst = Some(gd);
             }
+            out.extend_from_slice(&r.links);
         }
         Ok(match (gw_src, gw_dst) {
             (Some(a), Some(b)) => Some((a, b)),
