@@ -8,20 +8,8 @@
 use crate::{SimTime, TimeUnit};
 use simpi_net::Piecewise;
 
-/// The longest piece of a user's input an error message quotes.
-const QUOTE_LIMIT: usize = 60;
-
-/// `s` for an error message: whole if short, else its start and how long it was.
-pub fn quote(s: &str) -> String {
-    if s.len() <= QUOTE_LIMIT {
-        return format!("'{s}'");
-    }
-    let mut end = QUOTE_LIMIT;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("'{}...' ({} bytes)", &s[..end], s.len())
-}
+pub use simpi_trace::quote::quote;
+use simpi_trace::quote::QUOTE_LIMIT;
 
 /// Piece-wise values `bound:value;...` whose every value satisfies `ok`.
 fn piecewise(s: &str, ok: fn(f64) -> bool, domain: &str) -> Result<Piecewise, String> {

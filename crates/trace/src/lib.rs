@@ -1,7 +1,7 @@
 //! Readers and writers of the formats simpi replays, and generators of schedules.
 
 pub mod goal;
-mod quote;
+pub mod quote;
 pub mod schedgen;
 pub mod tit;
 

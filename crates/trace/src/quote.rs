@@ -2,10 +2,10 @@
 //! line without spaces), and a message should show what it starts with, not all of it.
 
 /// The longest piece of an input token an error message quotes, in bytes.
-pub(crate) const QUOTE_LIMIT: usize = 60;
+pub const QUOTE_LIMIT: usize = 60;
 
 /// `s` between quotes: whole if short, else its start and how long it was.
-pub(crate) fn quote(s: &str) -> String {
+pub fn quote(s: &str) -> String {
     if s.len() <= QUOTE_LIMIT {
         return format!("'{s}'");
     }
