@@ -754,3 +754,26 @@ fn dijkstra_routes_do_not_depend_on_the_order_of_queries() {
         }
     }
 }
+
+#[test]
+fn issue16_platform_check_of_a_huge_torus_finishes() {
+    // Routes across a ring of a million nodes are half a million links long: checking
+    // a million of them stops after a bounded amount of routing, and says so.
+    let t = load(&write(
+        "ring.toml",
+        &format!("[topology]\nkind = \"torus\"\ndims = [4, 2, 1048576]\n{LINK}"),
+    ))
+    .unwrap();
+    let start = Instant::now();
+    let rep = simpi_platform::check::check(&t, 1_000_000);
+    assert!(rep.stopped && rep.pairs_checked > 0 && rep.ok(), "{rep:?}");
+    assert!(start.elapsed().as_secs() < 30, "{:?}", start.elapsed());
+    // A small one is checked whole.
+    let t = load(&write(
+        "small.toml",
+        &format!("[topology]\nkind = \"torus\"\ndims = [4, 4]\n{LINK}"),
+    ))
+    .unwrap();
+    let rep = simpi_platform::check::check(&t, 1_000_000);
+    assert!(!rep.stopped && rep.pairs_checked == 256 && rep.ok());
+}
