@@ -27,6 +27,11 @@ pub(crate) fn quote_bytes(b: &[u8]) -> String {
     format!("'{head}...' ({} bytes)", b.len())
 }
 
+/// The longest line a reader takes, in bytes: a file without line ends (`/dev/zero`,
+/// a binary file) would otherwise be read into memory whole, or forever. A TIT line
+/// of a vector collective over 2^24 ranks is about 200 MB.
+pub(crate) const MAX_LINE: usize = 256 << 20;
+
 /// The UTF-8 byte-order mark some editors write at the start of a text file.
 pub(crate) const BOM: &[u8] = b"\xEF\xBB\xBF";
 

@@ -457,3 +457,32 @@ fn issue16_tit_stall_reports_name_the_file_and_line_of_every_blocked_operation()
         assert!(report.contains(&format!("send 100b to 2 tag 21 ({at3})")), "{report}");
     }
 }
+
+// ---- item 5: inputs without an end ----
+
+#[test]
+fn issue16_a_file_without_line_ends_is_refused_not_read_forever() {
+    // GOAL: an endless line (as from /dev/zero) stops at 256 MiB.
+    let e = simpi_trace::read_goal(std::io::repeat(b'a'), "endless", TimeUnit::Ns).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "endless:1: the line is longer than 256 MiB: this is not a GOAL schedule"
+    );
+    // TIT: /dev/zero as the trace of a one-entry index and of a per-rank index; random
+    // bytes as a trace.
+    if std::path::Path::new("/dev/zero").exists() {
+        let one = write("zero-index.txt", "/dev/zero\n");
+        let e = tit_at(&one).unwrap_err();
+        assert_eq!(e, "/dev/zero:1: the line is longer than 256 MiB: this is not a trace");
+        let two = write("zero-index2.txt", "/dev/zero\n/dev/zero\n");
+        let e = tit_at(&two).unwrap_err();
+        assert_eq!(e, "/dev/zero:1: the line is longer than 256 MiB: this is not a trace");
+    }
+    if std::path::Path::new("/dev/urandom").exists() {
+        let e = tit_at(std::path::Path::new("/dev/urandom")).unwrap_err();
+        assert!(e.starts_with("/dev/urandom:") && e.contains("valid UTF-8"), "{e}");
+        let two = write("random-index.txt", "/dev/urandom\n/dev/urandom\n");
+        let e = tit_at(&two).unwrap_err();
+        assert!(e.starts_with("/dev/urandom:") && e.contains("valid UTF-8"), "{e}");
+    }
+}

@@ -61,6 +61,9 @@ impl Stall {
     /// How many blocked ranks a report describes in detail.
     pub const DETAILED: usize = 64;
 
+    /// How many lines of stuck operations a report shows per rank.
+    pub const PENDING_SHOWN: usize = 8;
+
     /// A human-readable report of at most `max_ranks` ranks. `describe` says what an
     /// operation is and, if it can, where the user finds it (e.g. `file.goal:12`).
     pub fn render(&self, max_ranks: usize, describe: &dyn Fn(OpId) -> String) -> String {
@@ -76,7 +79,15 @@ impl Stall {
             if let Some(at) = &r.program_at {
                 let _ = writeln!(out, "    its program is blocked in {at}");
             }
+            // Consecutive lines alike are told once, with their count; past a few lines
+            // the rest are counted (a rank may have a million unreceived messages).
+            let mut shown: Vec<(String, usize)> = Vec::new();
+            let mut rest = 0usize;
             for p in &r.pending {
+                if rest > 0 {
+                    rest += 1;
+                    continue;
+                }
                 let line = match p {
                     Pending::PostedRecv { op } => {
                         format!("waiting for a matching message: {}", describe(*op))
@@ -91,7 +102,25 @@ impl Stall {
                         )
                     }
                 };
-                let _ = writeln!(out, "    {line}");
+                let full = shown.len() == Self::PENDING_SHOWN;
+                match shown.last_mut() {
+                    Some((last, n)) if *last == line => *n += 1,
+                    _ if full => rest = 1,
+                    _ => shown.push((line, 1)),
+                }
+            }
+            for (line, n) in shown {
+                match n {
+                    1 => writeln!(out, "    {line}"),
+                    n => writeln!(out, "    {line} (and {} more alike)", n - 1),
+                }
+                .unwrap_or(());
+            }
+            if rest > 0 {
+                let _ = writeln!(
+                    out,
+                    "    ... and {rest} more stuck operation(s) or unreceived message(s)"
+                );
             }
             if let Some(first) = r.waiting_on_dependencies.first() {
                 let _ = writeln!(
@@ -107,5 +136,46 @@ impl Stall {
             let _ = writeln!(out, "  ... and {} more blocked rank(s)", self.blocked_ranks - shown);
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn issue16_a_rank_with_many_stuck_operations_gets_a_short_report() {
+        // A million unreceived messages alike from rank 0, then twenty different receives.
+        let mut pending: Vec<Pending> = (0..1_000_000)
+            .map(|_| Pending::UnreceivedMessage { send: OpId(7), from: 0 })
+            .collect();
+        pending.extend((0..20).map(|i| Pending::PostedRecv { op: OpId(100 + i) }));
+        let stall = Stall {
+            end_times: vec![SimTime::ZERO; 2],
+            ranks: vec![StalledRank {
+                rank: 1,
+                done: 0,
+                total: 21,
+                pending,
+                waiting_on_dependencies: Vec::new(),
+                program_at: None,
+            }],
+            blocked_ranks: 1,
+            stats: RunStats::default(),
+        };
+        let report = stall.render(10, &|id| format!("op {}", id.0));
+        let lines: Vec<&str> = report.lines().collect();
+        assert_eq!(
+            lines[2],
+            "    message from rank 0 arrived but was never received: op 7 (and 999999 more alike)"
+        );
+        // Seven receives more make eight lines; the thirteen others are counted.
+        assert_eq!(lines[3], "    waiting for a matching message: op 100");
+        assert_eq!(lines[9], "    waiting for a matching message: op 106");
+        assert_eq!(
+            lines[10],
+            "    ... and 13 more stuck operation(s) or unreceived message(s)"
+        );
+        assert_eq!(lines.len(), 11);
     }
 }

@@ -3,7 +3,7 @@
 use super::fast::{fast_statement, Fast};
 use super::labels::{LabelDef, LabelTable};
 use super::lexer::{Lexer, Tok, TokKind};
-use crate::quote::{quote, quote_bytes, BOM, QUOTE_LIMIT};
+use crate::quote::{quote, quote_bytes, BOM, MAX_LINE, QUOTE_LIMIT};
 use simpi_kernel::TimeUnit;
 use simpi_mpi::{BuildError, Op, OpKind, Schedule, ScheduleBuilder, ANY_SOURCE, ANY_TAG};
 use std::fmt;
@@ -362,7 +362,17 @@ fn parse_lines<R: Read, S: GoalSink>(
     let mut at_start = true;
     'read: while !eof {
         if filled == buf.len() {
-            // A line longer than the buffer: grow it.
+            // A line longer than the buffer: grow it, up to a bound.
+            if buf.len() >= MAX_LINE {
+                p.line += 1;
+                return Err(p.err(
+                    0,
+                    format!(
+                        "the line is longer than {} MiB: this is not a GOAL schedule",
+                        MAX_LINE >> 20
+                    ),
+                ));
+            }
             buf.resize(buf.len() * 2, 0);
         }
         let n = loop {

@@ -1,7 +1,7 @@
 //! Where a trace's lines come from: an index file listing one file per rank, an index
 //! with a single file holding every rank's lines, or such a file given directly.
 
-use crate::quote::quote;
+use crate::quote::{quote, MAX_LINE};
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -65,12 +65,56 @@ fn lines(text: &str) -> impl Iterator<Item = &str> {
 }
 
 /// The text of the file at `path`, without a byte-order mark at its start.
-fn read_text(path: &Path) -> std::io::Result<String> {
-    let mut text = std::fs::read_to_string(path)?;
+/// Read a chunk at a time, checking as it goes that lines stay under [`MAX_LINE`] and
+/// the text is UTF-8: a device or binary file given by mistake is refused at once
+/// instead of read until memory runs out. Open and read errors are at line 0.
+fn read_text(path: &Path) -> Result<String, SourceError> {
+    let io = |e: std::io::Error| err(path, 0, e.to_string());
+    let mut f = File::open(path).map_err(io)?;
+    let mut bytes: Vec<u8> = Vec::new();
+    // Bytes up to `checked` are valid UTF-8 and end a line; `lines` of them.
+    let (mut checked, mut lines) = (0usize, 0u32);
+    let mut chunk = vec![0u8; 1 << 20];
+    loop {
+        let n = match f.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(io(e)),
+        };
+        bytes.extend_from_slice(&chunk[..n]);
+        if let Some(end) = memchr::memrchr(b'\n', &bytes[checked..]) {
+            let end = checked + end + 1;
+            check_utf8(path, &bytes[checked..end], lines)?;
+            lines += memchr::memchr_iter(b'\n', &bytes[checked..end]).count() as u32;
+            checked = end;
+        }
+        if bytes.len() - checked > MAX_LINE {
+            return Err(too_long(path, lines + 1));
+        }
+    }
+    check_utf8(path, &bytes[checked..], lines)?;
+    let mut text = String::from_utf8(bytes).expect("checked piece by piece");
     if text.starts_with('\u{feff}') {
         text.drain(..'\u{feff}'.len_utf8());
     }
     Ok(text)
+}
+
+/// Checks that `piece`, which follows `lines` lines of `path`, is UTF-8.
+fn check_utf8(path: &Path, piece: &[u8], lines: u32) -> Result<(), SourceError> {
+    std::str::from_utf8(piece).map(|_| ()).map_err(|e| {
+        let line = lines + memchr::memchr_iter(b'\n', &piece[..e.valid_up_to()]).count() as u32 + 1;
+        err(path, line, "read error: stream did not contain valid UTF-8")
+    })
+}
+
+fn too_long(path: &Path, line: u32) -> SourceError {
+    err(
+        path,
+        line,
+        format!("the line is longer than {} MiB: this is not a trace", MAX_LINE >> 20),
+    )
 }
 
 fn meaningful(line: &str) -> Option<&str> {
@@ -81,7 +125,10 @@ fn meaningful(line: &str) -> Option<&str> {
 impl Source {
     /// Opens `path`: an index file, or a trace file of `<rank> <action>` lines.
     pub fn open(path: &Path) -> Result<Source, SourceError> {
-        let text = read_text(path).map_err(|e| err(path, 0, format!("cannot read: {e}")))?;
+        let text = read_text(path).map_err(|e| match e.line {
+            0 => err(path, 0, format!("cannot read: {}", e.msg)),
+            _ => e,
+        })?;
         let first = lines(&text).find_map(meaningful);
         let Some(first) = first else {
             return Err(err(
@@ -109,12 +156,14 @@ impl Source {
         };
         if entries.len() == 1 {
             let f = resolve(&entries[0].1);
-            let t = read_text(&f).map_err(|e| {
-                err(
+            let t = read_text(&f).map_err(|e| match e.line {
+                // Not there, or not readable: the index's line is at fault.
+                0 => err(
                     path,
                     entries[0].0,
-                    format!("cannot read trace file {}: {e}", quote(&f.display().to_string())),
-                )
+                    format!("cannot read trace file {}: {}", quote(&f.display().to_string()), e.msg),
+                ),
+                _ => e,
             })?;
             return Self::shared(&f, &t);
         }
@@ -197,10 +246,37 @@ impl Source {
         match self {
             Source::Shared { ranks, .. } => Ok(ranks[r].iter().any(|(_, t)| any(t.as_bytes()))),
             Source::PerRank(files) => {
+                // A chunk at a time, the end of one kept before the next so that a
+                // needle across the cut is found. Text that is not ASCII, or a line past
+                // the longest, counts as a mention: the full read reports what is wrong.
                 let path = &files[r];
-                let bytes = std::fs::read(path).map_err(|e| err(path, 0, format!("cannot read: {e}")))?;
-                // A file that is not UTF-8 counts as a mention: the full read reports it.
-                Ok(any(&bytes) || std::str::from_utf8(&bytes).is_err())
+                let io = |e: std::io::Error| err(path, 0, format!("cannot read: {e}"));
+                let mut f = File::open(path).map_err(io)?;
+                let keep = needles.iter().map(|n| n.len()).max().unwrap_or(1) - 1;
+                let mut buf = vec![0u8; (1 << 20) + keep];
+                let (mut held, mut line_len) = (0usize, 0usize);
+                loop {
+                    let n = match f.read(&mut buf[held..]) {
+                        Ok(0) => return Ok(false),
+                        Ok(n) => n,
+                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                        Err(e) => return Err(io(e)),
+                    };
+                    let text = &buf[..held + n];
+                    if any(text) || !text.is_ascii() {
+                        return Ok(true);
+                    }
+                    line_len = match memchr::memrchr(b'\n', &text[held..]) {
+                        Some(k) => n - k - 1,
+                        None => line_len + n,
+                    };
+                    if line_len > MAX_LINE {
+                        return Ok(true);
+                    }
+                    let from = text.len().saturating_sub(keep);
+                    buf.copy_within(from..held + n, 0);
+                    held = held + n - from;
+                }
             }
         }
     }
@@ -357,7 +433,10 @@ impl FileCursor {
             }
         };
         if self.len == self.buf.len() {
-            // A line longer than the buffer.
+            // A line longer than the buffer, up to a bound.
+            if self.buf.len() >= MAX_LINE {
+                return Err(too_long(path, self.line + 1));
+            }
             let grown = (self.buf.len() * 2).max(64);
             self.buf.resize(grown, 0);
         }
