@@ -39,9 +39,15 @@ pub fn run(a: PlatformArgs) -> Result<(), (u8, String)> {
             println!(
                 "{} hosts, {} links; {} host pairs routed",
                 p.num_hosts(),
-                p.links().len(),
+                p.num_links(),
                 rep.pairs_checked
             );
+            if rep.stopped {
+                println!(
+                    "note: stopped after {} host pairs: their routes crossed 2^26 links (the rest are unchecked)",
+                    rep.pairs_checked
+                );
+            }
             for (a, b, why) in &rep.unreachable {
                 println!("unreachable: {a} -> {b}: {why}");
             }

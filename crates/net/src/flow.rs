@@ -123,7 +123,7 @@ pub struct FlowNetwork<'p> {
     platform: &'p Platform,
     params: FlowParams,
     sys: System,
-    cnst: Vec<CnstId>,
+    cnst: std::collections::HashMap<u32, CnstId>,
     /// Routes by `src << 32 | dst`, computed on first use.
     /// Route index and latency by `src << 32 | dst` (the latency beside the index: a
     /// message start needs nothing else).
@@ -166,18 +166,8 @@ pub struct FlowNetwork<'p> {
 impl<'p> FlowNetwork<'p> {
     /// A network over `platform` with the model `params`.
     pub fn new(platform: &'p Platform, params: FlowParams) -> FlowNetwork<'p> {
-        let mut sys = System::new();
-        let cnst = platform
-            .links()
-            .iter()
-            .map(|l| {
-                let policy = match l.policy {
-                    Policy::Shared => MmPolicy::Shared,
-                    Policy::Fatpipe => MmPolicy::Fatpipe,
-                };
-                sys.add_constraint(l.bandwidth, policy)
-            })
-            .collect();
+        let sys = System::new();
+        let cnst = std::collections::HashMap::new();
         FlowNetwork {
             platform,
             params,
@@ -221,17 +211,31 @@ impl<'p> FlowNetwork<'p> {
         &self.params
     }
 
+    fn constraint(&mut self, l: simpi_platform::LinkId) -> CnstId {
+        if let Some(&c) = self.cnst.get(&l.0) {
+            return c;
+        }
+        let policy = match self.platform.link_policy(l) {
+            Policy::Shared => MmPolicy::Shared,
+            Policy::Fatpipe => MmPolicy::Fatpipe,
+        };
+        let c = self.sys.add_constraint(self.platform.link_bandwidth(l), policy);
+        self.cnst.insert(l.0, c);
+        c
+    }
+
     fn route(&mut self, src: HostId, dst: HostId) -> Result<(u32, f64), Error> {
         let key = (src.0 as u64) << 32 | dst.0 as u64;
         if let Some(&r) = self.routes.get(&key) {
             return Ok(r);
         }
         let fwd = self.platform.route(src, dst)?;
-        let mut links: Vec<u32> = fwd.links.iter().map(|&l| self.cnst[l.0 as usize].0).collect();
+        let mut links: Vec<u32> = fwd.links.iter().map(|&l| self.constraint(l).0).collect();
         let n_fwd = links.len();
         if self.params.cross_traffic.is_some() {
             let back = self.platform.route(dst, src)?;
-            links.extend(back.links.iter().map(|&l| self.cnst[l.0 as usize].0));
+            let v: Vec<u32> = back.links.iter().map(|&l| self.constraint(l).0).collect();
+            links.extend(v);
         }
         let p = &self.params;
         let latency = fwd.latency;
@@ -239,12 +243,12 @@ impl<'p> FlowNetwork<'p> {
             + fwd
                 .links
                 .iter()
-                .map(|&l| p.weight_s / self.platform.link(l).bandwidth)
+                .map(|&l| p.weight_s / self.platform.link_bandwidth(l))
                 .sum::<f64>();
         let min_bw = fwd
             .links
             .iter()
-            .map(|&l| self.platform.link(l).bandwidth)
+            .map(|&l| self.platform.link_bandwidth(l))
             .fold(f64::INFINITY, f64::min);
         let weight = if p.weight_s == 0.0 || latency == 0.0 {
             1.0

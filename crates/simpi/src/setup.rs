@@ -172,7 +172,7 @@ impl Machine {
     /// The flop rate of rank `r`'s host, if the machine has hosts.
     pub fn speed(&self, r: u32) -> Option<f64> {
         let p = self.platform.as_ref()?;
-        Some(p.host(self.hosts[r as usize]).speed)
+        Some(p.host_speed(self.hosts[r as usize]))
     }
 
     /// The model to hand to [`crate::simulate`].
