@@ -59,7 +59,11 @@ fn main() -> ExitCode {
     restore_default_sigpipe();
     let matches = Cli::command().get_matches();
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
-    let sub = |name: &str| matches.subcommand_matches(name).expect("the subcommand that was parsed");
+    let sub = |name: &str| {
+        matches
+            .subcommand_matches(name)
+            .expect("the subcommand that was parsed")
+    };
     let result = match cli.command {
         Command::Replay(a) => replay::run(*a, sub("replay")),
         Command::Schedgen(a) => schedgen::run(a, sub("schedgen")),

@@ -218,7 +218,11 @@ impl StdinCopy {
     fn new() -> Result<StdinCopy, (u8, String)> {
         let path = std::env::temp_dir().join(format!("simpi-stdin-{}", std::process::id()));
         let fail = |e: std::io::Error| (EXIT_INPUT, format!("copying standard input to {}: {e}", path.display()));
-        let mut f = std::fs::OpenOptions::new().write(true).create_new(true).open(&path).map_err(fail)?;
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .map_err(fail)?;
         let copy = StdinCopy { path: path.clone() };
         std::io::copy(&mut std::io::stdin().lock(), &mut f).map_err(fail)?;
         Ok(copy)
@@ -258,7 +262,9 @@ fn run_checked(a: ReplayArgs) -> Result<(), (u8, String)> {
         ranks: a.timeline_ranks.clone(),
         window: a.timeline_window,
     };
-    timeline_filter.check(ranks).map_err(|m| (EXIT_USAGE, format!("--timeline-ranks: {m}")))?;
+    timeline_filter
+        .check(ranks)
+        .map_err(|m| (EXIT_USAGE, format!("--timeline-ranks: {m}")))?;
     let machine = Machine::new(&model_spec(&a)?, ranks).map_err(input_err)?;
     let flops = a.trace.speed;
     let speed = |r: u32| machine.speed(r).unwrap_or(flops);
@@ -308,7 +314,10 @@ fn run_checked(a: ReplayArgs) -> Result<(), (u8, String)> {
                 error: simpi::mpi::Error::Network(route),
             },
             Some(platform),
-        ) => (EXIT_INPUT, format!("{}: {route} (a route {path} needs)", platform.display())),
+        ) => (
+            EXIT_INPUT,
+            format!("{}: {route} (a route {path} needs)", platform.display()),
+        ),
         (other, _) => (EXIT_INPUT, other.to_string()),
     })?;
     // The timeline first: a reader of standard output that stops early (`| head`) ends
@@ -355,7 +364,11 @@ fn run_checked(a: ReplayArgs) -> Result<(), (u8, String)> {
 fn check_flags(a: &ReplayArgs, m: &ArgMatches) -> Result<(), (u8, String)> {
     let usage = |msg: String| Err((EXIT_USAGE, msg));
     let chosen = a.model();
-    let model = chosen.to_possible_value().expect("no skipped variant").get_name().to_string();
+    let model = chosen
+        .to_possible_value()
+        .expect("no skipped variant")
+        .get_name()
+        .to_string();
     let flow_like = matches!(chosen, ModelName::Flow | ModelName::Hybrid);
     match (&a.platform, chosen) {
         (None, ModelName::Loggops | ModelName::Constant) | (Some(_), ModelName::Flow | ModelName::Hybrid) => {}
@@ -366,7 +379,14 @@ fn check_flags(a: &ReplayArgs, m: &ArgMatches) -> Result<(), (u8, String)> {
         (None, _) => return usage(format!("--model {model} needs --platform FILE")),
     }
     // Flags that only one family of models reads.
-    let loggops_only = [("l", "-L"), ("o", "-o"), ("g", "-g"), ("big_g", "-G"), ("big_o", "-O"), ("s", "-S")];
+    let loggops_only = [
+        ("l", "-L"),
+        ("o", "-o"),
+        ("g", "-g"),
+        ("big_g", "-G"),
+        ("big_o", "-O"),
+        ("s", "-S"),
+    ];
     let platform_only = [
         ("mapping", "--mapping"),
         ("ranks_per_host", "--ranks-per-host"),
@@ -385,7 +405,9 @@ fn check_flags(a: &ReplayArgs, m: &ArgMatches) -> Result<(), (u8, String)> {
     ];
     for (id, flag) in loggops_only {
         if given(m, id) && chosen != ModelName::Loggops {
-            return usage(format!("{flag} is a LogGOPS parameter: --model {model} does not use it"));
+            return usage(format!(
+                "{flag} is a LogGOPS parameter: --model {model} does not use it"
+            ));
         }
     }
     for (id, flag) in platform_only {
@@ -403,7 +425,10 @@ fn check_flags(a: &ReplayArgs, m: &ArgMatches) -> Result<(), (u8, String)> {
         }
     }
     if given(m, "preset") && chosen == ModelName::Flow {
-        return usage("--model flow has its own settings (no factors, no overheads): --preset is for --model hybrid or constant".into());
+        return usage(
+            "--model flow has its own settings (no factors, no overheads): --preset is for --model hybrid or constant"
+                .into(),
+        );
     }
     if given(m, "constant_time") && chosen != ModelName::Constant {
         return usage(format!("--constant-time is for --model constant, not --model {model}"));
@@ -429,8 +454,14 @@ fn check_flags(a: &ReplayArgs, m: &ArgMatches) -> Result<(), (u8, String)> {
     ];
     for (id, flag) in trace_only {
         if given(m, id) && !tit {
-            let what = if a.pattern.is_some() { "a pattern" } else { "a GOAL schedule" };
-            return usage(format!("{flag} applies to TIT traces; {what} has its operations already"));
+            let what = if a.pattern.is_some() {
+                "a pattern"
+            } else {
+                "a GOAL schedule"
+            };
+            return usage(format!(
+                "{flag} applies to TIT traces; {what} has its operations already"
+            ));
         }
     }
     if given(m, "speed") && a.platform.is_some() {

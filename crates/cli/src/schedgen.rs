@@ -63,7 +63,9 @@ fn pattern_or_random(s: &str) -> Result<Generator, String> {
     if s == "random" {
         Ok(Generator::Random)
     } else {
-        values::pattern(s).map(Generator::Pattern).map_err(|e| format!("{e}, random"))
+        values::pattern(s)
+            .map(Generator::Pattern)
+            .map_err(|e| format!("{e}, random"))
     }
 }
 

@@ -34,7 +34,12 @@ fn thesis() -> String {
 
 fn assert_exit(out: &Output, code: i32, needle: &str) {
     let err = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(code), "stderr: {err}\nstdout: {}", text(&out.stdout));
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "stderr: {err}\nstdout: {}",
+        text(&out.stdout)
+    );
     assert!(err.contains(needle), "expected '{needle}' in: {err}");
 }
 
@@ -70,17 +75,29 @@ fn issue16_flags_the_run_would_ignore_exit_2() {
     let (t, p) = osu();
     let g = thesis();
     let cases: Vec<(Vec<&str>, &str)> = vec![
-        (vec!["replay", &t, "--platform", &p, "-L", "5"], "-L is a LogGOPS parameter"),
+        (
+            vec!["replay", &t, "--platform", &p, "-L", "5"],
+            "-L is a LogGOPS parameter",
+        ),
         (vec!["replay", &g, "--lat-factor", "0:1"], "--lat-factor"),
-        (vec!["replay", &g, "--coll", "allreduce=ring"], "--coll applies to TIT traces"),
+        (
+            vec!["replay", &g, "--coll", "allreduce=ring"],
+            "--coll applies to TIT traces",
+        ),
         (vec!["replay", &g, "--speed", "1e9"], "--speed"),
         (vec!["replay", &t, "--platform", &p, "--speed", "1e9"], "--speed"),
         (vec!["replay", &g, "--hostfile", "h"], "--hostfile"),
         (vec!["replay", &g, "--format", "loggopsim", "--report"], "--report"),
         (vec!["replay", &g, "--json", "--report"], "--report"),
         (vec!["replay", &g, "--constant-time", "1us"], "--constant-time"),
-        (vec!["replay", &t, "--platform", &p, "--model", "flow", "--preset", "plain"], "--preset"),
-        (vec!["replay", &g, "--model", "constant", "--bw-factor", "0:2"], "--bw-factor"),
+        (
+            vec!["replay", &t, "--platform", &p, "--model", "flow", "--preset", "plain"],
+            "--preset",
+        ),
+        (
+            vec!["replay", &g, "--model", "constant", "--bw-factor", "0:2"],
+            "--bw-factor",
+        ),
         (vec!["replay", "--pattern", "rd-allreduce", "--periodic"], "--periodic"),
         (vec!["replay", &g, "--platform", &p, "--model", "loggops"], "--platform"),
         (vec!["replay", &g, "--model", "flow"], "--platform"),
@@ -182,7 +199,12 @@ fn issue16_a_missing_route_blames_the_platform() {
     .unwrap();
     let trace = dir.join("send.tit");
     std::fs::write(&trace, "0 init\n1 init\n0 send 1 0 100\n1 recv 0 0 100\n").unwrap();
-    let out = simpi(&["replay", trace.to_str().unwrap(), "--platform", platform.to_str().unwrap()]);
+    let out = simpi(&[
+        "replay",
+        trace.to_str().unwrap(),
+        "--platform",
+        platform.to_str().unwrap(),
+    ]);
     let err = text(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.starts_with(&format!("simpi: {}:", platform.display())), "{err}");
@@ -192,7 +214,15 @@ fn issue16_a_missing_route_blames_the_platform() {
 fn issue16_output_into_a_closed_pipe_ends_quietly() {
     // `simpi replay ... | head -c 8`: the reader goes away after 8 bytes of 360 KB.
     let mut child = Command::new(env!("CARGO_BIN_EXE_simpi"))
-        .args(["replay", "--pattern", "rd-allreduce", "--ranks", "16384", "--format", "loggopsim"])
+        .args([
+            "replay",
+            "--pattern",
+            "rd-allreduce",
+            "--ranks",
+            "16384",
+            "--format",
+            "loggopsim",
+        ])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -205,11 +235,7 @@ fn issue16_output_into_a_closed_pipe_ends_quietly() {
     assert_eq!(&first, b"Host 0: ");
     assert!(out.stderr.is_empty(), "{}", text(&out.stderr));
     // Killed by SIGPIPE, as `cat` is, or a clean exit: never an error code or a panic.
-    assert!(
-        out.status.code().is_none() || out.status.success(),
-        "{:?}",
-        out.status
-    );
+    assert!(out.status.code().is_none() || out.status.success(), "{:?}", out.status);
 }
 
 fn scratch(name: &str, file: &str, body: &str) -> String {
@@ -235,23 +261,50 @@ fn issue16_times_beyond_the_clock_are_errors_not_wrapped_answers() {
         assert_exit(&simpi(&["replay", &goal(1 << e)]), 1, "clock's end");
     }
     // 2^51 bytes fit: sent eagerly (-S above it), LogGOPS gives o + (s-1)G + L + o.
-    let out = simpi(&["replay", &goal(1 << 51), "--format", "loggopsim", "-S", "4611686018427387904"]);
+    let out = simpi(&[
+        "replay",
+        &goal(1 << 51),
+        "--format",
+        "loggopsim",
+        "-S",
+        "4611686018427387904",
+    ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let expected = ((1u64 << 51) - 1) * 6 + 2500 + 2 * 1500;
-    assert!(text(&out.stdout).contains(&format!("Host 1: {expected}")), "{}", text(&out.stdout));
+    assert!(
+        text(&out.stdout).contains(&format!("Host 1: {expected}")),
+        "{}",
+        text(&out.stdout)
+    );
     // 1e15 bytes over 125 MB/s links take about 8e6 s: they fit in 2^64 ps (1.8e7 s);
     // thirty in a row (2.4e8 s) do not.
-    let one = scratch("clock-tit-1", "one.tit", "0 init\n1 init\n0 send 1 0 1e15\n1 recv 0 0 1e15\n");
+    let one = scratch(
+        "clock-tit-1",
+        "one.tit",
+        "0 init\n1 init\n0 send 1 0 1e15\n1 recv 0 0 1e15\n",
+    );
     let many: String = std::iter::once("0 init\n1 init\n".to_string())
         .chain((0..30).map(|_| "0 send 1 0 1e15\n1 recv 0 0 1e15\n".to_string()))
         .collect();
     let many = scratch("clock-tit-30", "thirty.tit", &many);
     // The issue's reproduction: one message of 3e15 bytes (2.4e7 s) is already too long.
-    let huge = scratch("clock-tit-3e15", "huge.tit", "0 init\n1 init\n0 send 1 0 3e15\n1 recv 0 0 3e15\n");
+    let huge = scratch(
+        "clock-tit-3e15",
+        "huge.tit",
+        "0 init\n1 init\n0 send 1 0 3e15\n1 recv 0 0 3e15\n",
+    );
     for model in ["flow", "hybrid"] {
-        assert_exit(&simpi(&["replay", &huge, "--platform", &p, "--model", model]), 1, "clock's end");
+        assert_exit(
+            &simpi(&["replay", &huge, "--platform", &p, "--model", model]),
+            1,
+            "clock's end",
+        );
         let out = simpi(&["replay", &one, "--platform", &p, "--model", model, "--json"]);
         assert!(out.status.success(), "{}", text(&out.stderr));
-        assert_exit(&simpi(&["replay", &many, "--platform", &p, "--model", model]), 1, "clock's end");
+        assert_exit(
+            &simpi(&["replay", &many, "--platform", &p, "--model", model]),
+            1,
+            "clock's end",
+        );
     }
 }

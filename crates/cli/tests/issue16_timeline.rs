@@ -223,7 +223,13 @@ fn issue16_chrome_flow_arrows_and_message_args_from_a_run() {
         let mut v: Vec<_> = events
             .iter()
             .filter(|e| e["ph"] == ph)
-            .map(|e| (e["id"].as_u64().unwrap(), e["pid"].as_u64().unwrap(), e["tid"].as_u64().unwrap()))
+            .map(|e| {
+                (
+                    e["id"].as_u64().unwrap(),
+                    e["pid"].as_u64().unwrap(),
+                    e["tid"].as_u64().unwrap(),
+                )
+            })
             .collect();
         v.sort();
         v

@@ -81,7 +81,9 @@ pub fn positive(s: &str) -> Result<f64, String> {
 }
 
 fn number(s: &str) -> Result<f64, String> {
-    s.trim().parse::<f64>().map_err(|_| format!("{} is not a number", quote(s)))
+    s.trim()
+        .parse::<f64>()
+        .map_err(|_| format!("{} is not a number", quote(s)))
 }
 
 /// Seconds that must fit the simulated clock (`--test-cost`: each test call costs it,
@@ -102,7 +104,10 @@ pub fn duration(s: &str) -> Result<SimTime, String> {
         return Err(format!("{} is not a finite duration >= 0", quote(s)));
     }
     if secs * 1e12 >= u64::MAX as f64 {
-        return Err(format!("{} is beyond the simulated clock (2^64 ps, about 213 days)", quote(s)));
+        return Err(format!(
+            "{} is beyond the simulated clock (2^64 ps, about 213 days)",
+            quote(s)
+        ));
     }
     Ok(SimTime::from_secs_f64(secs))
 }
@@ -112,7 +117,11 @@ pub fn duration(s: &str) -> Result<SimTime, String> {
 pub fn rank_count(s: &str) -> Result<u32, String> {
     match s.trim().parse::<u64>() {
         Ok(n) if (1..u32::MAX as u64).contains(&n) => Ok(n as u32),
-        _ => Err(format!("{} is not a rank count between 1 and {}", quote(s), u32::MAX - 1)),
+        _ => Err(format!(
+            "{} is not a rank count between 1 and {}",
+            quote(s),
+            u32::MAX - 1
+        )),
     }
 }
 

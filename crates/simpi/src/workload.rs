@@ -96,7 +96,11 @@ impl CollChoice {
                     .filter(|a| a.coll == coll)
                     .map(|a| a.name)
                     .collect();
-                format!("unknown {op} algorithm {}: expected one of {}", quote(alg), names.join(", "))
+                format!(
+                    "unknown {op} algorithm {}: expected one of {}",
+                    quote(alg),
+                    names.join(", ")
+                )
             })?;
         self.overrides.insert(coll, a);
         Ok(())
