@@ -786,12 +786,7 @@ impl Fields<'_, '_> {
     fn count(&self, i: usize) -> Result<u64, String> {
         let c = self.any_count(i)?;
         if c < 0 {
-            return Err(format!(
-                "'{}' field {}: a count cannot be negative, found {}",
-                self.name,
-                i + 1,
-                quote(self.a[i])
-            ));
+            return Err(self.negative(i));
         }
         Ok(c as u64)
     }
@@ -802,9 +797,28 @@ impl Fields<'_, '_> {
         count(self.a[i])
     }
 
-    /// `n` counts from field `from`, each in bytes of `size`-byte elements.
+    /// `n` counts from field `from`, each in bytes of `size`-byte elements. SimGrid
+    /// reads count arrays with `stoi`: the integer prefix (`1e3` is 1).
     fn counts(&self, from: usize, n: usize, size: u64) -> Result<Vec<u64>, String> {
-        (from..from + n).map(|i| self.bytes(self.count(i)?, size)).collect()
+        (from..from + n)
+            .map(|i| {
+                let c = self.int(i)?;
+                if c < 0 {
+                    return Err(self.negative(i));
+                }
+                self.bytes(c as u64, size)
+            })
+            .collect()
+    }
+
+    /// Field `i` is a negative count.
+    fn negative(&self, i: usize) -> String {
+        format!(
+            "'{}' field {}: a count cannot be negative, found {}",
+            self.name,
+            i + 1,
+            quote(self.a[i])
+        )
     }
 
     /// Bytes of `c` elements of `size` bytes.
@@ -1137,6 +1151,24 @@ mod tests {
         assert!(parse("waitsome", &["2", "2", "0", "1", "2"], 4, false)
             .unwrap_err()
             .contains("names 2 completed request(s)"));
+    }
+
+    #[test]
+    fn issue16_count_arrays_take_the_integer_prefix_and_refuse_negatives() {
+        // SimGrid reads count arrays with stoi (`1e3` is 1), single counts as floats.
+        assert_eq!(
+            parse("gatherv", &["1e3", "1e3", "2", "0", "6", "6"], 2, false).unwrap(),
+            Action::Gatherv(Box::new(Gatherv {
+                all: false,
+                sbytes: 1000,
+                recv: vec![1, 2],
+                root: 0
+            }))
+        );
+        assert_eq!(
+            parse("reducescatter", &["3", "-1", "0"], 2, false),
+            Err("'reducescatter' field 2: a count cannot be negative, found '-1'".into())
+        );
     }
 
     #[test]
