@@ -184,3 +184,41 @@ fn issue16_random_schedules_past_their_limits_are_errors() {
     };
     assert!(generate_random(&p, Vec::new()).is_err());
 }
+
+#[test]
+fn issue16_a_pattern_of_more_than_2_31_ranks_is_an_error_not_a_hang() {
+    // Collective algorithms double masks up to the communicator size: past 2^31 ranks
+    // they would loop forever. The program refuses at its first call, and keeps no
+    // state for the ranks before the one that calls.
+    let p = Params {
+        ranks: u32::MAX - 1,
+        bytes: 8,
+        iterations: 1,
+        compute: 0,
+        periodic: false,
+    };
+    let mut prog = PatternProgram::new(Pattern::BinomialBcast, p, 0);
+    let mut w = GoalWriter::new(Vec::new(), p.ranks).unwrap();
+    w.begin_rank(u32::MAX - 2).unwrap();
+    let mut sink = goal_sink::GoalSink::new(&mut w, 1);
+    let mut calls = RankCalls::<u32>::new(u32::MAX - 2);
+    match prog.step(u32::MAX - 2, &mut calls, &mut sink) {
+        Err(simpi_mpi::Error::BadParameter(m)) => {
+            assert_eq!(m, "a pattern has at most 2147483648 ranks, not 4294967294")
+        }
+        other => panic!("{other:?}"),
+    }
+    // 2^31 ranks exactly: a rank far from 0 makes its first call without a state for
+    // every rank before it.
+    let p = Params { ranks: 1 << 31, ..p };
+    let mut prog = PatternProgram::new(Pattern::BinomialBcast, p, 0);
+    prog.done_below((1 << 31) - 1);
+    let mut w = GoalWriter::new(Vec::new(), p.ranks).unwrap();
+    w.begin_rank((1 << 31) - 1).unwrap();
+    let mut sink = goal_sink::GoalSink::new(&mut w, 1);
+    let mut calls = RankCalls::<u32>::new((1 << 31) - 1);
+    assert!(matches!(
+        prog.step((1 << 31) - 1, &mut calls, &mut sink),
+        Ok(Step::Called)
+    ));
+}
