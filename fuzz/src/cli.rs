@@ -93,10 +93,11 @@ impl<'a> Args<'a> {
             let Some(flag) = line.strip_prefix("--").or_else(|| line.strip_prefix('-')) else {
                 continue;
             };
-            let (flag, value) = flag
-                .split_once('=')
-                .or_else(|| flag.split_once(' '))
-                .unwrap_or((flag, ""));
+            // The flag ends at the first space or `=` (a value may hold either).
+            let (flag, value) = match flag.find([' ', '=']) {
+                Some(i) => (&flag[..i], flag[i + 1..].trim_start()),
+                None => (flag, ""),
+            };
             if flag == "coll" {
                 a.coll.push(value);
             } else {
