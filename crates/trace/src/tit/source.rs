@@ -71,29 +71,31 @@ fn lines(text: &str) -> impl Iterator<Item = &str> {
 fn read_text(path: &Path) -> Result<String, SourceError> {
     let io = |e: std::io::Error| err(path, 0, e.to_string());
     let mut f = File::open(path).map_err(io)?;
-    let mut bytes: Vec<u8> = Vec::new();
-    // Bytes up to `checked` are valid UTF-8 and end a line; `lines` of them.
-    let (mut checked, mut lines) = (0usize, 0u32);
-    let mut chunk = vec![0u8; 1 << 20];
+    // As `read_to_string`: room for the whole file at once when its size is known.
+    let size = f.metadata().map_or(0, |m| m.len()).min(1 << 32) as usize;
+    let mut bytes: Vec<u8> = Vec::with_capacity(size + 1);
+    // Bytes up to `checked` are valid UTF-8 and end a line.
+    let mut checked = 0usize;
     loop {
-        let n = match f.read(&mut chunk) {
-            Ok(0) => break,
+        let n = match (&mut f).take(1 << 20).read_to_end(&mut bytes) {
             Ok(n) => n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(io(e)),
         };
-        bytes.extend_from_slice(&chunk[..n]);
+        if n == 0 {
+            break;
+        }
         if let Some(end) = memchr::memrchr(b'\n', &bytes[checked..]) {
             let end = checked + end + 1;
-            check_utf8(path, &bytes[checked..end], lines)?;
-            lines += memchr::memchr_iter(b'\n', &bytes[checked..end]).count() as u32;
+            check_utf8(path, &bytes, checked, end)?;
             checked = end;
         }
         if bytes.len() - checked > MAX_LINE {
-            return Err(too_long(path, lines + 1));
+            return Err(too_long(path, line_at(&bytes, checked)));
         }
     }
-    check_utf8(path, &bytes[checked..], lines)?;
+    let len = bytes.len();
+    check_utf8(path, &bytes, checked, len)?;
     let mut text = String::from_utf8(bytes).expect("checked piece by piece");
     if text.starts_with('\u{feff}') {
         text.drain(..'\u{feff}'.len_utf8());
@@ -101,11 +103,19 @@ fn read_text(path: &Path) -> Result<String, SourceError> {
     Ok(text)
 }
 
-/// Checks that `piece`, which follows `lines` lines of `path`, is UTF-8.
-fn check_utf8(path: &Path, piece: &[u8], lines: u32) -> Result<(), SourceError> {
-    std::str::from_utf8(piece).map(|_| ()).map_err(|e| {
-        let line = lines + memchr::memchr_iter(b'\n', &piece[..e.valid_up_to()]).count() as u32 + 1;
-        err(path, line, "read error: stream did not contain valid UTF-8")
+/// The 1-based number of the line at byte `at` of `bytes`.
+fn line_at(bytes: &[u8], at: usize) -> u32 {
+    memchr::memchr_iter(b'\n', &bytes[..at]).count() as u32 + 1
+}
+
+/// Checks that `bytes[from..to]` is UTF-8.
+fn check_utf8(path: &Path, bytes: &[u8], from: usize, to: usize) -> Result<(), SourceError> {
+    std::str::from_utf8(&bytes[from..to]).map(|_| ()).map_err(|e| {
+        err(
+            path,
+            line_at(bytes, from + e.valid_up_to()),
+            "read error: stream did not contain valid UTF-8",
+        )
     })
 }
 
