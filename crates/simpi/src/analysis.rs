@@ -158,7 +158,8 @@ pub fn call_stats(spans: &[Span]) -> Vec<CallStat> {
         });
         let d = s.end - s.start;
         e.count += 1;
-        e.total += d;
+        // Over all ranks a total may pass 2^64 ps: it stops at the clock's end.
+        e.total = e.total.saturating_add(d);
         e.max = e.max.max(d);
     }
     let mut v: Vec<CallStat> = m.into_values().collect();
@@ -208,7 +209,7 @@ pub fn breakdown(records: &[OpRecord], end_times: &[u64]) -> Vec<RankBreakdown> 
             active[c] += d;
         }
         let end = end_times[r];
-        let busy: u64 = acc.iter().sum();
+        let busy: u64 = acc.iter().fold(0u64, |a, &b| a.saturating_add(b));
         out.push(RankBreakdown {
             compute: acc[0],
             comm: acc[1],

@@ -125,7 +125,8 @@ impl Report {
         if !self.breakdown.is_empty() {
             let n = self.breakdown.len() as f64;
             let avg = |f: &dyn Fn(&crate::analysis::RankBreakdown) -> u64| {
-                SimTime((self.breakdown.iter().map(f).sum::<u64>() as f64 / n) as u64)
+                // Summed in 128 bits: the ranks' times together may pass 2^64 ps.
+                SimTime((self.breakdown.iter().map(|b| f(b) as u128).sum::<u128>() as f64 / n) as u64)
             };
             let max = |f: &dyn Fn(&crate::analysis::RankBreakdown) -> u64| {
                 SimTime(self.breakdown.iter().map(f).max().unwrap_or(0))
