@@ -7,7 +7,8 @@
 //! keeps that handler (and its alternate stack) upstream of its own, and saves the input
 //! when the abort reaches its SIGABRT handler.
 //!
-//! The scratch directories go when the process exits normally (a crash leaves them).
+//! The scratch directories go when the process exits normally; those a crash left are
+//! removed when the next process starts.
 //!
 //! Large buffers come from mmap. The GOAL and TIT readers zero a 1 MiB buffer per file;
 //! with glibc's adaptive threshold that is a 1 MiB memset at every input (40 % of the
@@ -59,5 +60,6 @@ pub fn init() {
             libc::mallopt(libc::M_MMAP_THRESHOLD, MMAP_THRESHOLD);
             libc::atexit(remove_scratch);
         }
+        super::scratch::remove_stale();
     });
 }

@@ -65,6 +65,25 @@ pub fn remove_dir() {
     }
 }
 
+/// Removes the scratch directories of processes that are gone (a crash leaves its own:
+/// libFuzzer exits without running exit hooks).
+#[allow(dead_code)] // the regression test's threads remove theirs
+pub fn remove_stale() {
+    let Ok(entries) = std::fs::read_dir(base()) else { return };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix("simpi-fuzz-")) else {
+            continue;
+        };
+        let Some(pid) = rest.split('-').next().filter(|p| p.parse::<u32>().is_ok()) else {
+            continue;
+        };
+        if !Path::new("/proc").join(pid).exists() {
+            let _ = std::fs::remove_dir_all(e.path());
+        }
+    }
+}
+
 /// Removes every scratch directory of the process (when a fuzz target exits).
 #[allow(dead_code)] // the regression test removes each thread's instead
 pub fn remove_all() {
