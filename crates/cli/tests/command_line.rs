@@ -183,7 +183,7 @@ fn issue16_num_ranks_out_of_range_says_so() {
     let f = dir.join("neg.goal");
     std::fs::write(&f, "num_ranks -1\nrank 0 {\n}\n").unwrap();
     let out = simpi(&["replay", f.to_str().unwrap()]);
-    assert_exit(&out, 1, "neg.goal:1: num_ranks must be a rank count");
+    assert_exit(&out, 1, "neg.goal:1:11: expected the number of ranks, found '-1'");
 }
 
 #[test]

@@ -27,8 +27,9 @@ pub struct CallStat {
     pub name: String,
     /// How many times it was called (over all ranks).
     pub count: u64,
-    /// Total time in it over all ranks, ps.
-    pub total: u64,
+    /// Total time in it over all ranks, ps (128 bits: over many ranks it may pass the
+    /// 2^64 ps one rank's clock holds).
+    pub total: u128,
     /// Longest single call, ps.
     pub max: u64,
 }
@@ -158,8 +159,7 @@ pub fn call_stats(spans: &[Span]) -> Vec<CallStat> {
         });
         let d = s.end - s.start;
         e.count += 1;
-        // Over all ranks a total may pass 2^64 ps: it stops at the clock's end.
-        e.total = e.total.saturating_add(d);
+        e.total += d as u128;
         e.max = e.max.max(d);
     }
     let mut v: Vec<CallStat> = m.into_values().collect();

@@ -61,7 +61,6 @@ fn run_model<S: OpStore>(
     record: bool,
 ) -> Result<(Result<Outcome, simpi_mpi::Error>, S), Error> {
     let p = store.num_ranks();
-    crate::memory::check_ranks_fit(p.into())?;
     Ok(match model {
         Model::LogGops(m) => run_loggops_on(store, m, progress, record),
         Model::Flow {
@@ -118,6 +117,8 @@ pub fn simulate(w: &mut Workload<'_>, model: &Model<'_>, opts: SimOptions<'_>) -
             let compute_ps = params.compute.saturating_mul(w.unit.ps_per_unit());
             let prog = PatternProgram::new(*pattern, *params, compute_ps);
             let p = prog.ranks();
+            // Before the live store allocates its per-rank state.
+            crate::memory::check_ranks_fit(p.into())?;
             let (result, store) = run_model(Live::new(prog, p, 1, 1), model, opts.progress, opts.record)?;
             let result = match result {
                 Err(simpi_mpi::Error::Stall(stall)) => {
@@ -140,6 +141,8 @@ pub fn simulate(w: &mut Workload<'_>, model: &Model<'_>, opts: SimOptions<'_>) -
             };
             let prog = open_tit(&w.path, &topts)?;
             let p = prog.ranks();
+            // Before the live store allocates its per-rank state.
+            crate::memory::check_ranks_fit(p.into())?;
             let (result, mut store) = run_model(Live::new(prog, p, 1, 1), model, opts.progress, opts.record)?;
             let result = match result {
                 Err(simpi_mpi::Error::Stall(stall)) => {

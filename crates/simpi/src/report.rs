@@ -69,14 +69,17 @@ impl Report {
 
     /// Which ranks end at the makespan `at`: one, a few by number, or how many.
     fn who_finishes_last(&self, at: SimTime) -> String {
-        let last: Vec<usize> = (0..self.end_times.len()).filter(|&r| self.end_times[r] == at).collect();
-        match last.as_slice() {
-            [] => "no rank".into(),
-            [r] => format!("rank {r} finishes last"),
-            [a, b] => format!("ranks {a} and {b} finish last, together"),
-            [a, b, c] => format!("ranks {a}, {b} and {c} finish last, together"),
-            _ if last.len() == self.end_times.len() => format!("all {} ranks finish together", last.len()),
-            [a, b, ..] => format!("{} ranks finish last, together: {a}, {b}, ...", last.len()),
+        let mut last = (0..self.end_times.len()).filter(|&r| self.end_times[r] == at);
+        let first: Vec<usize> = last.by_ref().take(4).collect();
+        let count = first.len() + last.count();
+        match (count, first.as_slice()) {
+            (_, []) => "no rank".into(),
+            (1, [r]) => format!("rank {r} finishes last"),
+            (2, [a, b]) => format!("ranks {a} and {b} finish last, together"),
+            (3, [a, b, c]) => format!("ranks {a}, {b} and {c} finish last, together"),
+            (n, _) if n == self.end_times.len() => format!("all {n} ranks finish together"),
+            (n, [a, b, ..]) => format!("{n} ranks finish last, together: {a}, {b}, ..."),
+            (n, _) => format!("{n} ranks finish last, together"),
         }
     }
 
@@ -150,7 +153,11 @@ impl Report {
                     "  {:<14} {:>9} {:>14} {:>14}",
                     c.name,
                     c.count,
-                    SimTime(c.total).to_string(),
+                    match u64::try_from(c.total) {
+                        Ok(ps) => SimTime(ps).to_string(),
+                        // Past one clock's range: seconds, as SimTime prints them.
+                        Err(_) => format!("{:.6} s", c.total as f64 / 1e12),
+                    },
                     SimTime(c.max).to_string()
                 );
             }

@@ -91,11 +91,7 @@ impl CollChoice {
             .find(|a| a.name == alg)
             .or_else(|| of_coll().find(|a| a.simgrid == Some(alg)))
             .ok_or_else(|| {
-                let names: Vec<&str> = registry()
-                    .into_iter()
-                    .filter(|a| a.coll == coll)
-                    .map(|a| a.name)
-                    .collect();
+                let names: Vec<&str> = of_coll().map(|a| a.name).collect();
                 format!(
                     "unknown {op} algorithm {}: expected one of {}",
                     quote(alg),
@@ -168,48 +164,8 @@ pub struct Workload<'a> {
 pub fn count_ranks(path: &Path, format: Option<Format>) -> Result<u32, Error> {
     match format.unwrap_or_else(|| Format::detect(path)) {
         Format::Tit => Ok(simpi_trace::tit::tit_ranks(path)?),
-        Format::Goal => goal_ranks(path),
+        Format::Goal => Ok(simpi_trace::goal::declared_ranks(path)?),
     }
-}
-
-/// The `num_ranks` of a GOAL schedule, read from its first lines; a schedule that puts
-/// it further down (or lacks it) is read whole, so the reader's own error is the one
-/// the user sees.
-fn goal_ranks(path: &Path) -> Result<u32, Error> {
-    use std::io::BufRead;
-    let name = path.display().to_string();
-    let f = std::fs::File::open(path).map_err(|e| Error::Io {
-        path: name.clone(),
-        msg: format!("cannot open: {e}"),
-    })?;
-    for (i, line) in std::io::BufReader::new(f).split(b'\n').take(10_000).enumerate() {
-        let line = line.map_err(|e| Error::Io {
-            path: name.clone(),
-            msg: e.to_string(),
-        })?;
-        let text = String::from_utf8_lossy(&line);
-        // A byte-order mark some editors write is not part of the first word.
-        let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
-        let mut words = text.split_whitespace();
-        if words.next() != Some("num_ranks") {
-            continue;
-        }
-        let value = words.next().unwrap_or("");
-        return match value.parse::<u64>() {
-            Ok(n) if (1..u32::MAX as u64).contains(&n) => Ok(n as u32),
-            _ => Err(Error::Goal(simpi_trace::GoalError {
-                file: name,
-                line: i as u32 + 1,
-                col: 0,
-                msg: format!(
-                    "num_ranks must be a rank count from 1 to {}, found {}",
-                    u32::MAX - 1,
-                    crate::values::quote(value)
-                ),
-            })),
-        };
-    }
-    Ok(simpi_trace::read_goal_file(path, TimeUnit::Ns)?.num_ranks())
 }
 
 impl Workload<'_> {
