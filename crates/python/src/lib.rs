@@ -15,19 +15,19 @@ use simpi::{Pattern, Report, Workload};
 use std::collections::HashMap;
 
 create_exception!(
-    _simpi,
+    simpi,
     SimpiError,
     PyException,
     "Base class of the errors of a replay that are not bad settings."
 );
 create_exception!(
-    _simpi,
+    simpi,
     InputError,
     SimpiError,
     "An input file (schedule, trace, platform, host file) is malformed or unreadable; the message names the file and line."
 );
 create_exception!(
-    _simpi,
+    simpi,
     StallError,
     SimpiError,
     "The workload cannot complete; the message lists every blocked rank and what it waits for."
