@@ -268,11 +268,12 @@ impl<E> EventQueue<E> {
         self.refill_with(&mut |_| true)
     }
 
-    /// An emptied vector to leave in a bucket: its allocation, unless it is far larger
-    /// than everything pending (a burst of events once filled it; each of 65 buckets
-    /// keeping such a burst's memory would cost many times what the queue holds).
+    /// An emptied vector to leave in a bucket: its allocation, unless it is large next
+    /// to what is pending. Batches circulate through the buckets, and each bucket
+    /// keeping the largest batch it ever held cost more than the events themselves
+    /// (42 of 127 MiB on a 2^17-rank allreduce); freeing them cost no time there.
     fn spare<T>(&self, v: Vec<T>) -> Vec<T> {
-        if v.capacity() > 4 * self.len + 1024 {
+        if v.capacity() > self.len / 4 + 1024 {
             Vec::new()
         } else {
             v

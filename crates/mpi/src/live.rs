@@ -22,7 +22,7 @@ use crate::error::Error;
 use crate::op::{Op, OpId, JOIN, TEST};
 use crate::sink::OpSink;
 use arena::{Arena, DATA_IN, DONE, NO_INSTANCE, WAKE};
-use instance::{Instance, Instances, CREATED, ENTRY};
+use instance::{Instance, Instances, CREATED, ENTRY, NO_END};
 use std::sync::Arc;
 
 /// What a program's step did.
@@ -104,7 +104,9 @@ impl<P: Program<OpRef>> Live<P> {
     /// `nics` NICs per rank.
     pub fn new(program: P, ranks: u32, cpus: usize, nics: usize) -> Live<P> {
         Live {
-            arena: Arena::default(),
+            // Room for what a collective of every rank holds at once: a few operations
+            // and one instance per rank.
+            arena: Arena::with_room(4 * ranks as usize),
             ranks: (0..ranks)
                 .map(|r| LiveRank {
                     calls: RankCalls::new(r),
@@ -123,7 +125,7 @@ impl<P: Program<OpRef>> Live<P> {
             error: None,
             pause: false,
             new_ops: Vec::new(),
-            instances: Instances::default(),
+            instances: Instances::with_room(ranks as usize, 64),
             interner: Interner::default(),
         }
     }
@@ -224,27 +226,29 @@ impl<P: Program<OpRef>> Live<P> {
     /// Step `step` of instance `id` completed (or its entry, [`ENTRY`]): the steps
     /// waiting only for it are created and ready, in step order.
     fn step_done(&mut self, id: u32, step: u32, ready: &mut Vec<u32>) {
-        let (inst, counts) = self.instances.get_mut(id);
+        let (inst, mut counts) = self.instances.get_mut(id);
         let arena = &mut self.arena;
         let mut created = 0;
         let inst_ref: &Instance = inst;
         let tpl: &Template = &inst_ref.tpl;
         let mut free = |t: u32| {
-            let c = &mut counts[t as usize];
-            if *c == CREATED {
+            let c = counts.get(t);
+            if c == CREATED {
                 // The end step, created at once: its count is the operation's.
-                let slot = inst_ref.end_slot.expect("only the end step is created early");
+                let slot = inst_ref.end_slot;
+                debug_assert_ne!(slot, NO_END, "only the end step is created early");
                 let d = &mut arena.slots[slot as usize].op.deps;
                 *d -= 1;
                 if *d == 0 {
                     ready.push(slot);
                 }
             } else {
-                *c -= 1;
-                if *c == 0 {
-                    *c = CREATED;
+                if c == 1 {
+                    counts.set(t, CREATED);
                     ready.push(create_step(arena, inst_ref, id, t));
                     created += 1;
+                } else {
+                    counts.set(t, c - 1);
                 }
             }
         };
@@ -557,7 +561,7 @@ impl OpSink for LiveSink<'_> {
             ctx: at.ctx,
             base_local: *self.created,
             counts: 0,
-            end_slot: None,
+            end_slot: NO_END,
             pending: n,
             line: self.line,
             rank: self.rank,
@@ -570,17 +574,17 @@ impl OpSink for LiveSink<'_> {
             x.inst = id;
             x.step = ENTRY;
         }
-        let (inst, counts) = self.instances.get_mut(id);
+        let (inst, mut counts) = self.instances.get_mut(id);
         let mut end_ref = None;
         for i in 0..n {
-            let c = counts[i as usize];
+            let c = counts.get(i);
             if c == 0 || i == end {
-                counts[i as usize] = CREATED;
+                counts.set(i, CREATED);
                 let slot = create_step(self.arena, inst, id, i);
                 self.arena.slots[slot as usize].op.deps = c;
                 self.new_ops.push(slot);
                 if i == end {
-                    inst.end_slot = Some(slot);
+                    inst.end_slot = slot;
                     end_ref = Some(OpRef {
                         slot,
                         gen: self.arena.slots[slot as usize].x.gen,

@@ -93,3 +93,37 @@ fn patterns_in_the_process_replay_as_their_goal_files() {
         }
     }
 }
+
+/// Linear algorithms on 300 ranks: the barrier root's sends wait for 299 receives,
+/// more than a byte holds, so the live store keeps that call's counts wide while the
+/// other ranks' stay narrow; both must replay as the whole schedule does.
+#[test]
+fn steps_waiting_for_hundreds_replay_live_as_the_whole_schedule() {
+    let dir = std::env::temp_dir().join(format!("simpi-live-wide-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("trace.txt");
+    let ranks = 300;
+    let mut text = String::new();
+    for r in 0..ranks {
+        // Rank r computes r * 10 us (1e4 flops at 1 Gflop/s), then the barrier.
+        text += &format!("{r} init\n{r} compute {}\n{r} barrier\n", 10_000 * r);
+        text += &format!("{r} gather 100 100 0\n{r} allreduce 64 0\n{r} finalize\n");
+    }
+    std::fs::write(&file, text).unwrap();
+    let mut coll = CollChoice::by_name("ompi").unwrap();
+    coll.add_override("gather=linear").unwrap();
+    coll.add_override("barrier=linear").unwrap();
+    let speed = |_r: u32| 1e9;
+    let model = Model::LogGops(LogGops::loggopsim_defaults(TimeUnit::Ns));
+    let run = |whole: bool| {
+        let mut w = load(&file, &common::load_options(&speed, &coll, 0.0, whole)).unwrap();
+        simulate(&mut w, &model, common::quiet()).unwrap().end_times
+    };
+    let (whole, live) = (run(true), run(false));
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(whole.len(), ranks);
+    assert_eq!(whole, live);
+    // Nobody leaves the barrier before the last rank enters it, after 299 * 10 us.
+    let last_in = 299 * 10_000_000;
+    assert!(live.iter().all(|t| t.ps() > last_in), "a rank left the barrier early");
+}

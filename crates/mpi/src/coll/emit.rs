@@ -47,6 +47,8 @@ pub struct Template {
     peers: Peers,
     /// Steps the algorithm emitted (the end compute, if added, comes after them).
     steps: u32,
+    /// The most dependencies any step has.
+    most_deps: u32,
 }
 
 impl Template {
@@ -96,6 +98,7 @@ impl Template {
             }
         };
         t.link_successors();
+        t.most_deps = t.dep_start.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0);
         // Kept for the rest of the run: no spare capacity.
         t.ops.shrink_to_fit();
         t.deps.shrink_to_fit();
@@ -150,6 +153,11 @@ impl Template {
     /// The steps step `i` waits for.
     pub fn deps(&self, i: u32) -> &[u32] {
         &self.deps[self.dep_start[i as usize] as usize..self.dep_start[i as usize + 1] as usize]
+    }
+
+    /// The most dependencies any one step waits for.
+    pub fn most_deps(&self) -> u32 {
+        self.most_deps
     }
 
     /// The steps that wait for step `i`, in step order.
@@ -369,13 +377,15 @@ impl<'w> Recorder<'w> {
         Recorder {
             t: Template {
                 ops: Vec::new(),
-                dep_start: vec![0],
+                // A checker records nothing: no allocation (it runs once per rank and call).
+                dep_start: if against.is_some() { Vec::new() } else { vec![0] },
                 deps: Vec::new(),
                 succ_start: Vec::new(),
                 succ: Vec::new(),
                 end: None,
                 peers: Peers::Absolute,
                 steps: 0,
+                most_deps: 0,
             },
             against,
             checked: 0,
@@ -400,7 +410,10 @@ impl<'w> Recorder<'w> {
             if want.kind != crate::op::OpKind::Calc {
                 want.peer = c.peer(i as u32, me, size, None);
             }
-            if want != op || c.deps(i as u32) != after {
+            // Element by element: these lists hold one or two steps, where a call to
+            // memcmp costs more than the comparison.
+            let deps = c.deps(i as u32);
+            if want != op || deps.len() != after.len() || deps.iter().zip(after).any(|(a, b)| a != b) {
                 self.mismatch = true;
             }
             return i as Step;

@@ -30,8 +30,9 @@ pub(crate) struct Instance {
     /// complete (the entry counts as one for steps without dependencies), `CREATED`
     /// once its operation exists.
     pub counts: u32,
-    /// The end step's operation slot (created at once), if the call does anything.
-    pub end_slot: Option<u32>,
+    /// The end step's operation slot (created at once), [`NO_END`] until then (four
+    /// bytes, not an `Option`'s eight: an instance is kept per rank).
+    pub end_slot: u32,
     /// Steps whose operations have not completed yet.
     pub pending: u32,
     /// The program line of the call.
@@ -40,7 +41,10 @@ pub(crate) struct Instance {
     pub rank: u32,
 }
 
-/// `Instance::remaining` of a step whose operation exists.
+/// `Instance::end_slot` before the end step is created.
+pub(crate) const NO_END: u32 = u32::MAX;
+
+/// A step's count once its operation exists.
 pub(crate) const CREATED: u32 = u32::MAX;
 
 impl Instance {
@@ -54,22 +58,59 @@ impl Instance {
     }
 }
 
-/// Instances by id, reused once done, and their counts in one pool: instances made
-/// together (every rank entering the same call) have their counts side by side.
-#[derive(Default)]
-pub(crate) struct Instances {
-    slots: Vec<Option<Instance>>,
-    free: Vec<u32>,
-    counts: Vec<u32>,
-    /// Freed blocks of the pool by length.
-    free_counts: simpi_kernel::MixHashMap<u32, Vec<u32>>,
+/// One instance's per-step counts: a byte each when no step waits for more than
+/// [`NARROW_MOST`] others (nearly every algorithm), else four bytes. Counts are most of
+/// what a rank keeps of a running collective: a 2^17-rank recursive-doubling allreduce
+/// holds 35 per rank, all at once.
+pub(crate) enum Counts<'a> {
+    Narrow(&'a mut [u8]),
+    Wide(&'a mut [u32]),
 }
 
-impl Instances {
-    /// Adds `i` with the counts `counts` (one per step).
-    pub fn add(&mut self, mut i: Instance, counts: impl ExactSizeIterator<Item = u32>) -> u32 {
+/// The most dependencies a step of a template with narrow counts may have (`u8::MAX`
+/// stands for [`CREATED`]).
+pub(crate) const NARROW_MOST: u32 = u8::MAX as u32 - 1;
+
+impl Counts<'_> {
+    /// Step `i`'s count, [`CREATED`] once its operation exists.
+    #[inline(always)]
+    pub fn get(&self, i: u32) -> u32 {
+        match self {
+            Counts::Narrow(c) => match c[i as usize] {
+                u8::MAX => CREATED,
+                v => u32::from(v),
+            },
+            Counts::Wide(c) => c[i as usize],
+        }
+    }
+
+    /// Sets step `i`'s count (a value the template's width holds, or [`CREATED`]).
+    #[inline(always)]
+    pub fn set(&mut self, i: u32, v: u32) {
+        match self {
+            Counts::Narrow(c) => {
+                debug_assert!(v == CREATED || v <= NARROW_MOST);
+                c[i as usize] = if v == CREATED { u8::MAX } else { v as u8 };
+            }
+            Counts::Wide(c) => c[i as usize] = v,
+        }
+    }
+}
+
+/// A pool of count blocks, reused by length once their instance is done: instances
+/// made together (every rank entering the same call) have their counts side by side.
+#[derive(Default)]
+struct Pool<T> {
+    counts: Vec<T>,
+    /// Freed blocks by length.
+    free: simpi_kernel::MixHashMap<u32, Vec<u32>>,
+}
+
+impl<T: Copy> Pool<T> {
+    /// Stores `counts` in a block; returns where it starts.
+    fn add(&mut self, counts: impl ExactSizeIterator<Item = T>) -> u32 {
         let n = counts.len() as u32;
-        let at = match self.free_counts.get_mut(&n).and_then(Vec::pop) {
+        match self.free.get_mut(&n).and_then(Vec::pop) {
             Some(at) => {
                 for (c, v) in self.counts[at as usize..(at + n) as usize].iter_mut().zip(counts) {
                     *c = v;
@@ -81,8 +122,45 @@ impl Instances {
                 self.counts.extend(counts);
                 at
             }
+        }
+    }
+
+    fn block(&mut self, at: u32, n: usize) -> &mut [T] {
+        &mut self.counts[at as usize..at as usize + n]
+    }
+
+    fn free(&mut self, at: u32, n: usize) {
+        self.free.entry(n as u32).or_default().push(at);
+    }
+}
+
+/// Instances by id, reused once done, and their counts.
+#[derive(Default)]
+pub(crate) struct Instances {
+    slots: Vec<Option<Instance>>,
+    free: Vec<u32>,
+    narrow: Pool<u8>,
+    wide: Pool<u32>,
+}
+
+impl Instances {
+    /// Room reserved for `n` instances of up to `steps` steps each, all at once (every
+    /// rank in one collective; see [`super::arena::reserve_ahead`]).
+    pub fn with_room(n: usize, steps: usize) -> Instances {
+        let mut i = Instances::default();
+        super::arena::reserve_ahead(&mut i.slots, n);
+        super::arena::reserve_ahead(&mut i.narrow.counts, n.saturating_mul(steps));
+        i
+    }
+
+    /// Adds `i` with the counts `counts` (one per step, each at most the template's
+    /// [`Template::most_deps`], or 1).
+    pub fn add(&mut self, mut i: Instance, counts: impl ExactSizeIterator<Item = u32>) -> u32 {
+        i.counts = if i.tpl.most_deps() <= NARROW_MOST {
+            self.narrow.add(counts.map(|c| c as u8))
+        } else {
+            self.wide.add(counts)
         };
-        i.counts = at;
         match self.free.pop() {
             Some(id) => {
                 self.slots[id as usize] = Some(i);
@@ -97,16 +175,25 @@ impl Instances {
 
     /// Instance `id` and its counts.
     #[inline]
-    pub fn get_mut(&mut self, id: u32) -> (&mut Instance, &mut [u32]) {
+    pub fn get_mut(&mut self, id: u32) -> (&mut Instance, Counts<'_>) {
         let i = self.slots[id as usize].as_mut().expect("a live instance");
         let n = i.tpl.len();
-        let at = i.counts as usize;
-        (i, &mut self.counts[at..at + n])
+        let counts = if i.tpl.most_deps() <= NARROW_MOST {
+            Counts::Narrow(self.narrow.block(i.counts, n))
+        } else {
+            Counts::Wide(self.wide.block(i.counts, n))
+        };
+        (i, counts)
     }
 
     pub fn remove(&mut self, id: u32) {
         let i = self.slots[id as usize].take().expect("a live instance");
-        self.free_counts.entry(i.tpl.len() as u32).or_default().push(i.counts);
+        let n = i.tpl.len();
+        if i.tpl.most_deps() <= NARROW_MOST {
+            self.narrow.free(i.counts, n);
+        } else {
+            self.wide.free(i.counts, n);
+        }
         self.free.push(id);
     }
 }
