@@ -3,7 +3,7 @@
 use crate::{given, EXIT_INPUT, EXIT_USAGE};
 use clap::{ArgMatches, Args};
 use simpi::values;
-use simpi_trace::schedgen::{generate, generate_random, Params, Pattern, RandomParams};
+use simpi_trace::schedgen::{generate_at_most, generate_random, Params, Pattern, RandomParams};
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -44,9 +44,41 @@ pub struct SchedgenArgs {
     /// random: NICs per rank.
     #[arg(long, default_value_t = 1)]
     nics: u8,
-    /// Output file (default: standard output).
+    /// Output file (default: standard output). It is created only once writing starts:
+    /// a refused schedule leaves no file.
     #[arg(short = 'o', long)]
     output: Option<PathBuf>,
+    /// The largest schedule written, estimated before writing: bytes, or with KiB, MiB,
+    /// GiB or TiB (a pattern such as a ring allreduce grows as the square of the ranks).
+    #[arg(long, default_value = "1GiB", value_parser = values::file_size)]
+    max_size: u64,
+}
+
+/// A file created at the first write: nothing is left behind when the generator
+/// refuses before writing.
+struct CreateOnWrite {
+    path: PathBuf,
+    file: Option<std::fs::File>,
+}
+
+impl CreateOnWrite {
+    fn file(&mut self) -> std::io::Result<&mut std::fs::File> {
+        if self.file.is_none() {
+            let f = std::fs::File::create(&self.path)
+                .map_err(|e| std::io::Error::new(e.kind(), format!("{}: cannot create: {e}", self.path.display())))?;
+            self.file = Some(f);
+        }
+        Ok(self.file.as_mut().expect("just created"))
+    }
+}
+
+impl Write for CreateOnWrite {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.file()?.write(buf)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file()?.flush()
+    }
 }
 
 /// What writes the schedule.
@@ -90,16 +122,23 @@ pub fn run(a: SchedgenArgs, m: &ArgMatches) -> Result<(), (u8, String)> {
         compute: a.compute,
         periodic: a.periodic,
     };
-    let io = |e: std::io::Error| (EXIT_INPUT, format!("writing the schedule: {e}"));
+    let io = |e: std::io::Error| match e.kind() {
+        // Refused before writing: what was asked is the problem.
+        std::io::ErrorKind::FileTooLarge => (EXIT_USAGE, format!("{e}; or raise --max-size")),
+        std::io::ErrorKind::InvalidInput => (EXIT_USAGE, e.to_string()),
+        _ => (EXIT_INPUT, format!("writing the schedule: {e}")),
+    };
     match &a.output {
         Some(path) => {
-            let f = std::fs::File::create(path)
-                .map_err(|e| (EXIT_INPUT, format!("{}: cannot create: {e}", path.display())))?;
-            generate(pattern, &p, f).map_err(io)?;
+            let f = CreateOnWrite {
+                path: path.clone(),
+                file: None,
+            };
+            generate_at_most(pattern, &p, f, a.max_size).map_err(io)?.flush().map_err(io)?;
         }
         None => {
             let out = std::io::stdout();
-            let mut w = generate(pattern, &p, out.lock()).map_err(io)?;
+            let mut w = generate_at_most(pattern, &p, out.lock(), a.max_size).map_err(io)?;
             w.flush().map_err(io)?;
         }
     }

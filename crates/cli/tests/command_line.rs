@@ -308,3 +308,29 @@ fn issue16_times_beyond_the_clock_are_errors_not_wrapped_answers() {
         );
     }
 }
+
+#[test]
+fn schedgen_refuses_a_schedule_past_max_size_and_leaves_no_file() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("cli-max-size-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("ring.goal");
+    let path = f.to_str().unwrap();
+    // A ring allreduce makes 2(N-1) steps per rank: 5000 ranks is gigabytes of GOAL.
+    let out = simpi(&["schedgen", "ring-allreduce", "--ranks", "5000", "-o", path]);
+    assert_exit(&out, 2, "more than the 1 GiB");
+    assert!(text(&out.stderr).contains("--max-size"));
+    assert!(!f.exists(), "a refused schedule left a file");
+    let out = simpi(&["schedgen", "ring-allreduce", "--ranks", "4", "--max-size", "100", "-o", path]);
+    assert_exit(&out, 2, "more than the 100 bytes");
+    assert!(!f.exists(), "a refused schedule left a file");
+    // With room, it is written: 4 ranks, 2(4-1) sends each.
+    let out = simpi(&["schedgen", "ring-allreduce", "--ranks", "4", "--max-size", "1MiB", "-o", path]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let goal = std::fs::read_to_string(&f).unwrap();
+    assert!(goal.contains("num_ranks 4"));
+    assert_eq!(goal.matches(" send ").count(), 4 * 2 * 3, "{goal}");
+    for bad in ["0", "1XB", "99999999999TiB", "-5", "1.5GiB"] {
+        let out = simpi(&["schedgen", "ring-allreduce", &format!("--max-size={bad}")]);
+        assert_exit(&out, 2, "size");
+    }
+}

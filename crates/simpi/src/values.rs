@@ -125,6 +125,27 @@ pub fn rank_count(s: &str) -> Result<u32, String> {
     }
 }
 
+/// A file size in bytes, with an optional binary unit: `500000`, `64KiB`, `2GiB`,
+/// `1TiB` (`K`, `M`, `G`, `T` alone mean the same; `--max-size`).
+pub fn file_size(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (n, unit) = t.split_at(digits);
+    let shift = match unit.trim() {
+        "" | "B" => 0,
+        "K" | "KiB" => 10,
+        "M" | "MiB" => 20,
+        "G" | "GiB" => 30,
+        "T" | "TiB" => 40,
+        _ => return Err(format!("{} is not a size: a whole number of bytes, or with KiB, MiB, GiB or TiB", quote(s))),
+    };
+    n.parse::<u64>()
+        .ok()
+        .and_then(|v| v.checked_mul(1u64 << shift))
+        .filter(|&v| v > 0)
+        .ok_or_else(|| format!("{} is not a size between 1 byte and 2^64 - 1 bytes", quote(s)))
+}
+
 /// A count of at least 1 (`--iterations`, `--ranks-per-host`).
 pub fn at_least_one(s: &str) -> Result<u32, String> {
     match s.trim().parse::<u32>() {

@@ -130,7 +130,7 @@ pub const MAX_OUTPUT_BYTES: u64 = 1 << 30;
 
 /// Writes the GOAL schedule of `pattern` to `out` (times in GOAL's units, as
 /// [`Params::compute`]), refusing before writing anything a schedule estimated at more
-/// than [`MAX_OUTPUT_BYTES`] (an error of kind `InvalidInput` that says how large it
+/// than [`MAX_OUTPUT_BYTES`] (an error of kind `FileTooLarge` that says how large it
 /// would be and what runs it without a file).
 pub fn generate<W: Write>(pattern: Pattern, p: &Params, out: W) -> io::Result<W> {
     generate_at_most(pattern, p, out, MAX_OUTPUT_BYTES)
@@ -143,7 +143,7 @@ pub fn generate_at_most<W: Write>(pattern: Pattern, p: &Params, out: W, max_byte
         let size = estimate(pattern, p, max_bytes)?;
         if size.bytes > max_bytes {
             return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
+                io::ErrorKind::FileTooLarge,
                 format!(
                     "{} on {} rank(s){} would be a GOAL file of {} {}, more than the {} \
                      `simpi schedgen` writes: `simpi replay --pattern {} --ranks {}` simulates it \
