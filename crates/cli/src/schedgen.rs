@@ -134,7 +134,10 @@ pub fn run(a: SchedgenArgs, m: &ArgMatches) -> Result<(), (u8, String)> {
                 path: path.clone(),
                 file: None,
             };
-            generate_at_most(pattern, &p, f, a.max_size).map_err(io)?.flush().map_err(io)?;
+            generate_at_most(pattern, &p, f, a.max_size)
+                .map_err(io)?
+                .flush()
+                .map_err(io)?;
         }
         None => {
             let out = std::io::stdout();

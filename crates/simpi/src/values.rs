@@ -137,7 +137,12 @@ pub fn file_size(s: &str) -> Result<u64, String> {
         "M" | "MiB" => 20,
         "G" | "GiB" => 30,
         "T" | "TiB" => 40,
-        _ => return Err(format!("{} is not a size: a whole number of bytes, or with KiB, MiB, GiB or TiB", quote(s))),
+        _ => {
+            return Err(format!(
+                "{} is not a size: a whole number of bytes, or with KiB, MiB, GiB or TiB",
+                quote(s)
+            ))
+        }
     };
     n.parse::<u64>()
         .ok()
