@@ -320,11 +320,29 @@ fn schedgen_refuses_a_schedule_past_max_size_and_leaves_no_file() {
     assert_exit(&out, 2, "more than the 1 GiB");
     assert!(text(&out.stderr).contains("--max-size"));
     assert!(!f.exists(), "a refused schedule left a file");
-    let out = simpi(&["schedgen", "ring-allreduce", "--ranks", "4", "--max-size", "100", "-o", path]);
+    let out = simpi(&[
+        "schedgen",
+        "ring-allreduce",
+        "--ranks",
+        "4",
+        "--max-size",
+        "100",
+        "-o",
+        path,
+    ]);
     assert_exit(&out, 2, "more than the 100 bytes");
     assert!(!f.exists(), "a refused schedule left a file");
     // With room, it is written: 4 ranks, 2(4-1) sends each.
-    let out = simpi(&["schedgen", "ring-allreduce", "--ranks", "4", "--max-size", "1MiB", "-o", path]);
+    let out = simpi(&[
+        "schedgen",
+        "ring-allreduce",
+        "--ranks",
+        "4",
+        "--max-size",
+        "1MiB",
+        "-o",
+        path,
+    ]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let goal = std::fs::read_to_string(&f).unwrap();
     assert!(goal.contains("num_ranks 4"));
