@@ -295,9 +295,9 @@ pub fn parse(source: Option<String>, given: HashMap<String, String>, coll: Vec<S
     } else {
         ModelName::Loggops
     });
+    s.check()?;
     // Overrides are checked now, so a bad one is refused before anything is read.
     s.collectives()?;
-    s.check()?;
     Ok(s)
 }
 
