@@ -110,6 +110,16 @@ pub fn spans_and_messages(
     records: &mut [OpRecord],
     calls: Option<&[CallRecord]>,
 ) -> (Vec<Span>, Vec<Option<Message>>, Vec<Flow>) {
+    let (spans, messages, flows, _) = spans_messages_owners(records, calls);
+    (spans, messages, flows)
+}
+
+/// [`spans_and_messages`], with the span each (sorted) record belongs to (`usize::MAX`:
+/// none).
+pub(crate) fn spans_messages_owners(
+    records: &mut [OpRecord],
+    calls: Option<&[CallRecord]>,
+) -> (Vec<Span>, Vec<Option<Message>>, Vec<Flow>, Vec<usize>) {
     let (spans, ranges) = spans_of_ops(records, calls);
     let mut span_of = vec![usize::MAX; records.len()];
     let mut messages = Vec::with_capacity(spans.len());
@@ -146,7 +156,7 @@ pub fn spans_and_messages(
             });
         }
     }
-    (spans, messages, flows)
+    (spans, messages, flows, span_of)
 }
 
 /// Per-call statistics, by name.

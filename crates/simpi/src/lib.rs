@@ -4,6 +4,7 @@
 //! these types, not the crates below.
 
 pub mod analysis;
+pub mod critical;
 mod error;
 pub mod memory;
 pub mod replay;

@@ -1,7 +1,7 @@
 //! Simulating a loaded workload under LogGOPS or over a platform with the flow or hybrid
 //! model, and the GOAL shortcut used by tests.
 
-use crate::analysis::{breakdown, call_stats, spans_and_messages};
+use crate::analysis::{breakdown, call_stats, spans_messages_owners};
 use crate::report::Report;
 use crate::workload::{load, Body, CollChoice, Format, LoadOptions, Workload};
 use crate::Error;
@@ -174,11 +174,20 @@ pub fn simulate(w: &mut Workload<'_>, model: &Model<'_>, opts: SimOptions<'_>) -
     }
     let ends: Vec<u64> = out.end_times.iter().map(|t| t.ps()).collect();
     let mut records = out.records;
-    let (breakdown, calls, spans, messages, flows) = if records.is_empty() {
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new())
+    let (breakdown, calls, spans, messages, flows, critical) = if records.is_empty() {
+        Default::default()
     } else {
-        let (sp, messages, flows) = spans_and_messages(&mut records, w.calls.as_deref());
-        (breakdown(&records, &ends), call_stats(&sp), sp, messages, flows)
+        let (sp, messages, flows, span_of) = spans_messages_owners(&mut records, w.calls.as_deref());
+        let path = crate::critical::walk(&records, &ends);
+        let critical = crate::critical::steps(&records, &path, &span_of, &sp);
+        (
+            breakdown(&records, &ends),
+            call_stats(&sp),
+            sp,
+            messages,
+            flows,
+            critical,
+        )
     };
     Ok(Report {
         end_times: out.end_times,
@@ -193,6 +202,7 @@ pub fn simulate(w: &mut Workload<'_>, model: &Model<'_>, opts: SimOptions<'_>) -
         spans,
         messages,
         flows,
+        critical,
     })
 }
 

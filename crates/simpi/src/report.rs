@@ -34,6 +34,8 @@ pub struct Report {
     pub messages: Vec<Option<crate::timeline::Message>>,
     /// Arrows from each send's span to the span of the receive it matched.
     pub flows: Vec<crate::timeline::Flow>,
+    /// The critical path, earliest step first (when recorded; see [`crate::critical`]).
+    pub critical: Vec<crate::critical::Step>,
 }
 
 /// Peak resident set size of this process (Linux `VmHWM`), if available. Read from
@@ -247,6 +249,7 @@ mod tests {
             spans: vec![],
             messages: vec![],
             flows: vec![],
+            critical: vec![],
         }
     }
 
