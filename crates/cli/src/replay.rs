@@ -3,9 +3,10 @@
 
 use crate::{given, EXIT_INPUT, EXIT_STALL, EXIT_USAGE};
 use clap::{ArgMatches, Args, ValueEnum};
+use simpi::settings::{self, Naming, ReplaySettings, Setting, Syntax};
 use simpi::{
-    count_ranks, load, simulate, values, Error, Format, LoadOptions, Machine, MappingSpec, ModelSpec, Pattern,
-    PatternParams, Piecewise, Preset, PresetChanges, SimOptions, SimTime, TimeUnit, Workload,
+    count_ranks, load, simulate, values, Error, Format, LoadOptions, Machine, Pattern, PatternParams, Piecewise,
+    PresetChanges, SimOptions, SimTime, TimeUnit, Workload,
 };
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -184,29 +185,18 @@ pub struct ReplayArgs {
     max_blocked_ranks: usize,
 }
 
-impl ReplayArgs {
-    /// The model asked for, or the default: SMPI's hybrid model on a platform, LogGOPS
-    /// without one.
-    fn model(&self) -> ModelName {
-        self.model.unwrap_or(if self.platform.is_some() {
-            ModelName::Hybrid
-        } else {
-            ModelName::Loggops
-        })
-    }
-}
-
 pub fn run(mut a: ReplayArgs, m: &ArgMatches) -> Result<(), (u8, String)> {
-    check_flags(&a, m)?;
+    let s = settings(&a, m);
+    s.check(NAMING).map_err(|msg| (EXIT_USAGE, msg))?;
     if a.file.as_deref() != Some(std::path::Path::new("-")) {
-        return run_checked(a);
+        return run_checked(a, &s);
     }
     // The readers read a file more than once (its rank count, then its operations),
     // so standard input is copied to a private file first.
     let copy = StdinCopy::new()?;
     a.file = Some(copy.path.clone());
     let shown = copy.path.display().to_string();
-    run_checked(a).map_err(|(code, msg)| (code, msg.replace(&shown, "<stdin>")))
+    run_checked(a, &s).map_err(|(code, msg)| (code, msg.replace(&shown, "<stdin>")))
 }
 
 /// Standard input saved to a file of this process, removed when dropped.
@@ -235,7 +225,7 @@ impl Drop for StdinCopy {
     }
 }
 
-fn run_checked(a: ReplayArgs) -> Result<(), (u8, String)> {
+fn run_checked(a: ReplayArgs, s: &ReplaySettings) -> Result<(), (u8, String)> {
     let show_progress = a.progress || std::io::stderr().is_terminal();
     let started = Instant::now();
     let mut progress = |p: simpi_mpi_progress::Progress| {
@@ -248,10 +238,7 @@ fn run_checked(a: ReplayArgs) -> Result<(), (u8, String)> {
             );
         }
     };
-    let format = a.input.map(|f| match f {
-        InputFormat::Goal => Format::Goal,
-        InputFormat::Tit => Format::Tit,
-    });
+    let format = s.format;
     let input_err = |e: Error| (EXIT_INPUT, e.to_string());
     let pattern = a.pattern;
     let ranks = match (&a.file, pattern) {
@@ -265,10 +252,10 @@ fn run_checked(a: ReplayArgs) -> Result<(), (u8, String)> {
     timeline_filter
         .check(ranks)
         .map_err(|m| (EXIT_USAGE, format!("--timeline-ranks: {m}")))?;
-    let machine = Machine::new(&model_spec(&a)?, ranks).map_err(input_err)?;
+    let machine = Machine::new(&s.model_spec().map_err(input_err)?, ranks).map_err(input_err)?;
     let flops = a.trace.speed;
     let speed = |r: u32| machine.speed(r).unwrap_or(flops);
-    let coll = a.trace.collectives()?;
+    let coll = s.collectives(NAMING).map_err(|msg| (EXIT_USAGE, msg))?;
     let mut workload = match (&a.file, pattern) {
         (Some(file), _) => load(
             file,
@@ -359,166 +346,109 @@ fn run_checked(a: ReplayArgs) -> Result<(), (u8, String)> {
     out.flush().map_err(io)
 }
 
-/// Refuses flags the chosen model, input or output would ignore, and flags that
-/// contradict each other: a flag that silently does nothing misleads (exit code 2).
-fn check_flags(a: &ReplayArgs, m: &ArgMatches) -> Result<(), (u8, String)> {
-    let usage = |msg: String| Err((EXIT_USAGE, msg));
-    let chosen = a.model();
-    let model = chosen
-        .to_possible_value()
-        .expect("no skipped variant")
-        .get_name()
-        .to_string();
-    let flow_like = matches!(chosen, ModelName::Flow | ModelName::Hybrid);
-    match (&a.platform, chosen) {
-        (None, ModelName::Loggops | ModelName::Constant) | (Some(_), ModelName::Flow | ModelName::Hybrid) => {}
-        (Some(_), ModelName::Constant) => return usage("the constant model needs no --platform".into()),
-        (Some(_), ModelName::Loggops) => {
-            return usage("--platform is used by the flow and hybrid models: add --model flow or --model hybrid".into())
-        }
-        (None, _) => return usage(format!("--model {model} needs --platform FILE")),
-    }
-    // Flags that only one family of models reads.
-    let loggops_only = [
-        ("l", "-L"),
-        ("o", "-o"),
-        ("g", "-g"),
-        ("big_g", "-G"),
-        ("big_o", "-O"),
-        ("s", "-S"),
-    ];
-    let platform_only = [
-        ("mapping", "--mapping"),
-        ("ranks_per_host", "--ranks-per-host"),
-        ("hostfile", "--hostfile"),
-        ("lat_factor", "--lat-factor"),
-        ("bw_factor", "--bw-factor"),
-        ("weight_s", "--weight-s"),
-    ];
-    let protocol = [
-        ("os", "--os"),
-        ("or_", "--or"),
-        ("async_small", "--async-small"),
-        ("detached", "--detached"),
-        ("grow_injected_times", "--grow-injected-times"),
-        ("preset", "--preset"),
-    ];
-    for (id, flag) in loggops_only {
-        if given(m, id) && chosen != ModelName::Loggops {
-            return usage(format!(
-                "{flag} is a LogGOPS parameter: --model {model} does not use it"
-            ));
-        }
-    }
-    for (id, flag) in platform_only {
-        if given(m, id) && !flow_like {
-            return usage(format!(
-                "{flag} is used by the flow and hybrid models, not by --model {model}"
-            ));
-        }
-    }
-    for (id, flag) in protocol {
-        if given(m, id) && chosen == ModelName::Loggops {
-            return usage(format!(
-                "{flag} is a setting of SMPI's protocol: --model loggops uses LogGOPS (-L -o -g -G -O -S) instead"
-            ));
-        }
-    }
-    if given(m, "preset") && chosen == ModelName::Flow {
-        return usage(
-            "--model flow has its own settings (no factors, no overheads): --preset is for --model hybrid or constant"
-                .into(),
-        );
-    }
-    if given(m, "constant_time") && chosen != ModelName::Constant {
-        return usage(format!("--constant-time is for --model constant, not --model {model}"));
-    }
-    if a.hostfile.is_some() && (given(m, "mapping") || given(m, "ranks_per_host")) {
-        return usage("--hostfile places the ranks itself: drop --mapping and --ranks-per-host".into());
-    }
-    if given(m, "ranks_per_host") && matches!(a.mapping, MappingKind::RoundRobin) {
-        return usage("--ranks-per-host is for --mapping block".into());
-    }
-    // Flags that only traces read (GOAL schedules and patterns have their operations).
-    let tit = match (&a.file, a.input) {
-        (_, Some(InputFormat::Tit)) => true,
-        (_, Some(InputFormat::Goal)) | (None, None) => false,
-        (Some(f), None) => Format::detect(f) == Format::Tit,
-    };
-    let trace_only = [
-        ("coll", "--coll"),
-        ("coll_selector", "--coll-selector"),
-        ("speed", "--speed"),
-        ("test_cost", "--test-cost"),
-        ("grow_injected_times", "--grow-injected-times"),
-    ];
-    for (id, flag) in trace_only {
-        if given(m, id) && !tit {
-            let what = if a.pattern.is_some() {
-                "a pattern"
-            } else {
-                "a GOAL schedule"
-            };
-            return usage(format!(
-                "{flag} applies to TIT traces; {what} has its operations already"
-            ));
-        }
-    }
-    if given(m, "speed") && a.platform.is_some() {
-        return usage("--speed is the host speed without a platform: the platform's hosts have their own".into());
-    }
-    if given(m, "periodic") && a.pattern != Some(Pattern::Stencil3d) {
-        return usage("--periodic is for --pattern stencil3d".into());
-    }
-    if a.report && (a.json || matches!(a.format, OutFormat::Loggopsim)) {
-        return usage("--report prints with the human format: drop --json or --format loggopsim".into());
-    }
-    Ok(())
-}
-
 /// Re-exported so the progress callback can name its argument type.
 mod simpi_mpi_progress {
     pub use simpi::Progress;
 }
 
-/// The model the arguments ask for.
-fn model_spec(a: &ReplayArgs) -> Result<ModelSpec, (u8, String)> {
-    let changes = PresetChanges {
-        lat_factor: a.lat_factor.clone(),
-        bw_factor: a.bw_factor.clone(),
-        os: a.os.clone(),
-        or: a.or_.clone(),
-        async_small: a.async_small,
-        detached: a.detached,
-        weight_s: a.weight_s,
-        grow_test_costs: a.grow_injected_times,
-    };
-    let base = match (a.model(), a.preset) {
-        (ModelName::Flow, _) => Preset::flow(),
-        (_, PresetName::Smpi) => Preset::smpi(),
-        (_, PresetName::Plain) => Preset::plain(),
-    };
-    let preset = || changes.apply(base.clone()).map_err(|e| (EXIT_INPUT, e.to_string()));
-    Ok(match (a.model(), &a.platform) {
-        (ModelName::Loggops, _) => ModelSpec::LogGops {
-            params: [a.l, a.o, a.g, a.big_g, a.big_o, a.s],
-            unit: a.time_unit,
+/// How `simpi replay`'s messages name settings: by their flags.
+const NAMING: Naming = Naming {
+    name: |s| arg(s).1,
+    syntax: Syntax::Flags,
+};
+
+/// Each setting's clap id and flag.
+fn arg(s: Setting) -> (&'static str, &'static str) {
+    match s {
+        Setting::Pattern => ("pattern", "--pattern"),
+        Setting::Ranks => ("ranks", "--ranks"),
+        Setting::Bytes => ("bytes", "--bytes"),
+        Setting::Iterations => ("iterations", "--iterations"),
+        Setting::Compute => ("compute", "--compute"),
+        Setting::Periodic => ("periodic", "--periodic"),
+        Setting::InputFormat => ("input", "--input"),
+        Setting::Model => ("model", "--model"),
+        Setting::Platform => ("platform", "--platform"),
+        Setting::Preset => ("preset", "--preset"),
+        Setting::ConstantTime => ("constant_time", "--constant-time"),
+        Setting::Mapping => ("mapping", "--mapping"),
+        Setting::RanksPerHost => ("ranks_per_host", "--ranks-per-host"),
+        Setting::HostFile => ("hostfile", "--hostfile"),
+        Setting::LatFactor => ("lat_factor", "--lat-factor"),
+        Setting::BwFactor => ("bw_factor", "--bw-factor"),
+        Setting::Os => ("os", "--os"),
+        Setting::Or => ("or_", "--or"),
+        Setting::AsyncSmall => ("async_small", "--async-small"),
+        Setting::Detached => ("detached", "--detached"),
+        Setting::WeightS => ("weight_s", "--weight-s"),
+        Setting::GrowInjectedTimes => ("grow_injected_times", "--grow-injected-times"),
+        Setting::LatencyL => ("l", "-L"),
+        Setting::OverheadO => ("o", "-o"),
+        Setting::GapG => ("g", "-g"),
+        Setting::GapPerByteG => ("big_g", "-G"),
+        Setting::OverheadPerByteO => ("big_o", "-O"),
+        Setting::EagerLimitS => ("s", "-S"),
+        Setting::TimeUnit => ("time_unit", "--time-unit"),
+        Setting::Coll => ("coll", "--coll"),
+        Setting::CollSelector => ("coll_selector", "--coll-selector"),
+        Setting::Speed => ("speed", "--speed"),
+        Setting::TestCost => ("test_cost", "--test-cost"),
+        Setting::Report => ("report", "--report"),
+        Setting::OutputFormat => ("format", "--format"),
+        Setting::Json => ("json", "--json"),
+        Setting::Timeline => ("timeline", "--timeline"),
+        Setting::TimelineRanks => ("timeline_ranks", "--timeline-ranks"),
+        Setting::TimelineWindow => ("timeline_window", "--timeline-window"),
+    }
+}
+
+/// The arguments as the facade's settings, with the flags typed on the command line.
+fn settings(a: &ReplayArgs, m: &ArgMatches) -> ReplaySettings {
+    ReplaySettings {
+        source: a.file.clone(),
+        format: a.input.map(|f| match f {
+            InputFormat::Goal => Format::Goal,
+            InputFormat::Tit => Format::Tit,
+        }),
+        pattern: a.pattern,
+        model: a.model.map(|m| match m {
+            ModelName::Loggops => settings::ModelName::Loggops,
+            ModelName::Flow => settings::ModelName::Flow,
+            ModelName::Hybrid => settings::ModelName::Hybrid,
+            ModelName::Constant => settings::ModelName::Constant,
+        }),
+        platform: a.platform.clone(),
+        preset: match a.preset {
+            PresetName::Smpi => settings::PresetName::Smpi,
+            PresetName::Plain => settings::PresetName::Plain,
         },
-        (ModelName::Constant, _) => ModelSpec::Constant {
-            time: a.constant_time,
-            preset: simpi::setup::constant_preset(preset()?),
+        constant_time: a.constant_time,
+        mapping: match a.mapping {
+            MappingKind::Block => settings::MappingKind::Block,
+            MappingKind::RoundRobin => settings::MappingKind::RoundRobin,
         },
-        (_, Some(platform)) => ModelSpec::Flow {
-            platform: platform.clone(),
-            mapping: match (&a.hostfile, a.mapping) {
-                (Some(f), _) => MappingSpec::HostFile(f.clone()),
-                (None, MappingKind::Block) => MappingSpec::Block {
-                    per_host: a.ranks_per_host,
-                },
-                (None, MappingKind::RoundRobin) => MappingSpec::RoundRobin,
-            },
-            preset: preset()?,
+        ranks_per_host: a.ranks_per_host,
+        hostfile: a.hostfile.clone(),
+        changes: PresetChanges {
+            lat_factor: a.lat_factor.clone(),
+            bw_factor: a.bw_factor.clone(),
+            os: a.os.clone(),
+            or: a.or_.clone(),
+            async_small: a.async_small,
+            detached: a.detached,
+            weight_s: a.weight_s,
+            grow_test_costs: a.grow_injected_times,
         },
-        (_, None) => unreachable!("checked: the flow models have a platform"),
-    })
+        loggops: [a.l, a.o, a.g, a.big_g, a.big_o, a.s],
+        time_unit: a.time_unit,
+        coll_selector: a.trace.coll_selector.clone(),
+        coll: a.trace.coll.clone(),
+        report: a.report,
+        output: match (a.json, a.format) {
+            (true, _) => settings::Output::Json,
+            (false, OutFormat::Human) => settings::Output::Human,
+            (false, OutFormat::Loggopsim) => settings::Output::Loggopsim,
+        },
+        given: Setting::ALL.into_iter().filter(|s| given(m, arg(*s).0)).collect(),
+    }
 }

@@ -99,6 +99,10 @@ fn issue16_flags_the_run_would_ignore_exit_2() {
             "--bw-factor",
         ),
         (vec!["replay", "--pattern", "rd-allreduce", "--periodic"], "--periodic"),
+        (
+            vec!["replay", "--pattern", "rd-allreduce", "--input", "goal"],
+            "--input is the format of a file: a pattern has none",
+        ),
         (vec!["replay", &g, "--platform", &p, "--model", "loggops"], "--platform"),
         (vec!["replay", &g, "--model", "flow"], "--platform"),
         (vec!["schedgen", "rd-allreduce", "--seed", "3"], "random pattern"),

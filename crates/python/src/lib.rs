@@ -53,7 +53,7 @@ fn replay<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let s = settings::parse(source, settings, coll).map_err(PyValueError::new_err)?;
     let report = py.detach(|| run::replay(&s)).map_err(to_py)?;
-    report_dict(py, &report, s.time_unit.name())
+    report_dict(py, &report, s.replay.time_unit.name())
 }
 
 /// Checks a pattern's settings (`pattern`, `ranks`, `bytes`, `iterations`, `compute`,
@@ -62,9 +62,10 @@ fn replay<'py>(
 fn check_pattern(settings: HashMap<String, String>) -> PyResult<()> {
     let s = settings::parse(None, settings, Vec::new()).map_err(PyValueError::new_err)?;
     let p = s
+        .replay
         .pattern
         .ok_or_else(|| PyValueError::new_err("pattern: a pattern needs a name"))?;
-    Workload::pattern(p, s.params, s.time_unit)
+    Workload::pattern(p, s.params, s.replay.time_unit)
         .map(drop)
         .map_err(|e| PyValueError::new_err(e.to_string()))
 }

@@ -2,7 +2,7 @@
 //! machine, load the file or make the pattern, simulate, write the timeline. Runs
 //! without the Python interpreter's lock, so it only touches Rust data.
 
-use crate::settings::Settings;
+use crate::settings::{Settings, NAMING};
 use simpi::{count_ranks, load, simulate, Error, LoadOptions, Machine, Report, SimOptions, Workload};
 
 /// Why a replay failed, by the Python exception it becomes.
@@ -18,7 +18,7 @@ pub enum Failure {
 impl Failure {
     /// The facade's error, sorted as the command line sorts it.
     fn of(e: Error, s: &Settings) -> Failure {
-        match (e, &s.platform) {
+        match (e, &s.replay.platform) {
             (Error::Setting(m), _) => Failure::Setting(m),
             (Error::Stall(m), _) => Failure::Stall(m),
             // A missing route is the platform's fault, not the workload's.
@@ -37,23 +37,23 @@ impl Failure {
 /// Runs the replay `s` describes.
 pub fn replay(s: &Settings) -> Result<Report, Failure> {
     let fail = |e: Error| Failure::of(e, s);
-    let ranks = match &s.source {
-        Some(f) => count_ranks(f, s.format).map_err(fail)?,
+    let ranks = match &s.replay.source {
+        Some(f) => count_ranks(f, s.replay.format).map_err(fail)?,
         None => s.params.ranks,
     };
     s.timeline_filter
         .check(ranks)
         .map_err(|m| Failure::Setting(format!("timeline_ranks: {m}")))?;
-    let machine = Machine::new(&s.model_spec().map_err(fail)?, ranks).map_err(fail)?;
+    let machine = Machine::new(&s.replay.model_spec().map_err(fail)?, ranks).map_err(fail)?;
     let speed = |r: u32| machine.speed(r).unwrap_or(s.speed);
-    let coll = s.collectives().map_err(Failure::Setting)?;
-    let record = s.report || s.timeline.is_some();
-    let mut workload = match (&s.source, s.pattern) {
+    let coll = s.replay.collectives(NAMING).map_err(Failure::Setting)?;
+    let record = s.replay.report || s.timeline.is_some();
+    let mut workload = match (&s.replay.source, s.replay.pattern) {
         (Some(file), _) => load(
             file,
             &LoadOptions {
-                format: s.format,
-                unit: s.time_unit,
+                format: s.replay.format,
+                unit: s.replay.time_unit,
                 speed: &speed,
                 collectives: &coll,
                 test_cost: s.test_cost,
@@ -62,7 +62,7 @@ pub fn replay(s: &Settings) -> Result<Report, Failure> {
             },
         )
         .map_err(fail)?,
-        (None, Some(p)) => Workload::pattern(p, s.params, s.time_unit).map_err(fail)?,
+        (None, Some(p)) => Workload::pattern(p, s.params, s.replay.time_unit).map_err(fail)?,
         (None, None) => return Err(Failure::Setting("nothing to replay".into())),
     };
     let opts = SimOptions {

@@ -1,7 +1,9 @@
 //! The simpi facade: load a workload, pick a model, run, and get a [`Report`].
 //!
 //! This is the API boundary for front ends (the `simpi` binary, bindings): they see
-//! these types, not the crates below.
+//! these types, not the crates below. A replay's settings are described, checked and
+//! turned into a model in one place ([`ReplaySettings`]), so every front end refuses the
+//! same combinations.
 
 pub mod analysis;
 pub mod critical;
@@ -9,6 +11,7 @@ mod error;
 pub mod memory;
 pub mod replay;
 pub mod report;
+pub mod settings;
 pub mod setup;
 pub mod timeline;
 pub mod values;
@@ -17,6 +20,7 @@ pub mod workload;
 pub use error::Error;
 pub use replay::{replay_goal, simulate, Model, ReplayOptions, SimOptions};
 pub use report::Report;
+pub use settings::{Naming, ReplaySettings, Setting};
 pub use setup::{Machine, MappingSpec, ModelSpec, PresetChanges};
 pub use simpi_kernel::{SimTime, TimeUnit};
 pub use simpi_mpi as mpi;

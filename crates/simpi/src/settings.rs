@@ -1,0 +1,610 @@
+//! A replay's settings as plain data, checked in one place for every front end: the
+//! model and its parameters, the machine, the input, the output, and which settings the
+//! user gave. A setting the run would ignore, or one that contradicts another, is refused
+//! by [`ReplaySettings::check`] in the front end's own words (`--os` on the command line,
+//! `os` in Python, through a [`Naming`]); [`ReplaySettings::model_spec`] builds the model.
+
+use crate::setup::{constant_preset, MappingSpec, ModelSpec, PresetChanges};
+use crate::{values, CollChoice, Error, Format, Pattern, Preset, SimTime, TimeUnit};
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+/// The network models, by the names users give them.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ModelName {
+    /// LogGOPS with LogGOPSim's semantics.
+    Loggops,
+    /// Flows over a platform's routes, no factors or overheads.
+    Flow,
+    /// SMPI's hybrid model over a platform.
+    Hybrid,
+    /// Every message takes the same time, under SMPI's protocol.
+    Constant,
+}
+
+impl ModelName {
+    /// Every model, in the order messages list them.
+    pub const ALL: [ModelName; 4] = [
+        ModelName::Loggops,
+        ModelName::Flow,
+        ModelName::Hybrid,
+        ModelName::Constant,
+    ];
+
+    /// The name users type.
+    pub fn name(self) -> &'static str {
+        match self {
+            ModelName::Loggops => "loggops",
+            ModelName::Flow => "flow",
+            ModelName::Hybrid => "hybrid",
+            ModelName::Constant => "constant",
+        }
+    }
+
+    /// The model named `s`.
+    pub fn parse(s: &str) -> Result<ModelName, String> {
+        ModelName::ALL.into_iter().find(|m| m.name() == s).ok_or_else(|| {
+            format!(
+                "{} is not a model: expected loggops, flow, hybrid or constant",
+                values::quote(s)
+            )
+        })
+    }
+}
+
+/// The preset the hybrid and constant models start from.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum PresetName {
+    /// SimGrid 3.32's SMPI defaults ([`Preset::smpi`]).
+    Smpi,
+    /// No factors, overheads, envelope, TCP bound or cross-traffic ([`Preset::plain`]).
+    Plain,
+}
+
+/// How ranks are placed on a platform's hosts when no host file is given.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum MappingKind {
+    /// Consecutive ranks on a host ([`ReplaySettings::ranks_per_host`] of them).
+    Block,
+    /// Rank `r` on host `r mod hosts`.
+    RoundRobin,
+}
+
+/// What the result is printed as.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Output {
+    /// A summary for people (the only form with the report's details).
+    Human,
+    /// LogGOPSim's `Host <i>: <t>` lines.
+    Loggopsim,
+    /// One JSON object.
+    Json,
+}
+
+/// A setting a user can give, named by each front end through a [`Naming`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Setting {
+    /// The pattern to generate.
+    Pattern,
+    /// Pattern: ranks.
+    Ranks,
+    /// Pattern: message size.
+    Bytes,
+    /// Pattern: repetitions.
+    Iterations,
+    /// Pattern: compute per iteration.
+    Compute,
+    /// Pattern stencil3d: the grid wraps around.
+    Periodic,
+    /// The input file's format.
+    InputFormat,
+    /// The network model.
+    Model,
+    /// The platform file.
+    Platform,
+    /// The preset.
+    Preset,
+    /// The constant model's time.
+    ConstantTime,
+    /// The rank mapping.
+    Mapping,
+    /// Ranks per host of the block mapping.
+    RanksPerHost,
+    /// A host file.
+    HostFile,
+    /// Latency factors.
+    LatFactor,
+    /// Bandwidth factors.
+    BwFactor,
+    /// Send overhead.
+    Os,
+    /// Receive overhead.
+    Or,
+    /// Messages that flow before their receive is posted.
+    AsyncSmall,
+    /// Sends that are detached.
+    Detached,
+    /// weight-S.
+    WeightS,
+    /// SMPI's smpi/grow-injected-times.
+    GrowInjectedTimes,
+    /// LogGOPS latency L.
+    LatencyL,
+    /// LogGOPS overhead per message o.
+    OverheadO,
+    /// LogGOPS gap per message g.
+    GapG,
+    /// LogGOPS gap per byte G.
+    GapPerByteG,
+    /// LogGOPS overhead per byte O.
+    OverheadPerByteO,
+    /// LogGOPS eager limit S.
+    EagerLimitS,
+    /// The unit of times in the input and of the LogGOPS parameters.
+    TimeUnit,
+    /// Collective algorithm overrides.
+    Coll,
+    /// The collective selector.
+    CollSelector,
+    /// Host speed without a platform.
+    Speed,
+    /// Cost of a trace's MPI_Test.
+    TestCost,
+    /// The time breakdown and call statistics.
+    Report,
+    /// The output format.
+    OutputFormat,
+    /// JSON output.
+    Json,
+    /// A timeline file.
+    Timeline,
+    /// The ranks a timeline shows.
+    TimelineRanks,
+    /// The time window a timeline shows.
+    TimelineWindow,
+}
+
+impl Setting {
+    /// Every setting.
+    pub const ALL: [Setting; 39] = [
+        Setting::Pattern,
+        Setting::Ranks,
+        Setting::Bytes,
+        Setting::Iterations,
+        Setting::Compute,
+        Setting::Periodic,
+        Setting::InputFormat,
+        Setting::Model,
+        Setting::Platform,
+        Setting::Preset,
+        Setting::ConstantTime,
+        Setting::Mapping,
+        Setting::RanksPerHost,
+        Setting::HostFile,
+        Setting::LatFactor,
+        Setting::BwFactor,
+        Setting::Os,
+        Setting::Or,
+        Setting::AsyncSmall,
+        Setting::Detached,
+        Setting::WeightS,
+        Setting::GrowInjectedTimes,
+        Setting::LatencyL,
+        Setting::OverheadO,
+        Setting::GapG,
+        Setting::GapPerByteG,
+        Setting::OverheadPerByteO,
+        Setting::EagerLimitS,
+        Setting::TimeUnit,
+        Setting::Coll,
+        Setting::CollSelector,
+        Setting::Speed,
+        Setting::TestCost,
+        Setting::Report,
+        Setting::OutputFormat,
+        Setting::Json,
+        Setting::Timeline,
+        Setting::TimelineRanks,
+        Setting::TimelineWindow,
+    ];
+}
+
+/// How a front end's users write a setting with a value.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Syntax {
+    /// Command-line flags: `--model flow`, `--platform FILE`, lists `-L -o`.
+    Flags,
+    /// Keyword arguments: `model='flow'`, `platform=FILE`, lists `L, o`.
+    Keywords,
+}
+
+/// How a front end names settings in its messages.
+#[derive(Copy, Clone)]
+pub struct Naming {
+    /// A setting's name as users type it (`--os`, `os`).
+    pub name: fn(Setting) -> &'static str,
+    /// How a value goes with it.
+    pub syntax: Syntax,
+}
+
+impl Naming {
+    fn of(&self, s: Setting) -> &'static str {
+        (self.name)(s)
+    }
+
+    /// `s` given the value `v`: `--model flow`, `model='flow'`.
+    fn set(&self, s: Setting, v: &str) -> String {
+        match self.syntax {
+            Syntax::Flags => format!("{} {v}", self.of(s)),
+            Syntax::Keywords => format!("{}='{v}'", self.of(s)),
+        }
+    }
+
+    /// `s` with a placeholder for the user's value: `--platform FILE`, `platform=FILE`.
+    fn placeholder(&self, s: Setting, what: &str) -> String {
+        match self.syntax {
+            Syntax::Flags => format!("{} {what}", self.of(s)),
+            Syntax::Keywords => format!("{}={what}", self.of(s)),
+        }
+    }
+
+    /// A value alone: `constant`, `'constant'`.
+    fn value(&self, v: &str) -> String {
+        match self.syntax {
+            Syntax::Flags => v.to_string(),
+            Syntax::Keywords => format!("'{v}'"),
+        }
+    }
+
+    fn list(&self, settings: &[Setting]) -> String {
+        let names: Vec<&str> = settings.iter().map(|s| self.of(*s)).collect();
+        names.join(match self.syntax {
+            Syntax::Flags => " ",
+            Syntax::Keywords => ", ",
+        })
+    }
+}
+
+/// Settings only LogGOPS reads.
+const LOGGOPS: [Setting; 6] = [
+    Setting::LatencyL,
+    Setting::OverheadO,
+    Setting::GapG,
+    Setting::GapPerByteG,
+    Setting::OverheadPerByteO,
+    Setting::EagerLimitS,
+];
+
+/// Settings only the models over a platform read.
+const PLATFORM: [Setting; 6] = [
+    Setting::Mapping,
+    Setting::RanksPerHost,
+    Setting::HostFile,
+    Setting::LatFactor,
+    Setting::BwFactor,
+    Setting::WeightS,
+];
+
+/// Settings of SMPI's protocol (every model but LogGOPS).
+const PROTOCOL: [Setting; 6] = [
+    Setting::Os,
+    Setting::Or,
+    Setting::AsyncSmall,
+    Setting::Detached,
+    Setting::GrowInjectedTimes,
+    Setting::Preset,
+];
+
+/// Settings only traces read: GOAL schedules and patterns have their operations.
+const TRACE: [Setting; 5] = [
+    Setting::Coll,
+    Setting::CollSelector,
+    Setting::Speed,
+    Setting::TestCost,
+    Setting::GrowInjectedTimes,
+];
+
+/// Settings of a generated pattern.
+const PATTERN: [Setting; 5] = [
+    Setting::Ranks,
+    Setting::Bytes,
+    Setting::Iterations,
+    Setting::Compute,
+    Setting::Periodic,
+];
+
+/// A replay's settings: each value (a default where the user gave none), and which ones
+/// the user gave.
+#[derive(Clone, Debug)]
+pub struct ReplaySettings {
+    /// The file to replay (none for a pattern).
+    pub source: Option<PathBuf>,
+    /// The file's format (none: detected from the file).
+    pub format: Option<Format>,
+    /// The pattern to generate in the process.
+    pub pattern: Option<Pattern>,
+    /// The model (none: hybrid with a platform, LogGOPS without).
+    pub model: Option<ModelName>,
+    /// The platform of the flow and hybrid models.
+    pub platform: Option<PathBuf>,
+    /// The preset of the hybrid and constant models.
+    pub preset: PresetName,
+    /// The constant model's time per message.
+    pub constant_time: SimTime,
+    /// Where ranks run when there is no host file.
+    pub mapping: MappingKind,
+    /// Ranks per host of the block mapping.
+    pub ranks_per_host: u32,
+    /// A host file, instead of `mapping`.
+    pub hostfile: Option<PathBuf>,
+    /// Changes to the preset.
+    pub changes: PresetChanges,
+    /// LogGOPS L, o, g, G, O in `time_unit`, and S in bytes.
+    pub loggops: [u64; 6],
+    /// Unit of a GOAL schedule's times, LogGOPS parameters and a pattern's compute.
+    pub time_unit: TimeUnit,
+    /// Whose rules pick collective algorithms (`ompi`, `mpich`, `first`).
+    pub coll_selector: String,
+    /// `op=algo` overrides of the selector.
+    pub coll: Vec<String>,
+    /// Record operations for the time breakdown and the call statistics.
+    pub report: bool,
+    /// What the result is printed as.
+    pub output: Output,
+    /// The settings the user gave (a default the user did not type is not given).
+    pub given: BTreeSet<Setting>,
+}
+
+impl Default for ReplaySettings {
+    /// `simpi replay`'s defaults: LogGOPS with LogGOPSim's example parameters in ns,
+    /// SMPI's preset, one rank per host, a constant time of 1 s (SimGrid's), Open MPI's
+    /// collectives, human output without the report.
+    fn default() -> ReplaySettings {
+        ReplaySettings {
+            source: None,
+            format: None,
+            pattern: None,
+            model: None,
+            platform: None,
+            preset: PresetName::Smpi,
+            constant_time: SimTime(1_000_000_000_000),
+            mapping: MappingKind::Block,
+            ranks_per_host: 1,
+            hostfile: None,
+            changes: PresetChanges::default(),
+            loggops: [2500, 1500, 1000, 6, 0, 65535],
+            time_unit: TimeUnit::Ns,
+            coll_selector: "ompi".into(),
+            coll: Vec::new(),
+            report: false,
+            output: Output::Human,
+            given: BTreeSet::new(),
+        }
+    }
+}
+
+impl ReplaySettings {
+    /// The model asked for, or the default: SMPI's hybrid model on a platform, LogGOPS
+    /// without one.
+    pub fn model(&self) -> ModelName {
+        self.model.unwrap_or(if self.platform.is_some() {
+            ModelName::Hybrid
+        } else {
+            ModelName::Loggops
+        })
+    }
+
+    fn given(&self, s: Setting) -> bool {
+        self.given.contains(&s)
+    }
+
+    /// Whether the input is a TIT trace (given, or detected from the file).
+    fn is_trace(&self) -> bool {
+        match (&self.source, self.format) {
+            (_, Some(f)) => f == Format::Tit,
+            (None, None) => false,
+            (Some(f), None) => Format::detect(f) == Format::Tit,
+        }
+    }
+
+    /// Refuses settings the chosen model, input or output would ignore, and settings
+    /// that contradict each other: one that silently does nothing misleads. The message
+    /// names settings as `naming` does.
+    pub fn check(&self, naming: Naming) -> Result<(), String> {
+        let n = |s: Setting| naming.of(s);
+        let model = self.model();
+        let set_model = |m: ModelName| naming.set(Setting::Model, m.name());
+        let this_model = set_model(model);
+        match (&self.source, self.pattern) {
+            (Some(_), Some(_)) => return Err("give a file to replay or a pattern, not both".into()),
+            (None, None) => {
+                return Err(format!(
+                    "nothing to replay: give a file or {}",
+                    naming.placeholder(Setting::Pattern, "NAME")
+                ))
+            }
+            _ => {}
+        }
+        if self.pattern.is_none() {
+            if let Some(s) = PATTERN.into_iter().find(|s| self.given(*s)) {
+                return Err(format!(
+                    "{} is a pattern parameter: it needs {}",
+                    n(s),
+                    naming.placeholder(Setting::Pattern, "NAME")
+                ));
+            }
+        }
+        if !self.given(Setting::Timeline) {
+            for s in [Setting::TimelineRanks, Setting::TimelineWindow] {
+                if self.given(s) {
+                    return Err(format!(
+                        "{} selects what {} shows: give {} too",
+                        n(s),
+                        naming.placeholder(Setting::Timeline, "FILE"),
+                        n(Setting::Timeline)
+                    ));
+                }
+            }
+        }
+        let flow_like = matches!(model, ModelName::Flow | ModelName::Hybrid);
+        match (&self.platform, model) {
+            (None, ModelName::Loggops | ModelName::Constant) | (Some(_), ModelName::Flow | ModelName::Hybrid) => {}
+            (Some(_), ModelName::Constant) => {
+                return Err(format!("the constant model needs no {}", n(Setting::Platform)))
+            }
+            (Some(_), ModelName::Loggops) => {
+                return Err(format!(
+                    "{} is used by the flow and hybrid models: add {} or {}",
+                    n(Setting::Platform),
+                    set_model(ModelName::Flow),
+                    set_model(ModelName::Hybrid)
+                ))
+            }
+            (None, _) => {
+                return Err(format!(
+                    "{this_model} needs {}",
+                    naming.placeholder(Setting::Platform, "FILE")
+                ))
+            }
+        }
+        for s in LOGGOPS {
+            if self.given(s) && model != ModelName::Loggops {
+                return Err(format!("{} is a LogGOPS parameter: {this_model} does not use it", n(s)));
+            }
+        }
+        for s in PLATFORM {
+            if self.given(s) && !flow_like {
+                return Err(format!(
+                    "{} is used by the flow and hybrid models, not by {this_model}",
+                    n(s)
+                ));
+            }
+        }
+        for s in PROTOCOL {
+            if self.given(s) && model == ModelName::Loggops {
+                return Err(format!(
+                    "{} is a setting of SMPI's protocol: {this_model} uses LogGOPS ({}) instead",
+                    n(s),
+                    naming.list(&LOGGOPS)
+                ));
+            }
+        }
+        if self.given(Setting::Preset) && model == ModelName::Flow {
+            return Err(format!(
+                "{this_model} has its own settings (no factors, no overheads): {} is for {} or {}",
+                n(Setting::Preset),
+                set_model(ModelName::Hybrid),
+                naming.value(ModelName::Constant.name())
+            ));
+        }
+        if self.given(Setting::ConstantTime) && model != ModelName::Constant {
+            return Err(format!(
+                "{} is for {}, not {this_model}",
+                n(Setting::ConstantTime),
+                set_model(ModelName::Constant)
+            ));
+        }
+        if self.hostfile.is_some() && (self.given(Setting::Mapping) || self.given(Setting::RanksPerHost)) {
+            return Err(format!(
+                "{} places the ranks itself: drop {} and {}",
+                n(Setting::HostFile),
+                n(Setting::Mapping),
+                n(Setting::RanksPerHost)
+            ));
+        }
+        if self.given(Setting::RanksPerHost) && self.mapping == MappingKind::RoundRobin {
+            return Err(format!(
+                "{} is for {}",
+                n(Setting::RanksPerHost),
+                naming.set(Setting::Mapping, "block")
+            ));
+        }
+        if !self.is_trace() {
+            if let Some(s) = TRACE.into_iter().find(|s| self.given(*s)) {
+                let what = if self.pattern.is_some() {
+                    "a pattern"
+                } else {
+                    "a GOAL schedule"
+                };
+                return Err(format!(
+                    "{} applies to TIT traces; {what} has its operations already",
+                    n(s)
+                ));
+            }
+        }
+        if self.given(Setting::InputFormat) && self.pattern.is_some() {
+            return Err(format!(
+                "{} is the format of a file: a pattern has none",
+                n(Setting::InputFormat)
+            ));
+        }
+        if self.given(Setting::Speed) && self.platform.is_some() {
+            return Err(format!(
+                "{} is the host speed without a platform: the platform's hosts have their own",
+                n(Setting::Speed)
+            ));
+        }
+        if self.given(Setting::Periodic) && self.pattern != Some(Pattern::Stencil3d) {
+            return Err(format!(
+                "{} is for {}",
+                n(Setting::Periodic),
+                naming.set(Setting::Pattern, "stencil3d")
+            ));
+        }
+        if self.report && self.output != Output::Human {
+            return Err(format!(
+                "{} prints with the human format: drop {} or {}",
+                n(Setting::Report),
+                n(Setting::Json),
+                naming.set(Setting::OutputFormat, "loggopsim")
+            ));
+        }
+        Ok(())
+    }
+
+    /// The collective choice: the selector, then the overrides; a bad one is refused
+    /// with the setting's name.
+    pub fn collectives(&self, naming: Naming) -> Result<CollChoice, String> {
+        let mut c = CollChoice::by_name(&self.coll_selector)
+            .map_err(|e| format!("{}: {e}", naming.of(Setting::CollSelector)))?;
+        for o in &self.coll {
+            c.add_override(o)
+                .map_err(|e| format!("{}: {e}", naming.of(Setting::Coll)))?;
+        }
+        Ok(c)
+    }
+
+    /// The model the settings describe: the preset (flow's own for the flow model) with
+    /// the user's changes, checked; the mapping from the host file, else `mapping`.
+    pub fn model_spec(&self) -> Result<ModelSpec, Error> {
+        let model = self.model();
+        let base = match (model, self.preset) {
+            (ModelName::Flow, _) => Preset::flow(),
+            (_, PresetName::Smpi) => Preset::smpi(),
+            (_, PresetName::Plain) => Preset::plain(),
+        };
+        let preset = || self.changes.apply(base.clone());
+        Ok(match (model, &self.platform) {
+            (ModelName::Loggops, _) => ModelSpec::LogGops {
+                params: self.loggops,
+                unit: self.time_unit,
+            },
+            (ModelName::Constant, _) => ModelSpec::Constant {
+                time: self.constant_time,
+                preset: constant_preset(preset()?),
+            },
+            (_, Some(platform)) => ModelSpec::Flow {
+                platform: platform.clone(),
+                mapping: match (&self.hostfile, self.mapping) {
+                    (Some(f), _) => MappingSpec::HostFile(f.clone()),
+                    (None, MappingKind::Block) => MappingSpec::Block {
+                        per_host: self.ranks_per_host,
+                    },
+                    (None, MappingKind::RoundRobin) => MappingSpec::RoundRobin,
+                },
+                preset: preset()?,
+            },
+            (_, None) => return Err(Error::Setting("the flow models need a platform".into())),
+        })
+    }
+}
