@@ -96,6 +96,13 @@ pub struct ReplayArgs {
     /// (ViTE); another extension is refused.
     #[arg(long, value_name = "FILE", value_parser = simpi::timeline::Target::parse)]
     timeline: Option<simpi::timeline::Target>,
+    /// Write an HTML report (summary, timeline, critical path, time per rank, calls):
+    /// one page, named `.html` or `.htm`, that opens offline.
+    #[arg(long, value_name = "FILE", value_parser = simpi::html::target)]
+    html: Option<PathBuf>,
+    /// The input's name in the HTML report (standard input is replayed from a copy).
+    #[arg(skip)]
+    shown_name: Option<String>,
     /// Timeline: only these ranks, e.g. `0-3,8`.
     #[arg(long, value_name = "LIST", requires = "timeline", value_parser = simpi::timeline::RankSet::parse)]
     timeline_ranks: Option<simpi::timeline::RankSet>,
@@ -195,6 +202,7 @@ pub fn run(mut a: ReplayArgs, m: &ArgMatches) -> Result<(), (u8, String)> {
     // so standard input is copied to a private file first.
     let copy = StdinCopy::new()?;
     a.file = Some(copy.path.clone());
+    a.shown_name = Some("<stdin>".into());
     let shown = copy.path.display().to_string();
     run_checked(a, &s).map_err(|(code, msg)| (code, msg.replace(&shown, "<stdin>")))
 }
@@ -265,7 +273,7 @@ fn run_checked(a: ReplayArgs, s: &ReplaySettings) -> Result<(), (u8, String)> {
                 speed: &speed,
                 collectives: &coll,
                 test_cost: a.trace.test_cost,
-                calls: a.report || a.timeline.is_some(),
+                calls: a.report || a.timeline.is_some() || a.html.is_some(),
                 whole: false,
             },
         )
@@ -286,7 +294,7 @@ fn run_checked(a: ReplayArgs, s: &ReplaySettings) -> Result<(), (u8, String)> {
     let opts = SimOptions {
         progress: Some(&mut progress),
         max_blocked_ranks: a.max_blocked_ranks,
-        record: a.report || a.timeline.is_some(),
+        record: a.report || a.timeline.is_some() || a.html.is_some(),
     };
     let result = simulate(&mut workload, &model, opts);
     if show_progress && started.elapsed().as_secs() >= 2 {
@@ -322,6 +330,9 @@ fn run_checked(a: ReplayArgs, s: &ReplaySettings) -> Result<(), (u8, String)> {
         simpi::timeline::write(std::io::BufWriter::new(f), target.format, &t, &timeline_filter)
             .map_err(|e| (EXIT_INPUT, format!("{}: {e}", path.display())))?;
     }
+    if let Some(path) = &a.html {
+        write_html(path, &a, s, &report)?;
+    }
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let io = |e: std::io::Error| (EXIT_INPUT, format!("writing output: {e}"));
@@ -344,6 +355,37 @@ fn run_checked(a: ReplayArgs, s: &ReplaySettings) -> Result<(), (u8, String)> {
         }
     }
     out.flush().map_err(io)
+}
+
+/// Writes the HTML report of `report` to `path`.
+fn write_html(
+    path: &std::path::Path,
+    a: &ReplayArgs,
+    s: &ReplaySettings,
+    report: &simpi::Report,
+) -> Result<(), (u8, String)> {
+    let input = match (&a.shown_name, &a.file, a.pattern) {
+        (Some(name), _, _) => name.clone(),
+        (None, Some(f), _) => f.display().to_string(),
+        (None, None, Some(p)) => {
+            let params = PatternParams {
+                ranks: a.ranks,
+                bytes: a.bytes,
+                iterations: a.iterations,
+                compute: a.compute,
+                periodic: a.periodic,
+            };
+            simpi::html::describe::pattern(p, &params, a.time_unit)
+        }
+        (None, None, None) => String::new(),
+    };
+    let info = simpi::html::RunInfo {
+        input,
+        model: simpi::html::describe::model(s, NAMING),
+    };
+    let f = std::fs::File::create(path).map_err(|e| (EXIT_INPUT, format!("{}: cannot create: {e}", path.display())))?;
+    simpi::html::write_report(std::io::BufWriter::new(f), report, &info)
+        .map_err(|e| (EXIT_INPUT, format!("{}: {e}", path.display())))
 }
 
 /// Re-exported so the progress callback can name its argument type.

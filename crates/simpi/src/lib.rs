@@ -8,6 +8,7 @@
 pub mod analysis;
 pub mod critical;
 mod error;
+pub mod html;
 pub mod memory;
 pub mod replay;
 pub mod report;

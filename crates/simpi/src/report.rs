@@ -70,7 +70,7 @@ impl Report {
     }
 
     /// Which ranks end at the makespan `at`: one, a few by number, or how many.
-    fn who_finishes_last(&self, at: SimTime) -> String {
+    pub(crate) fn who_finishes_last(&self, at: SimTime) -> String {
         let mut last = (0..self.end_times.len()).filter(|&r| self.end_times[r] == at);
         let first: Vec<usize> = last.by_ref().take(4).collect();
         let count = first.len() + last.count();

@@ -13,7 +13,7 @@
 
 mod chrome;
 mod filter;
-mod lanes;
+pub(crate) mod lanes;
 mod paje;
 
 pub use filter::{Filter, RankSet, Window};

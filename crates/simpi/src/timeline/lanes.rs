@@ -12,12 +12,12 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 /// The lane of a span that is not shown.
-pub(super) const NONE: u32 = u32::MAX;
+pub(crate) const NONE: u32 = u32::MAX;
 
 /// Lanes for the spans `kept` (indices into `spans`, sorted by rank, start, end): the
 /// lane of every span by index ([`NONE`] for those not kept) and the number of lanes of
 /// every rank below `ranks`.
-pub(super) fn assign(spans: &[Span], kept: &[usize], ranks: u32) -> (Vec<u32>, Vec<u32>) {
+pub(crate) fn assign(spans: &[Span], kept: &[usize], ranks: u32) -> (Vec<u32>, Vec<u32>) {
     let mut lane = vec![NONE; spans.len()];
     let mut lanes = vec![0u32; ranks as usize];
     // Busy lanes by (end, whether their last span is empty, lane); free lanes, lowest first.

@@ -1,0 +1,377 @@
+//! `simpi replay --html` (issue 20, item 4) in a real browser: headless Chromium (from
+//! the distribution; scripts/setup installs it) opens each page, runs its script and
+//! dumps the resulting DOM. A page must load without console errors, set the marker its
+//! script sets when it has finished, and show the expected elements with values derived
+//! independently (by hand from LogGOPS's rules for examples/thesis.goal, from SimGrid's
+//! own replay time and the trace's lines for an OSU trace).
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn repo(p: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(p)
+}
+
+/// An empty directory for one test.
+fn workdir(name: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("html-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn simpi(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_simpi")).args(args).output().unwrap()
+}
+
+/// What Chromium made of a page: the DOM after its scripts ran, and its log.
+struct Browsed {
+    dom: String,
+    log: String,
+}
+
+/// Opens `page` in headless Chromium with a fresh profile and no network, and dumps its
+/// DOM. Chromium is killed after two minutes.
+fn browse(page: &Path, dir: &Path) -> Browsed {
+    let found = Command::new("sh")
+        .args(["-c", "command -v chromium"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(
+        found,
+        "chromium is not installed: run scripts/setup (or apt-get install chromium)"
+    );
+    let profile = dir.join(format!("profile-{}", page.file_name().unwrap().to_string_lossy()));
+    let _ = std::fs::remove_dir_all(&profile);
+    let mut child = Command::new("chromium")
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--enable-logging=stderr",
+            "--v=0",
+            "--virtual-time-budget=5000",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg("--dump-dom")
+        .arg(format!("file://{}", page.canonicalize().unwrap().display()))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("chromium starts");
+    // Read both pipes while it runs (a full pipe would stall it).
+    let mut stdout = child.stdout.take().unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let out = std::thread::spawn(move || {
+        let mut s = String::new();
+        stdout.read_to_string(&mut s).unwrap();
+        s
+    });
+    let err = std::thread::spawn(move || {
+        let mut s = String::new();
+        stderr.read_to_string(&mut s).unwrap();
+        s
+    });
+    let started = Instant::now();
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        if started.elapsed() > Duration::from_secs(120) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("chromium did not finish with {} in two minutes", page.display());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = std::fs::remove_dir_all(&profile);
+    Browsed {
+        dom: out.join().unwrap(),
+        log: err.join().unwrap(),
+    }
+}
+
+impl Browsed {
+    /// The page's script errors and console messages, from Chromium's log.
+    fn console(&self) -> Vec<&str> {
+        self.log
+            .lines()
+            .filter(|l| l.contains("Uncaught") || l.contains(":CONSOLE"))
+            .collect()
+    }
+
+    /// Fails unless the page loaded without console errors and its script finished.
+    fn assert_clean(&self, what: &str) {
+        assert!(self.console().is_empty(), "{what}: {:?}", self.console());
+        assert!(
+            self.dom.contains("data-simpi-ready=\"yes\""),
+            "{what}: the page's script did not finish\n{}",
+            &self.dom[..self.dom.len().min(2000)]
+        );
+        assert!(
+            self.dom.contains("<p id=\"script-error\" class=\"error\" hidden=\"\">"),
+            "{what}: the page shows a script error"
+        );
+    }
+
+    /// The text of the element that starts with `open` up to `close`.
+    fn element(&self, open: &str, close: &str) -> &str {
+        let start = self.dom.find(open).unwrap_or_else(|| panic!("no {open} in the page"));
+        let len = self.dom[start..].find(close).expect("element closed");
+        &self.dom[start..start + len]
+    }
+}
+
+/// Replays `args` with `--html page` and opens the page.
+fn report(dir: &Path, name: &str, args: &[&str]) -> (Browsed, u64) {
+    let page = dir.join(name);
+    let mut all = vec!["replay"];
+    all.extend(args);
+    all.extend(["--html", page.to_str().unwrap()]);
+    let out = simpi(&all);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let size = std::fs::metadata(&page).unwrap().len();
+    let html = std::fs::read_to_string(&page).unwrap();
+    // Self-contained: nothing to fetch.
+    for needle in ["src=", "href=\"http", "@import", "url("] {
+        assert!(!html.contains(needle), "{name} refers to {needle}");
+    }
+    (browse(&page, dir), size)
+}
+
+#[test]
+fn thesis_report_shows_hand_derived_values() {
+    let dir = workdir("thesis");
+    let (b, _) = report(&dir, "thesis.html", &[repo("examples/thesis.goal").to_str().unwrap()]);
+    b.assert_clean("thesis");
+    // LogGOPS, LogGOPSim's defaults (ns): each rank computes 0..100, sends 100..1600
+    // (o = 1500); the other's message can be taken in at 100 + 1500 + 2500 = 4100 and
+    // the receive, posted at 0, ends at 4100 + 1500 + 6·9 = 5654 on both ranks.
+    assert!(b.dom.contains("<span id=\"makespan\">5.654000 us</span>"), "makespan");
+    assert!(b.dom.contains("(ranks 0 and 1 finish last, together)"));
+    // The per-call table: two of each, with those durations.
+    let calls = b.element("<table id=\"calls-table\"", "</table>");
+    for row in [
+        "<td class=\"name\">recv</td><td>2</td><td>11.308000 us</td><td>5.654000 us</td><td>5.654000 us</td>",
+        "<td class=\"name\">send</td><td>2</td><td>3.000000 us</td><td>1.500000 us</td><td>1.500000 us</td>",
+        "<td class=\"name\">compute</td><td>2</td><td>200.000 ns</td><td>100.000 ns</td><td>100.000 ns</td>",
+    ] {
+        assert!(calls.contains(row), "{row}\n{calls}");
+    }
+    // The rows the script built: rank 0 computes 0..100, moves data 100..1600 (its
+    // send, over its waiting receive) and 4100..5654, and waits 1600..4100.
+    let ranks = b.element("<table id=\"breakdown-ranks\"", "</table>");
+    assert_eq!(ranks.matches("<tr>").count(), 3, "a header and two ranks: {ranks}");
+    assert!(
+        ranks.contains(
+            "<tr><td>0</td><td>5.654000 us</td><td>100.000 ns</td><td>3.054000 us</td><td>2.500000 us</td><td>0.000 ns</td>"
+        ),
+        "{ranks}"
+    );
+    // The critical path from rank 0 (the lower of the two): its receive waited for rank
+    // 1's message, sent after rank 1's compute.
+    assert!(b.dom.contains("<span id=\"critical-ranks\">0, 1</span>"));
+    let steps = b.element("<ol id=\"critical-steps\">", "</ol>");
+    let items: Vec<&str> = steps.split("<li").skip(1).collect();
+    assert_eq!(items.len(), 3, "{steps}");
+    assert!(items[0].contains("rank 1</span> <b>compute</b>") && items[0].contains("0.000 ns to 100.000 ns"));
+    assert!(items[1].contains("rank 1</span> <b>send</b>") && items[1].contains("100.000 ns to 1.600000 us"));
+    assert!(items[2].contains("rank 0</span> <b>recv</b>") && items[2].contains("1.600000 us to 5.654000 us"));
+    assert!(items[2].contains("after a message of 10 B from rank 1"));
+    // The timeline: a canvas, the two lanes each rank needs (its receive overlaps its
+    // compute and send), a message each way, the path's three steps.
+    assert!(b.dom.contains("<canvas id=\"timeline-canvas\""));
+    assert!(
+        b.dom
+            .contains("6 spans on 2 ranks (4 lanes), 2 messages and 3 critical-path steps loaded"),
+        "{}",
+        b.element("<p class=\"note\" id=\"timeline-status\"", "</p>")
+    );
+}
+
+/// How many lines of each action the rank files of a TIT trace hold.
+fn trace_actions(dir: &Path) -> std::collections::BTreeMap<String, u64> {
+    let mut n = std::collections::BTreeMap::new();
+    for e in std::fs::read_dir(dir.join("trace.txt_files")).unwrap() {
+        let text = std::fs::read_to_string(e.unwrap().path()).unwrap();
+        for line in text.lines() {
+            if let Some(action) = line.split_whitespace().nth(1) {
+                *n.entry(action.to_string()).or_insert(0) += 1;
+            }
+        }
+    }
+    n
+}
+
+#[test]
+fn osu_trace_report_matches_simgrid_and_the_trace() {
+    let case = repo("tests/golden/smpi-replay/osu_bcast");
+    let dir = workdir("osu");
+    let path = |f: &str| case.join(f).to_str().unwrap().to_string();
+    let mut args = vec![
+        path("trace.txt"),
+        "--platform".into(),
+        path("platform.xml"),
+        "--hostfile".into(),
+        path("hostfile"),
+        "--test-cost".into(),
+        "1e-4".into(),
+    ];
+    // The algorithms SimGrid used, `op=simpi_name:simgrid_name`.
+    for a in std::fs::read_to_string(case.join("algorithms.txt"))
+        .unwrap()
+        .split_whitespace()
+    {
+        args.push("--coll".into());
+        args.push(a.split_once(':').unwrap().0.to_string());
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (b, size) = report(&dir, "osu.html", &args);
+    b.assert_clean("osu_bcast");
+    assert!(size < 1 << 20, "{size} bytes");
+    // The makespan SimGrid's own replay printed (6 decimals), in ms as simpi shows it.
+    let want: f64 = std::fs::read_to_string(case.join("expected.txt"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let shown = b.element("<span id=\"makespan\">", "</span>");
+    let ms: f64 = shown
+        .trim_start_matches("<span id=\"makespan\">")
+        .trim_end_matches(" ms")
+        .parse()
+        .unwrap_or_else(|_| panic!("{shown}"));
+    assert!(
+        (ms / 1e3 - want).abs() <= 5e-7 + 1e-6 * want,
+        "{ms} ms, SimGrid {want} s"
+    );
+    // A row per MPI call of the trace, with as many calls as it has lines.
+    let actions = trace_actions(&case);
+    let calls = b.element("<table id=\"calls-table\"", "</table>");
+    let mut spans = 0;
+    for name in ["barrier", "bcast", "reduce"] {
+        let count = actions[name];
+        spans += count;
+        let row = format!("<td class=\"name\">{name}</td><td>{count}</td>");
+        assert!(calls.contains(&row), "{row}\n{calls}");
+    }
+    assert_eq!(calls.matches("<tr>").count(), 4, "a header and three calls: {calls}");
+    // Every span and message fits the page: the timeline says it shows them all.
+    assert!(
+        b.dom.contains(&format!("Showing all {spans} spans of the 8 ranks")),
+        "{}",
+        b.element("<p class=\"note\" id=\"timeline-note\"", "</p>")
+    );
+    assert_eq!(
+        b.element("<table id=\"breakdown-ranks\"", "</table>")
+            .matches("<tr>")
+            .count(),
+        9
+    );
+    // The critical path names ranks of the run and ends on the rank the summary names
+    // as ending last (the lowest, when several do).
+    let last = b.element("<span id=\"last-rank\">", "</span>");
+    let last_rank: u32 = last
+        .split(|c: char| !c.is_ascii_digit())
+        .find(|w| !w.is_empty())
+        .and_then(|w| w.parse().ok())
+        .unwrap_or_else(|| panic!("{last}"));
+    let named = b.element("<span id=\"critical-ranks\">", "</span>");
+    let ranks: Vec<u32> = named
+        .trim_start_matches("<span id=\"critical-ranks\">")
+        .split(", ")
+        .map(|r| r.parse().unwrap())
+        .collect();
+    assert!(!ranks.is_empty() && ranks.iter().all(|&r| r < 8), "{named}");
+    assert!(ranks.contains(&last_rank), "{named} {last}");
+    let steps = b.element("<ol id=\"critical-steps\">", "</ol>");
+    let final_step = steps.rsplit("<li").next().unwrap();
+    assert!(final_step.contains(&format!("rank {last_rank}</span>")), "{final_step}");
+    assert!(b.dom.contains("<canvas id=\"timeline-canvas\""));
+}
+
+#[test]
+fn a_1024_rank_report_is_cut_down_and_says_so() {
+    let dir = workdir("big");
+    let (b, size) = report(&dir, "rd.html", &["--pattern", "rd-allreduce", "--ranks", "1024"]);
+    b.assert_clean("rd-allreduce 1024");
+    assert!(size < 1 << 20, "{size} bytes");
+    // Recursive doubling on 1024 ranks: 10 rounds of a send and a receive per rank,
+    // 20480 spans; a budget of 20000 gives each rank its first 19.
+    let note = b.element("<p class=\"note\" id=\"timeline-note\"", "</p>");
+    assert!(
+        note.contains("of 20480 spans (the first 19 of each rank shown, and every span of the critical path)"),
+        "{note}"
+    );
+    assert!(b.dom.contains("pattern rd-allreduce: 1024 ranks, 8 bytes, 1 iteration"));
+    assert_eq!(
+        b.element("<table id=\"breakdown-ranks\"", "</table>")
+            .matches("<tr>")
+            .count(),
+        1025
+    );
+}
+
+#[test]
+fn names_from_inputs_stay_text() {
+    // A schedule whose file name is markup: the page shows it as text, and the browser
+    // builds no element from it.
+    let dir = workdir("escape");
+    let name = "a<b>x\"'&<i onclick=bad()>.goal";
+    let file = dir.join(name);
+    std::fs::copy(repo("examples/thesis.goal"), &file).unwrap();
+    let (b, _) = report(&dir, "escape.html", &[file.to_str().unwrap()]);
+    b.assert_clean("escape");
+    assert!(!b.dom.contains("<b>x") && !b.dom.contains("<i onclick"));
+    let shown = "a&lt;b&gt;x\"'&amp;&lt;i onclick=bad()&gt;.goal";
+    assert!(
+        b.element("<p class=\"input\">", "</p>").contains(shown),
+        "{}",
+        b.element("<header>", "</header>")
+    );
+    assert!(b.element("<dl class=\"summary\">", "</dl>").contains(shown));
+}
+
+#[test]
+fn the_harness_sees_a_failing_script() {
+    // The checks above would pass vacuously if Chromium's log did not carry script
+    // errors: a page whose script throws must show up in it, without the marker.
+    let dir = workdir("harness");
+    let page = dir.join("broken.html");
+    std::fs::write(
+        &page,
+        "<!DOCTYPE html><html><body><script>undefinedFunction();\
+         document.documentElement.setAttribute('data-simpi-ready', 'yes');</script></body></html>",
+    )
+    .unwrap();
+    let b = browse(&page, &dir);
+    assert!(
+        b.console().iter().any(|l| l.contains("Uncaught ReferenceError")),
+        "{}",
+        b.log
+    );
+    assert!(!b.dom.contains("data-simpi-ready=\"yes\""));
+}
+
+#[test]
+fn a_report_needs_an_html_name() {
+    let dir = workdir("name");
+    let file = dir.join("r.json");
+    let out = simpi(&[
+        "replay",
+        repo("examples/thesis.goal").to_str().unwrap(),
+        "--html",
+        file.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains(".html or .htm"), "{err}");
+    assert!(!file.exists() && out.stdout.is_empty());
+}

@@ -1,0 +1,141 @@
+//! The report's words for the run's input and model, from the settings a front end
+//! checked ([`ReplaySettings`]).
+
+use crate::settings::{MappingKind, ModelName, Naming, PresetName, ReplaySettings, Setting};
+use crate::{Format, Pattern, PatternParams, TimeUnit};
+
+/// Settings that change a preset, named when given.
+const CHANGES: [Setting; 8] = [
+    Setting::LatFactor,
+    Setting::BwFactor,
+    Setting::Os,
+    Setting::Or,
+    Setting::AsyncSmall,
+    Setting::Detached,
+    Setting::WeightS,
+    Setting::GrowInjectedTimes,
+];
+
+/// A generated pattern and its parameters (compute in `unit`s).
+pub fn pattern(p: Pattern, params: &PatternParams, unit: TimeUnit) -> String {
+    let plural = |n: u64, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
+    let mut s = format!(
+        "pattern {}: {}, {}, {}",
+        p.name(),
+        plural(params.ranks.into(), "rank"),
+        plural(params.bytes, "byte"),
+        plural(params.iterations.into(), "iteration")
+    );
+    if params.compute > 0 {
+        s.push_str(&format!(", compute {} {}", params.compute, unit.name()));
+    }
+    if params.periodic {
+        s.push_str(", periodic");
+    }
+    s
+}
+
+/// The model of `s` and the settings that make it, with settings named as `naming`
+/// names them.
+pub fn model(s: &ReplaySettings, naming: Naming) -> String {
+    let preset = match s.preset {
+        PresetName::Smpi => "SMPI's preset",
+        PresetName::Plain => "the plain preset",
+    };
+    let platform = || match &s.platform {
+        Some(p) => {
+            let mapping = match (&s.hostfile, s.mapping) {
+                (Some(h), _) => format!("ranks placed by {}", h.display()),
+                (None, MappingKind::Block) => format!("{} rank(s) per host, in order", s.ranks_per_host),
+                (None, MappingKind::RoundRobin) => "ranks round-robin over the hosts".to_string(),
+            };
+            format!("platform {}, {mapping}", p.display())
+        }
+        None => "no platform".to_string(),
+    };
+    let [l, o, g, big_g, big_o, eager] = s.loggops;
+    let mut out = match s.model() {
+        ModelName::Loggops => format!(
+            "loggops (LogGOPSim's rules): L {l}, o {o}, g {g}, G {big_g}, O {big_o} {}; eager up to {eager} bytes",
+            s.time_unit.name()
+        ),
+        ModelName::Flow => format!("flow (max-min sharing, no factors or overheads); {}", platform()),
+        ModelName::Hybrid => format!("hybrid (SMPI's model) with {preset}; {}", platform()),
+        ModelName::Constant => format!(
+            "constant: every message takes {}, SMPI's protocol from {preset}",
+            s.constant_time
+        ),
+    };
+    let changed: Vec<&str> = CHANGES
+        .into_iter()
+        .filter(|c| s.given.contains(c))
+        .map(|c| (naming.name)(c))
+        .collect();
+    if !changed.is_empty() {
+        out.push_str(&format!("; changed: {}", changed.join(", ")));
+    }
+    let trace = match (&s.source, s.format) {
+        (_, Some(f)) => f == Format::Tit,
+        (Some(f), None) => Format::detect(f) == Format::Tit,
+        (None, None) => false,
+    };
+    if trace {
+        out.push_str(&format!("; collectives: {}'s choices", s.coll_selector));
+        if !s.coll.is_empty() {
+            out.push_str(&format!(" except {}", s.coll.join(", ")));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    const FLAGS: Naming = Naming {
+        name: |s| match s {
+            Setting::Os => "--os",
+            _ => "--other",
+        },
+        syntax: crate::settings::Syntax::Flags,
+    };
+
+    #[test]
+    fn models_name_their_parameters() {
+        let s = ReplaySettings::default();
+        assert_eq!(
+            model(&s, FLAGS),
+            "loggops (LogGOPSim's rules): L 2500, o 1500, g 1000, G 6, O 0 ns; eager up to 65535 bytes"
+        );
+        let mut s = ReplaySettings {
+            platform: Some(PathBuf::from("p.xml")),
+            hostfile: Some(PathBuf::from("hosts")),
+            source: Some(PathBuf::from("trace.txt")),
+            format: Some(Format::Tit),
+            coll: vec!["allreduce=rdb".into()],
+            ..ReplaySettings::default()
+        };
+        s.given.insert(Setting::Os);
+        assert_eq!(
+            model(&s, FLAGS),
+            "hybrid (SMPI's model) with SMPI's preset; platform p.xml, ranks placed by hosts; changed: --os; \
+             collectives: ompi's choices except allreduce=rdb"
+        );
+    }
+
+    #[test]
+    fn patterns_give_their_parameters() {
+        let params = PatternParams {
+            ranks: 1024,
+            bytes: 8,
+            iterations: 1,
+            compute: 0,
+            periodic: false,
+        };
+        assert_eq!(
+            pattern(Pattern::from_name("rd-allreduce").unwrap(), &params, TimeUnit::Ns),
+            "pattern rd-allreduce: 1024 ranks, 8 bytes, 1 iteration"
+        );
+    }
+}
