@@ -14,6 +14,7 @@ pub mod replay;
 pub mod report;
 pub mod settings;
 pub mod setup;
+pub mod sweep;
 pub mod timeline;
 pub mod values;
 pub mod workload;
