@@ -228,10 +228,12 @@
         if (r < 0) { prev = null; continue; }
         var top2 = rowTop(r);
         var xa = xOf(at), xb = Math.max(xOf(end), xa + 1);
+        ctx.lineWidth = 2;
         if (!(xb < GUTTER || xa > W || top2 > H || top2 + laneH < AXIS)) {
           ctx.strokeRect(xa, top2 + 0.5, xb - xa, Math.max(laneH - 1, 2));
         }
         if (prev) {
+          ctx.lineWidth = 1.25;
           ctx.beginPath();
           ctx.moveTo(prev.x, prev.y);
           ctx.lineTo(xa, top2 + laneH / 2);
