@@ -196,6 +196,105 @@ fn thesis_report_shows_hand_derived_values() {
     );
 }
 
+/// A script appended to a page: it zooms, drags, resets, hovers a span and clicks a
+/// critical-path step as a user would (events on the canvas and the window, each after
+/// the page has drawn the last), and writes what the page showed after each into
+/// `<pre id="probe">`, one line each.
+const PROBE: &str = r#"<script>
+(function () {
+  var c = document.getElementById('timeline-canvas');
+  var range = document.getElementById('timeline-range');
+  var tip = document.getElementById('timeline-tip');
+  var out = document.createElement('pre');
+  out.id = 'probe';
+  var log = [];
+  var b = c.getBoundingClientRect();
+  // The thesis run shown whole: x of time t (ns) with the page's margins (72 px left,
+  // 12 px right) and its 2 % of room after the makespan.
+  var xOf = function (t) { return b.left + 72 + t / (5654 * 1.02) * (b.width - 84); };
+  var steps = [
+    function () { c.dispatchEvent(new WheelEvent('wheel', { deltaY: -500, clientX: b.left + b.width / 2, clientY: b.top + 30, bubbles: true, cancelable: true })); },
+    function () {
+      c.dispatchEvent(new MouseEvent('mousedown', { clientX: b.left + 300, clientY: b.top + 30, bubbles: true }));
+      window.dispatchEvent(new MouseEvent('mousemove', { clientX: b.left + 100, clientY: b.top + 30, bubbles: true }));
+      window.dispatchEvent(new MouseEvent('mouseup', { bubbles: true }));
+    },
+    function () { c.dispatchEvent(new MouseEvent('dblclick', { bubbles: true })); },
+    function () { c.dispatchEvent(new MouseEvent('mousemove', { clientX: xOf(850), clientY: b.top + 22 + 8, bubbles: true })); },
+    function () { document.querySelector('#critical-steps li[data-step="2"]').click(); }
+  ];
+  var i = 0;
+  function next() {
+    log.push(i === 4 ? (tip.hidden ? 'no tip' : tip.textContent.replace(/\n/g, ' | ')) : range.textContent);
+    if (i === steps.length) {
+      out.textContent = log.join('\n');
+      document.body.appendChild(out);
+      return;
+    }
+    steps[i++]();
+    setTimeout(next, 200);
+  }
+  next();
+})();
+</script>
+</body>"#;
+
+/// "Shown: A to B" as picoseconds.
+fn shown_range(line: &str) -> (f64, f64) {
+    let ps = |t: &str| {
+        let (v, unit) = t.trim().split_once(' ').unwrap();
+        let k = match unit {
+            "ns" => 1e3,
+            "us" => 1e6,
+            "ms" => 1e9,
+            "s" => 1e12,
+            _ => panic!("{t}"),
+        };
+        v.parse::<f64>().unwrap() * k
+    };
+    let (a, b) = line.trim_start_matches("Shown: ").split_once(" to ").unwrap();
+    (ps(a), ps(b.split(';').next().unwrap()))
+}
+
+#[test]
+fn the_timeline_zooms_pans_resets_and_names_spans() {
+    let dir = workdir("interact");
+    let page = dir.join("thesis.html");
+    let thesis = repo("examples/thesis.goal");
+    let out = simpi(&["replay", thesis.to_str().unwrap(), "--html", page.to_str().unwrap()]);
+    assert!(out.status.success());
+    let html = std::fs::read_to_string(&page).unwrap();
+    std::fs::write(&page, html.replacen("</body>", PROBE, 1)).unwrap();
+    let b = browse(&page, &dir);
+    b.assert_clean("interactions");
+    let probe = b
+        .element("<pre id=\"probe\">", "</pre>")
+        .trim_start_matches("<pre id=\"probe\">");
+    let lines: Vec<&str> = probe.lines().collect();
+    assert_eq!(lines.len(), 6, "{probe}");
+    let [whole, zoomed, dragged, reset] = [0, 1, 2, 3].map(|i| shown_range(lines[i]));
+    // The whole run and 2 % more; the wheel narrows the view around the pointer; a drag
+    // to the left moves it later by as much; a double-click shows everything again.
+    assert_eq!(whole.0, 0.0);
+    assert!((whole.1 - 5654e3 * 1.02).abs() < 1e3, "{whole:?}");
+    let width = |r: (f64, f64)| r.1 - r.0;
+    assert!(width(zoomed) < width(whole) / 2.0 && zoomed.0 > 0.0, "{zoomed:?}");
+    assert!(
+        (width(dragged) - width(zoomed)).abs() < 1e3 && dragged.0 > zoomed.0,
+        "{dragged:?}"
+    );
+    assert_eq!(reset, whole);
+    // Hovering rank 0's first lane at 850 ns names its send (100..1600 ns, o = 1500),
+    // which is not on the critical path (rank 1's send is).
+    assert_eq!(
+        lines[4], "send on rank 0 | 100.000 ns to 1.600000 us (1.500000 us)",
+        "{probe}"
+    );
+    // Clicking the path's third step (rank 0's receive, 1.6..5.654 us) shows it.
+    let step = shown_range(lines[5]);
+    assert!(step.0 <= 1.6e6 && step.1 >= 5.654e6, "{step:?}");
+}
+
 /// How many lines of each action the rank files of a TIT trace hold.
 fn trace_actions(dir: &Path) -> std::collections::BTreeMap<String, u64> {
     let mut n = std::collections::BTreeMap::new();

@@ -290,14 +290,19 @@
       ctx.stroke();
     }
 
+    // One draw per frame however many events come; a timer as well, for browsers that
+    // give a page no frames (a background tab, a headless run).
     var pending = false;
     function redraw() {
       if (pending) return;
       pending = true;
-      window.requestAnimationFrame(function () {
+      var go = function () {
+        if (!pending) return;
         pending = false;
         draw();
-      });
+      };
+      window.requestAnimationFrame(go);
+      window.setTimeout(go, 50);
     }
     function reset() {
       view.t0 = 0;
