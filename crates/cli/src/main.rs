@@ -4,6 +4,8 @@ mod convert;
 mod platform_cmd;
 mod replay;
 mod schedgen;
+mod sweep;
+mod sweep_python;
 mod testbed;
 mod trace_options;
 mod tracer;
@@ -27,6 +29,9 @@ struct Cli {
 enum Command {
     /// Replay a GOAL schedule or a TIT trace and report when every rank finishes.
     Replay(Box<replay::ReplayArgs>),
+    /// Replay a grid of settings and inputs: one table row per point, and plots; on
+    /// the local cores or a Dask cluster.
+    Sweep(Box<sweep::SweepArgs>),
     /// Write the GOAL schedule of a collective or application pattern.
     Schedgen(schedgen::SchedgenArgs),
     /// Check or summarise a platform file.
@@ -66,6 +71,7 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Replay(a) => replay::run(*a, sub("replay")),
+        Command::Sweep(a) => sweep::run(*a),
         Command::Schedgen(a) => schedgen::run(a, sub("schedgen")),
         Command::Platform(a) => platform_cmd::run(a),
         Command::Convert(a) => convert::run(a),

@@ -98,10 +98,19 @@ impl XAxis {
             Some(n) if !n.is_empty() => {
                 let lo = n.iter().copied().fold(f64::INFINITY, f64::min);
                 let hi = n.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                // A margin, so the end points do not sit on the frame.
                 if lo > 0.0 && hi / lo >= 100.0 {
-                    XAxis::Log { lo, hi }
+                    let pad = (hi / lo).powf(0.04);
+                    XAxis::Log {
+                        lo: lo / pad,
+                        hi: hi * pad,
+                    }
                 } else if hi > lo {
-                    XAxis::Linear { lo, hi }
+                    let pad = (hi - lo) * 0.04;
+                    XAxis::Linear {
+                        lo: lo - pad,
+                        hi: hi + pad,
+                    }
                 } else {
                     XAxis::Linear {
                         lo: lo - 1.0,
@@ -163,9 +172,10 @@ impl XAxis {
 
 /// Axes, ticks and titles of a plot whose y axis runs from 0 to `y_max` (in the unit's
 /// seconds); returns the y ticks' scale.
-fn frame(svg: &mut Svg, right: f64, title: &str, x_title: &str, y_title: &str, y_max: f64) -> f64 {
+fn frame(svg: &mut Svg, right: f64, title: (&str, &str), x_title: &str, y_title: &str, y_max: f64) -> f64 {
     let (x0, x1, y0, y1) = (LEFT, WIDTH - right, HEIGHT - BOTTOM, TOP);
-    svg.text(WIDTH / 2.0, 24.0, 16.0, Anchor::Middle, false, title);
+    svg.text(WIDTH / 2.0, 20.0, 15.0, Anchor::Middle, false, title.0);
+    svg.text(WIDTH / 2.0, 36.0, 11.0, Anchor::Middle, false, &clip(title.1, 120));
     let y_ticks = ticks(0.0, y_max, true);
     let top = y_ticks
         .last()
@@ -212,15 +222,18 @@ pub fn makespan_plots(table: &Table) -> Vec<Plot> {
 fn makespan_plot(table: &Table, c: usize) -> String {
     let values: Vec<&str> = table.rows.iter().map(|r| r.values[c].as_str()).collect();
     let axis = XAxis::of(&values);
-    // Lines: rows that agree on everything but column `c`, in order of first row.
+    // Lines: rows that agree on everything but column `c`, in order of first row;
+    // named by what differs between lines (not an input or value all rows share).
+    let varies = |f: &dyn Fn(&super::table::Row) -> &str| table.rows.iter().any(|r| f(r) != f(&table.rows[0]));
+    let input_varies = varies(&|r| r.input.as_deref().unwrap_or(""));
     let mut lines: Vec<(String, Vec<usize>)> = Vec::new();
     for (i, r) in table.rows.iter().enumerate() {
         let mut parts: Vec<String> = Vec::new();
-        if let Some(input) = &r.input {
+        if let Some(input) = r.input.as_ref().filter(|_| input_varies) {
             parts.push(format!("input={input}"));
         }
         for (k, v) in r.values.iter().enumerate() {
-            if k != c {
+            if k != c && varies(&|r| r.values[k].as_str()) {
                 parts.push(format!("{}={v}", table.columns[k]));
             }
         }
@@ -231,7 +244,13 @@ fn makespan_plot(table: &Table, c: usize) -> String {
         }
     }
     let legend = lines.len() > 1 || !lines.first().is_some_and(|(k, _)| k.is_empty());
-    let right = if legend { 230.0 } else { 30.0 };
+    // Room for the legend's longest name (about 6.5 pixels a character).
+    let longest = lines.iter().map(|(k, _)| k.chars().count().min(34)).max().unwrap_or(0);
+    let right = if legend {
+        (50.0 + 6.5 * longest as f64).clamp(120.0, 270.0)
+    } else {
+        30.0
+    };
     let max_s = table.rows.iter().map(|r| r.makespan_ps).max().unwrap_or(0) as f64 / PS;
     let (unit, per) = time_unit(max_s);
     let mut svg = Svg::new(WIDTH, HEIGHT);
@@ -239,7 +258,7 @@ fn makespan_plot(table: &Table, c: usize) -> String {
     let top = frame(
         &mut svg,
         right,
-        &format!("makespan vs {name}"),
+        (&format!("makespan vs {name}"), ""),
         name,
         &format!("makespan ({unit})"),
         max_s / per,
@@ -275,7 +294,7 @@ fn makespan_plot(table: &Table, c: usize) -> String {
         if legend && n < LEGEND_LINES {
             let ly = TOP + 8.0 + 18.0 * n as f64;
             svg.rect(x1 + 16.0, ly - 9.0, 12.0, 12.0, colour, None);
-            svg.text(x1 + 34.0, ly + 1.0, 11.0, Anchor::Start, false, &clip(key, 30));
+            svg.text(x1 + 34.0, ly + 1.0, 11.0, Anchor::Start, false, &clip(key, 34));
         }
     }
     if legend && lines.len() > LEGEND_LINES {
@@ -299,7 +318,8 @@ fn clip(s: &str, max: usize) -> String {
 
 /// The per-rank split of a point's time (compute, communication, waiting, idle, which
 /// add up to each rank's end) as stacked bars; at most [`MAX_BARS`] ranks, the first.
-pub fn breakdown_plot(b: &[RankBreakdown], title: &str) -> String {
+/// `title` and `subtitle` say which point it is.
+pub fn breakdown_plot(b: &[RankBreakdown], title: &str, subtitle: &str) -> String {
     let shown = &b[..b.len().min(MAX_BARS)];
     let total = |r: &RankBreakdown| r.compute + r.comm + r.wait + r.idle;
     let max_s = shown.iter().map(total).max().unwrap_or(0) as f64 / PS;
@@ -311,7 +331,14 @@ pub fn breakdown_plot(b: &[RankBreakdown], title: &str) -> String {
     } else {
         "rank".to_string()
     };
-    let top = frame(&mut svg, right, title, &x_title, &format!("time ({unit})"), max_s / per);
+    let top = frame(
+        &mut svg,
+        right,
+        (title, subtitle),
+        &x_title,
+        &format!("time ({unit})"),
+        max_s / per,
+    );
     let (x0, x1, y0, y1) = (LEFT, WIDTH - right, HEIGHT - BOTTOM, TOP);
     let parts: [(&str, &str, fn(&RankBreakdown) -> u64); 4] = [
         ("compute", "#4e79a7", |r| r.compute),
@@ -381,8 +408,9 @@ mod tests {
         let l = &plots[0].svg;
         assert_eq!(l.matches("<polyline").count(), 2);
         assert_eq!(l.matches("<circle").count(), 4);
-        assert!(l.contains("input=a&lt;b&gt;.goal, coll=allreduce=ring"));
-        assert!(!l.contains("a<b>"));
+        // Lines are named by what differs between them, not by the one input.
+        assert!(l.contains(">coll=allreduce=ring<"));
+        assert!(!l.contains("input="));
         // Times in microseconds (the largest is 4 us).
         assert!(l.contains("makespan (us)"));
         // Against coll: categories in grid order, a line per L.
@@ -423,7 +451,8 @@ mod tests {
                 idle: 0,
             },
         ];
-        let svg = breakdown_plot(&b, "point 0");
+        let svg = breakdown_plot(&b, "point 0", "input=x<y>");
+        assert!(svg.contains(">input=x&lt;y&gt;<"));
         // Three parts of rank 0 and one of rank 1 (empty parts draw nothing).
         assert_eq!(svg.matches("<title>rank 0:").count(), 3);
         assert_eq!(svg.matches("<title>rank 1:").count(), 1);
