@@ -81,7 +81,7 @@ fn sweep_main(args: &[&str], need: &str) -> Result<String, (u8, String)> {
         return Err((EXIT_USAGE, format!("{last}: {}", instructions(&python, need))));
     }
     let code = match out.status.code() {
-        Some(c @ (1 | 2 | 3)) => c as u8,
+        Some(c @ 1..=3) => c as u8,
         _ => EXIT_STALL,
     };
     Err((code, stderr))

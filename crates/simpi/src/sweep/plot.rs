@@ -316,6 +316,9 @@ fn clip(s: &str, max: usize) -> String {
     }
 }
 
+/// A part of a rank's time: its name, colour, and where a breakdown keeps it.
+type Part = (&'static str, &'static str, fn(&RankBreakdown) -> u64);
+
 /// The per-rank split of a point's time (compute, communication, waiting, idle, which
 /// add up to each rank's end) as stacked bars; at most [`MAX_BARS`] ranks, the first.
 /// `title` and `subtitle` say which point it is.
@@ -340,7 +343,7 @@ pub fn breakdown_plot(b: &[RankBreakdown], title: &str, subtitle: &str) -> Strin
         max_s / per,
     );
     let (x0, x1, y0, y1) = (LEFT, WIDTH - right, HEIGHT - BOTTOM, TOP);
-    let parts: [(&str, &str, fn(&RankBreakdown) -> u64); 4] = [
+    let parts: [Part; 4] = [
         ("compute", "#4e79a7", |r| r.compute),
         ("communication", "#f28e2b", |r| r.comm),
         ("waiting", "#e15759", |r| r.wait),
