@@ -19,20 +19,15 @@ fn interpreter() -> String {
 
 /// What to install, for a message.
 fn instructions(python: &str, need: &str) -> String {
+    let (what, extra) = if need == "--dask" {
+        ("dask.distributed", "dask")
+    } else {
+        ("pyarrow", "parquet")
+    };
     format!(
-        "{need} needs Python 3 with the simpi package and {}: \
-         `{python} -m pip install ./crates/python {}` from simpi's repository \
-         (or set SIMPI_PYTHON to an interpreter that has them)",
-        if need == "--dask" {
-            "dask.distributed"
-        } else {
-            "pyarrow"
-        },
-        if need == "--dask" {
-            "'dask[distributed]'"
-        } else {
-            "pyarrow"
-        }
+        "{need} needs Python 3 with the simpi package and {what}: \
+         `{python} -m pip install './crates/python[{extra}]'` from simpi's repository \
+         (or set SIMPI_PYTHON to an interpreter that has them)"
     )
 }
 
