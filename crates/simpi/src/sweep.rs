@@ -139,9 +139,9 @@ impl Spec {
     /// refusal names the point: `point 3 (input=a.goal, -L 5): -L: ...`.
     pub fn points(&self) -> Result<Vec<Planned>, String> {
         self.check_grid()?;
-        // A million points is more than a sweep on one machine finishes; the cap keeps a
-        // typo like 1..100 values on six axes from filling the memory before it starts.
-        const MAX_POINTS: usize = 1 << 20;
+        // Each planned point holds its settings (about a kilobyte): the cap keeps a grid
+        // typed too large from filling the memory before anything runs.
+        const MAX_POINTS: usize = 1 << 17;
         let n = self.len();
         if n > MAX_POINTS {
             return Err(format!("the sweep has {n} points, more than {MAX_POINTS}"));

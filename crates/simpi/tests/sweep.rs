@@ -142,6 +142,13 @@ fn the_grids_own_faults_are_refused() {
         err(mk(vec![], vec![(key("o"), "2".into()), (key("o"), "3".into())])),
         "-o is given twice"
     );
+    let hundred: Vec<u64> = (1..=100).collect();
+    let huge = mk(
+        vec![axis("L", &hundred), axis("G", &hundred), axis("o", &hundred)],
+        vec![],
+    );
+    assert_eq!(huge.len(), 1_000_000);
+    assert_eq!(err(huge), "the sweep has 1000000 points, more than 131072");
     // --coll may be fixed more than once (an algorithm per collective).
     let colls = vec![
         (key("coll"), "bcast=binomial".into()),
