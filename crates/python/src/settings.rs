@@ -7,9 +7,9 @@
 
 use simpi::settings::{MappingKind, ModelName, Naming, PresetName, Setting, Syntax};
 use simpi::timeline::{Filter, RankSet, Target, Window};
+use simpi::values::{boolean, one_of, path, whole};
 use simpi::{values, CollChoice, Format, PatternParams, ReplaySettings};
 use std::collections::HashMap;
-use std::path::PathBuf;
 
 /// Every keyword the Python `replay` passes down in its settings map (`coll` comes as a
 /// list of its own), so a misspelt one is an error here too.
@@ -52,36 +52,6 @@ pub const KEYS: [&str; 37] = [
     "timeline_window",
     "max_blocked_ranks",
 ];
-
-/// A whole number of the flag's type, as clap's integer parser reads it.
-fn whole(s: &str) -> Result<u64, String> {
-    s.trim()
-        .parse::<u64>()
-        .map_err(|_| format!("{} is not a whole number between 0 and {}", values::quote(s), u64::MAX))
-}
-
-fn boolean(s: &str) -> Result<bool, String> {
-    match s {
-        "true" => Ok(true),
-        "false" => Ok(false),
-        _ => Err(format!("{} is not true or false", values::quote(s))),
-    }
-}
-
-fn path(s: &str) -> Result<PathBuf, String> {
-    if s.is_empty() {
-        Err("an empty path names no file".into())
-    } else {
-        Ok(PathBuf::from(s))
-    }
-}
-
-fn one_of<T: Copy>(s: &str, names: &[(&str, T)]) -> Result<T, String> {
-    names.iter().find(|(n, _)| *n == s).map(|(_, v)| *v).ok_or_else(|| {
-        let all: Vec<&str> = names.iter().map(|(n, _)| *n).collect();
-        format!("{} is not one of {}", values::quote(s), all.join(", "))
-    })
-}
 
 /// How messages name settings: by their keywords.
 pub const NAMING: Naming = Naming {

@@ -172,6 +172,38 @@ pub fn time_unit(s: &str) -> Result<TimeUnit, String> {
     s.parse::<TimeUnit>().map_err(|e| clip_message(&e.to_string()))
 }
 
+/// A whole number, as clap reads integer flags (no sign, no spaces).
+pub fn whole(s: &str) -> Result<u64, String> {
+    s.parse::<u64>()
+        .map_err(|_| format!("{} is not a whole number between 0 and {}", quote(s), u64::MAX))
+}
+
+/// `true` or `false`, as a switch given a value (Python, sweeps).
+pub fn boolean(s: &str) -> Result<bool, String> {
+    match s {
+        "true" => Ok(true),
+        "false" => Ok(false),
+        _ => Err(format!("{} is not true or false", quote(s))),
+    }
+}
+
+/// A path: any text but the empty one.
+pub fn path(s: &str) -> Result<std::path::PathBuf, String> {
+    if s.is_empty() {
+        Err("an empty path names no file".into())
+    } else {
+        Ok(std::path::PathBuf::from(s))
+    }
+}
+
+/// One of `names`, given by its name.
+pub fn one_of<T: Copy>(s: &str, names: &[(&str, T)]) -> Result<T, String> {
+    names.iter().find(|(n, _)| *n == s).map(|(_, v)| *v).ok_or_else(|| {
+        let all: Vec<&str> = names.iter().map(|(n, _)| *n).collect();
+        format!("{} is not one of {}", quote(s), all.join(", "))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,8 +5,8 @@
 //! sweep accepts and refuses what a replay does.
 
 use crate::settings::{MappingKind, ModelName, PresetName, Setting};
+use crate::values::{boolean, one_of, path, whole};
 use crate::{values, CollChoice, Format, PatternParams, ReplaySettings};
-use std::path::PathBuf;
 
 /// A setting a sweep can vary or fix.
 #[derive(Debug, PartialEq, Eq)]
@@ -278,35 +278,6 @@ impl Default for Point {
             max_blocked_ranks: 20,
         }
     }
-}
-
-/// A whole number, as clap reads the replay's integer flags.
-fn whole(s: &str) -> Result<u64, String> {
-    s.parse::<u64>()
-        .map_err(|_| format!("{} is not a whole number between 0 and {}", values::quote(s), u64::MAX))
-}
-
-fn boolean(s: &str) -> Result<bool, String> {
-    match s {
-        "true" => Ok(true),
-        "false" => Ok(false),
-        _ => Err(format!("{} is not true or false", values::quote(s))),
-    }
-}
-
-fn path(s: &str) -> Result<PathBuf, String> {
-    if s.is_empty() {
-        Err("an empty path names no file".into())
-    } else {
-        Ok(PathBuf::from(s))
-    }
-}
-
-fn one_of<T: Copy>(s: &str, names: &[(&str, T)]) -> Result<T, String> {
-    names.iter().find(|(n, _)| *n == s).map(|(_, v)| *v).ok_or_else(|| {
-        let all: Vec<&str> = names.iter().map(|(n, _)| *n).collect();
-        format!("{} is not one of {}", values::quote(s), all.join(", "))
-    })
 }
 
 impl Point {
