@@ -278,16 +278,7 @@ fn run_checked(a: ReplayArgs, s: &ReplaySettings) -> Result<(), (u8, String)> {
             },
         )
         .map_err(input_err)?,
-        (None, Some(p)) => {
-            let params = PatternParams {
-                ranks: a.ranks,
-                bytes: a.bytes,
-                iterations: a.iterations,
-                compute: a.compute,
-                periodic: a.periodic,
-            };
-            Workload::pattern(p, params, a.time_unit).map_err(input_err)?
-        }
+        (None, Some(p)) => Workload::pattern(p, pattern_params(&a), a.time_unit).map_err(input_err)?,
         (None, None) => unreachable!("clap requires a file or a pattern"),
     };
     let model = machine.model();
@@ -367,16 +358,7 @@ fn write_html(
     let input = match (&a.shown_name, &a.file, a.pattern) {
         (Some(name), _, _) => name.clone(),
         (None, Some(f), _) => f.display().to_string(),
-        (None, None, Some(p)) => {
-            let params = PatternParams {
-                ranks: a.ranks,
-                bytes: a.bytes,
-                iterations: a.iterations,
-                compute: a.compute,
-                periodic: a.periodic,
-            };
-            simpi::html::describe::pattern(p, &params, a.time_unit)
-        }
+        (None, None, Some(p)) => simpi::html::describe::pattern(p, &pattern_params(a), a.time_unit),
         (None, None, None) => String::new(),
     };
     let info = simpi::html::RunInfo {
@@ -492,5 +474,16 @@ fn settings(a: &ReplayArgs, m: &ArgMatches) -> ReplaySettings {
             (false, OutFormat::Loggopsim) => settings::Output::Loggopsim,
         },
         given: Setting::ALL.into_iter().filter(|s| given(m, arg(*s).0)).collect(),
+    }
+}
+
+/// The pattern's parameters as the flags give them.
+fn pattern_params(a: &ReplayArgs) -> PatternParams {
+    PatternParams {
+        ranks: a.ranks,
+        bytes: a.bytes,
+        iterations: a.iterations,
+        compute: a.compute,
+        periodic: a.periodic,
     }
 }

@@ -146,13 +146,7 @@ pub fn parse(source: Option<String>, given: HashMap<String, String>, coll: Vec<S
             report: true,
             ..ReplaySettings::default()
         },
-        params: PatternParams {
-            ranks: 8,
-            bytes: 8,
-            iterations: 1,
-            compute: 0,
-            periodic: false,
-        },
+        params: PatternParams::default(),
         speed: 1e9,
         test_cost: 1e-4,
         timeline: None,

@@ -102,6 +102,19 @@ pub struct Params {
     pub periodic: bool,
 }
 
+impl Default for Params {
+    /// The command line's defaults: 8 ranks, 8 bytes, one iteration, no compute.
+    fn default() -> Params {
+        Params {
+            ranks: 8,
+            bytes: 8,
+            iterations: 1,
+            compute: 0,
+            periodic: false,
+        }
+    }
+}
+
 impl Pattern {
     /// The collective a pattern runs, and the name of its `mpi::coll` algorithm.
     pub fn collective(self) -> Option<(Collective, &'static str)> {

@@ -266,13 +266,7 @@ impl Default for Point {
     fn default() -> Point {
         Point {
             replay: ReplaySettings::default(),
-            params: PatternParams {
-                ranks: 8,
-                bytes: 8,
-                iterations: 1,
-                compute: 0,
-                periodic: false,
-            },
+            params: PatternParams::default(),
             speed: 1e9,
             test_cost: 1e-4,
             max_blocked_ranks: 20,
