@@ -3,6 +3,8 @@
 //! * [`model`]: the [`NetworkModel`] seam every model implements, and its [`Token`]s.
 //! * [`flow`]: flows over a platform's routes with max-min sharing; with
 //!   [`FlowParams::smpi`] it is the network half of SMPI's piece-wise "hybrid" model.
+//! * [`packet`]: packets over a platform's routes, with cut-through forwarding,
+//!   credit-based flow control and round-robin arbitration ([`PacketParams`]).
 //! * [`constant`]: every transfer takes the same time (SimGrid's `Constant` model).
 //! * [`loggops`]: the LogGOPS cost functions (the LogGOPS rules in `simpi-mpi` apply them
 //!   to per-rank CPU and NIC timers: LogGOPS models the hosts, not a network of links).
@@ -12,6 +14,8 @@ pub mod flow;
 pub mod flow_params;
 pub mod loggops;
 pub mod model;
+pub mod packet;
+pub mod packet_params;
 pub mod piecewise;
 
 pub use constant::ConstantNetwork;
@@ -19,6 +23,8 @@ pub use flow::FlowNetwork;
 pub use flow_params::FlowParams;
 pub use loggops::LogGops;
 pub use model::{NetworkModel, Token};
+pub use packet::{LinkLoad, PacketNetwork};
+pub use packet_params::PacketParams;
 pub use piecewise::Piecewise;
 pub use simpi_platform::{HostId, Platform, PlatformError};
 

@@ -1,0 +1,585 @@
+//! Packet-level network: each message is cut into packets that cross the links of
+//! their route one by one, with virtual cut-through forwarding, finite input buffers
+//! under credit-based flow control, and round-robin arbitration of each output link.
+//!
+//! The pieces, as simulated:
+//! - A **port** is a platform link seen from its sending end: it serialises one
+//!   packet at a time at the link's bandwidth (a fat-pipe link serialises any number
+//!   at once) and delivers it the link's latency later.
+//! - The receiving end of a port has one **input buffer** per virtual channel, a FIFO
+//!   holding `buffer / mtu` packets. The sender counts the free slots (credits) and
+//!   sends only into a free one. A slot is freed when the packet's tail has left the
+//!   buffer on its next link, and the credit takes the link's latency to come back.
+//!   Credits are counters, so an idle network costs no events for them.
+//! - A packet on the `k`-th link of its route uses virtual channel `k`: a packet only
+//!   ever waits for a buffer of a higher channel, so no cycle of waits (deadlock) can
+//!   form, whatever the topology and routes.
+//! - **Cut-through**: a packet may leave a router `router_delay` after its head
+//!   arrived, but not so early that its tail would leave before arriving (when the
+//!   next link is faster).
+//! - **Arbitration**: an output port serves, in round-robin, the inputs whose head
+//!   packet wants it: buffers of upstream links, and each message waiting to be
+//!   injected at its source (so messages from one host share its link fairly, as flows
+//!   do). A head packet that waits for its output blocks the packets behind it in the
+//!   same buffer (head-of-line blocking).
+//!
+//! Every event is ordered by (time, sequence), so a run is deterministic.
+
+use crate::model::{NetworkModel, Token};
+use crate::packet_params::PacketParams;
+use crate::Error;
+use simpi_kernel::{EventQueue, IdHashMap, MixHashMap, SimTime};
+use simpi_platform::{HostId, Platform, Policy};
+use std::collections::VecDeque;
+
+/// No input, port or packet.
+const NONE: u32 = u32::MAX;
+
+/// A link seen from its sending end.
+struct Port {
+    /// Bytes per second.
+    bandwidth: f64,
+    /// Link latency (ps).
+    latency: u64,
+    /// Serialises any number of packets at once (a fat-pipe link).
+    fatpipe: bool,
+    /// Serialising a packet until its `Free` event.
+    busy: bool,
+    /// Serialisation time of a full packet (ps), the common case.
+    full_ser: u64,
+    /// Inputs whose head packet waits for this port, in round-robin order.
+    waiting: VecDeque<u32>,
+    /// Slots of each downstream buffer (packets).
+    slots: u32,
+    /// The downstream buffer's input id, by virtual channel (grown on first use;
+    /// with virtual output queues, `voq` holds them).
+    buffers: Vec<u32>,
+    /// Time spent serialising (ps), for utilisation.
+    busy_ps: u64,
+    /// Packets sent.
+    packets: u64,
+}
+
+/// Where packets wait before a port: a router's input buffer, or a message not yet
+/// fully injected at its source.
+struct Input {
+    /// Packets in the buffer, oldest first (empty for an injection).
+    fifo: VecDeque<u32>,
+    /// The port that fills the buffer, or `NONE` for an injection.
+    port: u32,
+    /// Free slots, as the sending port counts them (credits).
+    credits: u32,
+    /// For an injection: its message and the next packet to make.
+    msg: u32,
+    next_packet: u32,
+    /// In some port's `waiting` list.
+    queued: bool,
+}
+
+/// A packet on its way.
+#[derive(Clone, Copy)]
+struct Packet {
+    msg: u32,
+    /// Index in the route of the link it crosses next (or is crossing).
+    hop: u16,
+    /// Bytes on the wire, header included.
+    wire: u32,
+    /// When its head may leave the router it is in.
+    ready: u64,
+}
+
+struct Message {
+    token: Token,
+    route: u32,
+    packets: u32,
+    /// Payload bytes of the message (the last packet carries the rest).
+    bytes: u64,
+    /// Packets not yet delivered.
+    left: u32,
+}
+
+#[derive(Clone, Copy)]
+enum Event {
+    /// The head packet of an input may leave now.
+    Ready(u32),
+    /// A port finished serialising.
+    Free(u32),
+    /// A slot of an input buffer is free again, as its sending port learns.
+    Credit(u32),
+    /// A packet of a message has fully arrived at its destination.
+    Delivered(u32),
+}
+
+/// Slots a buffer needs so that credits never slow a stream of full packets: a slot
+/// taken when a packet starts on the link comes back after the link's latency, the
+/// router's delay, the packet's serialisation on the next link (at most as long as on
+/// this one, when that one is not slower) and the credit's way back.
+fn round_trip_slots(latency: u64, router_delay: u64, full_ser: u64) -> u32 {
+    let cycle = latency
+        .saturating_mul(2)
+        .saturating_add(router_delay)
+        .saturating_add(full_ser);
+    let slots = cycle.div_ceil(full_ser.max(1)).saturating_add(1);
+    slots.clamp(2, u32::MAX as u64) as u32
+}
+
+/// Per-link figures of a run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinkLoad {
+    /// The platform's name of the link.
+    pub link: String,
+    /// Time spent sending (ps).
+    pub busy: SimTime,
+    /// Packets sent.
+    pub packets: u64,
+}
+
+/// A network of packets over a platform.
+pub struct PacketNetwork<'p> {
+    platform: &'p Platform,
+    params: PacketParams,
+    /// Port index by platform link id.
+    port_of: IdHashMap<u32, u32>,
+    /// Platform link id by port index.
+    link_of: Vec<u32>,
+    ports: Vec<Port>,
+    /// With virtual output queues: the input id of the queue of port, channel and
+    /// next port.
+    voq: MixHashMap<(u32, u16, u32), u32>,
+    /// Route index by `src << 32 | dst`.
+    routes: IdHashMap<u64, u32>,
+    /// Ports of each route, in travel order.
+    route_ports: Vec<Box<[u32]>>,
+    inputs: Vec<Input>,
+    free_inputs: Vec<u32>,
+    packets: Vec<Packet>,
+    free_packets: Vec<u32>,
+    messages: Vec<Message>,
+    free_messages: Vec<u32>,
+    in_flight: usize,
+    events: EventQueue<Event>,
+    /// Ports to try to start sending on, filled while handling an event.
+    to_grant: Vec<u32>,
+}
+
+impl<'p> PacketNetwork<'p> {
+    /// A network over `platform` with `params` (checked).
+    pub fn new(platform: &'p Platform, params: PacketParams) -> Result<PacketNetwork<'p>, Error> {
+        params.validate()?;
+        Ok(PacketNetwork {
+            platform,
+            params,
+            port_of: IdHashMap::default(),
+            link_of: Vec::new(),
+            ports: Vec::new(),
+            voq: Default::default(),
+            routes: IdHashMap::default(),
+            route_ports: Vec::new(),
+            inputs: Vec::new(),
+            free_inputs: Vec::new(),
+            packets: Vec::new(),
+            free_packets: Vec::new(),
+            messages: Vec::new(),
+            free_messages: Vec::new(),
+            in_flight: 0,
+            events: EventQueue::new(),
+            to_grant: Vec::new(),
+        })
+    }
+
+    /// The model's parameters.
+    pub fn params(&self) -> &PacketParams {
+        &self.params
+    }
+
+    /// Every link that carried a packet, with its busy time and packet count, in the
+    /// order the links were first used.
+    pub fn link_loads(&self) -> Vec<LinkLoad> {
+        self.ports
+            .iter()
+            .zip(&self.link_of)
+            .filter(|(p, _)| p.packets > 0)
+            .map(|(p, &l)| LinkLoad {
+                link: self.platform.link(simpi_platform::LinkId(l)).name,
+                busy: SimTime(p.busy_ps),
+                packets: p.packets,
+            })
+            .collect()
+    }
+
+    fn port(&mut self, l: simpi_platform::LinkId) -> Result<u32, Error> {
+        if let Some(&p) = self.port_of.get(&l.0) {
+            return Ok(p);
+        }
+        let bandwidth = self.platform.link_bandwidth(l);
+        let latency = self.platform.link_latency(l);
+        let bad = |what: &str, v: f64| {
+            Err(Error::BadParameter(format!(
+                "link {}: {what} {v} cannot carry packets",
+                self.platform.link(l).name
+            )))
+        };
+        if !(bandwidth.is_finite() && bandwidth > 0.0) {
+            return bad("bandwidth", bandwidth);
+        }
+        if !(latency.is_finite() && latency >= 0.0) {
+            return bad("latency", latency);
+        }
+        let id = self.ports.len() as u32;
+        let latency = SimTime::from_secs_f64(latency).ps();
+        let full_ser = SimTime::from_secs_f64(self.params.mtu as f64 / bandwidth).ps();
+        let slots = match self.params.credits() {
+            0 => round_trip_slots(latency, self.params.router_delay.ps(), full_ser),
+            n => n.min(u32::MAX as u64) as u32,
+        };
+        self.ports.push(Port {
+            bandwidth,
+            latency,
+            fatpipe: self.platform.link_policy(l) == Policy::Fatpipe,
+            busy: false,
+            full_ser,
+            slots,
+            waiting: VecDeque::new(),
+            buffers: Vec::new(),
+            busy_ps: 0,
+            packets: 0,
+        });
+        self.link_of.push(l.0);
+        self.port_of.insert(l.0, id);
+        Ok(id)
+    }
+
+    fn route(&mut self, src: HostId, dst: HostId) -> Result<u32, Error> {
+        let key = (src.0 as u64) << 32 | dst.0 as u64;
+        if let Some(&r) = self.routes.get(&key) {
+            return Ok(r);
+        }
+        let links = self.platform.route(src, dst)?.links;
+        if links.len() > u16::MAX as usize {
+            return Err(Error::BadParameter(format!(
+                "the route from host {} to host {} has more than 65,535 links",
+                src.0, dst.0
+            )));
+        }
+        let mut ports = Vec::with_capacity(links.len());
+        for l in links {
+            ports.push(self.port(l)?);
+        }
+        let id = self.route_ports.len() as u32;
+        self.route_ports.push(ports.into_boxed_slice());
+        self.routes.insert(key, id);
+        Ok(id)
+    }
+
+    /// Serialisation time of `wire` bytes on port `p` (ps).
+    fn ser(&self, p: u32, wire: u32) -> u64 {
+        let port = &self.ports[p as usize];
+        if wire as u64 == self.params.mtu {
+            port.full_ser
+        } else {
+            SimTime::from_secs_f64(wire as f64 / port.bandwidth).ps()
+        }
+    }
+
+    /// Wire bytes of packet `k` of message `m`.
+    fn wire_of(&self, m: &Message, k: u32) -> u32 {
+        let payload = self.params.payload();
+        let carried = if k + 1 < m.packets {
+            payload
+        } else {
+            m.bytes - payload * (m.packets as u64 - 1)
+        };
+        (carried + self.params.header) as u32
+    }
+
+    /// The input id of port `p`'s downstream buffer for channel `vc` (and, with
+    /// virtual output queues, its queue for port `next`), made on first use.
+    fn buffer(&mut self, p: u32, vc: u16, next: u32) -> u32 {
+        let slots = self.ports[p as usize].slots;
+        let fresh = Input {
+            fifo: VecDeque::new(),
+            port: p,
+            credits: slots,
+            msg: NONE,
+            next_packet: 0,
+            queued: false,
+        };
+        if self.params.voq {
+            if let Some(&i) = self.voq.get(&(p, vc, next)) {
+                return i;
+            }
+            let id = self.new_input(fresh);
+            self.voq.insert((p, vc, next), id);
+            return id;
+        }
+        let port = &mut self.ports[p as usize];
+        if port.buffers.len() <= vc as usize {
+            port.buffers.resize(vc as usize + 1, NONE);
+        }
+        if port.buffers[vc as usize] == NONE {
+            let id = self.new_input(fresh);
+            self.ports[p as usize].buffers[vc as usize] = id;
+        }
+        self.ports[p as usize].buffers[vc as usize]
+    }
+
+    fn new_input(&mut self, input: Input) -> u32 {
+        match self.free_inputs.pop() {
+            Some(i) => {
+                self.inputs[i as usize] = input;
+                i
+            }
+            None => {
+                self.inputs.push(input);
+                self.inputs.len() as u32 - 1
+            }
+        }
+    }
+
+    fn new_packet(&mut self, p: Packet) -> u32 {
+        match self.free_packets.pop() {
+            Some(i) => {
+                self.packets[i as usize] = p;
+                i
+            }
+            None => {
+                self.packets.push(p);
+                self.packets.len() as u32 - 1
+            }
+        }
+    }
+
+    /// The port the head packet of input `i` wants, and that packet's hop.
+    fn wanted(&self, i: u32) -> (u32, u32, u16) {
+        let input = &self.inputs[i as usize];
+        if input.port == NONE {
+            let route = self.messages[input.msg as usize].route;
+            (self.route_ports[route as usize][0], input.msg, 0)
+        } else {
+            let pk = &self.packets[*input.fifo.front().expect("a waiting input has a head") as usize];
+            let route = self.messages[pk.msg as usize].route;
+            (self.route_ports[route as usize][pk.hop as usize], pk.msg, pk.hop)
+        }
+    }
+
+    /// Puts input `i` in line for the port its head packet wants.
+    fn queue_input(&mut self, i: u32) {
+        let (p, _, _) = self.wanted(i);
+        self.inputs[i as usize].queued = true;
+        self.ports[p as usize].waiting.push_back(i);
+        self.to_grant.push(p);
+    }
+
+    /// Starts sending on port `p` if it is free and an input in line may send.
+    fn grant(&mut self, p: u32, now: u64) {
+        let port = &self.ports[p as usize];
+        if port.busy && !port.fatpipe {
+            return;
+        }
+        for _ in 0..port.waiting.len() {
+            let i = self.ports[p as usize].waiting.pop_front().expect("counted");
+            let (_, msg, hop) = self.wanted(i);
+            let route = self.messages[msg as usize].route;
+            let ports = &self.route_ports[route as usize];
+            // Where the packet goes after this link: a buffer, whose credits it needs,
+            // or its destination host.
+            let into = match ports.get(hop as usize + 1) {
+                Some(&next) => {
+                    let b = self.buffer(p, hop, next);
+                    if self.inputs[b as usize].credits == 0 {
+                        self.ports[p as usize].waiting.push_back(i);
+                        continue;
+                    }
+                    b
+                }
+                None => NONE,
+            };
+            self.send(p, i, now, into);
+            if !self.ports[p as usize].fatpipe {
+                return;
+            }
+        }
+    }
+
+    /// Sends the head packet of input `i` on port `p` at `now`, into input buffer
+    /// `into` (`NONE`: to its destination host).
+    fn send(&mut self, p: u32, i: u32, now: u64, into: u32) {
+        self.inputs[i as usize].queued = false;
+        let (pk_id, more) = if self.inputs[i as usize].port == NONE {
+            // Make the message's next packet at its source.
+            let input = &self.inputs[i as usize];
+            let (m, k) = (input.msg, input.next_packet);
+            let wire = self.wire_of(&self.messages[m as usize], k);
+            let id = self.new_packet(Packet {
+                msg: m,
+                hop: 0,
+                wire,
+                ready: now,
+            });
+            let input = &mut self.inputs[i as usize];
+            input.next_packet += 1;
+            let more = input.next_packet < self.messages[m as usize].packets;
+            if !more {
+                self.free_inputs.push(i);
+            }
+            (id, more)
+        } else {
+            let input = &mut self.inputs[i as usize];
+            let id = input.fifo.pop_front().expect("a waiting input has a head");
+            (id, !input.fifo.is_empty())
+        };
+        let pk = self.packets[pk_id as usize];
+        let ser = self.ser(p, pk.wire);
+        let done_sending = now.saturating_add(ser);
+        {
+            let port = &mut self.ports[p as usize];
+            port.busy_ps = port.busy_ps.saturating_add(ser);
+            port.packets += 1;
+            if !port.fatpipe {
+                port.busy = true;
+                self.events.schedule(done_sending, Event::Free(p));
+            }
+        }
+        // The slot this packet held upstream frees once its tail has left, and the
+        // credit travels back over the upstream link.
+        let up = self.inputs[i as usize].port;
+        if up != NONE {
+            let back = done_sending.saturating_add(self.ports[up as usize].latency);
+            self.events.schedule(back, Event::Credit(i));
+        }
+        // On a fat pipe every input has a server of its own, free again once this
+        // packet is out; on a shared link the port is the server.
+        let next_go = if self.ports[p as usize].fatpipe {
+            done_sending
+        } else {
+            now
+        };
+        if more {
+            if up == NONE && next_go == now {
+                self.queue_input(i);
+            } else {
+                let ready = match self.inputs[i as usize].fifo.front() {
+                    Some(&head) => self.packets[head as usize].ready,
+                    None => next_go,
+                };
+                self.events.schedule(ready.max(next_go), Event::Ready(i));
+            }
+        }
+        let latency = self.ports[p as usize].latency;
+        let head_there = now.saturating_add(latency);
+        if into == NONE {
+            self.free_packets.push(pk_id);
+            self.events
+                .schedule(head_there.saturating_add(ser), Event::Delivered(pk.msg));
+            return;
+        }
+        // Into the downstream buffer of this port's channel `hop`.
+        let b = into;
+        self.inputs[b as usize].credits -= 1;
+        let next_hop = pk.hop + 1;
+        let route = self.messages[pk.msg as usize].route;
+        let next_port = self.route_ports[route as usize][next_hop as usize];
+        let next_ser = self.ser(next_port, pk.wire);
+        let ready = head_there
+            .saturating_add(self.params.router_delay.ps())
+            .saturating_add(ser.saturating_sub(next_ser));
+        self.packets[pk_id as usize].hop = next_hop;
+        self.packets[pk_id as usize].ready = ready;
+        let buf = &mut self.inputs[b as usize];
+        buf.fifo.push_back(pk_id);
+        if buf.fifo.len() == 1 {
+            self.events.schedule(ready, Event::Ready(b));
+        }
+    }
+
+    fn handle(&mut self, now: u64, e: Event, done: &mut Vec<Token>) {
+        match e {
+            Event::Ready(i) => {
+                let input = &self.inputs[i as usize];
+                if !input.queued && (input.port == NONE || !input.fifo.is_empty()) {
+                    self.queue_input(i);
+                }
+            }
+            Event::Free(p) => {
+                self.ports[p as usize].busy = false;
+                self.to_grant.push(p);
+            }
+            Event::Credit(i) => {
+                let input = &mut self.inputs[i as usize];
+                input.credits += 1;
+                self.to_grant.push(input.port);
+            }
+            Event::Delivered(m) => {
+                let msg = &mut self.messages[m as usize];
+                msg.left -= 1;
+                if msg.left == 0 {
+                    done.push(msg.token);
+                    self.free_messages.push(m);
+                    self.in_flight -= 1;
+                }
+            }
+        }
+        while let Some(p) = self.to_grant.pop() {
+            self.grant(p, now);
+        }
+    }
+}
+
+impl NetworkModel for PacketNetwork<'_> {
+    fn start(&mut self, now: SimTime, src: HostId, dst: HostId, bytes: u64, token: Token) -> Result<(), Error> {
+        let route = self.route(src, dst)?;
+        let packets = bytes.div_ceil(self.params.payload()).max(1);
+        let packets = u32::try_from(packets).map_err(|_| {
+            Error::BadParameter(format!(
+                "a message of {bytes} bytes needs more than 2^32 packets of {} bytes",
+                self.params.payload()
+            ))
+        })?;
+        let msg = Message {
+            token,
+            route,
+            packets,
+            bytes,
+            left: packets,
+        };
+        let m = match self.free_messages.pop() {
+            Some(m) => {
+                self.messages[m as usize] = msg;
+                m
+            }
+            None => {
+                self.messages.push(msg);
+                self.messages.len() as u32 - 1
+            }
+        };
+        self.in_flight += 1;
+        let i = self.new_input(Input {
+            fifo: VecDeque::new(),
+            port: NONE,
+            credits: 0,
+            msg: m,
+            next_packet: 0,
+            queued: false,
+        });
+        self.queue_input(i);
+        while let Some(p) = self.to_grant.pop() {
+            self.grant(p, now.ps());
+        }
+        Ok(())
+    }
+
+    fn next_time(&mut self) -> Option<SimTime> {
+        self.events.peek_time().map(SimTime)
+    }
+
+    fn advance(&mut self, now: SimTime, done: &mut Vec<Token>) {
+        while self.events.peek_time() == Some(now.ps()) {
+            let e = self.events.pop().expect("peeked").event;
+            self.handle(now.ps(), e, done);
+        }
+    }
+
+    fn in_flight(&self) -> usize {
+        self.in_flight
+    }
+}

@@ -1,0 +1,136 @@
+//! Parameters of the packet network: how messages are cut into packets, how much a
+//! router can buffer, and how long it takes to forward. Link bandwidths and latencies
+//! come from the platform. The equations are in `docs/models.md`.
+
+use crate::Error;
+use simpi_kernel::SimTime;
+
+/// How the packet network cuts, buffers and forwards.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PacketParams {
+    /// Largest packet on the wire, headers included (bytes).
+    pub mtu: u64,
+    /// Header bytes of every packet (counted on the wire, not in the payload).
+    pub header: u64,
+    /// Input buffer of each virtual channel at the receiving end of a link (bytes).
+    /// Its credits are whole packets: `buffer / mtu`. 0 sizes each link's buffers to
+    /// its round trip, so that credits never slow an idle path.
+    pub buffer: u64,
+    /// From a packet's head reaching a router to the router forwarding it.
+    pub router_delay: SimTime,
+    /// Each input buffer keeps one queue per output (virtual output queues), so a
+    /// packet waiting for a busy output does not hold up packets behind it bound
+    /// elsewhere; `false` keeps one FIFO per buffer (head-of-line blocking).
+    pub voq: bool,
+}
+
+impl PacketParams {
+    /// A generic network: 2 KiB packets without headers, buffers sized to each link's
+    /// round trip with virtual output queues, routers that forward at once (so an idle
+    /// path takes the flow model's time plus the pipelining of packets).
+    pub fn generic() -> PacketParams {
+        PacketParams {
+            mtu: 2048,
+            header: 0,
+            buffer: 0,
+            router_delay: SimTime::ZERO,
+            voq: true,
+        }
+    }
+
+    /// InfiniBand as the LogGOPSim + InfiniBand thesis simulated it: 2,176-byte
+    /// packets carrying 20 bytes of headers (LRH and BTH), 4 packets of buffer per
+    /// virtual lane in one FIFO each, and 100 ns through a switch.
+    pub fn ib() -> PacketParams {
+        PacketParams {
+            mtu: 2176,
+            header: 20,
+            buffer: 4 * 2176,
+            router_delay: SimTime(100_000),
+            voq: false,
+        }
+    }
+
+    /// A preset by name: `generic` or `ib`.
+    pub fn by_name(name: &str) -> Option<PacketParams> {
+        match name {
+            "generic" => Some(PacketParams::generic()),
+            "ib" => Some(PacketParams::ib()),
+            _ => None,
+        }
+    }
+
+    /// Payload bytes a full packet carries.
+    pub fn payload(&self) -> u64 {
+        self.mtu - self.header
+    }
+
+    /// Credits of one virtual channel's buffer (whole packets); 0 for buffers sized
+    /// to each link's round trip.
+    pub fn credits(&self) -> u64 {
+        self.buffer / self.mtu
+    }
+
+    /// Checks that a packet carries at least one byte of payload and that a buffer
+    /// (unless sized automatically) holds at least one packet.
+    pub fn validate(&self) -> Result<(), Error> {
+        let bad = |m: String| Err(Error::BadParameter(m));
+        if self.mtu == 0 || self.mtu > u32::MAX as u64 {
+            return bad(format!("packet size: {} bytes is not between 1 and 2^32-1", self.mtu));
+        }
+        if self.header >= self.mtu {
+            return bad(format!(
+                "packet header: {} bytes leaves no payload in a {}-byte packet",
+                self.header, self.mtu
+            ));
+        }
+        if self.buffer != 0 && self.buffer < self.mtu {
+            return bad(format!(
+                "packet buffer: {} bytes cannot hold one {}-byte packet",
+                self.buffer, self.mtu
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn presets_are_valid_and_carry_the_thesis_figures() {
+        let ib = PacketParams::ib();
+        ib.validate().unwrap();
+        PacketParams::generic().validate().unwrap();
+        // 2,176 B packets, 20 B of headers: 2,156 B of payload (the thesis's example:
+        // a 10,000 B message leaves 7,844 B after its first packet).
+        assert_eq!(ib.payload(), 2156);
+        assert_eq!(10_000 - ib.payload(), 7844);
+        assert_eq!(ib.credits(), 4);
+    }
+
+    #[test]
+    fn packets_without_payload_or_buffers_without_room_are_refused() {
+        let base = PacketParams::generic();
+        let cases = [
+            PacketParams { mtu: 0, ..base.clone() },
+            PacketParams {
+                header: 2048,
+                ..base.clone()
+            },
+            PacketParams {
+                buffer: 2047,
+                ..base.clone()
+            },
+            PacketParams {
+                mtu: 4096,
+                buffer: 4095,
+                ..base.clone()
+            },
+        ];
+        for p in cases {
+            assert!(matches!(p.validate(), Err(Error::BadParameter(_))), "{p:?}");
+        }
+    }
+}
