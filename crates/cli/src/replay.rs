@@ -5,8 +5,8 @@ use crate::{given, EXIT_INPUT, EXIT_STALL, EXIT_USAGE};
 use clap::{ArgMatches, Args, ValueEnum};
 use simpi::settings::{self, Naming, ReplaySettings, Setting, Syntax};
 use simpi::{
-    count_ranks, load, simulate, values, Error, Format, LoadOptions, Machine, Pattern, PatternParams, Piecewise,
-    PresetChanges, SimOptions, SimTime, TimeUnit, Workload,
+    count_ranks, load, simulate, values, Error, Format, LoadOptions, Machine, PacketChanges, Pattern, PatternParams,
+    Piecewise, PresetChanges, SimOptions, SimTime, TimeUnit, Workload,
 };
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -23,6 +23,10 @@ enum ModelName {
     /// Every message takes the same time (--constant-time), whatever its size or
     /// route, under SMPI's protocol (SimGrid's Constant network model).
     Constant,
+    /// Packets over the platform's routes: cut-through, credits, round-robin
+    /// arbitration (--packet-preset, --mtu, --packet-buffer, --router-delay, --queues),
+    /// under SMPI's protocol.
+    Packet,
 }
 
 #[derive(Copy, Clone, ValueEnum)]
@@ -113,7 +117,7 @@ pub struct ReplayArgs {
     /// The network model [default: hybrid with --platform, loggops without].
     #[arg(long, value_enum)]
     model: Option<ModelName>,
-    /// Platform file (.toml, or SimGrid .xml) for the flow and hybrid models.
+    /// Platform file (.toml, or SimGrid .xml) for the flow, hybrid and packet models.
     #[arg(long)]
     platform: Option<PathBuf>,
     /// Parameter set of the hybrid model.
@@ -122,6 +126,31 @@ pub struct ReplayArgs {
     /// Constant model: the time every message takes, e.g. `10us` (SimGrid's is 1 s).
     #[arg(long, default_value = "1s", value_parser = values::duration)]
     constant_time: SimTime,
+    /// Packet model: the preset, generic (2 KiB packets, buffers sized to each link's
+    /// round trip, virtual output queues, no router delay) or ib (InfiniBand as the
+    /// LogGOPSim + InfiniBand thesis simulated it) [default: generic].
+    #[arg(long, value_parser = values::packet_preset)]
+    packet_preset: Option<String>,
+    /// Packet model: the largest packet on the wire, headers included, in bytes.
+    #[arg(long, value_parser = values::at_least_one)]
+    mtu: Option<u32>,
+    /// Packet model: input buffer per virtual channel in bytes (0: sized to each
+    /// link's round trip, so credits never slow an idle path).
+    #[arg(long)]
+    packet_buffer: Option<u64>,
+    /// Packet model: the time through a router, e.g. `100ns`.
+    #[arg(long, value_parser = values::duration)]
+    router_delay: Option<SimTime>,
+    /// Packet model: `voq` (a queue per output in each input buffer) or `fifo` (one
+    /// queue: head-of-line blocking).
+    #[arg(long, value_parser = values::queues)]
+    queues: Option<bool>,
+    /// Packet model: what the hosts do around the network, `smpi` (SMPI's protocol,
+    /// --preset and its changes) or `loggops` (LogGOPS's -o -g -G -O -S; messages cross
+    /// the network instead of taking -L, as the LogGOPSim + InfiniBand thesis couples
+    /// them) [default: smpi].
+    #[arg(long, value_parser = values::host_protocol)]
+    protocol: Option<settings::HostProtocol>,
     /// How ranks are placed on hosts.
     #[arg(long, value_enum, default_value = "block")]
     mapping: MappingKind,
@@ -423,6 +452,12 @@ fn arg(s: Setting) -> (&'static str, &'static str) {
         Setting::Timeline => ("timeline", "--timeline"),
         Setting::TimelineRanks => ("timeline_ranks", "--timeline-ranks"),
         Setting::TimelineWindow => ("timeline_window", "--timeline-window"),
+        Setting::PacketPreset => ("packet_preset", "--packet-preset"),
+        Setting::Mtu => ("mtu", "--mtu"),
+        Setting::PacketBuffer => ("packet_buffer", "--packet-buffer"),
+        Setting::RouterDelay => ("router_delay", "--router-delay"),
+        Setting::Queues => ("queues", "--queues"),
+        Setting::Protocol => ("protocol", "--protocol"),
     }
 }
 
@@ -440,6 +475,7 @@ fn settings(a: &ReplayArgs, m: &ArgMatches) -> ReplaySettings {
             ModelName::Flow => settings::ModelName::Flow,
             ModelName::Hybrid => settings::ModelName::Hybrid,
             ModelName::Constant => settings::ModelName::Constant,
+            ModelName::Packet => settings::ModelName::Packet,
         }),
         platform: a.platform.clone(),
         preset: match a.preset {
@@ -447,6 +483,14 @@ fn settings(a: &ReplayArgs, m: &ArgMatches) -> ReplaySettings {
             PresetName::Plain => settings::PresetName::Plain,
         },
         constant_time: a.constant_time,
+        packet: PacketChanges {
+            preset: a.packet_preset.clone(),
+            mtu: a.mtu.map(u64::from),
+            buffer: a.packet_buffer,
+            router_delay: a.router_delay,
+            voq: a.queues,
+        },
+        protocol: a.protocol.unwrap_or(settings::HostProtocol::Smpi),
         mapping: match a.mapping {
             MappingKind::Block => settings::MappingKind::Block,
             MappingKind::RoundRobin => settings::MappingKind::RoundRobin,

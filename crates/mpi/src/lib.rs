@@ -94,6 +94,24 @@ pub fn run_loggops_on<S: OpStore>(
     (out, e.into_store())
 }
 
+/// Runs the operations of `store` under LogGOPS with messages crossing `net` instead of
+/// taking `L` (the LogGOPSim + InfiniBand coupling), rank `r` on `hosts[r]`; gives the
+/// store back with the result.
+pub fn run_loggops_over<S: OpStore, N: NetworkModel>(
+    store: S,
+    model: &LogGops,
+    net: N,
+    hosts: Vec<HostId>,
+    progress: Option<&mut dyn FnMut(Progress)>,
+    record: bool,
+) -> (Result<Outcome, Error>, S) {
+    assert_eq!(hosts.len(), store.num_ranks() as usize, "every rank needs a host");
+    let rules = LogGopsRules::over(*model, net, hosts, store.cpus(), store.nics());
+    let mut e = Engine::new(store, rules, progress, record);
+    let out = e.run_to_end();
+    (out, e.into_store())
+}
+
 /// Runs the operations of `store` with SMPI's protocol `proto` over `net`, rank `r` on
 /// `hosts[r]`; gives the store back with the result.
 pub fn run_smpi_on<S: OpStore, N: NetworkModel>(

@@ -6,7 +6,7 @@
 //! point and each event time is rounded to the nearest picosecond here, and only here.
 
 use crate::flow_params::FlowParams;
-use crate::model::{NetworkModel, Token};
+use crate::model::{LinkLoad, NetworkModel, Token};
 use crate::Error;
 use simpi_kernel::{EventQueue, IdHashMap, SimTime};
 use simpi_maxmin::{CnstId, Policy as MmPolicy, System, VarId};
@@ -135,6 +135,8 @@ pub struct FlowNetwork<'p> {
     route_cap: Vec<f64>,
     /// Links of routes too long to keep inline.
     spilled_links: Vec<u32>,
+    /// Bytes sent over each route (for the links' loads).
+    route_bytes: Vec<u64>,
     /// Scratch: the constraints and coefficients of a flow being added.
     elems: Vec<(CnstId, f64)>,
     /// Scratch: the variables a solve changed.
@@ -177,6 +179,7 @@ impl<'p> FlowNetwork<'p> {
             route_info: Vec::new(),
             route_cap: Vec::new(),
             spilled_links: Vec::new(),
+            route_bytes: Vec::new(),
             elems: Vec::new(),
             changed: Vec::new(),
             flows: Vec::new(),
@@ -287,6 +290,7 @@ impl<'p> FlowNetwork<'p> {
         self.route_cap.push(self.sys.cap_of(&elems));
         let id = (self.route_info.len() as u32, latency);
         self.route_info.push(info);
+        self.route_bytes.push(0);
         self.routes.insert(key, id);
         Ok(id)
     }
@@ -315,6 +319,8 @@ impl<'p> FlowNetwork<'p> {
     /// Starts a transfer of `bytes` from `src` to `dst` at `now`.
     fn start_flow(&mut self, now: SimTime, src: HostId, dst: HostId, bytes: u64, token: Token) -> Result<(), Error> {
         let (route, latency) = self.route(src, dst)?;
+        let sent = &mut self.route_bytes[route as usize];
+        *sent = sent.saturating_add(bytes);
         let lat = latency * self.params.lat_factor.factor(bytes);
         let at = now
             .ps()
@@ -590,5 +596,42 @@ impl NetworkModel for FlowNetwork<'_> {
 
     fn in_flight(&self) -> usize {
         self.active
+    }
+
+    /// Every link a route used, in the order the links were first used; a link is busy
+    /// for its bytes at its full bandwidth.
+    fn link_loads(&self) -> Vec<LinkLoad> {
+        let n = self.cnst.values().map(|c| c.0 as usize + 1).max().unwrap_or(0);
+        let mut link_of = vec![0u32; n];
+        for (&l, c) in &self.cnst {
+            link_of[c.0 as usize] = l;
+        }
+        let mut bytes = vec![0u64; n];
+        for (info, &sent) in self.route_info.iter().zip(&self.route_bytes) {
+            let n = info.n_fwd as usize;
+            let fwd = if info.spilled {
+                let at = info.links[0] as usize;
+                &self.spilled_links[at..at + n]
+            } else {
+                &info.links[..n]
+            };
+            for &c in fwd {
+                bytes[c as usize] = bytes[c as usize].saturating_add(sent);
+            }
+        }
+        bytes
+            .iter()
+            .zip(&link_of)
+            .filter(|(&b, _)| b > 0)
+            .map(|(&b, &l)| {
+                let link = self.platform.link(simpi_platform::LinkId(l));
+                LinkLoad {
+                    busy: SimTime::from_secs_f64(b as f64 / link.bandwidth),
+                    link: link.name,
+                    bytes: b,
+                    packets: 0,
+                }
+            })
+            .collect()
     }
 }

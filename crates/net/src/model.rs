@@ -31,4 +31,69 @@ pub trait NetworkModel {
 
     /// Transfers started and not yet completed.
     fn in_flight(&self) -> usize;
+
+    /// What each link carried so far, for the models that know their links (none by
+    /// default).
+    fn link_loads(&self) -> Vec<LinkLoad> {
+        Vec::new()
+    }
+}
+
+/// What a link carried during a run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinkLoad {
+    /// The platform's name of the link.
+    pub link: String,
+    /// Bytes that crossed it (headers included, for packets).
+    pub bytes: u64,
+    /// Time it spent sending: measured by the packet model; the bytes at the link's
+    /// full bandwidth for the flow model.
+    pub busy: SimTime,
+    /// Packets that crossed it (0 for models without packets).
+    pub packets: u64,
+}
+
+/// No network: a type for rules that may run over a network and here run without one
+/// (it has no value, so it is never started).
+pub enum NoNetwork {}
+
+impl NetworkModel for NoNetwork {
+    fn start(&mut self, _: SimTime, _: HostId, _: HostId, _: u64, _: Token) -> Result<(), Error> {
+        match *self {}
+    }
+
+    fn next_time(&mut self) -> Option<SimTime> {
+        match *self {}
+    }
+
+    fn advance(&mut self, _: SimTime, _: &mut Vec<Token>) {
+        match *self {}
+    }
+
+    fn in_flight(&self) -> usize {
+        match *self {}
+    }
+}
+
+/// A model lent to the engine, so its owner can read it after the run.
+impl<N: NetworkModel + ?Sized> NetworkModel for &mut N {
+    fn start(&mut self, now: SimTime, src: HostId, dst: HostId, bytes: u64, token: Token) -> Result<(), Error> {
+        (**self).start(now, src, dst, bytes, token)
+    }
+
+    fn next_time(&mut self) -> Option<SimTime> {
+        (**self).next_time()
+    }
+
+    fn advance(&mut self, now: SimTime, done: &mut Vec<Token>) {
+        (**self).advance(now, done)
+    }
+
+    fn in_flight(&self) -> usize {
+        (**self).in_flight()
+    }
+
+    fn link_loads(&self) -> Vec<LinkLoad> {
+        (**self).link_loads()
+    }
 }

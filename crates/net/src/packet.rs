@@ -25,7 +25,7 @@
 //!
 //! Every event is ordered by (time, sequence), so a run is deterministic.
 
-use crate::model::{NetworkModel, Token};
+use crate::model::{LinkLoad, NetworkModel, Token};
 use crate::packet_params::PacketParams;
 use crate::Error;
 use simpi_kernel::{EventQueue, IdHashMap, MixHashMap, SimTime};
@@ -51,6 +51,9 @@ struct Port {
     waiting: VecDeque<u32>,
     /// Slots of each downstream buffer (packets).
     slots: u32,
+    /// The input of messages injected into this link at its sending host (`NONE`
+    /// until one is; on a fat pipe each message has an input of its own instead).
+    nic: u32,
     /// The downstream buffer's input id, by virtual channel (grown on first use;
     /// with virtual output queues, `voq` holds them).
     buffers: Vec<u32>,
@@ -58,6 +61,8 @@ struct Port {
     busy_ps: u64,
     /// Packets sent.
     packets: u64,
+    /// Bytes sent, headers included.
+    bytes: u64,
 }
 
 /// Where packets wait before a port: a router's input buffer, or a message not yet
@@ -69,9 +74,8 @@ struct Input {
     port: u32,
     /// Free slots, as the sending port counts them (credits).
     credits: u32,
-    /// For an injection: its message and the next packet to make.
-    msg: u32,
-    next_packet: u32,
+    /// For an injection: its messages and the next packet of each, served in turn.
+    msgs: VecDeque<(u32, u32)>,
     /// In some port's `waiting` list.
     queued: bool,
 }
@@ -121,17 +125,6 @@ fn round_trip_slots(latency: u64, router_delay: u64, full_ser: u64) -> u32 {
         .saturating_add(full_ser);
     let slots = cycle.div_ceil(full_ser.max(1)).saturating_add(1);
     slots.clamp(2, u32::MAX as u64) as u32
-}
-
-/// Per-link figures of a run.
-#[derive(Clone, Debug, PartialEq)]
-pub struct LinkLoad {
-    /// The platform's name of the link.
-    pub link: String,
-    /// Time spent sending (ps).
-    pub busy: SimTime,
-    /// Packets sent.
-    pub packets: u64,
 }
 
 /// A network of packets over a platform.
@@ -192,21 +185,6 @@ impl<'p> PacketNetwork<'p> {
         &self.params
     }
 
-    /// Every link that carried a packet, with its busy time and packet count, in the
-    /// order the links were first used.
-    pub fn link_loads(&self) -> Vec<LinkLoad> {
-        self.ports
-            .iter()
-            .zip(&self.link_of)
-            .filter(|(p, _)| p.packets > 0)
-            .map(|(p, &l)| LinkLoad {
-                link: self.platform.link(simpi_platform::LinkId(l)).name,
-                busy: SimTime(p.busy_ps),
-                packets: p.packets,
-            })
-            .collect()
-    }
-
     fn port(&mut self, l: simpi_platform::LinkId) -> Result<u32, Error> {
         if let Some(&p) = self.port_of.get(&l.0) {
             return Ok(p);
@@ -239,10 +217,12 @@ impl<'p> PacketNetwork<'p> {
             busy: false,
             full_ser,
             slots,
+            nic: NONE,
             waiting: VecDeque::new(),
             buffers: Vec::new(),
             busy_ps: 0,
             packets: 0,
+            bytes: 0,
         });
         self.link_of.push(l.0);
         self.port_of.insert(l.0, id);
@@ -300,8 +280,7 @@ impl<'p> PacketNetwork<'p> {
             fifo: VecDeque::new(),
             port: p,
             credits: slots,
-            msg: NONE,
-            next_packet: 0,
+            msgs: VecDeque::new(),
             queued: false,
         };
         if self.params.voq {
@@ -353,8 +332,9 @@ impl<'p> PacketNetwork<'p> {
     fn wanted(&self, i: u32) -> (u32, u32, u16) {
         let input = &self.inputs[i as usize];
         if input.port == NONE {
-            let route = self.messages[input.msg as usize].route;
-            (self.route_ports[route as usize][0], input.msg, 0)
+            let (m, _) = *input.msgs.front().expect("a waiting injection has a message");
+            let route = self.messages[m as usize].route;
+            (self.route_ports[route as usize][0], m, 0)
         } else {
             let pk = &self.packets[*input.fifo.front().expect("a waiting input has a head") as usize];
             let route = self.messages[pk.msg as usize].route;
@@ -376,23 +356,30 @@ impl<'p> PacketNetwork<'p> {
         if port.busy && !port.fatpipe {
             return;
         }
-        for _ in 0..port.waiting.len() {
+        if port.waiting.is_empty() {
+            return;
+        }
+        for _ in 0..self.ports[p as usize].waiting.len() {
             let i = self.ports[p as usize].waiting.pop_front().expect("counted");
-            let (_, msg, hop) = self.wanted(i);
-            let route = self.messages[msg as usize].route;
-            let ports = &self.route_ports[route as usize];
-            // Where the packet goes after this link: a buffer, whose credits it needs,
-            // or its destination host.
-            let into = match ports.get(hop as usize + 1) {
-                Some(&next) => {
-                    let b = self.buffer(p, hop, next);
-                    if self.inputs[b as usize].credits == 0 {
-                        self.ports[p as usize].waiting.push_back(i);
-                        continue;
-                    }
-                    b
+            // An injection offers each of its messages in turn, a buffer its head.
+            let offers = match self.inputs[i as usize].port {
+                NONE => self.inputs[i as usize].msgs.len(),
+                _ => 1,
+            };
+            let mut into = None;
+            for _ in 0..offers {
+                into = self.room_after(p, i);
+                if into.is_some() {
+                    break;
                 }
-                None => NONE,
+                if offers > 1 {
+                    let msgs = &mut self.inputs[i as usize].msgs;
+                    msgs.rotate_left(1);
+                }
+            }
+            let Some(into) = into else {
+                self.ports[p as usize].waiting.push_back(i);
+                continue;
             };
             self.send(p, i, now, into);
             if !self.ports[p as usize].fatpipe {
@@ -401,14 +388,31 @@ impl<'p> PacketNetwork<'p> {
         }
     }
 
+    /// Where the head packet of input `i` goes after port `p`: `Some(NONE)` to its
+    /// destination host, `Some(buffer)` if that buffer has a free slot, `None` if not.
+    fn room_after(&mut self, p: u32, i: u32) -> Option<u32> {
+        let (_, msg, hop) = self.wanted(i);
+        let route = self.messages[msg as usize].route;
+        match self.route_ports[route as usize].get(hop as usize + 1) {
+            Some(&next) => {
+                let b = self.buffer(p, hop, next);
+                (self.inputs[b as usize].credits > 0).then_some(b)
+            }
+            None => Some(NONE),
+        }
+    }
+
     /// Sends the head packet of input `i` on port `p` at `now`, into input buffer
     /// `into` (`NONE`: to its destination host).
     fn send(&mut self, p: u32, i: u32, now: u64, into: u32) {
         self.inputs[i as usize].queued = false;
         let (pk_id, more) = if self.inputs[i as usize].port == NONE {
-            // Make the message's next packet at its source.
-            let input = &self.inputs[i as usize];
-            let (m, k) = (input.msg, input.next_packet);
+            // Make the message's next packet at its source; the message then waits
+            // behind the others of this injection (round-robin between messages).
+            let (m, k) = self.inputs[i as usize]
+                .msgs
+                .pop_front()
+                .expect("a waiting injection has a message");
             let wire = self.wire_of(&self.messages[m as usize], k);
             let id = self.new_packet(Packet {
                 msg: m,
@@ -416,10 +420,13 @@ impl<'p> PacketNetwork<'p> {
                 wire,
                 ready: now,
             });
-            let input = &mut self.inputs[i as usize];
-            input.next_packet += 1;
-            let more = input.next_packet < self.messages[m as usize].packets;
-            if !more {
+            if k + 1 < self.messages[m as usize].packets {
+                self.inputs[i as usize].msgs.push_back((m, k + 1));
+            }
+            let more = !self.inputs[i as usize].msgs.is_empty();
+            // A host's injection into a link stays; one of a message alone (on a fat
+            // pipe) goes with its last packet.
+            if !more && self.ports[p as usize].nic != i {
                 self.free_inputs.push(i);
             }
             (id, more)
@@ -435,6 +442,7 @@ impl<'p> PacketNetwork<'p> {
             let port = &mut self.ports[p as usize];
             port.busy_ps = port.busy_ps.saturating_add(ser);
             port.packets += 1;
+            port.bytes += pk.wire as u64;
             if !port.fatpipe {
                 port.busy = true;
                 self.events.schedule(done_sending, Event::Free(p));
@@ -553,15 +561,29 @@ impl NetworkModel for PacketNetwork<'_> {
             }
         };
         self.in_flight += 1;
-        let i = self.new_input(Input {
-            fifo: VecDeque::new(),
-            port: NONE,
-            credits: 0,
-            msg: m,
-            next_packet: 0,
-            queued: false,
-        });
-        self.queue_input(i);
+        // Into the host's injection of its first link, or, on a fat pipe, one of its own.
+        let first = self.route_ports[route as usize][0];
+        let shared = !self.ports[first as usize].fatpipe;
+        let i = match self.ports[first as usize].nic {
+            i if shared && i != NONE => i,
+            _ => {
+                let i = self.new_input(Input {
+                    fifo: VecDeque::new(),
+                    port: NONE,
+                    credits: 0,
+                    msgs: VecDeque::new(),
+                    queued: false,
+                });
+                if shared {
+                    self.ports[first as usize].nic = i;
+                }
+                i
+            }
+        };
+        self.inputs[i as usize].msgs.push_back((m, 0));
+        if !self.inputs[i as usize].queued {
+            self.queue_input(i);
+        }
         while let Some(p) = self.to_grant.pop() {
             self.grant(p, now.ps());
         }
@@ -581,5 +603,20 @@ impl NetworkModel for PacketNetwork<'_> {
 
     fn in_flight(&self) -> usize {
         self.in_flight
+    }
+
+    /// Every link that carried a packet, in the order the links were first used.
+    fn link_loads(&self) -> Vec<LinkLoad> {
+        self.ports
+            .iter()
+            .zip(&self.link_of)
+            .filter(|(p, _)| p.packets > 0)
+            .map(|(p, &l)| LinkLoad {
+                link: self.platform.link(simpi_platform::LinkId(l)).name,
+                bytes: p.bytes,
+                busy: SimTime(p.busy_ps),
+                packets: p.packets,
+            })
+            .collect()
     }
 }

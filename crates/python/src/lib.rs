@@ -122,6 +122,12 @@ fn report_dict<'py>(py: Python<'py>, r: &Report, unit: &str) -> PyResult<Bound<'
     spans.set_item("start", r.spans.iter().map(|s| s.start).collect::<Vec<_>>())?;
     spans.set_item("end", r.spans.iter().map(|s| s.end).collect::<Vec<_>>())?;
     d.set_item("spans", spans)?;
+    let links = PyDict::new(py);
+    links.set_item("link", r.links.iter().map(|l| l.link.as_str()).collect::<Vec<_>>())?;
+    links.set_item("bytes", r.links.iter().map(|l| l.bytes).collect::<Vec<_>>())?;
+    links.set_item("busy", r.links.iter().map(|l| l.busy.ps()).collect::<Vec<_>>())?;
+    links.set_item("packets", r.links.iter().map(|l| l.packets).collect::<Vec<_>>())?;
+    d.set_item("links", links)?;
     Ok(d)
 }
 

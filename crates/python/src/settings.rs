@@ -13,7 +13,7 @@ use std::collections::HashMap;
 
 /// Every keyword the Python `replay` passes down in its settings map (`coll` comes as a
 /// list of its own), so a misspelt one is an error here too.
-pub const KEYS: [&str; 37] = [
+pub const KEYS: [&str; 43] = [
     "pattern",
     "ranks",
     "bytes",
@@ -25,6 +25,12 @@ pub const KEYS: [&str; 37] = [
     "platform",
     "preset",
     "constant_time",
+    "packet_preset",
+    "mtu",
+    "packet_buffer",
+    "router_delay",
+    "queues",
+    "protocol",
     "mapping",
     "ranks_per_host",
     "hostfile",
@@ -102,6 +108,12 @@ fn keyword(s: Setting) -> &'static str {
         Setting::Timeline => "timeline",
         Setting::TimelineRanks => "timeline_ranks",
         Setting::TimelineWindow => "timeline_window",
+        Setting::PacketPreset => "packet_preset",
+        Setting::Mtu => "mtu",
+        Setting::PacketBuffer => "packet_buffer",
+        Setting::RouterDelay => "router_delay",
+        Setting::Queues => "queues",
+        Setting::Protocol => "protocol",
     }
 }
 
@@ -189,6 +201,13 @@ pub fn parse(source: Option<String>, given: HashMap<String, String>, coll: Vec<S
         |v| s.replay.preset = v
     );
     read!("constant_time", values::duration, |v| s.replay.constant_time = v);
+    let pk = &mut s.replay.packet;
+    read!("packet_preset", values::packet_preset, |v| pk.preset = Some(v));
+    read!("mtu", values::at_least_one, |v| pk.mtu = Some(v.into()));
+    read!("packet_buffer", whole, |v| pk.buffer = Some(v));
+    read!("router_delay", values::duration, |v| pk.router_delay = Some(v));
+    read!("queues", values::queues, |v| pk.voq = Some(v));
+    read!("protocol", values::host_protocol, |v| s.replay.protocol = v);
     read!(
         "mapping",
         |t| one_of(

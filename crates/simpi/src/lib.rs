@@ -20,15 +20,15 @@ pub mod values;
 pub mod workload;
 
 pub use error::Error;
-pub use replay::{replay_goal, simulate, Model, ReplayOptions, SimOptions};
+pub use replay::{replay_goal, simulate, HostRules, Model, ReplayOptions, SimOptions};
 pub use report::Report;
 pub use settings::{Naming, ReplaySettings, Setting};
-pub use setup::{Machine, MappingSpec, ModelSpec, PresetChanges};
+pub use setup::{Machine, MappingSpec, ModelSpec, PacketChanges, PacketHosts, PresetChanges};
 pub use simpi_kernel::{SimTime, TimeUnit};
 pub use simpi_mpi as mpi;
 pub use simpi_mpi::Progress;
 pub use simpi_mpi::{Preset, Protocol};
-pub use simpi_net::{FlowParams, LogGops, Piecewise};
+pub use simpi_net::{FlowParams, LogGops, PacketParams, Piecewise};
 pub use simpi_platform as platform;
 pub use simpi_trace::schedgen::{Params as PatternParams, Pattern};
 pub use workload::{count_ranks, load, Body, CollChoice, Format, LoadOptions, Workload};

@@ -10,8 +10,10 @@ use simpi_kernel::TimeUnit;
 use simpi_mpi::coll::CollSpec;
 use simpi_mpi::engine::{OpStore, ScheduleStore};
 use simpi_mpi::live::Live;
-use simpi_mpi::{run_loggops_on, run_smpi_on, OpId, Outcome, Preset, Progress, Protocol, Schedule, Stall};
-use simpi_net::{ConstantNetwork, FlowNetwork, LogGops};
+use simpi_mpi::{
+    run_loggops_on, run_loggops_over, run_smpi_on, OpId, Outcome, Preset, Progress, Protocol, Schedule, Stall,
+};
+use simpi_net::{ConstantNetwork, FlowNetwork, LinkLoad, LogGops, NetworkModel, PacketNetwork, PacketParams};
 use simpi_platform::{HostId, Platform};
 use simpi_trace::goal::locate_ops;
 use simpi_trace::schedgen::PatternProgram;
@@ -33,6 +35,17 @@ pub enum Model<'a> {
         /// The protocol and the flow network's parameters.
         preset: Preset,
     },
+    /// Packets over a platform: rank `r` runs on `hosts[r]`.
+    Packet {
+        /// The platform.
+        platform: &'a Platform,
+        /// Host of each rank.
+        hosts: Vec<HostId>,
+        /// What the hosts do around the network.
+        rules: HostRules,
+        /// How packets are cut, buffered and forwarded.
+        params: PacketParams,
+    },
     /// Every message takes the same time (SimGrid's `Constant` network model) under an
     /// SMPI protocol.
     Constant {
@@ -41,6 +54,16 @@ pub enum Model<'a> {
         /// The protocol.
         protocol: Protocol,
     },
+}
+
+/// What the hosts do around a network model.
+#[derive(Clone, Debug)]
+pub enum HostRules {
+    /// SMPI's protocol.
+    Smpi(Protocol),
+    /// LogGOPS's CPU and NIC costs, messages crossing the network instead of taking L
+    /// (the LogGOPSim + InfiniBand thesis's coupling).
+    LogGops(LogGops),
 }
 
 /// How to simulate.
@@ -53,16 +76,26 @@ pub struct SimOptions<'p> {
     pub record: bool,
 }
 
+/// What a run gives back: its outcome, the store, and what each link carried.
+type Ran<S> = (Result<Outcome, simpi_mpi::Error>, S, Vec<LinkLoad>);
+
 /// Runs the operations of `store` under `model`; gives the store back with the result.
 fn run_model<S: OpStore>(
     store: S,
     model: &Model<'_>,
     progress: Option<&mut dyn FnMut(Progress)>,
     record: bool,
-) -> Result<(Result<Outcome, simpi_mpi::Error>, S), Error> {
+) -> Result<Ran<S>, Error> {
     let p = store.num_ranks();
+    let no_links = |(out, store): (Result<Outcome, simpi_mpi::Error>, S)| (out, store, Vec::new());
+    let with_links = |(out, store): (Result<Outcome, simpi_mpi::Error>, S), net: &dyn NetworkModel| {
+        let mut links = net.link_loads();
+        // Hottest first; equal ones in the order the run first used them.
+        links.sort_by_key(|l| std::cmp::Reverse(l.busy));
+        (out, store, links)
+    };
     Ok(match model {
-        Model::LogGops(m) => run_loggops_on(store, m, progress, record),
+        Model::LogGops(m) => no_links(run_loggops_on(store, m, progress, record)),
         Model::Flow {
             platform,
             hosts,
@@ -74,20 +107,41 @@ fn run_model<S: OpStore>(
                     hosts.len()
                 )));
             }
-            let net = FlowNetwork::new(platform, preset.network.clone());
+            let mut net = FlowNetwork::new(platform, preset.network.clone());
             let hosts = hosts[..p as usize].to_vec();
-            run_smpi_on(store, net, preset.protocol.clone(), hosts, progress, record)
+            let ran = run_smpi_on(store, &mut net, preset.protocol.clone(), hosts, progress, record);
+            with_links(ran, &net)
+        }
+        Model::Packet {
+            platform,
+            hosts,
+            rules,
+            params,
+        } => {
+            if hosts.len() < p as usize {
+                return Err(Error::Setting(format!(
+                    "the workload has {p} ranks but only {} are mapped to hosts",
+                    hosts.len()
+                )));
+            }
+            let mut net = PacketNetwork::new(platform, params.clone()).map_err(|e| Error::Setting(e.to_string()))?;
+            let hosts = hosts[..p as usize].to_vec();
+            let ran = match rules {
+                HostRules::Smpi(protocol) => run_smpi_on(store, &mut net, protocol.clone(), hosts, progress, record),
+                HostRules::LogGops(m) => run_loggops_over(store, m, &mut net, hosts, progress, record),
+            };
+            with_links(ran, &net)
         }
         Model::Constant { time, protocol } => {
             let hosts: Vec<HostId> = (0..p).map(HostId).collect();
-            run_smpi_on(
+            no_links(run_smpi_on(
                 store,
                 ConstantNetwork::new(*time),
                 protocol.clone(),
                 hosts,
                 progress,
                 record,
-            )
+            ))
         }
     })
 }
@@ -101,9 +155,9 @@ pub fn simulate(w: &mut Workload<'_>, model: &Model<'_>, opts: SimOptions<'_>) -
         path: path.clone(),
         error,
     };
-    let (result, ops) = match &mut w.body {
+    let (result, ops, links) = match &mut w.body {
         Body::Schedule(sched) => {
-            let (result, store) = run_model(ScheduleStore::new(sched), model, opts.progress, opts.record)?;
+            let (result, store, links) = run_model(ScheduleStore::new(sched), model, opts.progress, opts.record)?;
             drop(store);
             let result = match result {
                 Err(simpi_mpi::Error::Stall(stall)) => {
@@ -111,7 +165,7 @@ pub fn simulate(w: &mut Workload<'_>, model: &Model<'_>, opts: SimOptions<'_>) -
                 }
                 r => r.map_err(located)?,
             };
-            (result, w.schedule().map_or(0, |s| s.num_ops() as u64))
+            (result, w.schedule().map_or(0, |s| s.num_ops() as u64), links)
         }
         Body::Pattern { pattern, params } => {
             let compute_ps = params.compute.saturating_mul(w.unit.ps_per_unit());
@@ -119,7 +173,7 @@ pub fn simulate(w: &mut Workload<'_>, model: &Model<'_>, opts: SimOptions<'_>) -
             let p = prog.ranks();
             // Before the live store allocates its per-rank state.
             crate::memory::check_ranks_fit(p.into())?;
-            let (result, store) = run_model(Live::new(prog, p, 1, 1), model, opts.progress, opts.record)?;
+            let (result, store, links) = run_model(Live::new(prog, p, 1, 1), model, opts.progress, opts.record)?;
             let result = match result {
                 Err(simpi_mpi::Error::Stall(stall)) => {
                     let describe = |id: OpId| store.describe(id.0);
@@ -128,7 +182,7 @@ pub fn simulate(w: &mut Workload<'_>, model: &Model<'_>, opts: SimOptions<'_>) -
                 r => r.map_err(located)?,
             };
             let ops = result.stats.ops;
-            (result, ops)
+            (result, ops, links)
         }
         Body::Trace => {
             let o = w.options.expect("a trace has its load options");
@@ -143,7 +197,7 @@ pub fn simulate(w: &mut Workload<'_>, model: &Model<'_>, opts: SimOptions<'_>) -
             let p = prog.ranks();
             // Before the live store allocates its per-rank state.
             crate::memory::check_ranks_fit(p.into())?;
-            let (result, mut store) = run_model(Live::new(prog, p, 1, 1), model, opts.progress, opts.record)?;
+            let (result, mut store, links) = run_model(Live::new(prog, p, 1, 1), model, opts.progress, opts.record)?;
             let result = match result {
                 Err(simpi_mpi::Error::Stall(stall)) => {
                     // A line the stuck ranks never reached may be malformed: that is
@@ -160,7 +214,7 @@ pub fn simulate(w: &mut Workload<'_>, model: &Model<'_>, opts: SimOptions<'_>) -
                 w.calls = Some(prog.take_calls());
             }
             let ops = result.stats.ops;
-            (result, ops)
+            (result, ops, links)
         }
     };
     let sim_seconds = t1.elapsed().as_secs_f64();
@@ -203,6 +257,7 @@ pub fn simulate(w: &mut Workload<'_>, model: &Model<'_>, opts: SimOptions<'_>) -
         messages,
         flows,
         critical,
+        links,
     })
 }
 

@@ -4,6 +4,9 @@ use simpi_kernel::{SimTime, TimeUnit};
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
+/// Links the human report lists.
+const HOTTEST_LINKS: usize = 5;
+
 /// Reads one number out of a rank's breakdown.
 type Field = dyn Fn(&crate::analysis::RankBreakdown) -> u64;
 
@@ -36,6 +39,9 @@ pub struct Report {
     pub flows: Vec<crate::timeline::Flow>,
     /// The critical path, earliest step first (when recorded; see [`crate::critical`]).
     pub critical: Vec<crate::critical::Step>,
+    /// What each link carried, busiest first (models over a platform: flow, hybrid,
+    /// packet).
+    pub links: Vec<simpi_net::LinkLoad>,
 }
 
 /// Peak resident set size of this process (Linux `VmHWM`), if available. Read from
@@ -147,6 +153,24 @@ impl Report {
                 let _ = writeln!(s, "  {name:<14} {:>14} {:>14}", avg(f).to_string(), max(f).to_string());
             }
         }
+        if !self.links.is_empty() {
+            let span = self.makespan().ps().max(1) as f64;
+            let _ = writeln!(
+                s,
+                "\nbusiest links          busy   utilisation          bytes    packets"
+            );
+            for l in self.links.iter().take(HOTTEST_LINKS) {
+                let _ = writeln!(
+                    s,
+                    "  {:<16} {:>10} {:>12.1}% {:>14} {:>10}",
+                    l.link,
+                    l.busy.to_string(),
+                    100.0 * l.busy.ps() as f64 / span,
+                    l.bytes,
+                    l.packets
+                );
+            }
+        }
         if !self.calls.is_empty() {
             let _ = writeln!(s, "\ncall                count          total        longest");
             for c in &self.calls {
@@ -185,7 +209,9 @@ impl Report {
     }
 
     /// One JSON object:
-    /// `{"makespan_ps": int, "ranks": [{"rank": int, "end_ps": int}, ...], "events": int, "wall_seconds": float}`.
+    /// `{"makespan_ps": int, "ranks": [{"rank": int, "end_ps": int}, ...], "events": int, "wall_seconds": float}`,
+    /// with `"links": [{"link": str, "bytes": int, "busy_ps": int, "packets": int}, ...]`
+    /// (busiest first) before `"events"` when the model has links.
     pub fn write_json<W: Write>(&self, mut out: W) -> io::Result<()> {
         write!(out, "{{\"makespan_ps\": {}, \"ranks\": [", self.makespan().ps())?;
         for (i, t) in self.end_times.iter().enumerate() {
@@ -205,9 +231,27 @@ impl Report {
                 None => write!(out, "{{\"rank\": {i}, \"end_ps\": {}}}", t.ps())?,
             }
         }
+        out.write_all(b"]")?;
+        if !self.links.is_empty() {
+            out.write_all(b", \"links\": [")?;
+            for (i, l) in self.links.iter().enumerate() {
+                if i > 0 {
+                    out.write_all(b", ")?;
+                }
+                write!(
+                    out,
+                    "{{\"link\": {}, \"bytes\": {}, \"busy_ps\": {}, \"packets\": {}}}",
+                    crate::sweep::table::json_string(&l.link),
+                    l.bytes,
+                    l.busy.ps(),
+                    l.packets
+                )?;
+            }
+            out.write_all(b"]")?;
+        }
         writeln!(
             out,
-            "], \"events\": {}, \"wall_seconds\": {:.6}}}",
+            ", \"events\": {}, \"wall_seconds\": {:.6}}}",
             self.events,
             self.wall_seconds()
         )
@@ -250,6 +294,7 @@ mod tests {
             messages: vec![],
             flows: vec![],
             critical: vec![],
+            links: vec![],
         }
     }
 

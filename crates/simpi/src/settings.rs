@@ -4,7 +4,7 @@
 //! by [`ReplaySettings::check`] in the front end's own words (`--os` on the command line,
 //! `os` in Python, through a [`Naming`]); [`ReplaySettings::model_spec`] builds the model.
 
-use crate::setup::{constant_preset, MappingSpec, ModelSpec, PresetChanges};
+use crate::setup::{constant_preset, MappingSpec, ModelSpec, PacketChanges, PacketHosts, PresetChanges};
 use crate::{values, CollChoice, Error, Format, Pattern, Preset, SimTime, TimeUnit};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -20,15 +20,18 @@ pub enum ModelName {
     Hybrid,
     /// Every message takes the same time, under SMPI's protocol.
     Constant,
+    /// Packets over a platform's routes, under SMPI's protocol.
+    Packet,
 }
 
 impl ModelName {
     /// Every model, in the order messages list them.
-    pub const ALL: [ModelName; 4] = [
+    pub const ALL: [ModelName; 5] = [
         ModelName::Loggops,
         ModelName::Flow,
         ModelName::Hybrid,
         ModelName::Constant,
+        ModelName::Packet,
     ];
 
     /// The name users type.
@@ -38,6 +41,7 @@ impl ModelName {
             ModelName::Flow => "flow",
             ModelName::Hybrid => "hybrid",
             ModelName::Constant => "constant",
+            ModelName::Packet => "packet",
         }
     }
 
@@ -45,7 +49,7 @@ impl ModelName {
     pub fn parse(s: &str) -> Result<ModelName, String> {
         ModelName::ALL.into_iter().find(|m| m.name() == s).ok_or_else(|| {
             format!(
-                "{} is not a model: expected loggops, flow, hybrid or constant",
+                "{} is not a model: expected loggops, flow, hybrid, constant or packet",
                 values::quote(s)
             )
         })
@@ -59,6 +63,15 @@ pub enum PresetName {
     Smpi,
     /// No factors, overheads, envelope, TCP bound or cross-traffic ([`Preset::plain`]).
     Plain,
+}
+
+/// What the hosts do around the packet network.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum HostProtocol {
+    /// SMPI's protocol ([`ReplaySettings::preset`] and its changes).
+    Smpi,
+    /// LogGOPS's CPU and NIC costs, messages crossing the network instead of taking L.
+    Loggops,
 }
 
 /// How ranks are placed on a platform's hosts when no host file is given.
@@ -162,11 +175,23 @@ pub enum Setting {
     TimelineRanks,
     /// The time window a timeline shows.
     TimelineWindow,
+    /// The packet model's preset.
+    PacketPreset,
+    /// The packet model's largest packet.
+    Mtu,
+    /// The packet model's buffer per virtual channel.
+    PacketBuffer,
+    /// The packet model's router delay.
+    RouterDelay,
+    /// The packet model's input queues (FIFO or per output).
+    Queues,
+    /// What the packet model's hosts do: SMPI's protocol or LogGOPS's costs.
+    Protocol,
 }
 
 impl Setting {
     /// Every setting.
-    pub const ALL: [Setting; 39] = [
+    pub const ALL: [Setting; 45] = [
         Setting::Pattern,
         Setting::Ranks,
         Setting::Bytes,
@@ -206,6 +231,12 @@ impl Setting {
         Setting::Timeline,
         Setting::TimelineRanks,
         Setting::TimelineWindow,
+        Setting::PacketPreset,
+        Setting::Mtu,
+        Setting::PacketBuffer,
+        Setting::RouterDelay,
+        Setting::Queues,
+        Setting::Protocol,
     ];
 }
 
@@ -276,13 +307,19 @@ const LOGGOPS: [Setting; 6] = [
 ];
 
 /// Settings only the models over a platform read.
-const PLATFORM: [Setting; 6] = [
-    Setting::Mapping,
-    Setting::RanksPerHost,
-    Setting::HostFile,
-    Setting::LatFactor,
-    Setting::BwFactor,
-    Setting::WeightS,
+const MACHINE: [Setting; 3] = [Setting::Mapping, Setting::RanksPerHost, Setting::HostFile];
+
+/// Settings only the flow network reads (the flow and hybrid models).
+const FLOW: [Setting; 3] = [Setting::LatFactor, Setting::BwFactor, Setting::WeightS];
+
+/// Settings only the packet network reads.
+const PACKET: [Setting; 6] = [
+    Setting::PacketPreset,
+    Setting::Mtu,
+    Setting::PacketBuffer,
+    Setting::RouterDelay,
+    Setting::Queues,
+    Setting::Protocol,
 ];
 
 /// Settings of SMPI's protocol (every model but LogGOPS).
@@ -327,8 +364,13 @@ pub struct ReplaySettings {
     pub model: Option<ModelName>,
     /// The platform of the flow and hybrid models.
     pub platform: Option<PathBuf>,
-    /// The preset of the hybrid and constant models.
+    /// The preset of the hybrid, constant and packet models (the packet model takes
+    /// only its protocol).
     pub preset: PresetName,
+    /// The packet model's parameters.
+    pub packet: PacketChanges,
+    /// What the packet model's hosts do.
+    pub protocol: HostProtocol,
     /// The constant model's time per message.
     pub constant_time: SimTime,
     /// Where ranks run when there is no host file.
@@ -367,6 +409,8 @@ impl Default for ReplaySettings {
             model: None,
             platform: None,
             preset: PresetName::Smpi,
+            packet: PacketChanges::default(),
+            protocol: HostProtocol::Smpi,
             constant_time: SimTime(1_000_000_000_000),
             mapping: MappingKind::Block,
             ranks_per_host: 1,
@@ -447,17 +491,20 @@ impl ReplaySettings {
             }
         }
         let flow_like = matches!(model, ModelName::Flow | ModelName::Hybrid);
+        let on_platform = flow_like || model == ModelName::Packet;
         match (&self.platform, model) {
-            (None, ModelName::Loggops | ModelName::Constant) | (Some(_), ModelName::Flow | ModelName::Hybrid) => {}
+            (None, ModelName::Loggops | ModelName::Constant)
+            | (Some(_), ModelName::Flow | ModelName::Hybrid | ModelName::Packet) => {}
             (Some(_), ModelName::Constant) => {
                 return Err(format!("the constant model needs no {}", n(Setting::Platform)))
             }
             (Some(_), ModelName::Loggops) => {
                 return Err(format!(
-                    "{} is used by the flow and hybrid models: add {} or {}",
+                    "{} is used by the flow, hybrid and packet models: add {}, {} or {}",
                     n(Setting::Platform),
                     set_model(ModelName::Flow),
-                    set_model(ModelName::Hybrid)
+                    set_model(ModelName::Hybrid),
+                    set_model(ModelName::Packet)
                 ))
             }
             (None, _) => {
@@ -467,12 +514,27 @@ impl ReplaySettings {
                 ))
             }
         }
+        let loggops_hosts = model == ModelName::Packet && self.protocol == HostProtocol::Loggops;
         for s in LOGGOPS {
-            if self.given(s) && model != ModelName::Loggops {
+            if s == Setting::LatencyL && loggops_hosts && self.given(s) {
+                return Err(format!(
+                    "{} is LogGOPS's network latency: over {this_model} the network takes its place",
+                    n(s)
+                ));
+            }
+            if self.given(s) && model != ModelName::Loggops && !loggops_hosts {
                 return Err(format!("{} is a LogGOPS parameter: {this_model} does not use it", n(s)));
             }
         }
-        for s in PLATFORM {
+        for s in MACHINE {
+            if self.given(s) && !on_platform {
+                return Err(format!(
+                    "{} is used by the models over a platform (flow, hybrid, packet), not by {this_model}",
+                    n(s)
+                ));
+            }
+        }
+        for s in FLOW {
             if self.given(s) && !flow_like {
                 return Err(format!(
                     "{} is used by the flow and hybrid models, not by {this_model}",
@@ -480,7 +542,24 @@ impl ReplaySettings {
                 ));
             }
         }
+        for s in PACKET {
+            if self.given(s) && model != ModelName::Packet {
+                return Err(format!(
+                    "{} is for {}, not {this_model}",
+                    n(s),
+                    set_model(ModelName::Packet)
+                ));
+            }
+        }
         for s in PROTOCOL {
+            if self.given(s) && loggops_hosts {
+                return Err(format!(
+                    "{} is a setting of SMPI's protocol: {} uses LogGOPS's costs ({}) instead",
+                    n(s),
+                    naming.set(Setting::Protocol, "loggops"),
+                    naming.list(&LOGGOPS[1..])
+                ));
+            }
             if self.given(s) && model == ModelName::Loggops {
                 return Err(format!(
                     "{} is a setting of SMPI's protocol: {this_model} uses LogGOPS ({}) instead",
@@ -593,18 +672,35 @@ impl ReplaySettings {
                 time: self.constant_time,
                 preset: constant_preset(preset()?),
             },
+            (ModelName::Packet, Some(platform)) => ModelSpec::Packet {
+                platform: platform.clone(),
+                mapping: self.mapping_spec(),
+                hosts: match self.protocol {
+                    HostProtocol::Smpi => PacketHosts::Smpi(constant_preset(preset()?)),
+                    HostProtocol::Loggops => PacketHosts::LogGops {
+                        params: self.loggops,
+                        unit: self.time_unit,
+                    },
+                },
+                params: self.packet.params()?,
+            },
             (_, Some(platform)) => ModelSpec::Flow {
                 platform: platform.clone(),
-                mapping: match (&self.hostfile, self.mapping) {
-                    (Some(f), _) => MappingSpec::HostFile(f.clone()),
-                    (None, MappingKind::Block) => MappingSpec::Block {
-                        per_host: self.ranks_per_host,
-                    },
-                    (None, MappingKind::RoundRobin) => MappingSpec::RoundRobin,
-                },
+                mapping: self.mapping_spec(),
                 preset: preset()?,
             },
-            (_, None) => return Err(Error::Setting("the flow models need a platform".into())),
+            (_, None) => return Err(Error::Setting("the models over a platform need one".into())),
         })
+    }
+
+    /// Where ranks run: the host file, else `mapping`.
+    fn mapping_spec(&self) -> MappingSpec {
+        match (&self.hostfile, self.mapping) {
+            (Some(f), _) => MappingSpec::HostFile(f.clone()),
+            (None, MappingKind::Block) => MappingSpec::Block {
+                per_host: self.ranks_per_host,
+            },
+            (None, MappingKind::RoundRobin) => MappingSpec::RoundRobin,
+        }
     }
 }

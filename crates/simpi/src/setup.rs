@@ -3,11 +3,11 @@
 //! library) describes what it wants as a [`ModelSpec`] and gets a [`Machine`] whose
 //! [`Machine::model`] [`crate::simulate`] takes.
 
-use crate::replay::Model;
+use crate::replay::{HostRules, Model};
 use crate::Error;
 use simpi_kernel::{SimTime, TimeUnit};
 use simpi_mpi::Preset;
-use simpi_net::{FlowParams, LogGops, Piecewise};
+use simpi_net::{FlowParams, LogGops, PacketParams, Piecewise};
 use simpi_platform::{HostId, Mapping, Platform};
 use std::path::PathBuf;
 
@@ -31,12 +31,38 @@ pub enum ModelSpec {
         /// The protocol and network parameters.
         preset: Preset,
     },
+    /// The packet network of a platform, under SMPI's protocol or LogGOPS's host costs.
+    Packet {
+        /// The platform file (TOML or SimGrid XML).
+        platform: PathBuf,
+        /// Where the ranks run.
+        mapping: MappingSpec,
+        /// What the hosts do around the network.
+        hosts: PacketHosts,
+        /// How packets are cut, buffered and forwarded.
+        params: PacketParams,
+    },
     /// SMPI's protocol, every transfer taking `time` (SimGrid's Constant model).
     Constant {
         /// The time of every transfer.
         time: SimTime,
         /// The protocol's settings come from this preset.
         preset: Preset,
+    },
+}
+
+/// What the hosts of the packet model do around the network.
+#[derive(Clone, Debug)]
+pub enum PacketHosts {
+    /// SMPI's protocol, its settings from this preset.
+    Smpi(Preset),
+    /// LogGOPS's CPU and NIC costs (o, g, G, O, S in `unit`; L, unused, is ignored),
+    /// messages crossing the network instead of taking L.
+    LogGops {
+        /// L, o, g, G, O in `unit`, and S in bytes.
+        params: [u64; 6],
+        /// Their unit.
+        unit: TimeUnit,
     },
 }
 
@@ -74,6 +100,44 @@ pub struct PresetChanges {
     pub weight_s: Option<f64>,
     /// SMPI's smpi/grow-injected-times.
     pub grow_test_costs: Option<bool>,
+}
+
+/// The packet model's preset by name, with the settings a user changed.
+#[derive(Clone, Debug, Default)]
+pub struct PacketChanges {
+    /// `generic` (the default) or `ib` ([`PacketParams::by_name`]).
+    pub preset: Option<String>,
+    /// Largest packet on the wire, headers included (bytes).
+    pub mtu: Option<u64>,
+    /// Buffer of a virtual channel (bytes; 0: sized to each link's round trip).
+    pub buffer: Option<u64>,
+    /// Time through a router.
+    pub router_delay: Option<SimTime>,
+    /// Virtual output queues (`true`) or one FIFO per input buffer.
+    pub voq: Option<bool>,
+}
+
+impl PacketChanges {
+    /// The preset with these changes, checked.
+    pub fn params(&self) -> Result<PacketParams, Error> {
+        let name = self.preset.as_deref().unwrap_or("generic");
+        let mut p = PacketParams::by_name(name)
+            .ok_or_else(|| Error::Setting(format!("{name} is not a packet preset: expected generic or ib")))?;
+        if let Some(v) = self.mtu {
+            p.mtu = v;
+        }
+        if let Some(v) = self.buffer {
+            p.buffer = v;
+        }
+        if let Some(v) = self.router_delay {
+            p.router_delay = v;
+        }
+        if let Some(v) = self.voq {
+            p.voq = v;
+        }
+        p.validate().map_err(|e| Error::Setting(e.to_string()))?;
+        Ok(p)
+    }
 }
 
 impl PresetChanges {
@@ -132,29 +196,15 @@ impl Machine {
             loggops: None,
         };
         match spec {
-            ModelSpec::LogGops { params, unit } => {
-                let k = unit.ps_per_unit();
-                let names = ["-L", "-o", "-g", "-G", "-O"];
-                let mut ps = [0u64; 5];
-                for i in 0..5 {
-                    ps[i] = params[i].checked_mul(k).ok_or_else(|| {
-                        Error::Setting(format!(
-                            "{} overflows 2^64 picoseconds in unit {}",
-                            names[i],
-                            unit.name()
-                        ))
-                    })?;
+            ModelSpec::LogGops { params, unit } => m.loggops = Some(loggops_ps(params, *unit)?),
+            ModelSpec::Flow { platform, mapping, .. } | ModelSpec::Packet { platform, mapping, .. } => {
+                if let ModelSpec::Packet {
+                    hosts: PacketHosts::LogGops { params, unit },
+                    ..
+                } = spec
+                {
+                    m.loggops = Some(loggops_ps(params, *unit)?);
                 }
-                m.loggops = Some(LogGops {
-                    l: ps[0],
-                    o: ps[1],
-                    g: ps[2],
-                    big_g: ps[3],
-                    big_o: ps[4],
-                    s: params[5],
-                });
-            }
-            ModelSpec::Flow { platform, mapping, .. } => {
                 let p = simpi_platform::load(platform)?;
                 let map = match mapping {
                     MappingSpec::HostFile(f) => Mapping::from_host_file(&p, f, ranks)?,
@@ -184,12 +234,45 @@ impl Machine {
                 hosts: self.hosts.clone(),
                 preset: preset.clone(),
             },
+            ModelSpec::Packet { hosts, params, .. } => Model::Packet {
+                platform: self.platform.as_ref().expect("set up"),
+                hosts: self.hosts.clone(),
+                rules: match hosts {
+                    PacketHosts::Smpi(preset) => HostRules::Smpi(preset.protocol.clone()),
+                    PacketHosts::LogGops { .. } => HostRules::LogGops(self.loggops.expect("set up")),
+                },
+                params: params.clone(),
+            },
             ModelSpec::Constant { time, preset } => Model::Constant {
                 time: *time,
                 protocol: preset.protocol.clone(),
             },
         }
     }
+}
+
+/// LogGOPS parameters in `unit` as picoseconds; one that passes the clock is refused.
+fn loggops_ps(params: &[u64; 6], unit: TimeUnit) -> Result<LogGops, Error> {
+    let k = unit.ps_per_unit();
+    let names = ["-L", "-o", "-g", "-G", "-O"];
+    let mut ps = [0u64; 5];
+    for i in 0..5 {
+        ps[i] = params[i].checked_mul(k).ok_or_else(|| {
+            Error::Setting(format!(
+                "{} overflows 2^64 picoseconds in unit {}",
+                names[i],
+                unit.name()
+            ))
+        })?;
+    }
+    Ok(LogGops {
+        l: ps[0],
+        o: ps[1],
+        g: ps[2],
+        big_g: ps[3],
+        big_o: ps[4],
+        s: params[5],
+    })
 }
 
 /// The constant model's preset: only the protocol applies (no route, so no factor).

@@ -196,6 +196,22 @@ pub fn path(s: &str) -> Result<std::path::PathBuf, String> {
     }
 }
 
+/// The packet model's preset: `generic` or `ib` (`--packet-preset`).
+pub fn packet_preset(s: &str) -> Result<String, String> {
+    one_of(s, &[("generic", "generic"), ("ib", "ib")]).map(str::to_string)
+}
+
+/// The packet model's input queues: `voq` (one per output) or `fifo` (`--queues`).
+pub fn queues(s: &str) -> Result<bool, String> {
+    one_of(s, &[("voq", true), ("fifo", false)])
+}
+
+/// What the packet model's hosts do: `smpi` or `loggops` (`--protocol`).
+pub fn host_protocol(s: &str) -> Result<crate::settings::HostProtocol, String> {
+    use crate::settings::HostProtocol;
+    one_of(s, &[("smpi", HostProtocol::Smpi), ("loggops", HostProtocol::Loggops)])
+}
+
 /// One of `names`, given by its name.
 pub fn one_of<T: Copy>(s: &str, names: &[(&str, T)]) -> Result<T, String> {
     names.iter().find(|(n, _)| *n == s).map(|(_, v)| *v).ok_or_else(|| {

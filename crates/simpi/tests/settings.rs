@@ -1,7 +1,7 @@
 //! The one check of a replay's settings and the model it builds: the same refusal in
 //! either front end's words, and each model's spec from the settings that shape it.
 
-use simpi::settings::{MappingKind, ModelName, Naming, Output, PresetName, Setting, Syntax};
+use simpi::settings::{HostProtocol, MappingKind, ModelName, Naming, Output, PresetName, Setting, Syntax};
 use simpi::{MappingSpec, ModelSpec, Pattern, Piecewise, Preset, ReplaySettings, SimTime, TimeUnit};
 use std::path::PathBuf;
 
@@ -25,6 +25,9 @@ fn flag(s: Setting) -> &'static str {
         Setting::GapPerByteG => "-G",
         Setting::OverheadPerByteO => "-O",
         Setting::EagerLimitS => "-S",
+        Setting::Mtu => "--mtu",
+        Setting::Protocol => "--protocol",
+        Setting::Os => "--os",
         _ => "--other",
     }
 }
@@ -248,6 +251,42 @@ fn model_names_round_trip_and_others_are_refused() {
     }
     assert_eq!(
         ModelName::parse("fast").unwrap_err(),
-        "'fast' is not a model: expected loggops, flow, hybrid or constant"
+        "'fast' is not a model: expected loggops, flow, hybrid, constant or packet"
+    );
+}
+
+#[test]
+fn packet_settings_are_refused_where_the_model_would_ignore_them() {
+    let mut s = goal();
+    s.platform = Some(PathBuf::from("p.toml"));
+    s.model = Some(ModelName::Flow);
+    let s = with(s, &[Setting::Model, Setting::Platform, Setting::Mtu]);
+    assert_eq!(refusals(&s).0, "--mtu is for --model packet, not --model flow");
+    // The packet model with LogGOPS's host costs: o, g, G, O, S apply; L (the network
+    // takes its place) and SMPI's protocol settings do not.
+    let mut p = goal();
+    p.platform = Some(PathBuf::from("p.toml"));
+    p.model = Some(ModelName::Packet);
+    p.protocol = HostProtocol::Loggops;
+    let base = [Setting::Model, Setting::Platform, Setting::Protocol];
+    assert_eq!(
+        with(p.clone(), &[&base[..], &[Setting::OverheadO, Setting::Mtu]].concat()).check(FLAGS),
+        Ok(())
+    );
+    let l = with(p.clone(), &[&base[..], &[Setting::LatencyL]].concat());
+    assert_eq!(
+        refusals(&l).0,
+        "-L is LogGOPS's network latency: over --model packet the network takes its place"
+    );
+    let os = with(p.clone(), &[&base[..], &[Setting::Os]].concat());
+    assert!(refusals(&os)
+        .0
+        .starts_with("--os is a setting of SMPI's protocol: --protocol loggops"));
+    // Under SMPI's protocol (the default) LogGOPS's parameters are refused.
+    p.protocol = HostProtocol::Smpi;
+    let o = with(p, &[Setting::Model, Setting::Platform, Setting::OverheadO]);
+    assert_eq!(
+        refusals(&o).0,
+        "-o is a LogGOPS parameter: --model packet does not use it"
     );
 }

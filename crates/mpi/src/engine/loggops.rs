@@ -8,6 +8,11 @@
 //! [`crate::cxx_sort`]), at the time their resources free up. This replicates
 //! LogGOPSim's scheduling, so the same schedule yields the same per-rank end times.
 //!
+//! Over a network (the LogGOPSim + InfiniBand thesis's coupling, in the process): a
+//! send's message enters the network model at `t + o` instead of arriving at
+//! `t + o + L`, and arrives when the model delivers its last byte; the hosts' CPU and
+//! NIC costs stay LogGOPS's.
+//!
 //! Times are LogGOPSim's modular sums. A sum past 2^64 ps ends the run in
 //! [`crate::Error::TimeOverflow`]; a sum below zero (an empty message's credit larger
 //! than the time) wraps as in LogGOPSim and is an error only if something waits for it
@@ -18,7 +23,8 @@ use crate::engine::{Core, OpStore, Rules};
 use crate::matching::Envelope;
 use crate::op::OpKind;
 use simpi_kernel::{prefetch, IdHashMap, Seq, SimTime};
-use simpi_net::LogGops;
+use simpi_net::HostId;
+use simpi_net::{LogGops, NetworkModel, NoNetwork, Token};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -30,6 +36,18 @@ pub struct Packed(u64);
 
 const MSG_BIT: u64 = 1 << 63;
 const WAKE_BIT: u64 = 1 << 62;
+/// With a network: the message of this send enters the network now.
+const INJECT_BIT: u64 = 1 << 61;
+/// The op id of an event that is not a wake-up.
+const OP_MASK: u64 = !(MSG_BIT | INJECT_BIT);
+
+/// The network messages cross, and each rank's host on it.
+struct Coupling<N> {
+    net: N,
+    hosts: Vec<HostId>,
+    done: Vec<Token>,
+    error: Option<crate::Error>,
+}
 
 /// Events that found a resource they need busy, parked until all are free, in groups of
 /// events that need the same resources: a CPU (computes), a CPU and its NIC's send side
@@ -109,9 +127,11 @@ pub(crate) const NEGATIVE: &str = "a LogGOPS time went below zero: an empty mess
      and G, and here that exceeds o (LogGOPSim wraps such a time around the clock; give o at least O \
      and G, or use non-empty messages)";
 
-/// LogGOPSim's rules over the LogGOPS parameters `m`.
-pub struct LogGopsRules {
+/// LogGOPSim's rules over the LogGOPS parameters `m`, with messages crossing a network
+/// model `N` or, without one, taking `L`.
+pub struct LogGopsRules<N: NetworkModel = NoNetwork> {
     m: LogGops,
+    coupling: Option<Coupling<N>>,
     timers: Timers,
     /// Parked events by resource group (see [`LogGopsRules::dispatch`]).
     parked: IdHashMap<u64, Parked>,
@@ -125,8 +145,27 @@ pub struct LogGopsRules {
 impl LogGopsRules {
     /// Rules for `ranks` ranks of `cpus` CPUs and `nics` NICs each.
     pub fn new(m: LogGops, ranks: u32, cpus: usize, nics: usize) -> LogGopsRules {
+        LogGopsRules::build(m, None, ranks, cpus, nics)
+    }
+}
+
+impl<N: NetworkModel> LogGopsRules<N> {
+    /// Rules whose messages cross `net`, rank `r` on `hosts[r]` (`L` is not used).
+    pub fn over(m: LogGops, net: N, hosts: Vec<HostId>, cpus: usize, nics: usize) -> LogGopsRules<N> {
+        let ranks = hosts.len() as u32;
+        let coupling = Coupling {
+            net,
+            hosts,
+            done: Vec::new(),
+            error: None,
+        };
+        LogGopsRules::build(m, Some(coupling), ranks, cpus, nics)
+    }
+
+    fn build(m: LogGops, coupling: Option<Coupling<N>>, ranks: u32, cpus: usize, nics: usize) -> LogGopsRules<N> {
         LogGopsRules {
             m,
+            coupling,
             timers: Timers::new(ranks as usize, cpus, nics),
             parked: IdHashMap::default(),
             scratch: Vec::new(),
@@ -177,7 +216,7 @@ impl LogGopsRules {
     /// Handles one event popped at `t` with sequence number `seq`; an event that cannot
     /// run yet is parked with the events that need the same resources.
     fn dispatch<S: OpStore>(&mut self, core: &mut Core<S, Packed>, t: u64, seq: u64, ev: Packed) {
-        let id = (ev.0 & !MSG_BIT) as u32;
+        let id = (ev.0 & OP_MASK) as u32;
         let op = *core.store.op(id);
         // The CPU it needs, and the NIC side if any (the slots of their timers).
         let (postponed, cpu, nic) = if ev.0 & MSG_BIT != 0 {
@@ -281,7 +320,15 @@ impl LogGopsRules {
         core.mark(id, t, t, cpu_end as u64);
         self.set(cpu, cpu_end);
         self.set(nic, nic_end);
-        core.queue.schedule(arrival, Packed(id as u64 | MSG_BIT));
+        match &self.coupling {
+            None => {
+                core.queue.schedule(arrival, Packed(id as u64 | MSG_BIT));
+            }
+            Some(_) => {
+                let inject = Self::plus(core, t, self.m.o as i128) as u64;
+                core.queue.schedule(inject, Packed(id as u64 | INJECT_BIT));
+            }
+        }
         if self.m.is_eager(op.size) {
             core.completed(id, t, None);
         }
@@ -403,7 +450,19 @@ impl LogGopsRules {
     }
 }
 
-impl<S: OpStore> Rules<S> for LogGopsRules {
+impl<N: NetworkModel> LogGopsRules<N> {
+    /// The message of send `id` enters the network at `t`.
+    fn inject<S: OpStore>(&mut self, core: &mut Core<S, Packed>, t: u64, id: u32) {
+        let op = *core.store.op(id);
+        let c = self.coupling.as_mut().expect("injections only happen over a network");
+        let (src, dst) = (c.hosts[op.rank as usize], c.hosts[op.peer as usize]);
+        if let Err(e) = c.net.start(SimTime(t), src, dst, op.size, id as Token) {
+            c.error.get_or_insert(crate::Error::Network(e));
+        }
+    }
+}
+
+impl<S: OpStore, N: NetworkModel> Rules<S> for LogGopsRules<N> {
     type Event = Packed;
     /// A rank ends when its CPUs are idle for good.
     const ENDS_AT_LAST_COMPLETION: bool = false;
@@ -456,9 +515,29 @@ impl<S: OpStore> Rules<S> for LogGopsRules {
     fn handle(&mut self, core: &mut Core<S, Packed>, t: u64, seq: Seq, ev: Packed) {
         if ev.0 & WAKE_BIT != 0 {
             self.wake(core, t, seq.0, ev.0 & !WAKE_BIT);
+        } else if ev.0 & INJECT_BIT != 0 {
+            self.inject(core, t, (ev.0 & OP_MASK) as u32);
         } else {
             self.dispatch(core, t, seq.0, ev);
         }
+    }
+
+    #[inline(always)]
+    fn network_time(&mut self) -> Option<u64> {
+        self.coupling.as_mut()?.net.next_time().map(|t| t.ps())
+    }
+
+    /// Messages the network delivered arrive now, in the order it delivered them.
+    fn advance_network(&mut self, core: &mut Core<S, Packed>, t: u64) {
+        let Some(c) = self.coupling.as_mut() else { return };
+        c.net.advance(SimTime(t), &mut c.done);
+        for tok in c.done.drain(..) {
+            core.queue.schedule(t, Packed(tok | MSG_BIT));
+        }
+    }
+
+    fn take_error(&mut self) -> Option<crate::Error> {
+        self.coupling.as_mut()?.error.take()
     }
 
     #[inline(always)]
@@ -468,7 +547,7 @@ impl<S: OpStore> Rules<S> for LogGopsRules {
     fn prefetch(&self, core: &Core<S, Packed>) {
         if let Some(e) = core.queue.peek_ahead(6) {
             if e.0 & WAKE_BIT == 0 {
-                prefetch(core.store.op((e.0 & !MSG_BIT) as u32));
+                prefetch(core.store.op((e.0 & OP_MASK) as u32));
             }
         }
         if let Some(e) = core.queue.peek_ahead(4) {

@@ -160,6 +160,11 @@ class Result:
     calls: pd.DataFrame
     #: Every call's time span with ``report=True``: ``rank``, ``call``, ``start``, ``end`` (s).
     spans: pd.DataFrame
+    #: What each link carried under a model over a platform, busiest first: ``link``,
+    #: ``bytes``, ``busy`` (s sending: measured by the packet model, bytes at full
+    #: bandwidth for the flow models), ``utilisation`` (``busy`` over the makespan) and
+    #: ``packets`` (0 without packets); empty under LogGOPS and the constant model.
+    links: pd.DataFrame
     #: Events the engine processed (LogGOPSim's count for LogGOPS).
     events: int
     #: Operations in the workload.
@@ -204,12 +209,23 @@ def _result(d: Dict[str, Any]) -> Result:
     s = d["spans"]
     spans = pd.DataFrame({"rank": s["rank"], "call": s["call"], "start": _seconds(s["start"]), "end": _seconds(s["end"])})
     makespan_ps = max(ends, default=0)
+    lk = d["links"]
+    links = pd.DataFrame(
+        {
+            "link": lk["link"],
+            "bytes": lk["bytes"],
+            "busy": _seconds(lk["busy"]),
+            "utilisation": [b / makespan_ps if makespan_ps else 0.0 for b in lk["busy"]],
+            "packets": lk["packets"],
+        }
+    )
     return Result(
         makespan=makespan_ps / PS_PER_SECOND,
         makespan_ps=makespan_ps,
         ranks=ranks,
         calls=calls,
         spans=spans,
+        links=links,
         events=d["events"],
         operations=d["ops"],
         checksum=d["checksum"],
@@ -239,6 +255,12 @@ def replay(
     platform: Union[str, "_os.PathLike[str]", None] = None,
     preset: Optional[str] = None,
     constant_time: Union[str, float, None] = None,
+    packet_preset: Optional[str] = None,
+    mtu: Optional[int] = None,
+    packet_buffer: Optional[int] = None,
+    router_delay: Union[str, float, None] = None,
+    queues: Optional[str] = None,
+    protocol: Optional[str] = None,
     mapping: Optional[str] = None,
     ranks_per_host: Optional[int] = None,
     hostfile: Union[str, "_os.PathLike[str]", None] = None,
@@ -274,8 +296,11 @@ def replay(
     ``bytes``, ``iterations``, ``compute`` and ``periodic`` (defaults 8, 8, 1, 0, False).
 
     The model is ``"hybrid"`` with a ``platform`` file (TOML or SimGrid XML) and
-    ``"loggops"`` without; ``"flow"`` and ``"constant"`` (every message takes
-    ``constant_time``, e.g. ``"10us"``) are the others. Each keyword is the flag of
+    ``"loggops"`` without; ``"flow"``, ``"constant"`` (every message takes
+    ``constant_time``, e.g. ``"10us"``) and ``"packet"`` (packets over the platform:
+    ``packet_preset`` ``"generic"`` or ``"ib"``, ``mtu``, ``packet_buffer``,
+    ``router_delay``, ``queues`` ``"voq"`` or ``"fifo"``, ``protocol`` ``"smpi"`` or
+    ``"loggops"`` for LogGOPS's host costs around the network) are the others. Each keyword is the flag of
     the same name (``or_`` is ``--or``; ``L``, ``o``, ``g``, ``G``, ``O``, ``S`` are
     LogGOPS's, in ``time_unit``, default ``"ns"``) and is refused when the chosen model
     or input would ignore it. ``coll`` forces algorithms, e.g. ``{"allreduce": "rdb"}``

@@ -16,8 +16,8 @@ def replay(source: Optional[str], settings: Dict[str, str], coll: List[str]) -> 
     """Runs a replay; settings are the texts typed after `simpi replay`'s flags, keyed by
     the Python keyword. The dict has end_ps, events, ops, load_seconds, sim_seconds,
     peak_rss_bytes, warnings, checksum, summary, unit, breakdown (None or lists compute,
-    comm, wait, idle), calls (lists name, count, total, max) and spans (lists rank, call,
-    start, end)."""
+    comm, wait, idle), calls (lists name, count, total, max), spans (lists rank, call,
+    start, end) and links (lists link, bytes, busy, packets)."""
 
 def check_pattern(settings: Dict[str, str]) -> None:
     """Raises ValueError if the pattern settings would be refused by a replay."""

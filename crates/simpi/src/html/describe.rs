@@ -65,6 +65,20 @@ pub fn model(s: &ReplaySettings, naming: Naming) -> String {
             "constant: every message takes {}, SMPI's protocol from {preset}",
             s.constant_time
         ),
+        ModelName::Packet => match s.packet.params() {
+            Ok(p) => format!(
+                "packet ({}-byte packets, {}, routers {}, {}) with SMPI's protocol from {preset}; {}",
+                p.mtu,
+                match p.buffer {
+                    0 => "buffers sized to each link's round trip".to_string(),
+                    b => format!("{b}-byte buffers"),
+                },
+                p.router_delay,
+                if p.voq { "virtual output queues" } else { "FIFO inputs" },
+                platform()
+            ),
+            Err(e) => format!("packet ({e})"),
+        },
     };
     let changed: Vec<&str> = CHANGES
         .into_iter()

@@ -48,7 +48,7 @@ const fn key(flag: &'static str, keyword: &'static str, setting: Setting, help: 
 }
 
 /// Every key, in `simpi replay --help`'s order.
-pub const KEYS: [Key; 34] = [
+pub const KEYS: [Key; 40] = [
     key(
         "--pattern",
         "pattern",
@@ -102,7 +102,7 @@ pub const KEYS: [Key; 34] = [
         "--platform",
         "platform",
         Setting::Platform,
-        "Platform file (.toml or SimGrid .xml) of the flow and hybrid models",
+        "Platform file (.toml or SimGrid .xml) of the flow, hybrid and packet models",
     ),
     key("--preset", "preset", Setting::Preset, "smpi or plain [default: smpi]"),
     key(
@@ -110,6 +110,42 @@ pub const KEYS: [Key; 34] = [
         "constant_time",
         Setting::ConstantTime,
         "Constant model: the time every message takes [default: 1s]",
+    ),
+    key(
+        "--packet-preset",
+        "packet_preset",
+        Setting::PacketPreset,
+        "Packet model: generic or ib [default: generic]",
+    ),
+    key(
+        "--mtu",
+        "mtu",
+        Setting::Mtu,
+        "Packet model: largest packet on the wire, headers included, bytes",
+    ),
+    key(
+        "--packet-buffer",
+        "packet_buffer",
+        Setting::PacketBuffer,
+        "Packet model: input buffer per virtual channel, bytes (0: each link's round trip)",
+    ),
+    key(
+        "--router-delay",
+        "router_delay",
+        Setting::RouterDelay,
+        "Packet model: time through a router (10ns, 0.1us)",
+    ),
+    key(
+        "--queues",
+        "queues",
+        Setting::Queues,
+        "Packet model: voq (a queue per output) or fifo (head-of-line blocking)",
+    ),
+    key(
+        "--protocol",
+        "protocol",
+        Setting::Protocol,
+        "Packet model: smpi (SMPI's protocol) or loggops (LogGOPS's host costs) [default: smpi]",
     ),
     key(
         "--mapping",
@@ -308,6 +344,12 @@ impl Point {
             Setting::Platform => r.platform = Some(path(t)?),
             Setting::Preset => r.preset = one_of(t, &[("smpi", PresetName::Smpi), ("plain", PresetName::Plain)])?,
             Setting::ConstantTime => r.constant_time = values::duration(t)?,
+            Setting::PacketPreset => r.packet.preset = Some(values::packet_preset(t)?),
+            Setting::Mtu => r.packet.mtu = Some(values::at_least_one(t)?.into()),
+            Setting::PacketBuffer => r.packet.buffer = Some(whole(t)?),
+            Setting::RouterDelay => r.packet.router_delay = Some(values::duration(t)?),
+            Setting::Queues => r.packet.voq = Some(values::queues(t)?),
+            Setting::Protocol => r.protocol = values::host_protocol(t)?,
             Setting::Mapping => {
                 r.mapping = one_of(
                     t,
