@@ -440,7 +440,11 @@ fn otf2_flags() -> Result<Vec<String>, Error> {
                 stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
             });
         }
-        flags.extend(String::from_utf8_lossy(&out.stdout).split_whitespace().map(String::from));
+        flags.extend(
+            String::from_utf8_lossy(&out.stdout)
+                .split_whitespace()
+                .map(String::from),
+        );
     }
     Ok(flags)
 }
