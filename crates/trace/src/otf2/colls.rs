@@ -37,7 +37,7 @@ fn shares(total: u64, n: u32) -> Vec<u64> {
 /// `v / n`, or `v / (n - 1)` when `n` does not divide `v` but `n - 1` does (MPI_IN_PLACE).
 fn per_rank(v: u64, n: u32) -> u64 {
     let n = n as u64;
-    if n > 1 && v % n != 0 && v % (n - 1) == 0 {
+    if n > 1 && !v.is_multiple_of(n) && v.is_multiple_of(n - 1) {
         v / (n - 1)
     } else {
         v / n.max(1)

@@ -35,7 +35,7 @@ use simpi_mpi::coll::CollSpec;
 use simpi_mpi::comm::CommTable;
 use simpi_mpi::live::{Program, Step};
 use simpi_mpi::sink::OpSink;
-use simpi_mpi::{CallRecord, Error, ANY_TAG};
+use simpi_mpi::{CallRecord, Error};
 use std::sync::Arc;
 
 /// Flop/s at which measured computation becomes flops: `simpi trace`'s default
@@ -129,6 +129,10 @@ fn msg(e: Error) -> String {
     e.to_string()
 }
 
+/// A communicator as a rank sees it: its members as world ranks (none: the world), its
+/// index in the table, whether events name partners by world rank.
+type View = (Option<Arc<[u32]>>, usize, bool);
+
 /// An MPI region being read: its region, how deep MPI regions nest in it, its events.
 struct Open {
     region: u32,
@@ -177,8 +181,7 @@ struct Counts {
     cancelled: u64,
     /// Completions of requests the trace never posted.
     unknown: u64,
-    /// Point-to-point calls with MPI_PROC_NULL (no event) are not counted: they have
-    /// none. Events outside any MPI region, made as calls of their own.
+    /// MPI events outside any MPI region, made as calls of their own.
     loose: u64,
 }
 
@@ -302,8 +305,8 @@ impl<'o, R: Copy + PartialEq + std::fmt::Debug> Otf2Program<'o, R> {
         Ok(true)
     }
 
-    /// World rank, matching context and communicator view of `comm` for rank `r`.
-    fn comm(&self, r: u32, comm: u32) -> Result<(Option<Arc<[u32]>>, usize, bool), String> {
+    /// Communicator `comm` as rank `r` sees it.
+    fn comm(&self, r: u32, comm: u32) -> Result<View, String> {
         match self.defs.comms.get(&comm) {
             None => Err(format!("communicator {comm} is not defined")),
             Some(CommDef::Unmodelled(what)) => Err(format!("communicator {comm} is {what}")),
@@ -346,8 +349,12 @@ impl<'o, R: Copy + PartialEq + std::fmt::Debug> Otf2Program<'o, R> {
         let rank = r as u32;
         let sends = events.iter().filter(|e| matches!(e.kind, Kind::Send(_))).count();
         let recvs = events.iter().filter(|e| matches!(e.kind, Kind::Recv(_))).count();
+        let others = events
+            .iter()
+            .filter(|e| !matches!(e.kind, Kind::Send(_) | Kind::Recv(_) | Kind::Measurement(_)))
+            .count();
         // MPI_Sendrecv: one send and one receive, posted together.
-        if sends == 1 && recvs == 1 {
+        if sends == 1 && recvs == 1 && others == 0 {
             let send = events.iter().find_map(|e| match e.kind {
                 Kind::Send(p) => Some(p),
                 _ => None,
@@ -369,8 +376,8 @@ impl<'o, R: Copy + PartialEq + std::fmt::Debug> Otf2Program<'o, R> {
             calls
                 .sendrecv(
                     s,
-                    Some((to, tag(send.tag), send.len)),
-                    Some((from, tag(recv.tag), recv.len)),
+                    Some((to, send.tag, send.len)),
+                    Some((from, recv.tag, recv.len)),
                     sctx,
                 )
                 .map_err(msg)?;
@@ -384,12 +391,12 @@ impl<'o, R: Copy + PartialEq + std::fmt::Debug> Otf2Program<'o, R> {
                 Kind::IsendComplete(_) | Kind::Irecv(_, _, true) | Kind::CollectiveComplete(_, _, true)
             );
             if !is_completion && !done.is_empty() {
-                Self::finish(calls, s, &mut done);
+                Self::finish(calls, &mut done);
             }
             match e.kind {
                 Kind::Send(p) => {
                     let (to, ctx) = self.partner(rank, &p)?;
-                    calls.send(s, to, tag(p.tag), p.len, ctx).map_err(msg)?;
+                    calls.send(s, to, p.tag, p.len, ctx).map_err(msg)?;
                 }
                 Kind::Recv(p) | Kind::Irecv(p, _, false) => {
                     // A completion without its request is a receive at this point.
@@ -397,17 +404,17 @@ impl<'o, R: Copy + PartialEq + std::fmt::Debug> Otf2Program<'o, R> {
                         self.counts.unknown += 1;
                     }
                     let (from, ctx) = self.partner(rank, &p)?;
-                    calls.recv(s, from, tag(p.tag), p.len, ctx).map_err(msg)?;
+                    calls.recv(s, from, p.tag, p.len, ctx).map_err(msg)?;
                 }
                 Kind::Isend(p, q) => {
                     let (to, ctx) = self.partner(rank, &p)?;
-                    let req = calls.isend(s, to, tag(p.tag), p.len, ctx).map_err(msg)?;
+                    let req = calls.isend(s, to, p.tag, p.len, ctx).map_err(msg)?;
                     self.ranks[r].reqs.insert(q, req);
                 }
                 Kind::IrecvRequest(q, out) => match out {
                     Outcome::Done(p) => {
                         let (from, ctx) = self.partner(rank, &p)?;
-                        let req = calls.irecv(s, from, tag(p.tag), p.len, ctx).map_err(msg)?;
+                        let req = calls.irecv(s, from, p.tag, p.len, ctx).map_err(msg)?;
                         self.ranks[r].reqs.insert(q, req);
                     }
                     Outcome::Cancelled => self.counts.cancelled += 1,
@@ -454,12 +461,12 @@ impl<'o, R: Copy + PartialEq + std::fmt::Debug> Otf2Program<'o, R> {
                 Kind::Enter(_) | Kind::Leave(_) => {}
             }
         }
-        Self::finish(calls, s, &mut done);
+        Self::finish(calls, &mut done);
         self.after_events(r, name, events, calls, s, completed)
     }
 
     /// Completes the requests `done` together.
-    fn finish<S: OpSink<Ref = R>>(calls: &mut RankCalls<R>, _s: &mut S, done: &mut Vec<Req<R>>) {
+    fn finish(calls: &mut RankCalls<R>, done: &mut Vec<Req<R>>) {
         if !done.is_empty() {
             calls.wait(done);
             done.clear();
@@ -707,11 +714,6 @@ impl<'o, R: Copy + PartialEq + std::fmt::Debug> Otf2Program<'o, R> {
         }
         Ok(())
     }
-}
-
-/// A tag as simpi's (OTF2's are unsigned; a value past simpi's range is its wildcard).
-fn tag(t: u32) -> u32 {
-    t.min(ANY_TAG)
 }
 
 /// An [`Otf2Error`] as the MPI layer's input error.

@@ -411,3 +411,55 @@ impl Drop for Decoder {
         self.kill();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn anchor() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden/otf2/handwritten/traces.otf2")
+    }
+
+    #[test]
+    fn a_decoder_that_crashes_is_an_error_naming_the_file() {
+        let mut d = Decoder::spawn(Paths::new(&anchor()), STALL).unwrap();
+        let (defs, locations) = d.definitions().unwrap();
+        assert_eq!(locations, 3);
+        assert!(!defs.is_empty());
+        // As the library's failed assertions end it (a segmentation fault sent from
+        // outside is not one: the Rust runtime's handler returns from that).
+        unsafe { libc::kill(d.pid, libc::SIGABRT) };
+        let e = d.select(&[0, 1, 2]).unwrap_err();
+        assert!(e.file.ends_with("traces/0.evt"), "{e}");
+        assert!(e.msg.contains("crashed") && e.msg.contains("signal 6"), "{e}");
+        // It stays broken.
+        let mut out = Vec::new();
+        assert_eq!(d.read(0, 10, &mut out).unwrap_err(), e);
+    }
+
+    #[test]
+    fn a_silent_decoder_is_stopped_and_an_error() {
+        let mut d = Decoder::spawn(Paths::new(&anchor()), Duration::from_millis(300)).unwrap();
+        d.definitions().unwrap();
+        unsafe { libc::kill(d.pid, libc::SIGSTOP) };
+        let e = d.select(&[0, 1, 2]).unwrap_err();
+        assert!(e.msg.contains("no progress for 0.3 s"), "{e}");
+        assert_eq!(d.pid, 0, "the stopped process was killed and reaped");
+    }
+
+    #[test]
+    fn events_come_in_chunks_with_their_positions() {
+        let mut d = Decoder::spawn(Paths::new(&anchor()), STALL).unwrap();
+        d.definitions().unwrap();
+        d.select(&[0, 1, 2]).unwrap();
+        let mut out = Vec::new();
+        // Rank 2: Init, Bcast (with its two collective events), Finalize: 8 events.
+        assert_eq!(d.read(2, 4, &mut out).unwrap(), 4);
+        assert_eq!(d.read(2, 4, &mut out).unwrap(), 4);
+        // Past the end: none.
+        assert_eq!(d.read(2, 4, &mut out).unwrap(), 0);
+        let pos: Vec<u64> = out.iter().map(|e| e.pos).collect();
+        assert_eq!(pos, (1..=8).collect::<Vec<u64>>());
+        assert_eq!(out[0].time, 50000);
+    }
+}
