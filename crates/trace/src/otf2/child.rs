@@ -439,6 +439,15 @@ pub fn serve(anchor: &CStr, output: c_int, input: c_int) -> ! {
 
 unsafe fn run(anchor: &CStr, output: c_int, input: c_int) {
     OTF2_Error_RegisterCallback(Some(on_error), std::ptr::null_mut());
+    // The library keeps every location's files open: as many as the system allows.
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) == 0 && lim.rlim_cur < lim.rlim_max {
+        lim.rlim_cur = lim.rlim_max;
+        libc::setrlimit(libc::RLIMIT_NOFILE, &lim);
+    }
     let mut sink = Box::new(Sink {
         out: Out::default(),
         fd: output,
