@@ -37,7 +37,7 @@ fn the_hand_written_trace_ends_when_derived_by_hand() {
         .lines()
         .map(|l| l.rsplit(' ').next().unwrap().parse::<u64>().unwrap() * 1000)
         .collect();
-    assert_eq!(want, vec![28_200_000, 26_300_000, 13_100_000]);
+    assert_eq!(want, vec![28_200_000, 26_300_000, 12_100_000]);
     assert_eq!(end_times(&anchor, &model, &coll, false), want, "read live");
     assert_eq!(end_times(&anchor, &model, &coll, true), want, "converted to a schedule");
 }

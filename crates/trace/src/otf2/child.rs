@@ -430,6 +430,10 @@ unsafe extern "C" fn ev_measurement(_l: u64, t: u64, pos: u64, user: *mut c_void
     sink(user).event(t, pos, Kind::Measurement(mode != 2))
 }
 
+unsafe extern "C" fn ev_flush(_l: u64, t: u64, pos: u64, user: *mut c_void, _a: Attrs, stop: u64) -> CallbackCode {
+    sink(user).event(t, pos, Kind::BufferFlush(stop))
+}
+
 /// Runs the decoder on the archive whose anchor file is `anchor`, answering requests
 /// read from `input` on `output`; never returns.
 pub fn serve(anchor: &CStr, output: c_int, input: c_int) -> ! {
@@ -545,6 +549,7 @@ unsafe fn run(anchor: &CStr, output: c_int, input: c_int) {
     OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(ecbs, Some(ev_nbc_request));
     OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(ecbs, Some(ev_nbc_complete));
     OTF2_EvtReaderCallbacks_SetMeasurementOnOffCallback(ecbs, Some(ev_measurement));
+    OTF2_EvtReaderCallbacks_SetBufferFlushCallback(ecbs, Some(ev_flush));
     let mut readers = Vec::with_capacity(locs.len());
     for &l in &locs {
         if defs_open {

@@ -97,6 +97,7 @@ event_cb!(BareCb);
 event_cb!(CollectiveEndCb, u8, u32, u32, u64, u64);
 event_cb!(CollectiveCompleteCb, u8, u32, u32, u64, u64, u64);
 event_cb!(MeasurementCb, u8);
+event_cb!(FlushCb, u64);
 
 // Linked by build.rs (static, found with pkg-config or otf2-config).
 extern "C" {
@@ -226,6 +227,10 @@ extern "C" {
     pub fn OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(
         c: *mut OTF2_EvtReaderCallbacks,
         f: Option<CollectiveCompleteCb>,
+    ) -> ErrorCode;
+    pub fn OTF2_EvtReaderCallbacks_SetBufferFlushCallback(
+        c: *mut OTF2_EvtReaderCallbacks,
+        f: Option<FlushCb>,
     ) -> ErrorCode;
     pub fn OTF2_EvtReaderCallbacks_SetMeasurementOnOffCallback(
         c: *mut OTF2_EvtReaderCallbacks,

@@ -20,6 +20,8 @@
 //!   ends (MPI_Init) is not computation. The time of an MPI region that records no
 //!   modelled event and is not a call simpi models (MPI_Comm_rank, MPI-IO...) counts as
 //!   computation, as it does in a trace of `simpi trace`, which does not trace them.
+//!   The tracer's buffer flushes (`BufferFlush`, from its time to its stop time) are
+//!   not computation.
 //! * One-sided MPI (MPI_Put, MPI_Win_*...) is refused; so are events on
 //!   intercommunicators.
 
@@ -351,7 +353,12 @@ impl<'o, R: Copy + PartialEq + std::fmt::Debug> Otf2Program<'o, R> {
         let recvs = events.iter().filter(|e| matches!(e.kind, Kind::Recv(_))).count();
         let others = events
             .iter()
-            .filter(|e| !matches!(e.kind, Kind::Send(_) | Kind::Recv(_) | Kind::Measurement(_)))
+            .filter(|e| {
+                !matches!(
+                    e.kind,
+                    Kind::Send(_) | Kind::Recv(_) | Kind::Measurement(_) | Kind::BufferFlush(_)
+                )
+            })
             .count();
         // MPI_Sendrecv: one send and one receive, posted together.
         if sends == 1 && recvs == 1 && others == 0 {
@@ -457,7 +464,7 @@ impl<'o, R: Copy + PartialEq + std::fmt::Debug> Otf2Program<'o, R> {
                         self.counts.cancelled += 1;
                     }
                 }
-                Kind::RequestTest(_) | Kind::CollectiveBegin | Kind::Measurement(_) => {}
+                Kind::RequestTest(_) | Kind::CollectiveBegin | Kind::Measurement(_) | Kind::BufferFlush(_) => {}
                 Kind::Enter(_) | Kind::Leave(_) => {}
             }
         }
@@ -615,6 +622,14 @@ impl<'o, R: Copy + PartialEq + std::fmt::Debug> Otf2Program<'o, R> {
                     }
                 },
                 (false, Kind::Measurement(_)) => {}
+                (false, Kind::BufferFlush(stop)) => {
+                    // The tracer's own time: computation up to the flush, none during it.
+                    let st = &mut self.ranks[r];
+                    if let Some(mark) = st.mark {
+                        st.carry = st.carry.saturating_add(ev.time.saturating_sub(mark));
+                        st.mark = Some(stop.max(ev.time));
+                    }
+                }
                 (false, _) => {
                     // An MPI event outside any MPI region: a call of its own.
                     self.counts.loose += 1;
@@ -663,10 +678,12 @@ impl<'o, R: Copy + PartialEq + std::fmt::Debug> Otf2Program<'o, R> {
         s: &mut S,
     ) -> Result<Step, Error> {
         let name = self.region_name(open.region);
-        let modelled = open
-            .events
-            .iter()
-            .any(|e| !matches!(e.kind, Kind::CollectiveBegin | Kind::Measurement(_)));
+        let modelled = open.events.iter().any(|e| {
+            !matches!(
+                e.kind,
+                Kind::CollectiveBegin | Kind::Measurement(_) | Kind::BufferFlush(_)
+            )
+        });
         if !modelled && !CALLS.contains(&&*name) {
             // Not a call simpi models: its time stays computation.
             return Ok(Step::Called);

@@ -453,13 +453,14 @@ mod tests {
         d.definitions().unwrap();
         d.select(&[0, 1, 2]).unwrap();
         let mut out = Vec::new();
-        // Rank 2: Init, Bcast (with its two collective events), Finalize: 8 events.
+        // Rank 2: Init, a buffer flush, Bcast (with its two collective events),
+        // Finalize: 9 events.
         assert_eq!(d.read(2, 4, &mut out).unwrap(), 4);
-        assert_eq!(d.read(2, 4, &mut out).unwrap(), 4);
+        assert_eq!(d.read(2, 5, &mut out).unwrap(), 5);
         // Past the end: none.
         assert_eq!(d.read(2, 4, &mut out).unwrap(), 0);
         let pos: Vec<u64> = out.iter().map(|e| e.pos).collect();
-        assert_eq!(pos, (1..=8).collect::<Vec<u64>>());
+        assert_eq!(pos, (1..=9).collect::<Vec<u64>>());
         assert_eq!(out[0].time, 50000);
     }
 }

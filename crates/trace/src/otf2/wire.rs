@@ -148,6 +148,8 @@ pub enum Kind {
     CollectiveComplete(Coll, u64, bool),
     /// `MeasurementOnOff` (`true`: on).
     Measurement(bool),
+    /// `BufferFlush`: the tracer wrote its buffer from this event's time to this one.
+    BufferFlush(u64),
 }
 
 /// An event with its time (in ticks) and position among its location's events (from 1).
@@ -228,6 +230,7 @@ const EV_COLL_END: u8 = 31;
 const EV_NBC_REQUEST: u8 = 32;
 const EV_NBC_COMPLETE: u8 = 33;
 const EV_MEASUREMENT: u8 = 34;
+const EV_FLUSH: u8 = 35;
 
 /// Longest string sent (longer names are cut): a name past this is not an MPI function.
 pub const MAX_STRING: usize = 1 << 16;
@@ -383,6 +386,7 @@ impl Out {
             Kind::CollectiveRequest(..) => EV_NBC_REQUEST,
             Kind::CollectiveComplete(..) => EV_NBC_COMPLETE,
             Kind::Measurement(_) => EV_MEASUREMENT,
+            Kind::BufferFlush(_) => EV_FLUSH,
         };
         self.u8(tag);
         self.u64(e.time);
@@ -406,6 +410,7 @@ impl Out {
                 self.u64(*q);
             }
             Kind::Measurement(on) => self.u8(u8::from(*on)),
+            Kind::BufferFlush(stop) => self.u64(*stop),
         }
     }
 }
@@ -549,6 +554,7 @@ impl<'a> In<'a> {
                     EV_NBC_REQUEST => Kind::CollectiveRequest(self.u64()?, Outcome::Pending),
                     EV_NBC_COMPLETE => Kind::CollectiveComplete(self.coll()?, self.u64()?, false),
                     EV_MEASUREMENT => Kind::Measurement(self.u8()? != 0),
+                    EV_FLUSH => Kind::BufferFlush(self.u64()?),
                     other => return Err(format!("the decoder process sent an unknown record {other}")),
                 };
                 Msg::Event(Ev { time, pos, kind })
@@ -593,6 +599,7 @@ mod tests {
             Kind::CollectiveRequest(4, Outcome::Pending),
             Kind::CollectiveComplete(c, 4, false),
             Kind::Measurement(true),
+            Kind::BufferFlush(77),
         ];
         let mut msgs: Vec<Msg> = kinds
             .iter()

@@ -11,12 +11,14 @@ Replayed under LogGOPS with L=1000 o=100 g=0 G=0 O=0 (ns), eager, collectives by
 first registered algorithm (a two-rank bcast is one message from the root), by hand
 (C_r: rank r's CPU busy-until, in ns from the start):
 
-rank 2: Init ends at 50000; MPI_Bcast on "sub" (ranks 2, 1; root 2) entered at 50030:
-  compute 3 us -> C2 = 3000; sends 10 B to rank 1 at 3000 (C2 = 3100, arrives 4100);
-  MPI_Finalize at 50131: compute 10 us from 3100 -> ends at 13100.
+rank 2: Init ends at 50000; the tracer flushed its buffer from 50010 to 50020 (1 us that
+  is not computation); MPI_Bcast on "sub" (ranks 2, 1; root 2) entered at 50030:
+  compute 3 - 1 = 2 us -> C2 = 2000; sends 10 B to rank 1 at 2000 (C2 = 2100, arrives
+  3100); MPI_Finalize at 50131: compute 10 us from 2100 -> ends at 12100.
 rank 1: Init ends at 50020; MPI_Comm_rank 50025-50035 is no call simpi models, so its time
   stays computation: MPI_Recv entered at 50060 -> compute 4 us, C1 = 4000, receive posted.
-  The bcast message arrives at 4100 (C1 = 4200), unexpected (another communicator).
+  The bcast message arrived at 3100 and is taken in when the CPU is free, at 4000
+  (C1 = 4100), unexpected (another communicator).
   Rank 0's 100 B arrive at 13100 -> C1 = 13200, the receive completes.
   MPI_Isend at 50170 (2 us after 50150): compute 13200-15200, send 50 B at 15200
   (C1 = 15300, arrives at rank 0 at 16300). MPI_Wait at 50176: 0.5 us, carried.
@@ -88,6 +90,7 @@ with otf2.writer.open(here, timer_resolution=10_000_000) as tr:
     call(w[1], "MPI_Finalize", 50290, 50291)
     # Rank 2: the bcast's root (rank 0 of "sub"): Score-P counts n * 10 bytes sent.
     call(w[2], "MPI_Init", 50000, 50000)
+    w[2].buffer_flush(50010, 50020)
     call(w[2], "MPI_Bcast", 50030, 50031, [
         lambda x: x.mpi_collective_begin(50030),
         lambda x: x.mpi_collective_end(50031, CollectiveOp.BCAST, sub, 0, 20, 10)])
