@@ -252,52 +252,51 @@ impl Decoder {
         Ok(())
     }
 
-    /// The next message (reading a frame if none is queued); a failure the process
-    /// reports, its death and its silence are errors naming the file.
+    /// The next message (reading frames until one holds any: an empty frame only says
+    /// the process is alive); a failure the process reports, its death and its silence
+    /// are errors naming the file.
     fn next(&mut self, what: &str) -> Result<Msg, Otf2Error> {
-        if let Some(m) = self.queue.pop_front() {
-            return Ok(m);
-        }
-        if let Some(e) = &self.broken {
-            return Err(e.clone());
-        }
-        let mut len = [0u8; 4];
-        self.recv(&mut len, what)?;
-        let mut frame = vec![0u8; u32::from_le_bytes(len) as usize];
-        self.recv(&mut frame, what)?;
-        let mut input = In::new(&frame);
         loop {
-            match input.next_msg() {
-                Ok(Some(Msg::Failed {
-                    stage,
-                    location,
-                    position,
-                    message,
-                })) => {
-                    let e = Otf2Error {
-                        file: self.paths.of(stage, location),
-                        event: position,
-                        msg: format!("the OTF2 library cannot read it: {message}"),
-                    };
-                    self.broken = Some(e.clone());
-                    return Err(e);
-                }
-                Ok(Some(m)) => self.queue.push_back(m),
-                Ok(None) => break,
-                Err(msg) => {
-                    let e = Otf2Error {
-                        file: what.to_string(),
-                        event: 0,
-                        msg,
-                    };
-                    self.broken = Some(e.clone());
-                    return Err(e);
+            if let Some(m) = self.queue.pop_front() {
+                return Ok(m);
+            }
+            if let Some(e) = &self.broken {
+                return Err(e.clone());
+            }
+            let mut len = [0u8; 4];
+            self.recv(&mut len, what)?;
+            let mut frame = vec![0u8; u32::from_le_bytes(len) as usize];
+            self.recv(&mut frame, what)?;
+            let mut input = In::new(&frame);
+            loop {
+                match input.next_msg() {
+                    Ok(Some(Msg::Failed {
+                        stage,
+                        location,
+                        position,
+                        message,
+                    })) => {
+                        let e = Otf2Error {
+                            file: self.paths.of(stage, location),
+                            event: position,
+                            msg: format!("the OTF2 library cannot read it: {message}"),
+                        };
+                        self.broken = Some(e.clone());
+                        return Err(e);
+                    }
+                    Ok(Some(m)) => self.queue.push_back(m),
+                    Ok(None) => break,
+                    Err(msg) => {
+                        let e = Otf2Error {
+                            file: what.to_string(),
+                            event: 0,
+                            msg,
+                        };
+                        self.broken = Some(e.clone());
+                        return Err(e);
+                    }
                 }
             }
-        }
-        match self.queue.pop_front() {
-            Some(m) => Ok(m),
-            None => self.next(what),
         }
     }
 
