@@ -177,7 +177,7 @@ impl<R> Default for RankState<R> {
 /// Counts of things the user should know.
 #[derive(Default)]
 struct Counts {
-    /// Receive requests never completed in the trace (not posted).
+    /// Receive and collective requests never completed in the trace (not posted).
     unfinished: u64,
     /// Requests cancelled.
     cancelled: u64,
@@ -241,7 +241,7 @@ impl<'o, R: Copy + PartialEq + std::fmt::Debug> Otf2Program<'o, R> {
         let mut w = Vec::new();
         if c.unfinished > 0 {
             w.push(format!(
-                "{} receive request(s) never completed in the trace and were not posted",
+                "{} request(s) of receives or non-blocking collectives never completed in the trace and were not posted",
                 c.unfinished
             ));
         }
@@ -250,7 +250,8 @@ impl<'o, R: Copy + PartialEq + std::fmt::Debug> Otf2Program<'o, R> {
         }
         if c.unknown > 0 {
             w.push(format!(
-                "{} completion(s) named requests the trace never posted and were ignored",
+                "{} completion(s) named requests the trace never posted: receives and collectives \
+                 among them were made there, blocking; the others were ignored",
                 c.unknown
             ));
         }
