@@ -5,6 +5,8 @@
  *   rank-<r>.times   for each TIT line, its name and measured start and end (seconds),
  *   rank-<r>.counts  how often the program called every MPI function, traced or not.
  * Time between calls becomes `compute` lines in flops at SIMPI_TRACE_SPEED flop/s.
+ * Built with -DSIMPI_OTF2 (`simpi trace --otf2`), it also writes the same calls as an
+ * OTF2 archive (traces.otf2; simpi_otf2.c): the O2(...) hooks vanish otherwise.
  *
  * Built by `simpi trace` against the MPI it will run with, together with generated
  * pass-through wrappers that count every other MPI function of that library's mpi.h.
@@ -21,6 +23,13 @@
 #include <time.h>
 
 #include "simpi_fns.h"
+
+#ifdef SIMPI_OTF2
+#include "simpi_otf2.h"
+#define O2(...) __VA_ARGS__
+#else
+#define O2(...)
+#endif
 
 unsigned long long simpi_calls[SIMPI_FN_COUNT];
 /* Depth of MPI calls in progress: only calls the program makes itself (depth 0) count. */
@@ -60,6 +69,7 @@ static double enter(void) {
 static void leave(const char *name, double start) {
     double t = rel_now();
     fprintf(times_out, "%s %.9f %.9f\n", name, start, t);
+    O2(o2_region(start, t);)
     last_exit = t;
 }
 
@@ -67,6 +77,7 @@ static void leave(const char *name, double start) {
     int outer_ = (simpi_depth++ == 0);                   \
     if (outer_) simpi_calls[SIMPI_FN_##fn]++;            \
     int trace_ = outer_ && active;                       \
+    O2(if (trace_) o2_call(SIMPI_FN_##fn);)              \
     double t0_ = trace_ ? enter() : 0.0
 #define LEAVE() simpi_depth--
 
@@ -85,6 +96,7 @@ typedef struct {
     int size;
     int inter;
     int *world; /* world rank of each rank (of the remote group for an intercommunicator) */
+    O2(unsigned o2; /* its reference in the OTF2 events */)
 } comm_rec;
 
 static comm_rec *comms;
@@ -177,6 +189,7 @@ static comm_rec *comm_register(MPI_Comm c, int ordinal) {
         snprintf(r->id, sizeof r->id, "self");
     else
         make_id(r->id, sizeof r->id, r->world, r->size, ordinal);
+    O2(r->o2 = r->inter ? 0u : o2_comm(r->id, r->size, r->world);)
     return r;
 }
 
@@ -254,6 +267,10 @@ typedef struct {
     int src, dst, tag; /* the key its completion names */
     int peer;          /* persistent: partner world rank */
     long long bytes;   /* persistent: size */
+    O2(uint64_t oid;   /* OTF2 request id while active (0: no OTF2 event) */
+       int dir;        /* 0: send, 1: receive */
+       unsigned o2comm; int o2peer; /* communicator and partner's rank in it */
+       int o2op, o2root; long long o2sent, o2recvd; /* a non-blocking collective */)
 } req_rec;
 
 static req_rec *reqs;
@@ -338,6 +355,71 @@ static void completed(MPI_Request h) {
     if (r && (r->kind == REQ_P2P || r->kind == REQ_COLL)) req_del(h);
 }
 
+#ifdef SIMPI_OTF2
+/* A non-blocking send or receive request just made: its OTF2 request and event. */
+static void o2_post(MPI_Request h, comm_rec *c, int peer, int tag, long long bytes, int recv) {
+    req_rec *r = req_get(h);
+    if (!r || c->inter || peer == MPI_PROC_NULL) return;
+    r->oid = o2_new_request();
+    r->dir = recv;
+    r->o2comm = c->o2;
+    r->o2peer = peer;
+    if (recv)
+        o2_irecv_request(r->oid);
+    else
+        o2_isend(c->o2, peer, tag, bytes, r->oid);
+}
+
+/* A started persistent request. */
+static void o2_start(MPI_Request h) {
+    req_rec *r = req_get(h);
+    if (!r || (r->kind != REQ_PERSISTENT_SEND && r->kind != REQ_PERSISTENT_RECV) || r->peer == -2 ||
+        r->o2peer == MPI_PROC_NULL)
+        return;
+    r->oid = o2_new_request();
+    if (r->dir)
+        o2_irecv_request(r->oid);
+    else
+        o2_isend(r->o2comm, r->o2peer, r->tag, r->bytes, r->oid);
+}
+
+/* Request h completed with status st: its completion event. */
+static void o2_done(MPI_Request h, MPI_Status *st) {
+    req_rec *r = req_get(h);
+    if (!r || !r->oid) return;
+    if (r->kind == REQ_COLL) {
+        o2_icoll_complete(r->o2op, r->o2comm, r->o2root, r->o2sent, r->o2recvd, r->oid);
+    } else if (!r->dir) {
+        o2_isend_complete(r->oid);
+    } else if (st->MPI_SOURCE != MPI_PROC_NULL) {
+        int got = 0;
+        long long bytes = 0;
+        if (PMPI_Get_count(st, MPI_BYTE, &got) == MPI_SUCCESS && got != MPI_UNDEFINED) bytes = got;
+        o2_irecv(r->o2comm, st->MPI_SOURCE, st->MPI_TAG, bytes, r->oid);
+    }
+    r->oid = 0;
+}
+
+/* A test found request h incomplete. */
+static void o2_tested(MPI_Request h) {
+    req_rec *r = req_get(h);
+    if (r && r->oid) o2_request_test(r->oid);
+}
+
+/* The collective of the call being traced, until coll_end writes it. */
+static struct {
+    int set, op, root;
+    unsigned comm;
+    long long sent, recvd;
+} o2_pending;
+
+static void o2_coll_info(int op, comm_rec *c, int root, long long sent, long long recvd) {
+    o2_pending.set = 1;
+    o2_pending.op = op, o2_pending.root = root, o2_pending.comm = c->o2;
+    o2_pending.sent = sent, o2_pending.recvd = recvd;
+}
+#endif
+
 static MPI_Request *copy_reqs(int n, const MPI_Request *a, MPI_Request *stack, int cap) {
     MPI_Request *c = n <= cap ? stack : malloc(sizeof(MPI_Request) * (size_t)n);
     memcpy(c, a, sizeof(MPI_Request) * (size_t)n);
@@ -397,6 +479,7 @@ static void start_tracing(void) {
         fprintf(f, "ranks %d\nspeed %.17g\nmin_compute %.17g\nlibrary %.*s\n", n, speed, min_gap, len, lib);
         fclose(f);
     }
+    O2(o2_open(me, n, out_dir);)
     comm_register(MPI_COMM_WORLD, 0);
     comm_register(MPI_COMM_SELF, 0);
     /* One clock origin for all ranks: rank 0's, just after everyone left MPI_Init. */
@@ -406,6 +489,7 @@ static void start_tracing(void) {
     epoch = t;
     last_exit = rel_now();
     active = 1;
+    O2(o2_call(SIMPI_FN_MPI_Init); o2_region(last_exit, last_exit);)
     fprintf(tit_out, "%d init\n", me);
     fprintf(times_out, "init %.9f %.9f\n", last_exit, last_exit);
 }
@@ -413,6 +497,7 @@ static void start_tracing(void) {
 static void stop_tracing(void) {
     char path[4200];
     active = 0;
+    O2(o2_close(last_exit);)
     fclose(tit_out);
     fclose(times_out);
     snprintf(path, sizeof path, "%s/rank-%d.counts", out_dir, me);
@@ -463,6 +548,7 @@ int MPI_Finalize(void) {
             comm_rec *c = comm_of(comm);                                                       \
             line_start(c);                                                                     \
             fprintf(tit_out, name " %d %d %lld 6\n", world_of(c, dest), tag, type_bytes(count, dt)); \
+            O2(if (!c->inter && dest != MPI_PROC_NULL) o2_send(c->o2, dest, tag, type_bytes(count, dt));) \
             leave(name, t0_);                                                                  \
         }                                                                                      \
         LEAVE();                                                                               \
@@ -484,6 +570,7 @@ SEND(MPI_Rsend, "rsend")
             line_start(c);                                                                     \
             fprintf(tit_out, name " %d %d %lld 6\n", to, tag, type_bytes(count, dt));          \
             p2p_req(*req, me, to, tag);                                                        \
+            O2(o2_post(*req, c, dest, tag, type_bytes(count, dt), 0);)                          \
             leave(name, t0_);                                                                  \
         }                                                                                      \
         LEAVE();                                                                               \
@@ -512,6 +599,7 @@ int MPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Com
         }
         line_start(c);
         fprintf(tit_out, "recv %d %d %lld 6\n", world_of(c, source), tag_of(tag), bytes);
+        O2(if (!c->inter && source != MPI_PROC_NULL) o2_recv(c->o2, source, tag, bytes);)
         leave("recv", t0_);
     }
     LEAVE();
@@ -527,6 +615,7 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Co
         line_start(c);
         fprintf(tit_out, "irecv %d %d %lld 6\n", from, tag_of(tag), type_bytes(count, dt));
         p2p_req(*req, from, me, tag_of(tag));
+        O2(o2_post(*req, c, source, tag, 0, 1);)
         leave("irecv", t0_);
     }
     LEAVE();
@@ -544,6 +633,8 @@ static void sendrecv_line(const char *name, comm_rec *c, long long sbytes, int d
     line_start(c);
     fprintf(tit_out, "%s %lld %d %lld %d 6 6 %d %d\n", name, sbytes, world_of(c, dest), rbytes, world_of(c, source),
             stag, tag_of(rtag));
+    O2(if (!c->inter && dest != MPI_PROC_NULL) o2_send(c->o2, dest, stag, sbytes);
+       if (!c->inter && source != MPI_PROC_NULL) o2_recv(c->o2, source, rtag, rbytes);)
 }
 
 int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype sdt, int dest, int stag, void *rbuf, int rcount,
@@ -619,6 +710,8 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status
             r.src = is_recv ? r.peer : me;                                                      \
             r.dst = is_recv ? me : r.peer;                                                      \
             if (r.peer == -2) r.src = -4, r.dst = me, r.tag = 0;                                \
+            O2(r.dir = is_recv; r.o2comm = c->inter ? 0u : c->o2;                               \
+               r.o2peer = c->inter ? MPI_PROC_NULL : peer;)                                     \
             req_put(*req, r);                                                                   \
             line_start(c);                                                                      \
             fprintf(tit_out, name " %d %d %lld\n", r.peer, r.tag, r.bytes);                     \
@@ -655,6 +748,7 @@ int MPI_Start(MPI_Request *req) {
     MPI_Request h = *req;
     int rc = PMPI_Start(req);
     if (trace_) {
+        O2(o2_start(h);)
         fprintf(tit_out, "%d Start", me);
         put_start(h, 0);
         fprintf(tit_out, "\n");
@@ -671,6 +765,7 @@ int MPI_Startall(int n, MPI_Request reqs_in[]) {
     int rc = PMPI_Startall(n, reqs_in);
     if (trace_) {
         fprintf(tit_out, "%d startall %d", me, n);
+        O2(for (int i = 0; i < n; i++) o2_start(h[i]);)
         for (int i = 0; i < n; i++) put_start(h[i], 1);
         fprintf(tit_out, "\n");
         if (h != stack) free(h);
@@ -698,11 +793,14 @@ int MPI_Request_free(MPI_Request *req) {
 int MPI_Wait(MPI_Request *req, MPI_Status *status) {
     ENTER(MPI_Wait);
     MPI_Request h = *req;
+    O2(MPI_Status own_st_;
+       if (trace_ && status == MPI_STATUS_IGNORE) status = &own_st_;)
     int rc = PMPI_Wait(req, status);
     if (trace_) {
         fprintf(tit_out, "%d wait", me);
         put_key(h);
         fprintf(tit_out, "\n");
+        O2(o2_done(h, status);)
         completed(h);
         leave("wait", t0_);
     }
@@ -714,15 +812,20 @@ int MPI_Waitall(int n, MPI_Request reqs_in[], MPI_Status statuses[]) {
     ENTER(MPI_Waitall);
     MPI_Request stack[64];
     MPI_Request *h = trace_ ? copy_reqs(n, reqs_in, stack, 64) : NULL;
+    O2(MPI_Status *own_sts_ = NULL;
+       if (trace_ && statuses == MPI_STATUSES_IGNORE)
+           statuses = own_sts_ = malloc(sizeof(MPI_Status) * (size_t)(n > 0 ? n : 1));)
     int rc = PMPI_Waitall(n, reqs_in, statuses);
     if (trace_) {
         fprintf(tit_out, "%d waitall %d", me, n);
         for (int i = 0; i < n; i++) put_key(h[i]);
         fprintf(tit_out, "\n");
+        O2(for (int i = 0; i < n; i++) o2_done(h[i], &statuses[i]);)
         for (int i = 0; i < n; i++) completed(h[i]);
         if (h != stack) free(h);
         leave("waitall", t0_);
     }
+    O2(free(own_sts_);)
     LEAVE();
     return rc;
 }
@@ -731,11 +834,14 @@ int MPI_Waitany(int n, MPI_Request reqs_in[], int *index, MPI_Status *status) {
     ENTER(MPI_Waitany);
     MPI_Request stack[64];
     MPI_Request *h = trace_ ? copy_reqs(n, reqs_in, stack, 64) : NULL;
+    O2(MPI_Status own_st_;
+       if (trace_ && status == MPI_STATUS_IGNORE) status = &own_st_;)
     int rc = PMPI_Waitany(n, reqs_in, index, status);
     if (trace_) {
         fprintf(tit_out, "%d waitany %d", me, n);
         if (*index != MPI_UNDEFINED && *index >= 0 && *index < n) {
             put_key(h[*index]);
+            O2(o2_done(h[*index], status);)
             completed(h[*index]);
         } else {
             fprintf(tit_out, " -4 %d 0", me);
@@ -760,12 +866,17 @@ int MPI_Waitsome(int n, MPI_Request reqs_in[], int *outcount, int idx[], MPI_Sta
     ENTER(MPI_Waitsome);
     MPI_Request stack[64];
     MPI_Request *h = trace_ ? copy_reqs(n, reqs_in, stack, 64) : NULL;
+    O2(MPI_Status *own_sts_ = NULL;
+       if (trace_ && statuses == MPI_STATUSES_IGNORE)
+           statuses = own_sts_ = malloc(sizeof(MPI_Status) * (size_t)(n > 0 ? n : 1));)
     int rc = PMPI_Waitsome(n, reqs_in, outcount, idx, statuses);
     if (trace_) {
+        O2(for (int i = 0; *outcount != MPI_UNDEFINED && i < *outcount; i++) o2_done(h[idx[i]], &statuses[i]);)
         some_line("waitsome", n, h, *outcount, idx);
         if (h != stack) free(h);
         leave("waitsome", t0_);
     }
+    O2(free(own_sts_);)
     LEAVE();
     return rc;
 }
@@ -774,12 +885,17 @@ int MPI_Testsome(int n, MPI_Request reqs_in[], int *outcount, int idx[], MPI_Sta
     ENTER(MPI_Testsome);
     MPI_Request stack[64];
     MPI_Request *h = trace_ ? copy_reqs(n, reqs_in, stack, 64) : NULL;
+    O2(MPI_Status *own_sts_ = NULL;
+       if (trace_ && statuses == MPI_STATUSES_IGNORE)
+           statuses = own_sts_ = malloc(sizeof(MPI_Status) * (size_t)(n > 0 ? n : 1));)
     int rc = PMPI_Testsome(n, reqs_in, outcount, idx, statuses);
     if (trace_) {
+        O2(for (int i = 0; *outcount != MPI_UNDEFINED && i < *outcount; i++) o2_done(h[idx[i]], &statuses[i]);)
         some_line("testsome", n, h, *outcount, idx);
         if (h != stack) free(h);
         leave("testsome", t0_);
     }
+    O2(free(own_sts_);)
     LEAVE();
     return rc;
 }
@@ -787,11 +903,14 @@ int MPI_Testsome(int n, MPI_Request reqs_in[], int *outcount, int idx[], MPI_Sta
 int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status) {
     ENTER(MPI_Test);
     MPI_Request h = *req;
+    O2(MPI_Status own_st_;
+       if (trace_ && status == MPI_STATUS_IGNORE) status = &own_st_;)
     int rc = PMPI_Test(req, flag, status);
     if (trace_) {
         fprintf(tit_out, "%d test", me);
         put_key(h);
         fprintf(tit_out, " %d\n", *flag ? 1 : 0);
+        O2(if (*flag) o2_done(h, status); else o2_tested(h);)
         if (*flag) completed(h);
         leave("test", t0_);
     }
@@ -803,12 +922,15 @@ int MPI_Testany(int n, MPI_Request reqs_in[], int *index, int *flag, MPI_Status 
     ENTER(MPI_Testany);
     MPI_Request stack[64];
     MPI_Request *h = trace_ ? copy_reqs(n, reqs_in, stack, 64) : NULL;
+    O2(MPI_Status own_st_;
+       if (trace_ && status == MPI_STATUS_IGNORE) status = &own_st_;)
     int rc = PMPI_Testany(n, reqs_in, index, flag, status);
     if (trace_) {
         int got = *flag && *index != MPI_UNDEFINED && *index >= 0 && *index < n;
         fprintf(tit_out, "%d testany %d %d", me, n, got);
         if (got) {
             put_key(h[*index]);
+            O2(o2_done(h[*index], status);)
             completed(h[*index]);
         }
         fprintf(tit_out, "\n");
@@ -823,17 +945,22 @@ int MPI_Testall(int n, MPI_Request reqs_in[], int *flag, MPI_Status statuses[]) 
     ENTER(MPI_Testall);
     MPI_Request stack[64];
     MPI_Request *h = trace_ ? copy_reqs(n, reqs_in, stack, 64) : NULL;
+    O2(MPI_Status *own_sts_ = NULL;
+       if (trace_ && statuses == MPI_STATUSES_IGNORE)
+           statuses = own_sts_ = malloc(sizeof(MPI_Status) * (size_t)(n > 0 ? n : 1));)
     int rc = PMPI_Testall(n, reqs_in, flag, statuses);
     if (trace_) {
         fprintf(tit_out, "%d testall %d %d", me, n, *flag ? 1 : 0);
         if (*flag) {
             for (int i = 0; i < n; i++) put_key(h[i]);
+            O2(for (int i = 0; i < n; i++) o2_done(h[i], &statuses[i]);)
             for (int i = 0; i < n; i++) completed(h[i]);
         }
         fprintf(tit_out, "\n");
         if (h != stack) free(h);
         leave("testall", t0_);
     }
+    O2(free(own_sts_);)
     LEAVE();
     return rc;
 }
@@ -861,6 +988,18 @@ static void coll_end(MPI_Request *req, const char *name, double t0) {
         r.src = -3, r.dst = me, r.tag = (int)icoll_count++;
         req_put(*req, r);
     }
+    O2(if (o2_pending.set) {
+        req_rec *q = req ? req_get(*req) : NULL;
+        if (q) {
+            q->oid = o2_new_request();
+            q->o2op = o2_pending.op, q->o2root = o2_pending.root, q->o2comm = o2_pending.comm;
+            q->o2sent = o2_pending.sent, q->o2recvd = o2_pending.recvd;
+            o2_icoll(q->oid);
+        } else if (!req) {
+            o2_coll(o2_pending.op, o2_pending.comm, o2_pending.root, o2_pending.sent, o2_pending.recvd);
+        }
+        o2_pending.set = 0;
+    })
     snprintf(full, sizeof full, "%s%s", req ? "i" : "", name);
     leave(full, t0);
 }
@@ -872,24 +1011,41 @@ static int rank_in(MPI_Comm comm) {
 }
 
 static void t_barrier(MPI_Comm comm, MPI_Request *req, double t0) {
-    if (coll_start(comm, "barrier", req)) coll_end(req, "barrier", t0);
+    comm_rec *c = coll_start(comm, "barrier", req);
+    if (!c) return;
+    O2(o2_coll_info(O2_BARRIER, c, -1, 0, 0);)
+    coll_end(req, "barrier", t0);
 }
 
 static void t_bcast(int count, MPI_Datatype dt, int root, MPI_Comm comm, MPI_Request *req, double t0) {
-    if (!coll_start(comm, "bcast", req)) return;
+    comm_rec *c = coll_start(comm, "bcast", req);
+    if (!c) return;
     fprintf(tit_out, " %lld %d 6", type_bytes(count, dt), root);
+    O2(long long b = type_bytes(count, dt);
+       o2_coll_info(O2_BCAST, c, root, rank_in(comm) == root ? c->size * b : 0, b);)
     coll_end(req, "bcast", t0);
 }
 
 static void t_reduce(int count, MPI_Datatype dt, int root, MPI_Comm comm, MPI_Request *req, double t0) {
-    if (!coll_start(comm, "reduce", req)) return;
+    comm_rec *c = coll_start(comm, "reduce", req);
+    if (!c) return;
     fprintf(tit_out, " %lld 0 %d 6", type_bytes(count, dt), root);
+    O2(long long b = type_bytes(count, dt);
+       o2_coll_info(O2_REDUCE, c, root, b, rank_in(comm) == root ? c->size * b : 0);)
     coll_end(req, "reduce", t0);
 }
 
 static void t_counted(const char *name, int count, MPI_Datatype dt, MPI_Comm comm, MPI_Request *req, double t0) {
-    if (!coll_start(comm, name, req)) return;
+    comm_rec *c = coll_start(comm, name, req);
+    if (!c) return;
     fprintf(tit_out, " %lld 0 6", type_bytes(count, dt));
+    O2(long long b = type_bytes(count, dt), n = c->size, m = rank_in(comm);
+       if (strcmp(name, "scan") == 0)
+           o2_coll_info(O2_SCAN, c, -1, (n - m) * b, (m + 1) * b);
+       else if (strcmp(name, "exscan") == 0)
+           o2_coll_info(O2_EXSCAN, c, -1, (n - m - 1) * b, m * b);
+       else
+           o2_coll_info(strcmp(name, "allreduce") == 0 ? O2_ALLREDUCE : O2_REDUCE_SCATTER_BLOCK, c, -1, n * b, n * b);)
     coll_end(req, name, t0);
 }
 
@@ -904,24 +1060,46 @@ static void t_gather(const char *name, int all, const void *sbuf, int scount, MP
         fprintf(tit_out, " %lld %lld 6 6", s, r);
     else
         fprintf(tit_out, " %lld %lld %d 6 6", s, r, root);
+    O2(long long n = c->size, rb = type_bytes(rcount, rdt);
+       int in_place = sbuf == MPI_IN_PLACE;
+       if (all)
+           o2_coll_info(O2_ALLGATHER, c, -1, in_place ? (n - 1) * rb : n * s, in_place ? (n - 1) * rb : n * rb);
+       else if (here)
+           o2_coll_info(O2_GATHER, c, root, in_place ? 0 : s, in_place ? (n - 1) * rb : n * rb);
+       else
+           o2_coll_info(O2_GATHER, c, root, s, 0);)
     coll_end(req, name, t0);
 }
 
 static void t_scatter(const char *name, int scount, MPI_Datatype sdt, const void *rbuf, int rcount, MPI_Datatype rdt,
                       int root, MPI_Comm comm, MPI_Request *req, double t0) {
-    if (!coll_start(comm, name, req)) return;
+    comm_rec *c = coll_start(comm, name, req);
+    if (!c) return;
     long long r = rbuf == MPI_IN_PLACE ? type_bytes(scount, sdt) : type_bytes(rcount, rdt);
     long long s = rank_in(comm) == root ? type_bytes(scount, sdt) : r;
     fprintf(tit_out, " %lld %lld %d 6 6", s, r, root);
+    O2(long long n = c->size;
+       if (rank_in(comm) != root)
+           o2_coll_info(O2_SCATTER, c, root, 0, r);
+       else if (rbuf == MPI_IN_PLACE)
+           o2_coll_info(O2_SCATTER, c, root, (n - 1) * s, 0);
+       else
+           o2_coll_info(O2_SCATTER, c, root, n * s, r);)
     coll_end(req, name, t0);
 }
 
 static void t_alltoall(const void *sbuf, int scount, MPI_Datatype sdt, int rcount, MPI_Datatype rdt, MPI_Comm comm,
                        MPI_Request *req, double t0) {
-    if (!coll_start(comm, "alltoall", req)) return;
+    comm_rec *c = coll_start(comm, "alltoall", req);
+    if (!c) return;
     long long r = type_bytes(rcount, rdt);
     long long s = sbuf == MPI_IN_PLACE ? r : type_bytes(scount, sdt);
     fprintf(tit_out, " %lld %lld 6 6", s, r);
+    O2(long long n = c->size;
+       if (sbuf == MPI_IN_PLACE)
+           o2_coll_info(O2_ALLTOALL, c, -1, (n - 1) * r, (n - 1) * r);
+       else
+           o2_coll_info(O2_ALLTOALL, c, -1, n * s, n * r);)
     coll_end(req, "alltoall", t0);
 }
 
@@ -942,6 +1120,7 @@ static void t_alltoallv(const void *sbuf, const int *sc, MPI_Datatype sdt, const
     fprintf(tit_out, " %lld", rs);
     put_counts(rc, rdt, n, 1);
     fprintf(tit_out, " 6 6");
+    O2(o2_coll_info(O2_ALLTOALLV, c, -1, ss, rs);)
     coll_end(req, "alltoallv", t0);
 }
 
@@ -958,6 +1137,16 @@ static void t_gatherv(const char *name, int all, const void *sbuf, int scount, M
         fprintf(tit_out, " 6 6");
     else
         fprintf(tit_out, " %d 6 6", root);
+    O2(long long n = c->size, sum = 0;
+       int in_place = sbuf == MPI_IN_PLACE;
+       if (here)
+           for (int i = 0; i < c->size; i++) sum += type_bytes(rc[i], rdt);
+       if (all)
+           o2_coll_info(O2_ALLGATHERV, c, -1, in_place ? (n - 1) * s : n * s, in_place ? sum - s : sum);
+       else if (here)
+           o2_coll_info(O2_GATHERV, c, root, in_place ? 0 : s, in_place ? sum - s : sum);
+       else
+           o2_coll_info(O2_GATHERV, c, root, s, 0);)
     coll_end(req, name, t0);
 }
 
@@ -970,6 +1159,15 @@ static void t_scatterv(const int *sc, MPI_Datatype sdt, const void *rbuf, int rc
     put_counts(sc, sdt, c->size, here);
     long long r = rbuf == MPI_IN_PLACE ? type_bytes(sc[mine], sdt) : type_bytes(rcount, rdt);
     fprintf(tit_out, " %lld %d 6 6", r, root);
+    O2(long long sum = 0;
+       if (here)
+           for (int i = 0; i < c->size; i++) sum += type_bytes(sc[i], sdt);
+       if (!here)
+           o2_coll_info(O2_SCATTERV, c, root, 0, r);
+       else if (rbuf == MPI_IN_PLACE)
+           o2_coll_info(O2_SCATTERV, c, root, sum - r, 0);
+       else
+           o2_coll_info(O2_SCATTERV, c, root, sum, r);)
     coll_end(req, "scatterv", t0);
 }
 
@@ -978,6 +1176,9 @@ static void t_reduce_scatter(const int *rc, MPI_Datatype dt, MPI_Comm comm, MPI_
     if (!c) return;
     put_counts(rc, dt, c->size, 1);
     fprintf(tit_out, " 0 6");
+    O2(long long sum = 0;
+       for (int i = 0; i < c->size; i++) sum += type_bytes(rc[i], dt);
+       o2_coll_info(O2_REDUCE_SCATTER, c, -1, sum, c->size * type_bytes(rc[rank_in(comm)], dt));)
     coll_end(req, "reducescatter", t0);
 }
 

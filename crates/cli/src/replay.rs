@@ -59,11 +59,14 @@ enum InputFormat {
     Goal,
     /// SimGrid time-independent trace (index file or trace file).
     Tit,
+    /// OTF2 trace (its anchor file, e.g. traces.otf2).
+    Otf2,
 }
 
 #[derive(Args)]
 pub struct ReplayArgs {
-    /// The GOAL schedule or TIT trace (index file) to replay; `-` reads a schedule, or
+    /// The GOAL schedule, TIT trace (index file) or OTF2 trace (anchor file, e.g.
+    /// traces.otf2) to replay; `-` reads a schedule, or
     /// a trace whose ranks are all in one file, from standard input.
     #[arg(required_unless_present = "pattern")]
     file: Option<PathBuf>,
@@ -468,6 +471,7 @@ fn settings(a: &ReplayArgs, m: &ArgMatches) -> ReplaySettings {
         format: a.input.map(|f| match f {
             InputFormat::Goal => Format::Goal,
             InputFormat::Tit => Format::Tit,
+            InputFormat::Otf2 => Format::Otf2,
         }),
         pattern: a.pattern,
         model: a.model.map(|m| match m {

@@ -22,6 +22,10 @@ pub struct TraceArgs {
     /// The MPI compiler wrapper whose MPI the program runs with.
     #[arg(long, default_value = "mpicc")]
     mpicc: String,
+    /// Also write the same run as an OTF2 archive (DIR/traces.otf2), with Score-P's
+    /// conventions for MPI events (needs the OTF2 library, libotf2-trace-dev).
+    #[arg(long)]
+    otf2: bool,
     /// Build the tracing library, print its path and stop.
     #[arg(long)]
     build_only: bool,
@@ -52,7 +56,7 @@ fn failure(e: Error) -> (u8, String) {
 /// Runs `simpi trace`.
 pub fn run(a: TraceArgs) -> Result<(), (u8, String)> {
     if a.build_only {
-        let lib = simpi_tracer::build_library(&a.mpicc).map_err(failure)?;
+        let lib = simpi_tracer::build_library_with(&a.mpicc, a.otf2).map_err(failure)?;
         println!("{}", lib.display());
         return Ok(());
     }
@@ -61,6 +65,7 @@ pub fn run(a: TraceArgs) -> Result<(), (u8, String)> {
         speed: a.speed,
         min_compute: a.min_compute,
         mpicc: a.mpicc,
+        otf2: a.otf2,
         command: a.command,
     })
     .map_err(failure)?;

@@ -190,7 +190,10 @@ pub fn parse(source: Option<String>, given: HashMap<String, String>, coll: Vec<S
     read!("periodic", boolean, |v| s.params.periodic = v);
     read!(
         "format",
-        |t| one_of(t, &[("goal", Format::Goal), ("tit", Format::Tit)]),
+        |t| one_of(
+            t,
+            &[("goal", Format::Goal), ("tit", Format::Tit), ("otf2", Format::Otf2)]
+        ),
         |v| s.replay.format = Some(v)
     );
     read!("model", ModelName::parse, |v| s.replay.model = Some(v));

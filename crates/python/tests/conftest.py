@@ -14,6 +14,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[3]
 THESIS = ROOT / "examples" / "thesis.goal"
 OSU_ALLREDUCE = ROOT / "tests" / "golden" / "smpi-replay" / "osu_allreduce"
+OTF2_HANDWRITTEN = ROOT / "tests" / "golden" / "otf2" / "handwritten"
 
 
 def ping_goal(directory: Path, size: int) -> Path:

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import simpi
-from conftest import OSU_ALLREDUCE, THESIS, cli, host_lines
+from conftest import OSU_ALLREDUCE, OTF2_HANDWRITTEN, THESIS, cli, host_lines
 
 # LogGOPSim's defaults, in ns: L=2500 o=1500 g=1000 G=6 O=0 S=65535.
 L, o, G = 2500, 1500, 6
@@ -153,6 +153,19 @@ def test_simgrid_trace_replays_as_simgrid_replays_it():
     # The command-line syntax of coll, and format given: the same run.
     same = simpi.replay(OSU_ALLREDUCE / "trace.txt", format="tit", platform=OSU_ALLREDUCE / "platform.xml",
                         coll=[f"{k}={v}" for k, v in algos.items()], report=False)
+    assert same.makespan_ps == res.makespan_ps
+
+
+def test_otf2_trace_ends_when_derived_by_hand():
+    # tests/golden/otf2/handwritten/make.py derives these end times by hand under LogGOPS
+    # L=1000 o=100 g=0 G=0 O=0 ns: computations from the trace's timestamps, a
+    # ping-pong, a bcast on a two-rank communicator.
+    res = simpi.replay(OTF2_HANDWRITTEN / "traces.otf2", L=1000, o=100, g=0, G=0, O=0, coll_selector="first")
+    assert list(res.ranks["end_ps"]) == [28_200_000, 26_300_000, 12_100_000]
+    # Calls that add operations are in the table (a wait adds none).
+    assert {"MPI_Send", "MPI_Recv", "MPI_Isend", "MPI_Bcast", "compute"} <= set(res.calls["call"])
+    same = simpi.replay(OTF2_HANDWRITTEN / "traces.otf2", format="otf2", L=1000, o=100, g=0, G=0, O=0,
+                        coll_selector="first", report=False)
     assert same.makespan_ps == res.makespan_ps
 
 

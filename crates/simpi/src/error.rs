@@ -11,6 +11,8 @@ pub enum Error {
     Goal(simpi_trace::GoalError),
     /// A TIT trace is malformed or unreadable.
     Trace(simpi_trace::tit::TitError),
+    /// An OTF2 trace is malformed or unreadable.
+    Otf2(simpi_trace::otf2::Otf2Error),
     /// A platform or host file is malformed, or a route is missing.
     Platform(simpi_platform::PlatformError),
     /// An input file cannot be read at all.
@@ -47,6 +49,7 @@ impl fmt::Display for Error {
         match self {
             Error::Goal(e) => write!(f, "{e}"),
             Error::Trace(e) => write!(f, "{e}"),
+            Error::Otf2(e) => write!(f, "{e}"),
             Error::Platform(e) => write!(f, "{e}"),
             Error::Io { path, msg } => write!(f, "{path}: {msg}"),
             Error::Setting(m) | Error::Stall(m) => f.write_str(m),
@@ -71,6 +74,12 @@ impl From<simpi_trace::GoalError> for Error {
 impl From<simpi_trace::tit::TitError> for Error {
     fn from(e: simpi_trace::tit::TitError) -> Error {
         Error::Trace(e)
+    }
+}
+
+impl From<simpi_trace::otf2::Otf2Error> for Error {
+    fn from(e: simpi_trace::otf2::Otf2Error) -> Error {
+        Error::Otf2(e)
     }
 }
 

@@ -10,14 +10,17 @@ use simpi_kernel::TimeUnit;
 use simpi_mpi::coll::CollSpec;
 use simpi_mpi::engine::{OpStore, ScheduleStore};
 use simpi_mpi::live::Live;
+use simpi_mpi::live::{OpRef, Program};
+use simpi_mpi::CallRecord;
 use simpi_mpi::{
     run_loggops_on, run_loggops_over, run_smpi_on, OpId, Outcome, Preset, Progress, Protocol, Schedule, Stall,
 };
 use simpi_net::{ConstantNetwork, FlowNetwork, LinkLoad, LogGops, NetworkModel, PacketNetwork, PacketParams};
 use simpi_platform::{HostId, Platform};
 use simpi_trace::goal::locate_ops;
+use simpi_trace::otf2::{open_otf2, Otf2Program};
 use simpi_trace::schedgen::PatternProgram;
-use simpi_trace::tit::{open_tit, TitOptions};
+use simpi_trace::tit::{open_tit, TitOptions, TitProgram};
 use std::collections::HashMap;
 use std::path::Path;
 use std::time::Instant;
@@ -193,25 +196,17 @@ pub fn simulate(w: &mut Workload<'_>, model: &Model<'_>, opts: SimOptions<'_>) -
                 test_cost: o.test_cost,
                 calls: o.calls,
             };
-            let prog = open_tit(&w.path, &topts)?;
-            let p = prog.ranks();
-            // Before the live store allocates its per-rank state.
-            crate::memory::check_ranks_fit(p.into())?;
-            let (result, mut store, links) = run_model(Live::new(prog, p, 1, 1), model, opts.progress, opts.record)?;
-            let result = match result {
-                Err(simpi_mpi::Error::Stall(stall)) => {
-                    // A line the stuck ranks never reached may be malformed: that is
-                    // the error to report.
-                    store.program_mut().check_unread().map_err(located)?;
-                    let describe = |id: OpId| store.describe(id.0);
-                    return Err(Error::Stall(stall.render(shown, &describe)));
-                }
-                r => r.map_err(located)?,
+            let run = match w.format {
+                Some(Format::Otf2) => run_trace(open_otf2(&w.path, &topts)?, model, opts.progress, opts.record, shown),
+                _ => run_trace(open_tit(&w.path, &topts)?, model, opts.progress, opts.record, shown),
             };
-            let mut prog = store.into_program();
-            w.warnings.extend(prog.warnings());
+            let (result, warnings, calls, links) = run.map_err(|e| match e {
+                TraceRunError::Engine(error) => located(error),
+                TraceRunError::Other(e) => e,
+            })?;
+            w.warnings.extend(warnings);
             if o.calls {
-                w.calls = Some(prog.take_calls());
+                w.calls = Some(calls);
             }
             let ops = result.stats.ops;
             (result, ops, links)
@@ -259,6 +254,80 @@ pub fn simulate(w: &mut Workload<'_>, model: &Model<'_>, opts: SimOptions<'_>) -
         critical,
         links,
     })
+}
+
+/// What the replay needs of a trace run live, whatever its format.
+trait LiveTrace: Program<OpRef> {
+    fn rank_count(&self) -> u32;
+    /// The first malformed input the ranks did not reach.
+    fn check_unread(&mut self) -> Result<(), simpi_mpi::Error>;
+    fn warnings(&self) -> Vec<String>;
+    fn take_calls(&mut self) -> Vec<CallRecord>;
+}
+
+impl LiveTrace for TitProgram<'_, OpRef> {
+    fn rank_count(&self) -> u32 {
+        self.ranks()
+    }
+    fn check_unread(&mut self) -> Result<(), simpi_mpi::Error> {
+        TitProgram::check_unread(self)
+    }
+    fn warnings(&self) -> Vec<String> {
+        TitProgram::warnings(self)
+    }
+    fn take_calls(&mut self) -> Vec<CallRecord> {
+        TitProgram::take_calls(self)
+    }
+}
+
+impl LiveTrace for Otf2Program<'_, OpRef> {
+    fn rank_count(&self) -> u32 {
+        self.ranks()
+    }
+    fn check_unread(&mut self) -> Result<(), simpi_mpi::Error> {
+        Otf2Program::check_unread(self)
+    }
+    fn warnings(&self) -> Vec<String> {
+        Otf2Program::warnings(self)
+    }
+    fn take_calls(&mut self) -> Vec<CallRecord> {
+        Otf2Program::take_calls(self)
+    }
+}
+
+/// Why a live trace did not run: the engine's error (to be located at the workload) or
+/// one already complete.
+enum TraceRunError {
+    Engine(simpi_mpi::Error),
+    Other(Error),
+}
+
+/// Runs trace `prog` live under `model`: the outcome, the trace's warnings, its calls.
+fn run_trace<P: LiveTrace>(
+    prog: P,
+    model: &Model<'_>,
+    progress: Option<&mut dyn FnMut(Progress)>,
+    record: bool,
+    shown: usize,
+) -> Result<(Outcome, Vec<String>, Vec<CallRecord>, Vec<LinkLoad>), TraceRunError> {
+    let p = prog.rank_count();
+    // Before the live store allocates its per-rank state.
+    crate::memory::check_ranks_fit(p.into()).map_err(TraceRunError::Other)?;
+    let (result, mut store, links) =
+        run_model(Live::new(prog, p, 1, 1), model, progress, record).map_err(TraceRunError::Other)?;
+    let result = match result {
+        Err(simpi_mpi::Error::Stall(stall)) => {
+            // Input the stuck ranks never reached may be malformed: that is the error
+            // to report.
+            store.program_mut().check_unread().map_err(TraceRunError::Engine)?;
+            let describe = |id: OpId| store.describe(id.0);
+            return Err(TraceRunError::Other(Error::Stall(stall.render(shown, &describe))));
+        }
+        r => r.map_err(TraceRunError::Engine)?,
+    };
+    let mut prog = store.into_program();
+    let warnings = prog.warnings();
+    Ok((result, warnings, prog.take_calls(), links))
 }
 
 /// How to replay a GOAL schedule (the short path used by the golden tests).

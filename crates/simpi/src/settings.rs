@@ -442,12 +442,13 @@ impl ReplaySettings {
         self.given.contains(&s)
     }
 
-    /// Whether the input is a TIT trace (given, or detected from the file).
+    /// Whether the input is a trace of MPI calls, TIT or OTF2 (given, or detected from
+    /// the file).
     fn is_trace(&self) -> bool {
         match (&self.source, self.format) {
-            (_, Some(f)) => f == Format::Tit,
+            (_, Some(f)) => f.is_trace(),
             (None, None) => false,
-            (Some(f), None) => Format::detect(f) == Format::Tit,
+            (Some(f), None) => Format::detect(f).is_trace(),
         }
     }
 

@@ -1,4 +1,4 @@
-//! Loading workloads: GOAL schedules and TIT traces become one [`Workload`].
+//! Loading workloads: GOAL schedules, TIT and OTF2 traces become one [`Workload`].
 
 use crate::Error;
 use simpi_kernel::TimeUnit;
@@ -18,16 +18,26 @@ pub enum Format {
     Goal,
     /// SimGrid time-independent trace (or simpi's dialect of it).
     Tit,
+    /// OTF2 trace (Score-P's), given by its anchor file.
+    Otf2,
 }
 
 impl Format {
-    /// Guesses from the file's first meaningful line.
+    /// Guesses from the file's header (OTF2) or first meaningful line.
     pub fn detect(path: &Path) -> Format {
-        if simpi_trace::tit::looks_like_tit(path) {
+        if simpi_trace::otf2::looks_like_otf2(path) {
+            Format::Otf2
+        } else if simpi_trace::tit::looks_like_tit(path) {
             Format::Tit
         } else {
             Format::Goal
         }
+    }
+
+    /// A trace of MPI calls (whose collectives are expanded and whose tests cost), not
+    /// a schedule.
+    pub fn is_trace(self) -> bool {
+        matches!(self, Format::Tit | Format::Otf2)
     }
 }
 
@@ -164,6 +174,7 @@ pub struct Workload<'a> {
 pub fn count_ranks(path: &Path, format: Option<Format>) -> Result<u32, Error> {
     match format.unwrap_or_else(|| Format::detect(path)) {
         Format::Tit => Ok(simpi_trace::tit::tit_ranks(path)?),
+        Format::Otf2 => Ok(simpi_trace::otf2::otf2_ranks(path)?),
         Format::Goal => Ok(simpi_trace::goal::declared_ranks(path)?),
     }
 }
@@ -208,7 +219,8 @@ impl Workload<'_> {
 }
 
 /// Loads the workload at `path`: a GOAL schedule is read whole; a TIT trace is opened
-/// (its index and files checked), to be read during the simulation, unless
+/// (its index and files checked), an OTF2 trace's definitions read, to be read during
+/// the simulation, unless
 /// [`LoadOptions::whole`] asks for a schedule now.
 pub fn load<'a>(path: &Path, opts: &LoadOptions<'a>) -> Result<Workload<'a>, Error> {
     let t0 = Instant::now();
@@ -225,6 +237,23 @@ pub fn load<'a>(path: &Path, opts: &LoadOptions<'a>) -> Result<Workload<'a>, Err
         Format::Tit => {
             let choose = |s: &CollSpec| opts.collectives.choose(s);
             let t = read_tit(
+                path,
+                &TitOptions {
+                    speed: opts.speed,
+                    choose: &choose,
+                    test_cost: opts.test_cost,
+                    calls: opts.calls,
+                },
+            )?;
+            (Body::Schedule(t.schedule), opts.calls.then_some(t.calls), t.warnings)
+        }
+        Format::Otf2 if !opts.whole => {
+            simpi_trace::otf2::otf2_ranks(path)?;
+            (Body::Trace, None, Vec::new())
+        }
+        Format::Otf2 => {
+            let choose = |s: &CollSpec| opts.collectives.choose(s);
+            let t = simpi_trace::otf2::read_otf2(
                 path,
                 &TitOptions {
                     speed: opts.speed,

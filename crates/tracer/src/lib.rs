@@ -12,6 +12,10 @@ use std::process::{Command, ExitStatus};
 
 /// The tracer's own source, compiled on the user's machine.
 const TRACER_C: &str = include_str!("../simpi_trace.c");
+/// Its OTF2 writer (`--otf2`), compiled in with `-DSIMPI_OTF2`.
+const OTF2_C: &str = include_str!("../simpi_otf2.c");
+/// The OTF2 writer's interface.
+const OTF2_H: &str = include_str!("../simpi_otf2.h");
 
 /// Why tracing, building the tracer or reading a trace failed.
 #[derive(Debug)]
@@ -233,6 +237,9 @@ pub struct TraceConfig {
     pub min_compute: f64,
     /// The MPI compiler wrapper whose MPI the program runs with.
     pub mpicc: String,
+    /// Also write the calls as an OTF2 archive (`traces.otf2`) in the same directory,
+    /// with Score-P's event conventions (needs the OTF2 library).
+    pub otf2: bool,
     /// The command: `mpirun -np 4 ./app args`, or a singleton `./app`.
     pub command: Vec<String>,
 }
@@ -266,7 +273,7 @@ impl Traced {
 /// options to pass the environment to the ranks, for Open MPI's and MPICH's `mpirun`) and
 /// reads the trace. Errors here are the ones that stop before or while starting the command.
 pub fn run(c: &TraceConfig) -> Result<Traced, Error> {
-    let lib = build_library(&c.mpicc)?;
+    let lib = build_library_with(&c.mpicc, c.otf2)?;
     if c.command.is_empty() {
         return Err(Error::Usage(
             "give the command to trace after --, e.g. simpi trace -o t -- mpirun -np 4 ./app".into(),
@@ -369,9 +376,15 @@ fn prepare_dir(dir: &Path) -> Result<PathBuf, Error> {
         let name = p.file_name().and_then(|s| s.to_str()).unwrap_or("");
         let stale = name == "index.txt"
             || name == "meta.txt"
+            || name == "traces.otf2"
+            || name == "traces.def"
             || (name.starts_with("rank-") && [".tit", ".times", ".counts"].iter().any(|s| name.ends_with(s)));
         if stale {
             std::fs::remove_file(&p).map_err(io("remove", &p))?;
+        }
+        // An earlier OTF2 archive's per-rank files (OTF2 will not overwrite an archive).
+        if name == "traces" && p.is_dir() {
+            std::fs::remove_dir_all(&p).map_err(io("remove", &p))?;
         }
     }
     Ok(dir)
@@ -407,6 +420,38 @@ fn fnv(data: &[&str]) -> u64 {
 /// its path. The cache is `$SIMPI_CACHE_DIR`, else `$XDG_CACHE_HOME/simpi`, else
 /// `~/.cache/simpi`; a build is keyed by the MPI's `mpi.h`, the tracer's source and `mpicc`.
 pub fn build_library(mpicc: &str) -> Result<PathBuf, Error> {
+    build_library_with(mpicc, false)
+}
+
+/// The compiler and linker flags of the OTF2 library, from `otf2-config`.
+fn otf2_flags() -> Result<Vec<String>, Error> {
+    let mut flags = Vec::new();
+    for what in ["--cflags", "--ldflags", "--libs"] {
+        let out = Command::new("otf2-config")
+            .arg(what)
+            .output()
+            .map_err(|error| Error::Run {
+                program: "otf2-config (install the OTF2 library: apt-get install libotf2-trace-dev)".into(),
+                error,
+            })?;
+        if !out.status.success() {
+            return Err(Error::Build {
+                sources: PathBuf::from("otf2-config"),
+                stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            });
+        }
+        flags.extend(
+            String::from_utf8_lossy(&out.stdout)
+                .split_whitespace()
+                .map(String::from),
+        );
+    }
+    Ok(flags)
+}
+
+/// [`build_library`], with the OTF2 writer built in when `otf2` (a library of its own in
+/// the cache).
+pub fn build_library_with(mpicc: &str, otf2: bool) -> Result<PathBuf, Error> {
     let root = cache_root();
     std::fs::create_dir_all(&root).map_err(io("create", &root))?;
     let probe_dir = tempdir(&root)?;
@@ -429,7 +474,12 @@ pub fn build_library(mpicc: &str) -> Result<PathBuf, Error> {
         });
     }
     let header = String::from_utf8_lossy(&out.stdout).into_owned();
-    let key = fnv(&[&header, TRACER_C, mpicc]);
+    let otf2_flags = if otf2 { otf2_flags()? } else { Vec::new() };
+    let key = if otf2 {
+        fnv(&[&header, TRACER_C, mpicc, OTF2_C, OTF2_H, &otf2_flags.join(" ")])
+    } else {
+        fnv(&[&header, TRACER_C, mpicc])
+    };
     let dir = root.join(format!("tracer-{key:016x}"));
     let lib = dir.join("libsimpi_trace.so");
     if lib.exists() {
@@ -453,20 +503,31 @@ pub fn build_library(mpicc: &str) -> Result<PathBuf, Error> {
     write("simpi_fns.h", &h)?;
     write("simpi_wrappers.c", &c)?;
     write("simpi_trace.c", TRACER_C)?;
+    let mut args: Vec<String> = [
+        "-O2",
+        "-fPIC",
+        "-shared",
+        "-Wall",
+        "-Wno-deprecated-declarations",
+        "-o",
+        "libsimpi_trace.so",
+        "simpi_trace.c",
+        "simpi_wrappers.c",
+        "-I.",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    if otf2 {
+        write("simpi_otf2.c", OTF2_C)?;
+        write("simpi_otf2.h", OTF2_H)?;
+        args.push("-DSIMPI_OTF2".into());
+        args.push("simpi_otf2.c".into());
+        args.extend(otf2_flags);
+    }
     let out = Command::new(mpicc)
         .current_dir(&work)
-        .args([
-            "-O2",
-            "-fPIC",
-            "-shared",
-            "-Wall",
-            "-Wno-deprecated-declarations",
-            "-o",
-            "libsimpi_trace.so",
-            "simpi_trace.c",
-            "simpi_wrappers.c",
-            "-I.",
-        ])
+        .args(&args)
         .output()
         .map_err(|error| Error::Run {
             program: mpicc.to_string(),

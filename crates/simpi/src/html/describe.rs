@@ -89,8 +89,8 @@ pub fn model(s: &ReplaySettings, naming: Naming) -> String {
         out.push_str(&format!("; changed: {}", changed.join(", ")));
     }
     let trace = match (&s.source, s.format) {
-        (_, Some(f)) => f == Format::Tit,
-        (Some(f), None) => Format::detect(f) == Format::Tit,
+        (_, Some(f)) => f.is_trace(),
+        (Some(f), None) => Format::detect(f).is_trace(),
         (None, None) => false,
     };
     if trace {

@@ -339,7 +339,12 @@ impl Point {
             Setting::Iterations => self.params.iterations = values::at_least_one(t)?,
             Setting::Compute => self.params.compute = whole(t)?,
             Setting::Periodic => self.params.periodic = boolean(t)?,
-            Setting::InputFormat => r.format = Some(one_of(t, &[("goal", Format::Goal), ("tit", Format::Tit)])?),
+            Setting::InputFormat => {
+                r.format = Some(one_of(
+                    t,
+                    &[("goal", Format::Goal), ("tit", Format::Tit), ("otf2", Format::Otf2)],
+                )?)
+            }
             Setting::Model => r.model = Some(ModelName::parse(t)?),
             Setting::Platform => r.platform = Some(path(t)?),
             Setting::Preset => r.preset = one_of(t, &[("smpi", PresetName::Smpi), ("plain", PresetName::Plain)])?,
