@@ -8,6 +8,11 @@
 //! [`crate::cxx_sort`]), at the time their resources free up. This replicates
 //! LogGOPSim's scheduling, so the same schedule yields the same per-rank end times.
 //!
+//! OS noise (see [`crate::noise`]) is charged where LogGOPSim charges it: to a send's
+//! and an arriving message's overhead `o`, and to a computation, on the CPU's busy time
+//! only. The rules take it as a type parameter; without noise ([`Quiet`]) nothing of it
+//! is compiled in.
+//!
 //! Times are LogGOPSim's modular sums. A sum past 2^64 ps ends the run in
 //! [`crate::Error::TimeOverflow`]; a sum below zero (an empty message's credit larger
 //! than the time) wraps as in LogGOPSim and is an error only if something waits for it
@@ -16,6 +21,7 @@
 use crate::cxx_sort::sort_like_libstdcxx;
 use crate::engine::{Core, OpStore, Rules};
 use crate::matching::Envelope;
+use crate::noise::{Detours, Quiet};
 use crate::op::OpKind;
 use simpi_kernel::{prefetch, IdHashMap, Seq, SimTime};
 use simpi_net::LogGops;
@@ -109,9 +115,10 @@ pub(crate) const NEGATIVE: &str = "a LogGOPS time went below zero: an empty mess
      and G, and here that exceeds o (LogGOPSim wraps such a time around the clock; give o at least O \
      and G, or use non-empty messages)";
 
-/// LogGOPSim's rules over the LogGOPS parameters `m`.
-pub struct LogGopsRules {
+/// LogGOPSim's rules over the LogGOPS parameters `m`, with OS noise `N`.
+pub struct LogGopsRules<N: Detours = Quiet> {
     m: LogGops,
+    noise: N,
     timers: Timers,
     /// Parked events by resource group (see [`LogGopsRules::dispatch`]).
     parked: IdHashMap<u64, Parked>,
@@ -123,10 +130,18 @@ pub struct LogGopsRules {
 }
 
 impl LogGopsRules {
-    /// Rules for `ranks` ranks of `cpus` CPUs and `nics` NICs each.
+    /// Rules for `ranks` ranks of `cpus` CPUs and `nics` NICs each, without noise.
     pub fn new(m: LogGops, ranks: u32, cpus: usize, nics: usize) -> LogGopsRules {
+        LogGopsRules::with_noise(m, ranks, cpus, nics, Quiet)
+    }
+}
+
+impl<N: Detours> LogGopsRules<N> {
+    /// Rules for `ranks` ranks of `cpus` CPUs and `nics` NICs each, with OS noise.
+    pub fn with_noise(m: LogGops, ranks: u32, cpus: usize, nics: usize, noise: N) -> LogGopsRules<N> {
         LogGopsRules {
             m,
+            noise,
             timers: Timers::new(ranks as usize, cpus, nics),
             parked: IdHashMap::default(),
             scratch: Vec::new(),
@@ -256,7 +271,11 @@ impl LogGopsRules {
         if self.busy(core, cpu, t) {
             return true;
         }
-        let end = Self::plus(core, t, op.size as i128);
+        let mut cost = op.size as i128;
+        if N::ON {
+            cost += self.noise.detour(op.rank, t, op.size) as i128;
+        }
+        let end = Self::plus(core, t, cost);
         self.set(cpu, end);
         core.mark(id, t, t, end as u64);
         core.started(id);
@@ -275,7 +294,12 @@ impl LogGopsRules {
             return true;
         }
         core.started(id);
-        let cpu_end = Self::plus(core, t, self.m.send_cpu_exact(op.size));
+        let mut cpu_cost = self.m.send_cpu_exact(op.size);
+        if N::ON {
+            // Over [t, t + o): the per-byte overhead is not exposed to noise.
+            cpu_cost += self.noise.detour(op.rank, t, self.m.o) as i128;
+        }
+        let cpu_end = Self::plus(core, t, cpu_cost);
         let nic_end = Self::plus(core, t, self.m.nic_exact(op.size));
         let arrival = Self::plus(core, t, self.m.flight_exact()) as u64;
         core.mark(id, t, t, cpu_end as u64);
@@ -329,7 +353,12 @@ impl LogGopsRules {
         if self.busy(core, cpu, t) | self.busy(core, nic, t) {
             return true;
         }
-        let recv_end = Self::plus(core, t, self.m.recv_cpu_exact(send.size));
+        let mut cpu_cost = self.m.recv_cpu_exact(send.size);
+        if N::ON {
+            // The receiver's noise, over [t, t + o) as for a send.
+            cpu_cost += self.noise.detour(host, t, self.m.o) as i128;
+        }
+        let recv_end = Self::plus(core, t, cpu_cost);
         let nic_end = Self::plus(core, t, self.m.nic_exact(send.size));
         self.set(cpu, recv_end);
         self.set(nic, nic_end);
@@ -403,7 +432,7 @@ impl LogGopsRules {
     }
 }
 
-impl<S: OpStore> Rules<S> for LogGopsRules {
+impl<S: OpStore, N: Detours> Rules<S> for LogGopsRules<N> {
     type Event = Packed;
     /// A rank ends when its CPUs are idle for good.
     const ENDS_AT_LAST_COMPLETION: bool = false;
