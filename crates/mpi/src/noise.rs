@@ -155,19 +155,24 @@ pub struct HostNoise<'t> {
 }
 
 impl<'t> HostNoise<'t> {
-    /// Offsets for `ranks` ranks drawn uniformly in `[0, period)` picoseconds, from the
-    /// key (seed, replication, rank), or (seed, replication, all) when co-scheduled:
-    /// a rank's offset depends on nothing else.
-    pub fn draw(trace: &'t NoiseTrace, ranks: u32, placement: Placement, seed: u64, replication: u64) -> Self {
-        let period = trace.period();
+    /// Offsets for `ranks` ranks, whole multiples of `grain` picoseconds (the trace's
+    /// time unit: LogGOPSim's offsets are whole nanoseconds) drawn uniformly below the
+    /// period, from the key (seed, replication, rank), or (seed, replication, all) when
+    /// co-scheduled: a rank's offset depends on nothing else.
+    pub fn draw(
+        trace: &'t NoiseTrace,
+        ranks: u32,
+        placement: Placement,
+        grain: u64,
+        seed: u64,
+        replication: u64,
+    ) -> Self {
+        let grain = grain.max(1);
+        let steps = (trace.period() / grain).max(1);
+        let draw = |who: u64| Rng::keyed(&[NOISE_KEY, seed, replication, who]).below(steps) * grain;
         let offsets = match placement {
-            Placement::Independent => (0..ranks as u64)
-                .map(|r| Rng::keyed(&[NOISE_KEY, seed, replication, r]).below(period))
-                .collect(),
-            Placement::Cosched => {
-                let off = Rng::keyed(&[NOISE_KEY, seed, replication, ALL_RANKS]).below(period);
-                vec![off; ranks as usize]
-            }
+            Placement::Independent => (0..ranks as u64).map(draw).collect(),
+            Placement::Cosched => vec![draw(ALL_RANKS); ranks as usize],
         };
         HostNoise { trace, offsets }
     }
@@ -330,15 +335,18 @@ mod tests {
     #[test]
     fn offsets_are_in_the_period_and_shared_when_cosched() {
         let t = trace();
-        let a = HostNoise::draw(&t, 64, Placement::Independent, 7, 3);
+        let a = HostNoise::draw(&t, 64, Placement::Independent, 1, 7, 3);
         assert!(a.offsets().iter().all(|&o| o < 1000));
         assert!(a.offsets().iter().any(|&o| o != a.offsets()[0]));
         // A rank's offset does not depend on how many ranks there are.
-        let b = HostNoise::draw(&t, 8, Placement::Independent, 7, 3);
+        let b = HostNoise::draw(&t, 8, Placement::Independent, 1, 7, 3);
         assert_eq!(&a.offsets()[..8], b.offsets());
-        let c = HostNoise::draw(&t, 64, Placement::Cosched, 7, 3);
+        let c = HostNoise::draw(&t, 64, Placement::Cosched, 1, 7, 3);
         assert!(c.offsets().iter().all(|&o| o == c.offsets()[0]));
-        let d = HostNoise::draw(&t, 64, Placement::Independent, 7, 4);
+        let d = HostNoise::draw(&t, 64, Placement::Independent, 1, 7, 4);
         assert_ne!(a.offsets(), d.offsets());
+        // In whole grains of 100: 0 to 900.
+        let e = HostNoise::draw(&t, 64, Placement::Independent, 100, 7, 3);
+        assert!(e.offsets().iter().all(|&o| o % 100 == 0 && o < 1000));
     }
 }

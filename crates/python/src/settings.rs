@@ -102,6 +102,10 @@ fn keyword(s: Setting) -> &'static str {
         Setting::Timeline => "timeline",
         Setting::TimelineRanks => "timeline_ranks",
         Setting::TimelineWindow => "timeline_window",
+        Setting::Noise => "noise",
+        Setting::NoiseCosched => "noise_cosched",
+        Setting::Seed => "seed",
+        Setting::Replications => "replications",
     }
 }
 

@@ -11,6 +11,8 @@ pub enum Error {
     Goal(simpi_trace::GoalError),
     /// A TIT trace is malformed or unreadable.
     Trace(simpi_trace::tit::TitError),
+    /// A noise trace is malformed or unreadable.
+    Noise(simpi_trace::noise::NoiseError),
     /// A platform or host file is malformed, or a route is missing.
     Platform(simpi_platform::PlatformError),
     /// An input file cannot be read at all.
@@ -48,6 +50,7 @@ impl fmt::Display for Error {
             Error::Goal(e) => write!(f, "{e}"),
             Error::Trace(e) => write!(f, "{e}"),
             Error::Platform(e) => write!(f, "{e}"),
+            Error::Noise(e) => write!(f, "{e}"),
             Error::Io { path, msg } => write!(f, "{path}: {msg}"),
             Error::Setting(m) | Error::Stall(m) => f.write_str(m),
             // A trace's own error already names its file and line.
@@ -71,6 +74,12 @@ impl From<simpi_trace::GoalError> for Error {
 impl From<simpi_trace::tit::TitError> for Error {
     fn from(e: simpi_trace::tit::TitError) -> Error {
         Error::Trace(e)
+    }
+}
+
+impl From<simpi_trace::noise::NoiseError> for Error {
+    fn from(e: simpi_trace::noise::NoiseError) -> Error {
+        Error::Noise(e)
     }
 }
 

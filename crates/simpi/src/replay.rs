@@ -10,7 +10,10 @@ use simpi_kernel::TimeUnit;
 use simpi_mpi::coll::CollSpec;
 use simpi_mpi::engine::{OpStore, ScheduleStore};
 use simpi_mpi::live::Live;
-use simpi_mpi::{run_loggops_on, run_smpi_on, OpId, Outcome, Preset, Progress, Protocol, Schedule, Stall};
+use simpi_mpi::noise::HostNoise;
+use simpi_mpi::{
+    run_loggops_noisy_on, run_loggops_on, run_smpi_on, OpId, Outcome, Preset, Progress, Protocol, Schedule, Stall,
+};
 use simpi_net::{ConstantNetwork, FlowNetwork, LogGops};
 use simpi_platform::{HostId, Platform};
 use simpi_trace::goal::locate_ops;
@@ -24,6 +27,14 @@ use std::time::Instant;
 pub enum Model<'a> {
     /// LogGOPS with LogGOPSim's semantics; parameters in picoseconds.
     LogGops(LogGops),
+    /// LogGOPS with OS noise charged as LogGOPSim charges it (see
+    /// [`crate::montecarlo`] for replications).
+    NoisyLogGops {
+        /// The parameters, in picoseconds.
+        params: LogGops,
+        /// The noise trace and each rank's offset into it.
+        noise: &'a HostNoise<'a>,
+    },
     /// Flows over a platform: rank `r` runs on `hosts[r]`.
     Flow {
         /// The platform.
@@ -63,6 +74,7 @@ fn run_model<S: OpStore>(
     let p = store.num_ranks();
     Ok(match model {
         Model::LogGops(m) => run_loggops_on(store, m, progress, record),
+        Model::NoisyLogGops { params, noise } => run_loggops_noisy_on(store, params, noise, progress, record),
         Model::Flow {
             platform,
             hosts,

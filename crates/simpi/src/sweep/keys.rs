@@ -347,6 +347,9 @@ impl Point {
             | Setting::TimelineWindow => {
                 return Err("is an output of simpi replay, not a setting of a sweep's points".into())
             }
+            Setting::Noise | Setting::NoiseCosched | Setting::Seed | Setting::Replications => {
+                return Err("is a setting of simpi replay's noise replications, not of a sweep's points".into())
+            }
         }
         Ok(())
     }
