@@ -320,3 +320,79 @@ fn patterns_in_the_process_get_the_noise_of_their_goal_files() {
         assert!(from_file.makespans.iter().all(|&m| m > SimTime::ZERO));
     }
 }
+
+#[test]
+fn mutated_noise_traces_replay_or_say_where() {
+    // The malformed-input treatment of the facade (the reader alone is mutated harder in
+    // crates/trace/tests/malformed_noise.rs): every mutant of the hand case's trace is
+    // read and, if it reads, replayed with two replications; nothing may panic, and an
+    // error about the trace names it.
+    let case = golden("noise").join("hand-two-ranks");
+    let text = std::fs::read_to_string(case.join("noise.txt")).unwrap();
+    let dir = std::env::temp_dir().join(format!("simpi-noise-mutants-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("noise.txt");
+    let w = workload(&case.join("schedule.goal"));
+    let mut g = 0x5eed_00a1u64;
+    let mut next = |n: usize| {
+        g = g.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        ((g >> 33) % n as u64) as usize
+    };
+    let (mut rejected, mut overflowed) = (0, 0);
+    let numbers = [
+        "-1",
+        "1e30",
+        "18446744073709551",
+        "18446744073709551615",
+        "0",
+        "x",
+        "",
+        "3 4",
+        "\n",
+        "#",
+    ];
+    for _ in 0..300 {
+        // Replace a random field (or a whole line) with something odd, or swap two lines.
+        let mut lines: Vec<String> = text.lines().map(String::from).collect();
+        let l = next(lines.len());
+        match next(3) {
+            0 => {
+                let other = next(lines.len());
+                lines.swap(l, other)
+            }
+            1 => lines[l] = numbers[next(numbers.len())].to_string(),
+            _ => {
+                let mut f: Vec<String> = lines[l].split_whitespace().map(String::from).collect();
+                if !f.is_empty() {
+                    let i = next(f.len());
+                    f[i] = numbers[next(numbers.len())].to_string();
+                }
+                lines[l] = f.join(" ");
+            }
+        }
+        std::fs::write(&path, lines.join("\n")).unwrap();
+        let trace = match read_noise(&path, TimeUnit::Ns) {
+            Ok(t) => t,
+            Err(e) => {
+                rejected += 1;
+                assert!(e.to_string().starts_with(&path.display().to_string()), "{e}");
+                continue;
+            }
+        };
+        let noise = Noise {
+            trace: &trace,
+            placement: Placement::Independent,
+            seed: next(100) as u64,
+        };
+        match replicate(&w, params("-L 100 -o 10 -g 5 -G 0 -O 0"), &noise, 2, 2, 5) {
+            Ok(r) => assert_eq!(r.makespans.len(), 2),
+            // Detours of 10^30 ns do not fit the clock: the run says so.
+            Err(e) => {
+                overflowed += 1;
+                assert!(e.to_string().contains("clock"), "{e}");
+            }
+        }
+    }
+    assert!(rejected > 50, "only {rejected} of 300 mutants were refused");
+    assert!(overflowed > 0, "no mutant overflowed the clock");
+}
