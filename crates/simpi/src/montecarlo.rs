@@ -244,7 +244,7 @@ pub fn t_quantile_975(df: u64) -> f64 {
 fn t_central(t: f64, df: u64) -> f64 {
     let theta = (t / (df as f64).sqrt()).atan();
     let (s, c2) = (theta.sin(), theta.cos().powi(2));
-    if df % 2 == 0 {
+    if df.is_multiple_of(2) {
         // sin θ · (1 + ½cos²θ + (1·3)/(2·4)cos⁴θ + … up to cos^(df-2)θ)
         let (mut term, mut sum) = (1.0, 1.0);
         for k in (2..df).step_by(2) {
