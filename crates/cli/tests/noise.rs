@@ -115,3 +115,28 @@ fn replications_print_the_same_statistics_on_any_number_of_threads() {
     let single = simpi(&["replay", &g, "--noise", &n, "--format", "loggopsim"]);
     assert_eq!(text(&single.stdout).lines().count(), 33);
 }
+
+#[test]
+fn a_sweep_over_seeds_gives_each_seeds_run() {
+    let (g, n) = (goal(), trace());
+    let out = simpi(&["sweep", &g, "--noise", &n, "--vary", "seed=4,5"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let table = text(&out.stdout);
+    for seed in ["4", "5"] {
+        let run = simpi(&["replay", &g, "--noise", &n, "--seed", seed, "--json"]);
+        let json = text(&run.stdout);
+        let ps = json
+            .split("\"makespan_ps\": ")
+            .nth(1)
+            .unwrap()
+            .split(',')
+            .next()
+            .unwrap();
+        assert!(
+            table
+                .lines()
+                .any(|l| l.contains(&format!(",{seed},")) && l.contains(&format!(",{ps},"))),
+            "{table}\n{json}"
+        );
+    }
+}

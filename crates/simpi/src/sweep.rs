@@ -41,9 +41,6 @@ fn flag_of(s: crate::Setting) -> &'static str {
         S::Timeline => "--timeline",
         S::TimelineRanks => "--timeline-ranks",
         S::TimelineWindow => "--timeline-window",
-        S::Noise => "--noise",
-        S::NoiseCosched => "--noise-cosched",
-        S::Seed => "--seed",
         S::Replications => "--replications",
         other => KEYS
             .iter()
