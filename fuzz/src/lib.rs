@@ -6,6 +6,7 @@
 
 pub mod cli;
 pub mod goal;
+pub mod noise;
 pub mod platform;
 // Not in the regression test, where Rust's runtime reports stack overflows itself.
 #[cfg(not(test))]
@@ -18,7 +19,7 @@ pub mod tit;
 pub type Harness = fn(&[u8]);
 
 /// Every target: its name (as in `fuzz_targets/<name>.rs`) and its harness.
-pub const TARGETS: [(&str, Harness); 9] = [
+pub const TARGETS: [(&str, Harness); 10] = [
     ("goal", goal::goal),
     ("goal_replay", goal::goal_replay),
     ("tit", tit::tit),
@@ -28,4 +29,5 @@ pub const TARGETS: [(&str, Harness); 9] = [
     ("hostfile", platform::hostfile),
     ("platform_replay", platform::platform_replay),
     ("cli_values", cli::cli_values),
+    ("noise", noise::noise),
 ];

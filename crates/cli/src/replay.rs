@@ -222,11 +222,40 @@ pub struct ReplayArgs {
     /// How many blocked ranks to describe when the schedule cannot complete.
     #[arg(long, default_value_t = 20)]
     max_blocked_ranks: usize,
+    /// OS noise (--model loggops): a noise trace in LogGOPSim's format, one detour
+    /// `<start> <duration>` per line in the time unit, charged as LogGOPSim charges it
+    /// to every send's and receive's overhead o and every computation.
+    #[arg(long, value_name = "FILE", value_parser = values::path)]
+    noise: Option<PathBuf>,
+    /// Noise: every rank reads the trace from one random offset (co-scheduled noise)
+    /// instead of each from its own.
+    #[arg(long)]
+    noise_cosched: bool,
+    /// Noise: the seed of the random offsets; replication i of seed S draws rank r's
+    /// offset from (S, i, r) alone.
+    #[arg(long, default_value_t = 1, value_parser = values::whole)]
+    seed: u64,
+    /// Noise: run this many replications, each with new offsets, and print the mean
+    /// makespan, its 95% confidence interval, median, 95th percentile, min and max.
+    #[arg(long, default_value_t = 1, value_parser = values::at_least_one)]
+    replications: u32,
+    /// Threads for --replications [default: all cores]; the result does not depend on it.
+    #[arg(long, value_parser = values::at_least_one)]
+    jobs: Option<u32>,
 }
 
 pub fn run(mut a: ReplayArgs, m: &ArgMatches) -> Result<(), (u8, String)> {
     let s = settings(&a, m);
     s.check(NAMING).map_err(|msg| (EXIT_USAGE, msg))?;
+    if a.html.is_some() && a.replications > 1 {
+        return Err((
+            EXIT_USAGE,
+            format!(
+                "--html describes one run, and --replications {} gives statistics over {}: drop one of them",
+                a.replications, a.replications
+            ),
+        ));
+    }
     if a.file.as_deref() != Some(std::path::Path::new("-")) {
         return run_checked(a, &s);
     }
@@ -314,30 +343,39 @@ fn run_checked(a: ReplayArgs, s: &ReplaySettings) -> Result<(), (u8, String)> {
         (None, None) => unreachable!("clap requires a file or a pattern"),
     };
     let model = machine.model();
+    let noise_trace = match &s.noise.trace {
+        Some(path) => Some(simpi::montecarlo::read_noise(path, a.time_unit).map_err(input_err)?),
+        None => None,
+    };
     let opts = SimOptions {
         progress: Some(&mut progress),
         max_blocked_ranks: a.max_blocked_ranks,
         record: a.report || a.timeline.is_some() || a.html.is_some(),
     };
-    let result = simulate(&mut workload, &model, opts);
+    let result = match (&noise_trace, model) {
+        (None, model) => simulate(&mut workload, &model, opts),
+        (Some(trace), simpi::Model::LogGops(params)) => {
+            let noise = simpi::montecarlo::Noise {
+                trace,
+                placement: if s.noise.cosched {
+                    simpi::mpi::noise::Placement::Cosched
+                } else {
+                    simpi::mpi::noise::Placement::Independent
+                },
+                seed: s.noise.seed,
+            };
+            if s.noise.replications > 1 {
+                return replications(&a, &workload, params, &noise);
+            }
+            simpi::montecarlo::simulate_noisy(&mut workload, params, &noise, 0, opts)
+        }
+        // The settings' check refuses noise under another model.
+        (Some(_), _) => return Err((EXIT_USAGE, "--noise needs --model loggops".into())),
+    };
     if show_progress && started.elapsed().as_secs() >= 2 {
         eprintln!();
     }
-    let report = result.map_err(|e| match (e, &a.platform) {
-        (Error::Stall(m), _) => (EXIT_STALL, m),
-        // A missing route is the platform's fault, not the workload's.
-        (
-            Error::Run {
-                path,
-                error: simpi::mpi::Error::Network(route),
-            },
-            Some(platform),
-        ) => (
-            EXIT_INPUT,
-            format!("{}: {route} (a route {path} needs)", platform.display()),
-        ),
-        (other, _) => (EXIT_INPUT, other.to_string()),
-    })?;
+    let report = result.map_err(|e| run_error(e, &a))?;
     // The timeline first: a reader of standard output that stops early (`| head`) ends
     // the process, and must not cost the file.
     if let Some(target) = &a.timeline {
@@ -376,6 +414,53 @@ fn run_checked(a: ReplayArgs, s: &ReplaySettings) -> Result<(), (u8, String)> {
         if a.json || matches!(a.format, OutFormat::Loggopsim) {
             eprintln!("simpi: warning: {w}");
         }
+    }
+    out.flush().map_err(io)
+}
+
+/// A failed run as an exit code and a message.
+fn run_error(e: Error, a: &ReplayArgs) -> (u8, String) {
+    match (e, &a.platform) {
+        (Error::Stall(m), _) => (EXIT_STALL, m),
+        // A missing route is the platform's fault, not the workload's.
+        (
+            Error::Run {
+                path,
+                error: simpi::mpi::Error::Network(route),
+            },
+            Some(platform),
+        ) => (
+            EXIT_INPUT,
+            format!("{}: {route} (a route {path} needs)", platform.display()),
+        ),
+        (other, _) => (EXIT_INPUT, other.to_string()),
+    }
+}
+
+/// Runs `--replications` of the workload with noise on threads and prints their
+/// statistics.
+fn replications(
+    a: &ReplayArgs,
+    workload: &Workload<'_>,
+    params: simpi::LogGops,
+    noise: &simpi::montecarlo::Noise<'_>,
+) -> Result<(), (u8, String)> {
+    let threads = a.jobs.map_or_else(
+        || std::thread::available_parallelism().map_or(1, |n| n.get()),
+        |j| j as usize,
+    );
+    let reps = simpi::montecarlo::replicate(workload, params, noise, a.replications, threads, a.max_blocked_ranks)
+        .map_err(|e| run_error(e, a))?;
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let io = |e: std::io::Error| (EXIT_INPUT, format!("writing output: {e}"));
+    if a.json {
+        reps.write_json(&mut out).map_err(io)?;
+        for w in &reps.warnings {
+            eprintln!("simpi: warning: {w}");
+        }
+    } else {
+        out.write_all(reps.summary().as_bytes()).map_err(io)?;
     }
     out.flush().map_err(io)
 }
@@ -461,6 +546,10 @@ fn arg(s: Setting) -> (&'static str, &'static str) {
         Setting::RouterDelay => ("router_delay", "--router-delay"),
         Setting::Queues => ("queues", "--queues"),
         Setting::Protocol => ("protocol", "--protocol"),
+        Setting::Noise => ("noise", "--noise"),
+        Setting::NoiseCosched => ("noise_cosched", "--noise-cosched"),
+        Setting::Seed => ("seed", "--seed"),
+        Setting::Replications => ("replications", "--replications"),
     }
 }
 
@@ -520,6 +609,12 @@ fn settings(a: &ReplayArgs, m: &ArgMatches) -> ReplaySettings {
             (true, _) => settings::Output::Json,
             (false, OutFormat::Human) => settings::Output::Human,
             (false, OutFormat::Loggopsim) => settings::Output::Loggopsim,
+        },
+        noise: settings::NoiseSettings {
+            trace: a.noise.clone(),
+            cosched: a.noise_cosched,
+            seed: a.seed,
+            replications: a.replications,
         },
         given: Setting::ALL.into_iter().filter(|s| given(m, arg(*s).0)).collect(),
     }

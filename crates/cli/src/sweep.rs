@@ -196,6 +196,14 @@ pub fn run(a: SweepArgs) -> Result<(), (u8, String)> {
             planned.len() - 1
         )));
     }
+    // The Python package, which runs the points on Dask, has no noise settings yet.
+    let noisy = |k: &Key| k.name() == "noise" || k.name() == "noise-cosched" || k.name() == "seed";
+    if a.dask.is_some() && (spec.grid.iter().any(|x| noisy(x.key)) || spec.fixed.iter().any(|(k, _)| noisy(k))) {
+        return Err(usage(
+            "--dask runs the points through the Python package, which has no --noise, --noise-cosched or --seed yet"
+                .into(),
+        ));
+    }
     // Before a long sweep, not after it.
     if matches!(out, Out::Parquet(_)) {
         sweep_python::check("parquet")?;

@@ -275,12 +275,15 @@ fn long_flags(help: &str) -> Vec<String> {
 fn every_replay_setting_is_a_sweep_setting() {
     let replay = long_flags(&ok(simpi(&["replay", "--help"])));
     let sweep = long_flags(&ok(simpi(&["sweep", "--help"])));
-    // The replay's outputs and its progress have no place in a table of points.
+    // The replay's outputs, its progress and its threads have no place in a table of
+    // points; nor have replications (a point is one run: a sweep varies --seed).
     let outputs = [
         "--format",
         "--help",
+        "--jobs",
         "--json",
         "--progress",
+        "--replications",
         "--report",
         "--timeline",
         "--timeline-ranks",

@@ -14,6 +14,7 @@ pub mod engine;
 mod error;
 pub mod live;
 pub mod matching;
+pub mod noise;
 pub mod op;
 pub mod preset;
 pub mod protocol;
@@ -107,6 +108,29 @@ pub fn run_loggops_over<S: OpStore, N: NetworkModel>(
 ) -> (Result<Outcome, Error>, S) {
     assert_eq!(hosts.len(), store.num_ranks() as usize, "every rank needs a host");
     let rules = LogGopsRules::over(*model, net, hosts, store.cpus(), store.nics());
+    let mut e = Engine::new(store, rules, progress, record);
+    let out = e.run_to_end();
+    (out, e.into_store())
+}
+
+/// [`run_loggops_on`] with OS noise charged as LogGOPSim charges it; `noise` must
+/// have an offset for every rank of the store.
+pub fn run_loggops_noisy_on<S: OpStore>(
+    store: S,
+    model: &LogGops,
+    noise: &noise::HostNoise<'_>,
+    progress: Option<&mut dyn FnMut(Progress)>,
+    record: bool,
+) -> (Result<Outcome, Error>, S) {
+    if noise.offsets().len() < store.num_ranks() as usize {
+        let msg = format!(
+            "the noise has offsets for {} ranks, the workload has {}",
+            noise.offsets().len(),
+            store.num_ranks()
+        );
+        return (Err(Error::BadParameter(msg)), store);
+    }
+    let rules = LogGopsRules::with_noise(*model, store.num_ranks(), store.cpus(), store.nics(), noise);
     let mut e = Engine::new(store, rules, progress, record);
     let out = e.run_to_end();
     (out, e.into_store())

@@ -114,6 +114,10 @@ fn keyword(s: Setting) -> &'static str {
         Setting::RouterDelay => "router_delay",
         Setting::Queues => "queues",
         Setting::Protocol => "protocol",
+        Setting::Noise => "noise",
+        Setting::NoiseCosched => "noise_cosched",
+        Setting::Seed => "seed",
+        Setting::Replications => "replications",
     }
 }
 

@@ -13,6 +13,8 @@ pub enum Error {
     Trace(simpi_trace::tit::TitError),
     /// An OTF2 trace is malformed or unreadable.
     Otf2(simpi_trace::otf2::Otf2Error),
+    /// A noise trace is malformed or unreadable.
+    Noise(simpi_trace::noise::NoiseError),
     /// A platform or host file is malformed, or a route is missing.
     Platform(simpi_platform::PlatformError),
     /// An input file cannot be read at all.
@@ -51,6 +53,7 @@ impl fmt::Display for Error {
             Error::Trace(e) => write!(f, "{e}"),
             Error::Otf2(e) => write!(f, "{e}"),
             Error::Platform(e) => write!(f, "{e}"),
+            Error::Noise(e) => write!(f, "{e}"),
             Error::Io { path, msg } => write!(f, "{path}: {msg}"),
             Error::Setting(m) | Error::Stall(m) => f.write_str(m),
             // A trace's own error already names its file and line.
@@ -80,6 +83,12 @@ impl From<simpi_trace::tit::TitError> for Error {
 impl From<simpi_trace::otf2::Otf2Error> for Error {
     fn from(e: simpi_trace::otf2::Otf2Error) -> Error {
         Error::Otf2(e)
+    }
+}
+
+impl From<simpi_trace::noise::NoiseError> for Error {
+    fn from(e: simpi_trace::noise::NoiseError) -> Error {
+        Error::Noise(e)
     }
 }
 

@@ -10,6 +10,7 @@ pub mod critical;
 mod error;
 pub mod html;
 pub mod memory;
+pub mod montecarlo;
 pub mod replay;
 pub mod report;
 pub mod settings;

@@ -11,9 +11,11 @@ use simpi_mpi::coll::CollSpec;
 use simpi_mpi::engine::{OpStore, ScheduleStore};
 use simpi_mpi::live::Live;
 use simpi_mpi::live::{OpRef, Program};
+use simpi_mpi::noise::HostNoise;
 use simpi_mpi::CallRecord;
 use simpi_mpi::{
-    run_loggops_on, run_loggops_over, run_smpi_on, OpId, Outcome, Preset, Progress, Protocol, Schedule, Stall,
+    run_loggops_noisy_on, run_loggops_on, run_loggops_over, run_smpi_on, OpId, Outcome, Preset, Progress, Protocol,
+    Schedule, Stall,
 };
 use simpi_net::{ConstantNetwork, FlowNetwork, LinkLoad, LogGops, NetworkModel, PacketNetwork, PacketParams};
 use simpi_platform::{HostId, Platform};
@@ -29,6 +31,14 @@ use std::time::Instant;
 pub enum Model<'a> {
     /// LogGOPS with LogGOPSim's semantics; parameters in picoseconds.
     LogGops(LogGops),
+    /// LogGOPS with OS noise charged as LogGOPSim charges it (see
+    /// [`crate::montecarlo`] for replications).
+    NoisyLogGops {
+        /// The parameters, in picoseconds.
+        params: LogGops,
+        /// The noise trace and each rank's offset into it.
+        noise: &'a HostNoise<'a>,
+    },
     /// Flows over a platform: rank `r` runs on `hosts[r]`.
     Flow {
         /// The platform.
@@ -99,6 +109,7 @@ fn run_model<S: OpStore>(
     };
     Ok(match model {
         Model::LogGops(m) => no_links(run_loggops_on(store, m, progress, record)),
+        Model::NoisyLogGops { params, noise } => no_links(run_loggops_noisy_on(store, params, noise, progress, record)),
         Model::Flow {
             platform,
             hosts,

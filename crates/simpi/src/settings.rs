@@ -187,11 +187,19 @@ pub enum Setting {
     Queues,
     /// What the packet model's hosts do: SMPI's protocol or LogGOPS's costs.
     Protocol,
+    /// An OS noise trace.
+    Noise,
+    /// Every rank reads the noise trace from one offset.
+    NoiseCosched,
+    /// The seed of the noise's offsets.
+    Seed,
+    /// Monte Carlo replications.
+    Replications,
 }
 
 impl Setting {
     /// Every setting.
-    pub const ALL: [Setting; 45] = [
+    pub const ALL: [Setting; 49] = [
         Setting::Pattern,
         Setting::Ranks,
         Setting::Bytes,
@@ -237,6 +245,10 @@ impl Setting {
         Setting::RouterDelay,
         Setting::Queues,
         Setting::Protocol,
+        Setting::Noise,
+        Setting::NoiseCosched,
+        Setting::Seed,
+        Setting::Replications,
     ];
 }
 
@@ -350,6 +362,31 @@ const PATTERN: [Setting; 5] = [
     Setting::Periodic,
 ];
 
+/// OS noise and Monte Carlo replications (LogGOPS only; see [`crate::montecarlo`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NoiseSettings {
+    /// A noise trace in LogGOPSim's format, its times in the replay's time unit.
+    pub trace: Option<PathBuf>,
+    /// Every rank reads the trace from one offset (else each from its own).
+    pub cosched: bool,
+    /// The seed of the offsets.
+    pub seed: u64,
+    /// Replications, each with offsets of its own (at least 1).
+    pub replications: u32,
+}
+
+impl Default for NoiseSettings {
+    /// No noise, seed 1, one replication.
+    fn default() -> NoiseSettings {
+        NoiseSettings {
+            trace: None,
+            cosched: false,
+            seed: 1,
+            replications: 1,
+        }
+    }
+}
+
 /// A replay's settings: each value (a default where the user gave none), and which ones
 /// the user gave.
 #[derive(Clone, Debug)]
@@ -393,6 +430,8 @@ pub struct ReplaySettings {
     pub report: bool,
     /// What the result is printed as.
     pub output: Output,
+    /// OS noise and replications.
+    pub noise: NoiseSettings,
     /// The settings the user gave (a default the user did not type is not given).
     pub given: BTreeSet<Setting>,
 }
@@ -422,6 +461,7 @@ impl Default for ReplaySettings {
             coll: Vec::new(),
             report: false,
             output: Output::Human,
+            noise: NoiseSettings::default(),
             given: BTreeSet::new(),
         }
     }
@@ -527,6 +567,7 @@ impl ReplaySettings {
                 return Err(format!("{} is a LogGOPS parameter: {this_model} does not use it", n(s)));
             }
         }
+        self.check_noise(naming)?;
         for s in MACHINE {
             if self.given(s) && !on_platform {
                 return Err(format!(
@@ -638,6 +679,59 @@ impl ReplaySettings {
                 n(Setting::Json),
                 naming.set(Setting::OutputFormat, "loggopsim")
             ));
+        }
+        Ok(())
+    }
+
+    /// Refuses noise settings without a noise trace, noise under a model that ignores
+    /// it, and outputs of one run with several replications.
+    fn check_noise(&self, naming: Naming) -> Result<(), String> {
+        let n = |s: Setting| naming.of(s);
+        let trace = naming.placeholder(Setting::Noise, "FILE");
+        if self.noise.trace.is_none() {
+            let why = |s: Setting| match s {
+                Setting::NoiseCosched => "places the noise",
+                Setting::Seed => "draws the noise's offsets",
+                _ => "repeats a run with new noise offsets",
+            };
+            for s in [Setting::NoiseCosched, Setting::Seed, Setting::Replications] {
+                if self.given(s) {
+                    return Err(format!(
+                        "{} {} of {trace}: give {} too",
+                        n(s),
+                        why(s),
+                        n(Setting::Noise)
+                    ));
+                }
+            }
+            return Ok(());
+        }
+        let model = self.model();
+        if model != ModelName::Loggops {
+            return Err(format!(
+                "{} charges OS noise under LogGOPSim's rules: {} does not use it (use {})",
+                n(Setting::Noise),
+                naming.set(Setting::Model, model.name()),
+                naming.set(Setting::Model, ModelName::Loggops.name())
+            ));
+        }
+        if self.noise.replications > 1 {
+            let one_run = if self.report {
+                Some(n(Setting::Report).to_string())
+            } else if self.given(Setting::Timeline) {
+                Some(n(Setting::Timeline).to_string())
+            } else if self.output == Output::Loggopsim {
+                Some(naming.set(Setting::OutputFormat, "loggopsim"))
+            } else {
+                None
+            };
+            if let Some(what) = one_run {
+                return Err(format!(
+                    "{what} describes one run, and {} gives statistics over {}: drop one of them",
+                    naming.set(Setting::Replications, &self.noise.replications.to_string()),
+                    self.noise.replications
+                ));
+            }
         }
         Ok(())
     }

@@ -12,7 +12,7 @@
 
 pub mod keys;
 pub mod plot;
-mod pool;
+pub(crate) mod pool;
 mod run;
 pub mod svg;
 pub mod table;
@@ -41,6 +41,7 @@ fn flag_of(s: crate::Setting) -> &'static str {
         S::Timeline => "--timeline",
         S::TimelineRanks => "--timeline-ranks",
         S::TimelineWindow => "--timeline-window",
+        S::Replications => "--replications",
         other => KEYS
             .iter()
             .find(|k| k.setting == Some(other))

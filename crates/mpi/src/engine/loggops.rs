@@ -13,6 +13,11 @@
 //! `t + o + L`, and arrives when the model delivers its last byte; the hosts' CPU and
 //! NIC costs stay LogGOPS's.
 //!
+//! OS noise (see [`crate::noise`]) is charged where LogGOPSim charges it: to a send's
+//! and an arriving message's overhead `o`, and to a computation, on the CPU's busy time
+//! only. The rules take it as a type parameter; without noise ([`Quiet`]) nothing of it
+//! is compiled in.
+//!
 //! Times are LogGOPSim's modular sums. A sum past 2^64 ps ends the run in
 //! [`crate::Error::TimeOverflow`]; a sum below zero (an empty message's credit larger
 //! than the time) wraps as in LogGOPSim and is an error only if something waits for it
@@ -21,6 +26,7 @@
 use crate::cxx_sort::sort_like_libstdcxx;
 use crate::engine::{Core, OpStore, Rules};
 use crate::matching::Envelope;
+use crate::noise::{Detours, Quiet};
 use crate::op::OpKind;
 use simpi_kernel::{prefetch, IdHashMap, Seq, SimTime};
 use simpi_net::HostId;
@@ -127,11 +133,12 @@ pub(crate) const NEGATIVE: &str = "a LogGOPS time went below zero: an empty mess
      and G, and here that exceeds o (LogGOPSim wraps such a time around the clock; give o at least O \
      and G, or use non-empty messages)";
 
-/// LogGOPSim's rules over the LogGOPS parameters `m`, with messages crossing a network
-/// model `N` or, without one, taking `L`.
-pub struct LogGopsRules<N: NetworkModel = NoNetwork> {
+/// LogGOPSim's rules over the LogGOPS parameters `m`, with OS noise `N`, and messages
+/// crossing a network model `W` or, without one, taking `L`.
+pub struct LogGopsRules<N: Detours = Quiet, W: NetworkModel = NoNetwork> {
     m: LogGops,
-    coupling: Option<Coupling<N>>,
+    noise: N,
+    coupling: Option<Coupling<W>>,
     timers: Timers,
     /// Parked events by resource group (see [`LogGopsRules::dispatch`]).
     parked: IdHashMap<u64, Parked>,
@@ -143,15 +150,22 @@ pub struct LogGopsRules<N: NetworkModel = NoNetwork> {
 }
 
 impl LogGopsRules {
-    /// Rules for `ranks` ranks of `cpus` CPUs and `nics` NICs each.
+    /// Rules for `ranks` ranks of `cpus` CPUs and `nics` NICs each, without noise.
     pub fn new(m: LogGops, ranks: u32, cpus: usize, nics: usize) -> LogGopsRules {
-        LogGopsRules::build(m, None, ranks, cpus, nics)
+        LogGopsRules::build(m, Quiet, None, ranks, cpus, nics)
     }
 }
 
-impl<N: NetworkModel> LogGopsRules<N> {
+impl<N: Detours> LogGopsRules<N> {
+    /// Rules for `ranks` ranks of `cpus` CPUs and `nics` NICs each, with OS noise.
+    pub fn with_noise(m: LogGops, ranks: u32, cpus: usize, nics: usize, noise: N) -> LogGopsRules<N> {
+        LogGopsRules::build(m, noise, None, ranks, cpus, nics)
+    }
+}
+
+impl<W: NetworkModel> LogGopsRules<Quiet, W> {
     /// Rules whose messages cross `net`, rank `r` on `hosts[r]` (`L` is not used).
-    pub fn over(m: LogGops, net: N, hosts: Vec<HostId>, cpus: usize, nics: usize) -> LogGopsRules<N> {
+    pub fn over(m: LogGops, net: W, hosts: Vec<HostId>, cpus: usize, nics: usize) -> LogGopsRules<Quiet, W> {
         let ranks = hosts.len() as u32;
         let coupling = Coupling {
             net,
@@ -159,12 +173,22 @@ impl<N: NetworkModel> LogGopsRules<N> {
             done: Vec::new(),
             error: None,
         };
-        LogGopsRules::build(m, Some(coupling), ranks, cpus, nics)
+        LogGopsRules::build(m, Quiet, Some(coupling), ranks, cpus, nics)
     }
+}
 
-    fn build(m: LogGops, coupling: Option<Coupling<N>>, ranks: u32, cpus: usize, nics: usize) -> LogGopsRules<N> {
+impl<N: Detours, W: NetworkModel> LogGopsRules<N, W> {
+    fn build(
+        m: LogGops,
+        noise: N,
+        coupling: Option<Coupling<W>>,
+        ranks: u32,
+        cpus: usize,
+        nics: usize,
+    ) -> LogGopsRules<N, W> {
         LogGopsRules {
             m,
+            noise,
             coupling,
             timers: Timers::new(ranks as usize, cpus, nics),
             parked: IdHashMap::default(),
@@ -295,7 +319,11 @@ impl<N: NetworkModel> LogGopsRules<N> {
         if self.busy(core, cpu, t) {
             return true;
         }
-        let end = Self::plus(core, t, op.size as i128);
+        let mut cost = op.size as i128;
+        if N::ON {
+            cost += self.noise.detour(op.rank, t, op.size) as i128;
+        }
+        let end = Self::plus(core, t, cost);
         self.set(cpu, end);
         core.mark(id, t, t, end as u64);
         core.started(id);
@@ -314,7 +342,12 @@ impl<N: NetworkModel> LogGopsRules<N> {
             return true;
         }
         core.started(id);
-        let cpu_end = Self::plus(core, t, self.m.send_cpu_exact(op.size));
+        let mut cpu_cost = self.m.send_cpu_exact(op.size);
+        if N::ON {
+            // Over [t, t + o): the per-byte overhead is not exposed to noise.
+            cpu_cost += self.noise.detour(op.rank, t, self.m.o) as i128;
+        }
+        let cpu_end = Self::plus(core, t, cpu_cost);
         let nic_end = Self::plus(core, t, self.m.nic_exact(op.size));
         let arrival = Self::plus(core, t, self.m.flight_exact()) as u64;
         core.mark(id, t, t, cpu_end as u64);
@@ -376,7 +409,12 @@ impl<N: NetworkModel> LogGopsRules<N> {
         if self.busy(core, cpu, t) | self.busy(core, nic, t) {
             return true;
         }
-        let recv_end = Self::plus(core, t, self.m.recv_cpu_exact(send.size));
+        let mut cpu_cost = self.m.recv_cpu_exact(send.size);
+        if N::ON {
+            // The receiver's noise, over [t, t + o) as for a send.
+            cpu_cost += self.noise.detour(host, t, self.m.o) as i128;
+        }
+        let recv_end = Self::plus(core, t, cpu_cost);
         let nic_end = Self::plus(core, t, self.m.nic_exact(send.size));
         self.set(cpu, recv_end);
         self.set(nic, nic_end);
@@ -450,7 +488,7 @@ impl<N: NetworkModel> LogGopsRules<N> {
     }
 }
 
-impl<N: NetworkModel> LogGopsRules<N> {
+impl<N: Detours, W: NetworkModel> LogGopsRules<N, W> {
     /// The message of send `id` enters the network at `t`.
     fn inject<S: OpStore>(&mut self, core: &mut Core<S, Packed>, t: u64, id: u32) {
         let op = *core.store.op(id);
@@ -462,7 +500,7 @@ impl<N: NetworkModel> LogGopsRules<N> {
     }
 }
 
-impl<S: OpStore, N: NetworkModel> Rules<S> for LogGopsRules<N> {
+impl<S: OpStore, N: Detours, W: NetworkModel> Rules<S> for LogGopsRules<N, W> {
     type Event = Packed;
     /// A rank ends when its CPUs are idle for good.
     const ENDS_AT_LAST_COMPLETION: bool = false;

@@ -48,7 +48,7 @@ const fn key(flag: &'static str, keyword: &'static str, setting: Setting, help: 
 }
 
 /// Every key, in `simpi replay --help`'s order.
-pub const KEYS: [Key; 40] = [
+pub const KEYS: [Key; 43] = [
     key(
         "--pattern",
         "pattern",
@@ -264,6 +264,25 @@ pub const KEYS: [Key; 40] = [
         Setting::TestCost,
         "Seconds each MPI_Test of a trace costs [default: 1e-4]",
     ),
+    key(
+        "--noise",
+        "noise",
+        Setting::Noise,
+        "LogGOPS: an OS noise trace (LogGOPSim's format, in the time unit); a point is one run",
+    ),
+    Key {
+        flag: "--noise-cosched",
+        keyword: "noise_cosched",
+        setting: Some(Setting::NoiseCosched),
+        switch: true,
+        help: "Noise: every rank reads the trace from one offset",
+    },
+    key(
+        "--seed",
+        "seed",
+        Setting::Seed,
+        "Noise: the seed of the offsets [default: 1]; vary it for replications",
+    ),
     Key {
         flag: "--max-blocked-ranks",
         keyword: "max_blocked_ranks",
@@ -321,6 +340,9 @@ impl Point {
         // `periodic=false` is the default, not a request (as in Python).
         if key.setting == Some(Setting::Periodic) && !self.params.periodic {
             self.replay.given.remove(&Setting::Periodic);
+        }
+        if key.setting == Some(Setting::NoiseCosched) && !self.replay.noise.cosched {
+            self.replay.given.remove(&Setting::NoiseCosched);
         }
         Ok(())
     }
@@ -394,6 +416,10 @@ impl Point {
             | Setting::TimelineWindow => {
                 return Err("is an output of simpi replay, not a setting of a sweep's points".into())
             }
+            Setting::Noise => r.noise.trace = Some(path(t)?),
+            Setting::NoiseCosched => r.noise.cosched = boolean(t)?,
+            Setting::Seed => r.noise.seed = whole(t)?,
+            Setting::Replications => return Err("a point of a sweep is one run: vary --seed to replicate it".into()),
         }
         Ok(())
     }

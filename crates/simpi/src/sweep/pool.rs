@@ -16,24 +16,41 @@ where
     E: Send,
     F: Fn(&T) -> Result<R, E> + Sync,
 {
+    map_ordered_with(items, threads, || (), |_, item| f(item))
+}
+
+/// [`map_ordered`] where each thread first makes a state of its own with `init` (a
+/// copy of something every job changes) and hands it to each of its jobs.
+pub fn map_ordered_with<T, R, E, S, I, F>(items: &[T], threads: usize, init: I, f: F) -> Result<Vec<R>, (usize, E)>
+where
+    T: Sync,
+    R: Send,
+    E: Send,
+    I: Fn() -> S + Sync,
+    F: Fn(&mut S, &T) -> Result<R, E> + Sync,
+{
     let threads = threads.clamp(1, items.len().max(1));
     let next = AtomicUsize::new(0);
     let failed = AtomicBool::new(false);
     let slots: Mutex<Vec<Option<Result<R, E>>>> = Mutex::new((0..items.len()).map(|_| None).collect());
-    let work = || loop {
-        if failed.load(Ordering::Relaxed) {
-            return;
-        }
-        let i = next.fetch_add(1, Ordering::Relaxed);
-        let Some(item) = items.get(i) else { return };
-        let r = f(item);
-        if r.is_err() {
-            failed.store(true, Ordering::Relaxed);
-        }
-        // A panic in another job poisons the lock; its slot stays empty and the
-        // panic is re-raised when the scope ends.
-        if let Ok(mut s) = slots.lock() {
-            s[i] = Some(r);
+    let work = || {
+        let mut state = None;
+        loop {
+            if failed.load(Ordering::Relaxed) {
+                return;
+            }
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(item) = items.get(i) else { return };
+            // Made on a thread's first job: a thread with none makes no copy.
+            let r = f(state.get_or_insert_with(&init), item);
+            if r.is_err() {
+                failed.store(true, Ordering::Relaxed);
+            }
+            // A panic in another job poisons the lock; its slot stays empty and the
+            // panic is re-raised when the scope ends.
+            if let Ok(mut s) = slots.lock() {
+                s[i] = Some(r);
+            }
         }
     };
     if threads == 1 {

@@ -3,7 +3,9 @@
 
 use super::keys::Point;
 use super::FLAGS;
-use crate::{count_ranks, load, simulate, Error, LoadOptions, Machine, Report, SimOptions, Workload};
+use crate::montecarlo::{read_noise, simulate_noisy, Noise};
+use crate::mpi::noise::Placement;
+use crate::{count_ranks, load, simulate, Error, LoadOptions, Machine, Model, Report, SimOptions, Workload};
 use std::fmt;
 
 /// What kind of failure stopped a point, by the exit code `simpi replay` gives it.
@@ -108,5 +110,26 @@ pub fn replay(p: &Point, record: bool) -> Result<Report, Failure> {
         max_blocked_ranks: p.max_blocked_ranks,
         record,
     };
-    simulate(&mut workload, &machine.model(), opts).map_err(fail)
+    let Some(path) = &s.noise.trace else {
+        return simulate(&mut workload, &machine.model(), opts).map_err(fail);
+    };
+    // With noise (LogGOPS only: the settings' check refuses it elsewhere), the run of
+    // replication 0 of the point's seed.
+    let trace = read_noise(path, s.time_unit).map_err(fail)?;
+    let Model::LogGops(params) = machine.model() else {
+        return Err(fail(Error::Setting(format!(
+            "{}: needs --model loggops",
+            path.display()
+        ))));
+    };
+    let noise = Noise {
+        trace: &trace,
+        placement: if s.noise.cosched {
+            Placement::Cosched
+        } else {
+            Placement::Independent
+        },
+        seed: s.noise.seed,
+    };
+    simulate_noisy(&mut workload, params, &noise, 0, opts).map_err(fail)
 }

@@ -1,0 +1,423 @@
+//! OS noise and Monte Carlo replications under the LogGOPS rules: a noise trace in
+//! LogGOPSim's format, each replication drawing new per-rank offsets into it from the
+//! key (seed, replication, rank), and the statistics of the makespans.
+//!
+//! Replications run on threads, each thread on a copy of the workload of its own; the
+//! makespans come back in replication order and each depends only on its key, so the
+//! result is the same bit for bit whatever the number of threads.
+
+use crate::replay::{simulate, Model, SimOptions};
+use crate::report::Report;
+use crate::sweep::pool::map_ordered_with;
+use crate::workload::{Body, Workload};
+use crate::Error;
+use simpi_kernel::{SimTime, TimeUnit};
+use simpi_mpi::noise::{HostNoise, NoiseTrace, Placement};
+use simpi_net::LogGops;
+use std::fmt::Write as _;
+use std::io::{self, Write};
+use std::path::Path;
+use std::time::Instant;
+
+/// Reads the noise trace at `path`, its times in `unit`.
+pub fn read_noise(path: &Path, unit: TimeUnit) -> Result<NoiseTrace, Error> {
+    Ok(simpi_trace::noise::read_noise(path, unit)?)
+}
+
+/// The noise of a run: a trace and where ranks read it.
+pub struct Noise<'t> {
+    /// The trace.
+    pub trace: &'t NoiseTrace,
+    /// Each rank from its own offset, or all from one.
+    pub placement: Placement,
+    /// The seed of the offsets.
+    pub seed: u64,
+}
+
+/// Number of ranks of a loaded workload.
+fn ranks_of(w: &Workload<'_>) -> Result<u32, Error> {
+    Ok(match &w.body {
+        Body::Schedule(s) => s.num_ranks(),
+        Body::Pattern { params, .. } => params.ranks,
+        Body::Trace => simpi_trace::tit::tit_ranks(&w.path)?,
+    })
+}
+
+/// Simulates `w` under LogGOPS `params` with `noise`, its offsets those of
+/// replication `replication`.
+pub fn simulate_noisy(
+    w: &mut Workload<'_>,
+    params: LogGops,
+    noise: &Noise<'_>,
+    replication: u64,
+    opts: SimOptions<'_>,
+) -> Result<Report, Error> {
+    let ranks = ranks_of(w)?;
+    let grain = w.unit.ps_per_unit();
+    let offsets = HostNoise::draw(noise.trace, ranks, noise.placement, grain, noise.seed, replication);
+    let model = Model::NoisyLogGops {
+        params,
+        noise: &offsets,
+    };
+    simulate(w, &model, opts)
+}
+
+/// A copy of `w` to run again: a whole schedule is copied (a run changes its
+/// counters); a trace is read again, a pattern made again.
+fn twin<'a>(w: &Workload<'a>) -> Workload<'a> {
+    Workload {
+        path: w.path.clone(),
+        format: w.format,
+        unit: w.unit,
+        body: match &w.body {
+            Body::Schedule(s) => Body::Schedule(s.clone()),
+            Body::Trace => Body::Trace,
+            Body::Pattern { pattern, params } => Body::Pattern {
+                pattern: *pattern,
+                params: *params,
+            },
+        },
+        options: w.options,
+        calls: None,
+        warnings: Vec::new(),
+        load_seconds: 0.0,
+    }
+}
+
+/// What replications gave.
+#[derive(Clone, Debug)]
+pub struct Replications {
+    /// The seed of the offsets.
+    pub seed: u64,
+    /// Where ranks read the trace.
+    pub placement: Placement,
+    /// The makespan of each replication, in replication order.
+    pub makespans: Vec<SimTime>,
+    /// Ranks of the workload.
+    pub ranks: usize,
+    /// Operations of one replication.
+    pub ops: u64,
+    /// Events of one replication (the same in every one).
+    pub events: u64,
+    /// Threads the replications ran on.
+    pub threads: usize,
+    /// Wall-clock seconds: loading plus all replications.
+    pub wall_seconds: f64,
+    /// Things the user should know (from the first replication).
+    pub warnings: Vec<String>,
+}
+
+/// Runs `replications` replications of `w` with `noise` on up to `threads` threads;
+/// replication `i` draws its offsets from (seed, i). The first failure in replication
+/// order is the error.
+pub fn replicate(
+    w: &Workload<'_>,
+    params: LogGops,
+    noise: &Noise<'_>,
+    replications: u32,
+    threads: usize,
+    max_blocked_ranks: usize,
+) -> Result<Replications, Error> {
+    let started = Instant::now();
+    let items: Vec<u64> = (0..replications as u64).collect();
+    let threads = threads.clamp(1, items.len().max(1));
+    let reports = map_ordered_with(
+        &items,
+        threads,
+        || twin(w),
+        |copy, &i| {
+            let opts = SimOptions {
+                progress: None,
+                max_blocked_ranks,
+                record: false,
+            };
+            simulate_noisy(copy, params, noise, i, opts)
+                .map(|r| (r.makespan(), r.events, r.ops, r.end_times.len(), r.warnings))
+        },
+    )
+    .map_err(|(_, e)| e)?;
+    let (ranks, ops, events, warnings) = match reports.first() {
+        Some((_, e, o, r, w)) => (*r, *o, *e, w.clone()),
+        None => (0, 0, 0, Vec::new()),
+    };
+    Ok(Replications {
+        seed: noise.seed,
+        placement: noise.placement,
+        makespans: reports.into_iter().map(|r| r.0).collect(),
+        ranks,
+        ops,
+        events,
+        threads,
+        wall_seconds: w.load_seconds + started.elapsed().as_secs_f64(),
+        warnings,
+    })
+}
+
+/// Statistics of a sample of times, in picoseconds.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Stats {
+    /// Sample size.
+    pub n: usize,
+    /// The mean.
+    pub mean: f64,
+    /// The sample standard deviation (n - 1 in the denominator; 0 for one value).
+    pub sd: f64,
+    /// The 95 % confidence interval of the mean, Student's t with n - 1 degrees of
+    /// freedom (the mean itself at both ends for one value).
+    pub ci95: (f64, f64),
+    /// The median (the mean of the two middle values for an even count).
+    pub median: f64,
+    /// The 95th percentile, nearest rank: the ⌈0.95·n⌉-th smallest value.
+    pub p95: u64,
+    /// The smallest value.
+    pub min: u64,
+    /// The largest value.
+    pub max: u64,
+}
+
+impl Stats {
+    /// The statistics of `sample` (None if empty).
+    pub fn of(sample: &[SimTime]) -> Option<Stats> {
+        let mut v: Vec<u64> = sample.iter().map(|t| t.ps()).collect();
+        v.sort_unstable();
+        let n = v.len();
+        let (&min, &max) = (v.first()?, v.last()?);
+        // Deviations from the minimum are small integers: summed exactly, then the
+        // spread is computed around their mean.
+        let d_mean = v.iter().map(|&x| (x - min) as u128).sum::<u128>() as f64 / n as f64;
+        let mean = min as f64 + d_mean;
+        let sd = if n > 1 {
+            let ss: f64 = v.iter().map(|&x| ((x - min) as f64 - d_mean).powi(2)).sum();
+            (ss / (n - 1) as f64).sqrt()
+        } else {
+            0.0
+        };
+        let half = if n > 1 {
+            t_quantile_975(n as u64 - 1) * sd / (n as f64).sqrt()
+        } else {
+            0.0
+        };
+        let median = if n % 2 == 1 {
+            v[n / 2] as f64
+        } else {
+            (v[n / 2 - 1] as f64 + v[n / 2] as f64) / 2.0
+        };
+        // ⌈0.95·n⌉ in integers.
+        let rank = (95 * n).div_ceil(100).max(1);
+        Some(Stats {
+            n,
+            mean,
+            sd,
+            ci95: (mean - half, mean + half),
+            median,
+            p95: v[rank - 1],
+            min,
+            max,
+        })
+    }
+}
+
+/// The 0.975 quantile of Student's t distribution with `df` degrees of freedom (so
+/// ±t bounds 95 %): found by bisection on the closed form of P(|T| ≤ t) for integer
+/// degrees of freedom (Abramowitz and Stegun 26.7.3 and 26.7.4); above 1000 degrees of
+/// freedom, the Cornish-Fisher expansion around the normal quantile (error < 1e-9).
+pub fn t_quantile_975(df: u64) -> f64 {
+    assert!(df > 0, "Student's t needs at least one degree of freedom");
+    if df > 1000 {
+        let z = 1.959_963_984_540_054_f64;
+        let nu = df as f64;
+        return z + (z.powi(3) + z) / (4.0 * nu) + (5.0 * z.powi(5) + 16.0 * z.powi(3) + 3.0 * z) / (96.0 * nu * nu);
+    }
+    let (mut lo, mut hi) = (0.0f64, 1000.0f64);
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if t_central(mid, df) < 0.95 {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    0.5 * (lo + hi)
+}
+
+/// P(|T| ≤ t) for Student's t with `df` degrees of freedom (A&S 26.7.3, 26.7.4).
+fn t_central(t: f64, df: u64) -> f64 {
+    let theta = (t / (df as f64).sqrt()).atan();
+    let (s, c2) = (theta.sin(), theta.cos().powi(2));
+    if df.is_multiple_of(2) {
+        // sin θ · (1 + ½cos²θ + (1·3)/(2·4)cos⁴θ + … up to cos^(df-2)θ)
+        let (mut term, mut sum) = (1.0, 1.0);
+        for k in (2..df).step_by(2) {
+            term *= (k - 1) as f64 / k as f64 * c2;
+            sum += term;
+        }
+        s * sum
+    } else {
+        // (2/π)(θ + sin θ · (cos θ + ⅔cos³θ + … up to cos^(df-2)θ)); θ alone for df 1.
+        let c = theta.cos();
+        let mut sum = 0.0;
+        if df > 1 {
+            let mut term = c;
+            sum = c;
+            for k in (3..df).step_by(2) {
+                term *= (k - 1) as f64 / k as f64 * c2;
+                sum += term;
+            }
+        }
+        std::f64::consts::FRAC_2_PI * (theta + s * sum)
+    }
+}
+
+impl Replications {
+    /// The statistics of the makespans.
+    pub fn stats(&self) -> Option<Stats> {
+        Stats::of(&self.makespans)
+    }
+
+    fn placement_name(&self) -> &'static str {
+        match self.placement {
+            Placement::Independent => "independent",
+            Placement::Cosched => "cosched",
+        }
+    }
+
+    /// A short human summary.
+    pub fn summary(&self) -> String {
+        let mut s = String::new();
+        let ps = |x: f64| SimTime(simpi_kernel::time::round_to_u64(x.max(0.0)));
+        let _ = writeln!(
+            s,
+            "replications {}  (seed {}, {} noise offsets, {} thread(s))",
+            self.makespans.len(),
+            self.seed,
+            self.placement_name(),
+            self.threads
+        );
+        if let Some(st) = self.stats() {
+            let _ = writeln!(s, "makespan     mean {}", ps(st.mean));
+            if st.n > 1 {
+                let _ = writeln!(
+                    s,
+                    "             95% interval of the mean {} to {}  (Student t, {} df)",
+                    ps(st.ci95.0),
+                    ps(st.ci95.1),
+                    st.n - 1
+                );
+            }
+            let _ = writeln!(
+                s,
+                "             median {}, 95th percentile {}",
+                ps(st.median),
+                SimTime(st.p95)
+            );
+            let _ = writeln!(s, "             min {}, max {}", SimTime(st.min), SimTime(st.max));
+        }
+        let _ = writeln!(s, "ranks        {}", self.ranks);
+        let _ = writeln!(s, "operations   {}  (per replication)", self.ops);
+        let _ = writeln!(s, "events       {}  (per replication)", self.events);
+        let _ = writeln!(s, "wall time    {:.3} s", self.wall_seconds);
+        for w in &self.warnings {
+            let _ = writeln!(s, "warning: {w}");
+        }
+        s
+    }
+
+    /// One JSON object: `replications`, `seed`, `placement`, the makespan statistics
+    /// (`makespan_mean_ps`, `makespan_ci95_ps` [low, high], `makespan_sd_ps`,
+    /// `makespan_median_ps`, `makespan_p95_ps`, `makespan_min_ps`, `makespan_max_ps`),
+    /// `makespans_ps` (each replication's, in order), `ranks`, `events`, `wall_seconds`.
+    pub fn write_json<W: Write>(&self, mut out: W) -> io::Result<()> {
+        let st = self.stats();
+        write!(
+            out,
+            "{{\"replications\": {}, \"seed\": {}, \"placement\": \"{}\"",
+            self.makespans.len(),
+            self.seed,
+            self.placement_name()
+        )?;
+        if let Some(st) = st {
+            write!(
+                out,
+                ", \"makespan_mean_ps\": {}, \"makespan_ci95_ps\": [{}, {}], \"makespan_sd_ps\": {}, \
+                 \"makespan_median_ps\": {}, \"makespan_p95_ps\": {}, \"makespan_min_ps\": {}, \"makespan_max_ps\": {}",
+                json_f64(st.mean),
+                json_f64(st.ci95.0),
+                json_f64(st.ci95.1),
+                json_f64(st.sd),
+                json_f64(st.median),
+                st.p95,
+                st.min,
+                st.max
+            )?;
+        }
+        out.write_all(b", \"makespans_ps\": [")?;
+        for (i, t) in self.makespans.iter().enumerate() {
+            if i > 0 {
+                out.write_all(b", ")?;
+            }
+            write!(out, "{}", t.ps())?;
+        }
+        writeln!(
+            out,
+            "], \"ranks\": {}, \"events\": {}, \"wall_seconds\": {:.6}}}",
+            self.ranks, self.events, self.wall_seconds
+        )
+    }
+}
+
+/// A float as JSON: shortest round-trip digits (finite by construction here).
+fn json_f64(x: f64) -> String {
+    if x.is_finite() {
+        format!("{x:?}")
+    } else {
+        "null".into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn t_quantiles_match_the_tables() {
+        // Two-sided 95 % critical values of Student's t from published tables.
+        for (df, want) in [
+            (1, 12.7062),
+            (2, 4.3027),
+            (3, 3.1824),
+            (5, 2.5706),
+            (10, 2.2281),
+            (30, 2.0423),
+            (99, 1.9842),
+            (1000, 1.9623),
+            (1001, 1.9623),
+            (100_000, 1.9600),
+        ] {
+            let got = t_quantile_975(df);
+            assert!((got - want).abs() < 6e-5, "df {df}: {got} (tables: {want})");
+        }
+    }
+
+    #[test]
+    fn statistics_by_hand() {
+        let s = |v: &[u64]| Stats::of(&v.iter().map(|&x| SimTime(x)).collect::<Vec<_>>()).unwrap();
+        // 1..=4: mean 2.5, sample variance (2.25+0.25+0.25+2.25)/3 = 5/3, median 2.5,
+        // p95 the 4th smallest (⌈3.8⌉ = 4); half width t(3)·sd/2 = 3.182446·1.290994/2.
+        let a = s(&[4, 1, 3, 2]);
+        assert_eq!((a.n, a.mean, a.median, a.p95, a.min, a.max), (4, 2.5, 2.5, 4, 1, 4));
+        assert!((a.sd - (5.0f64 / 3.0).sqrt()).abs() < 1e-12);
+        let half = 3.182446 * (5.0f64 / 3.0).sqrt() / 2.0;
+        assert!((a.ci95.1 - 2.5 - half).abs() < 1e-5 && (2.5 - a.ci95.0 - half).abs() < 1e-5);
+        // 20 values 1..=20: p95 is the 19th smallest; median (10+11)/2.
+        let b = s(&(1..=20).collect::<Vec<_>>());
+        assert_eq!((b.p95, b.median), (19, 10.5));
+        // One value: no spread, the interval is the value.
+        let c = s(&[7]);
+        assert_eq!((c.mean, c.sd, c.ci95, c.p95), (7.0, 0.0, (7.0, 7.0), 7));
+        // Large values: deviations from the minimum keep the spread exact.
+        let big = 1u64 << 53;
+        let d = s(&[big, big + 2, big + 4]);
+        assert_eq!((d.mean, d.sd, d.median), ((big + 2) as f64, 2.0, (big + 2) as f64));
+        assert!(Stats::of(&[]).is_none());
+    }
+}
