@@ -211,7 +211,12 @@ pub fn simulate(w: &mut Workload<'_>, model: &Model<'_>, opts: SimOptions<'_>) -
                 Some(Format::Otf2) => run_trace(open_otf2(&w.path, &topts)?, model, opts.progress, opts.record, shown),
                 _ => run_trace(open_tit(&w.path, &topts)?, model, opts.progress, opts.record, shown),
             };
-            let (result, warnings, calls, links) = run.map_err(|e| match e {
+            let TraceRun {
+                outcome: result,
+                warnings,
+                calls,
+                links,
+            } = run.map_err(|e| match e {
                 TraceRunError::Engine(error) => located(error),
                 TraceRunError::Other(e) => e,
             })?;
@@ -306,6 +311,15 @@ impl LiveTrace for Otf2Program<'_, OpRef> {
     }
 }
 
+/// What a live trace's run gives: its outcome, the trace's warnings and calls, and what
+/// each link carried.
+struct TraceRun {
+    outcome: Outcome,
+    warnings: Vec<String>,
+    calls: Vec<CallRecord>,
+    links: Vec<LinkLoad>,
+}
+
 /// Why a live trace did not run: the engine's error (to be located at the workload) or
 /// one already complete.
 enum TraceRunError {
@@ -320,7 +334,7 @@ fn run_trace<P: LiveTrace>(
     progress: Option<&mut dyn FnMut(Progress)>,
     record: bool,
     shown: usize,
-) -> Result<(Outcome, Vec<String>, Vec<CallRecord>, Vec<LinkLoad>), TraceRunError> {
+) -> Result<TraceRun, TraceRunError> {
     let p = prog.rank_count();
     // Before the live store allocates its per-rank state.
     crate::memory::check_ranks_fit(p.into()).map_err(TraceRunError::Other)?;
@@ -338,7 +352,12 @@ fn run_trace<P: LiveTrace>(
     };
     let mut prog = store.into_program();
     let warnings = prog.warnings();
-    Ok((result, warnings, prog.take_calls(), links))
+    Ok(TraceRun {
+        outcome: result,
+        warnings,
+        calls: prog.take_calls(),
+        links,
+    })
 }
 
 /// How to replay a GOAL schedule (the short path used by the golden tests).
