@@ -321,7 +321,10 @@ fn run_checked(a: ReplayArgs, s: &ReplaySettings) -> Result<(), (u8, String)> {
     timeline_filter
         .check(ranks)
         .map_err(|m| (EXIT_USAGE, format!("--timeline-ranks: {m}")))?;
-    let machine = Machine::new(&s.model_spec().map_err(input_err)?, ranks).map_err(input_err)?;
+    // The model's settings contradict each other or leave their domain: a command-line
+    // error; the machine's files are input.
+    let spec = s.model_spec().map_err(|e| (EXIT_USAGE, e.to_string()))?;
+    let machine = Machine::new(&spec, ranks).map_err(input_err)?;
     let flops = a.trace.speed;
     let speed = |r: u32| machine.speed(r).unwrap_or(flops);
     let coll = s.collectives(NAMING).map_err(|msg| (EXIT_USAGE, msg))?;

@@ -356,3 +356,45 @@ fn schedgen_refuses_a_schedule_past_max_size_and_leaves_no_file() {
         assert_exit(&out, 2, "size");
     }
 }
+
+#[test]
+fn packet_model_settings_are_checked_and_its_links_reported() {
+    let (t, p) = osu();
+    // A buffer that cannot hold one packet, and contradicting protocol thresholds, are
+    // command-line errors.
+    let out = simpi(&[
+        "replay",
+        &t,
+        "--platform",
+        &p,
+        "--model",
+        "packet",
+        "--packet-buffer",
+        "100",
+    ]);
+    assert_exit(&out, 2, "packet buffer: 100 bytes cannot hold one 2048-byte packet");
+    let out = simpi(&[
+        "replay",
+        &thesis(),
+        "--model",
+        "constant",
+        "--async-small",
+        "100",
+        "--detached",
+        "10",
+    ]);
+    assert_exit(&out, 2, "--async-small must not exceed --detached");
+    let out = simpi(&["replay", &t, "--platform", &p, "--model", "flow", "--queues", "fifo"]);
+    assert_exit(&out, 2, "--queues is for --model packet, not --model flow");
+    // The JSON report lists what each link carried, busiest first.
+    let out = simpi(&["replay", &t, "--platform", &p, "--model", "packet", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let json = text(&out.stdout);
+    let links = &json[json.find("\"links\": [{\"link\": ").expect("links in the JSON")..];
+    let busy: Vec<u64> = links
+        .split("\"busy_ps\": ")
+        .skip(1)
+        .map(|s| s[..s.find(',').unwrap()].parse().unwrap())
+        .collect();
+    assert!(busy.len() > 1 && busy.windows(2).all(|w| w[0] >= w[1]), "{busy:?}");
+}
