@@ -203,7 +203,9 @@ impl Decoder {
     /// Reads up to `max` events of rank `rank` into `out`; returns how many were read
     /// (fewer than `max`: the location has no more).
     pub fn read(&mut self, rank: usize, max: u32, out: &mut Vec<Ev>) -> Result<u64, Otf2Error> {
-        let what = self.paths.events(self.locations[rank]);
+        // A rank not selected (a failed `select`) is named by location 0's file; the
+        // request then fails with the decoder's stored error, or as an unknown rank.
+        let what = self.paths.events(self.locations.get(rank).copied().unwrap_or(0));
         let mut req = vec![REQ_READ];
         req.extend_from_slice(&(rank as u32).to_le_bytes());
         req.extend_from_slice(&max.to_le_bytes());
@@ -434,6 +436,20 @@ mod tests {
         // It stays broken.
         let mut out = Vec::new();
         assert_eq!(d.read(0, 10, &mut out).unwrap_err(), e);
+    }
+
+    #[test]
+    fn reading_after_a_select_that_found_the_decoder_dead_is_an_error_not_a_panic() {
+        // The decoder is surely gone before the select is sent, so the select fails
+        // before it records the ranks' locations; reading a rank must still answer
+        // with the decoder's error (CI once met this order).
+        let mut d = Decoder::spawn(Paths::new(&anchor()), STALL).unwrap();
+        d.definitions().unwrap();
+        unsafe { libc::kill(d.pid, libc::SIGKILL) };
+        std::thread::sleep(Duration::from_millis(200));
+        let e = d.select(&[0, 1, 2]).unwrap_err();
+        let mut out = Vec::new();
+        assert_eq!(d.read(2, 10, &mut out).unwrap_err(), e);
     }
 
     #[test]
