@@ -46,8 +46,7 @@ pub struct LinkLoad {
     pub link: String,
     /// Bytes that crossed it (headers included, for packets).
     pub bytes: u64,
-    /// Time it spent sending: measured by the packet model; the bytes at the link's
-    /// full bandwidth for the flow model.
+    /// Time it spent sending: its bytes at its full bandwidth.
     pub busy: SimTime,
     /// Packets that crossed it (0 for models without packets).
     pub packets: u64,

@@ -57,8 +57,6 @@ struct Port {
     /// The downstream buffer's input id, by virtual channel (grown on first use;
     /// with virtual output queues, `voq` holds them).
     buffers: Vec<u32>,
-    /// Time spent serialising (ps), for utilisation.
-    busy_ps: u64,
     /// Packets sent.
     packets: u64,
     /// Bytes sent, headers included.
@@ -220,7 +218,6 @@ impl<'p> PacketNetwork<'p> {
             nic: NONE,
             waiting: VecDeque::new(),
             buffers: Vec::new(),
-            busy_ps: 0,
             packets: 0,
             bytes: 0,
         });
@@ -440,7 +437,6 @@ impl<'p> PacketNetwork<'p> {
         let done_sending = now.saturating_add(ser);
         {
             let port = &mut self.ports[p as usize];
-            port.busy_ps = port.busy_ps.saturating_add(ser);
             port.packets += 1;
             port.bytes += pk.wire as u64;
             if !port.fatpipe {
@@ -614,7 +610,7 @@ impl NetworkModel for PacketNetwork<'_> {
             .map(|(p, &l)| LinkLoad {
                 link: self.platform.link(simpi_platform::LinkId(l)).name,
                 bytes: p.bytes,
-                busy: SimTime(p.busy_ps),
+                busy: SimTime::from_secs_f64(p.bytes as f64 / p.bandwidth),
                 packets: p.packets,
             })
             .collect()

@@ -51,6 +51,9 @@ impl PacketParams {
         }
     }
 
+    /// The presets' names, as [`PacketParams::by_name`] takes them.
+    pub const NAMES: [&'static str; 2] = ["generic", "ib"];
+
     /// A preset by name: `generic` or `ib`.
     pub fn by_name(name: &str) -> Option<PacketParams> {
         match name {

@@ -2,8 +2,11 @@
 //! (recorded in the SMPI notes of this project: a send posted at 1e-8 s because of an
 //! MPI_Wtime call, so 1e-8 is subtracted), and sharing cases worked out by hand.
 
+mod common;
+
+use common::run as run_messages;
 use simpi_kernel::SimTime;
-use simpi_net::{FlowNetwork, FlowParams, NetworkModel};
+use simpi_net::{FlowNetwork, FlowParams};
 
 /// Network parameters and the envelope the MPI protocol adds to every message (SMPI's
 /// 16 bytes with its calibration, none without).
@@ -29,7 +32,7 @@ impl Net {
     }
 }
 use simpi_platform::cluster::{cluster_platform, ClusterSpec};
-use simpi_platform::model::{HostId, Platform, Policy};
+use simpi_platform::model::{Platform, Policy};
 use simpi_platform::zone::{TableKind, TableRoute, TableZone, ZoneRouting};
 
 /// Runs flows started at time 0 and returns each token's completion time in seconds.
@@ -193,34 +196,13 @@ fn long_routes_both_ways_share_by_cross_traffic() {
 /// clock passes their start, with single-bottleneck groups on or off; and how many
 /// re-shares updated a group.
 fn run_timed(p: &Platform, net: Net, flows: &[(u64, u32, u32, u64)], grouping: bool) -> (Vec<u64>, u64) {
-    let envelope = net.envelope;
-    let mut net = FlowNetwork::new(p, net.params).with_grouping(grouping);
-    let mut order: Vec<usize> = (0..flows.len()).collect();
-    order.sort_by_key(|&i| flows[i].0);
-    let mut next = 0;
-    let mut end = vec![u64::MAX; flows.len()];
-    let mut done = Vec::new();
-    loop {
-        let tn = net.next_time().map(|t| t.ps());
-        let ts = order.get(next).map(|&i| flows[i].0);
-        match (tn, ts) {
-            (None, None) => break,
-            (_, Some(s)) if tn.is_none_or(|n| s < n) => {
-                let (_, a, b, bytes) = flows[order[next]];
-                net.start(SimTime(s), HostId(a), HostId(b), bytes + envelope, order[next] as u64)
-                    .unwrap();
-                next += 1;
-            }
-            (Some(n), _) => {
-                net.advance(SimTime(n), &mut done);
-                for tok in done.drain(..) {
-                    end[tok as usize] = n;
-                }
-            }
-            _ => unreachable!(),
-        }
-    }
-    (end, net.group_updates())
+    let mut model = FlowNetwork::new(p, net.params).with_grouping(grouping);
+    let with_envelope: Vec<_> = flows
+        .iter()
+        .map(|&(t, a, b, bytes)| (t, a, b, bytes + net.envelope))
+        .collect();
+    let end = run_messages(&mut model, &with_envelope);
+    (end, model.group_updates())
 }
 
 #[test]

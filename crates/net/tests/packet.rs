@@ -9,8 +9,11 @@
 //! sizes (payload plus header; a message of `B` bytes has `max(1, ⌈B / payload⌉)`
 //! packets). With `b` = 1 GB/s a byte takes exactly 1,000 ps, so these are exact.
 
+mod common;
+
+use common::run;
 use simpi_kernel::{Rng, SimTime};
-use simpi_net::{FlowNetwork, FlowParams, NetworkModel, PacketNetwork, PacketParams};
+use simpi_net::{FlowNetwork, FlowParams, PacketNetwork, PacketParams};
 use simpi_platform::cluster::{cluster_platform, ClusterSpec, Sharing};
 use simpi_platform::generate::{self, LinkSpec, NodeSpec};
 use simpi_platform::model::{HostId, Platform, Policy};
@@ -30,37 +33,6 @@ fn node(latency: f64, sharing: Sharing) -> NodeSpec {
         limiter_factor: None,
         loopback: None,
     }
-}
-
-/// Starts each `(time ps, src, dst, bytes)` and returns each one's end (ps).
-fn run<N: NetworkModel>(net: &mut N, msgs: &[(u64, u32, u32, u64)]) -> Vec<u64> {
-    let mut order: Vec<usize> = (0..msgs.len()).collect();
-    order.sort_by_key(|&i| msgs[i].0);
-    let mut next = 0;
-    let mut end = vec![u64::MAX; msgs.len()];
-    let mut done = Vec::new();
-    loop {
-        let tn = net.next_time().map(|t| t.ps());
-        let ts = order.get(next).map(|&i| msgs[i].0);
-        match (tn, ts) {
-            (None, None) => break,
-            (_, Some(s)) if tn.is_none_or(|n| s < n) => {
-                let (_, a, b, bytes) = msgs[order[next]];
-                net.start(SimTime(s), HostId(a), HostId(b), bytes, order[next] as u64)
-                    .unwrap();
-                next += 1;
-            }
-            (Some(n), _) => {
-                net.advance(SimTime(n), &mut done);
-                for tok in done.drain(..) {
-                    end[tok as usize] = n;
-                }
-            }
-            _ => unreachable!(),
-        }
-    }
-    assert_eq!(net.in_flight(), 0);
-    end
 }
 
 /// The closed-form time of `bytes` alone on the route from `a` to `b` (ps).

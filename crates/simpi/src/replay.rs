@@ -92,6 +92,17 @@ pub struct SimOptions<'p> {
 /// What a run gives back: its outcome, the store, and what each link carried.
 type Ran<S> = (Result<Outcome, simpi_mpi::Error>, S, Vec<LinkLoad>);
 
+/// The hosts of a workload's `p` ranks, if the mapping covers them all.
+fn mapped(hosts: &[HostId], p: u32) -> Result<Vec<HostId>, Error> {
+    match hosts.get(..p as usize) {
+        Some(h) => Ok(h.to_vec()),
+        None => Err(Error::Setting(format!(
+            "the workload has {p} ranks but only {} are mapped to hosts",
+            hosts.len()
+        ))),
+    }
+}
+
 /// Runs the operations of `store` under `model`; gives the store back with the result.
 fn run_model<S: OpStore>(
     store: S,
@@ -115,14 +126,8 @@ fn run_model<S: OpStore>(
             hosts,
             preset,
         } => {
-            if hosts.len() < p as usize {
-                return Err(Error::Setting(format!(
-                    "the workload has {p} ranks but only {} are mapped to hosts",
-                    hosts.len()
-                )));
-            }
             let mut net = FlowNetwork::new(platform, preset.network.clone());
-            let hosts = hosts[..p as usize].to_vec();
+            let hosts = mapped(hosts, p)?;
             let ran = run_smpi_on(store, &mut net, preset.protocol.clone(), hosts, progress, record);
             with_links(ran, &net)
         }
@@ -132,14 +137,8 @@ fn run_model<S: OpStore>(
             rules,
             params,
         } => {
-            if hosts.len() < p as usize {
-                return Err(Error::Setting(format!(
-                    "the workload has {p} ranks but only {} are mapped to hosts",
-                    hosts.len()
-                )));
-            }
             let mut net = PacketNetwork::new(platform, params.clone()).map_err(|e| Error::Setting(e.to_string()))?;
-            let hosts = hosts[..p as usize].to_vec();
+            let hosts = mapped(hosts, p)?;
             let ran = match rules {
                 HostRules::Smpi(protocol) => run_smpi_on(store, &mut net, protocol.clone(), hosts, progress, record),
                 HostRules::LogGops(m) => run_loggops_over(store, m, &mut net, hosts, progress, record),

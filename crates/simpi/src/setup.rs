@@ -121,8 +121,12 @@ impl PacketChanges {
     /// The preset with these changes, checked.
     pub fn params(&self) -> Result<PacketParams, Error> {
         let name = self.preset.as_deref().unwrap_or("generic");
-        let mut p = PacketParams::by_name(name)
-            .ok_or_else(|| Error::Setting(format!("{name} is not a packet preset: expected generic or ib")))?;
+        let mut p = PacketParams::by_name(name).ok_or_else(|| {
+            Error::Setting(format!(
+                "{name} is not a packet preset: expected {}",
+                PacketParams::NAMES.join(" or ")
+            ))
+        })?;
         if let Some(v) = self.mtu {
             p.mtu = v;
         }

@@ -198,7 +198,14 @@ pub fn path(s: &str) -> Result<std::path::PathBuf, String> {
 
 /// The packet model's preset: `generic` or `ib` (`--packet-preset`).
 pub fn packet_preset(s: &str) -> Result<String, String> {
-    one_of(s, &[("generic", "generic"), ("ib", "ib")]).map(str::to_string)
+    match simpi_net::PacketParams::by_name(s) {
+        Some(_) => Ok(s.to_string()),
+        None => Err(format!(
+            "{} is not one of {}",
+            quote(s),
+            simpi_net::PacketParams::NAMES.join(", ")
+        )),
+    }
 }
 
 /// The packet model's input queues: `voq` (one per output) or `fifo` (`--queues`).

@@ -1,39 +1,24 @@
 //! The constant network model through the facade: every message takes the same time,
 //! whatever its size, so end times are sums of that time (worked out by hand).
 
-use simpi::{load, simulate, CollChoice, LoadOptions, Model, Protocol, SimOptions, SimTime, TimeUnit};
-use std::io::Write;
+mod common;
+
+use simpi::{load, simulate, CollChoice, LoadOptions, Model, Protocol, SimTime, TimeUnit};
 
 fn run(goal: &str, protocol: Protocol) -> Vec<u64> {
-    let dir = std::env::temp_dir().join(format!("simpi-constant-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(format!("{}.goal", goal.len()));
-    std::fs::File::create(&path)
-        .unwrap()
-        .write_all(goal.as_bytes())
-        .unwrap();
+    let path = common::goal_file(goal);
     let speed = |_r: u32| 1e9;
     let coll = CollChoice::by_name("ompi").unwrap();
     let opts = LoadOptions {
-        format: None,
         unit: TimeUnit::Us,
-        speed: &speed,
-        collectives: &coll,
-        test_cost: 0.0,
-        calls: false,
-        whole: false,
+        ..common::load_options(&speed, &coll, 0.0, false)
     };
     let mut w = load(&path, &opts).unwrap();
     let model = Model::Constant {
         time: SimTime(5_000_000),
         protocol,
     };
-    let quiet = SimOptions {
-        progress: None,
-        max_blocked_ranks: 4,
-        record: false,
-    };
-    let r = simulate(&mut w, &model, quiet).unwrap();
+    let r = simulate(&mut w, &model, common::quiet()).unwrap();
     r.end_times.iter().map(|t| t.ps() / 1_000_000).collect()
 }
 

@@ -5,10 +5,9 @@
 
 use simpi::platform::cluster::{cluster_platform, ClusterSpec};
 use simpi::platform::HostId;
-use simpi::{
-    load, simulate, CollChoice, HostRules, LoadOptions, LogGops, Model, PacketParams, Protocol, SimOptions, TimeUnit,
-};
-use std::io::Write;
+mod common;
+
+use simpi::{load, simulate, CollChoice, HostRules, LoadOptions, LogGops, Model, PacketParams, Protocol, TimeUnit};
 
 fn run(goal: &str, params: PacketParams) -> (Vec<u64>, Vec<(String, u64, u64)>) {
     run_with(goal, params, HostRules::Smpi(Protocol::flow()), 1e9, TimeUnit::Us)
@@ -21,23 +20,12 @@ fn run_with(
     bandwidth: f64,
     unit: TimeUnit,
 ) -> (Vec<u64>, Vec<(String, u64, u64)>) {
-    let dir = std::env::temp_dir().join(format!("simpi-packet-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(format!("{}.goal", goal.len()));
-    std::fs::File::create(&path)
-        .unwrap()
-        .write_all(goal.as_bytes())
-        .unwrap();
+    let path = common::goal_file(goal);
     let speed = |_r: u32| 1e9;
     let coll = CollChoice::by_name("ompi").unwrap();
     let opts = LoadOptions {
-        format: None,
         unit,
-        speed: &speed,
-        collectives: &coll,
-        test_cost: 0.0,
-        calls: false,
-        whole: false,
+        ..common::load_options(&speed, &coll, 0.0, false)
     };
     let mut w = load(&path, &opts).unwrap();
     let platform = cluster_platform(&ClusterSpec::flat("c", 4, 1e9, bandwidth, 1e-7)).unwrap();
@@ -47,12 +35,7 @@ fn run_with(
         rules,
         params,
     };
-    let quiet = SimOptions {
-        progress: None,
-        max_blocked_ranks: 4,
-        record: false,
-    };
-    let r = simulate(&mut w, &model, quiet).unwrap();
+    let r = simulate(&mut w, &model, common::quiet()).unwrap();
     let links = r.links.iter().map(|l| (l.link.clone(), l.bytes, l.packets)).collect();
     (r.end_times.iter().map(|t| t.ps()).collect(), links)
 }

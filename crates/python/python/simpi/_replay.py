@@ -161,8 +161,8 @@ class Result:
     #: Every call's time span with ``report=True``: ``rank``, ``call``, ``start``, ``end`` (s).
     spans: pd.DataFrame
     #: What each link carried under a model over a platform, busiest first: ``link``,
-    #: ``bytes``, ``busy`` (s sending: measured by the packet model, bytes at full
-    #: bandwidth for the flow models), ``utilisation`` (``busy`` over the makespan) and
+    #: ``bytes`` (headers included), ``busy`` (s sending: the bytes at the link's full
+    #: bandwidth), ``utilisation`` (``busy`` over the makespan) and
     #: ``packets`` (0 without packets); empty under LogGOPS and the constant model.
     links: pd.DataFrame
     #: Events the engine processed (LogGOPSim's count for LogGOPS).

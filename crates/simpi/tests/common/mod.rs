@@ -1,4 +1,4 @@
-//! Shared helpers of the tests against SimGrid reference cases.
+//! Shared helpers of the facade's tests.
 
 use simpi::{CollChoice, LoadOptions, SimOptions, TimeUnit};
 use std::path::{Path, PathBuf};
@@ -46,4 +46,17 @@ pub fn load_options<'a>(
         calls: false,
         whole,
     }
+}
+
+/// `goal` written to a file of its own: tests run as threads of one process, so two
+/// must never share a path.
+#[allow(dead_code)]
+pub fn goal_file(goal: &str) -> PathBuf {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let k = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("simpi-tests-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("{k}.goal"));
+    std::fs::write(&path, goal).unwrap();
+    path
 }
