@@ -12,10 +12,12 @@
 //! expand as a TIT trace's do ([`TitOptions`]). See `docs/formats.md` for what is read
 //! and what is refused.
 
+#[cfg(not(otf2_missing))]
 mod child;
 mod colls;
 mod defs;
 mod feed;
+#[cfg(not(otf2_missing))]
 mod ffi;
 mod program;
 mod sandbox;

@@ -12,14 +12,9 @@
 //! with `_exit`.
 
 use super::ffi::*;
-use super::wire::{Coll, Def, Ev, Kind, Msg, Out, Outcome, P2p, Stage};
+use super::wire::{Coll, Def, Ev, Kind, Msg, Out, Outcome, P2p, Stage, REQ_READ, REQ_SELECT};
 use std::cell::RefCell;
 use std::ffi::{c_char, c_int, c_void, CStr};
-
-/// A request to select these locations (`u64` count, then each).
-pub const REQ_SELECT: u8 = 1;
-/// A request for events: `u32` location index, `u32` how many.
-pub const REQ_READ: u8 = 2;
 
 /// Frames are sent once they hold this many bytes (and at the end of each answer).
 const FRAME: usize = 1 << 20;

@@ -3,8 +3,12 @@
 //! name the file it was reading. The OTF2 library crashes on some malformed files and
 //! loops on others; in a child process that costs an error message, not the program.
 
-use super::child::{serve, REQ_READ, REQ_SELECT};
-use super::wire::{Def, Ev, In, Msg, Stage};
+// Without the OTF2 library the decoder's side is not built, nor what only it uses.
+#![cfg_attr(otf2_missing, allow(dead_code))]
+
+#[cfg(not(otf2_missing))]
+use super::child::serve;
+use super::wire::{Def, Ev, In, Msg, Stage, REQ_READ, REQ_SELECT};
 use super::Otf2Error;
 use std::collections::VecDeque;
 use std::ffi::{c_int, c_void, CString};
@@ -129,41 +133,53 @@ impl Decoder {
             event: 0,
             msg,
         };
-        let mut fds = [0 as c_int; 2];
-        if unsafe {
-            libc::socketpair(
-                libc::AF_UNIX,
-                libc::SOCK_STREAM | libc::SOCK_CLOEXEC,
-                0,
-                fds.as_mut_ptr(),
-            )
-        } != 0
+        #[cfg(otf2_missing)]
         {
-            return Err(fail(sys_err("create a socket pair for the OTF2 decoder")));
+            let _ = (anchor, stall);
+            Err(fail(
+                "this simpi was built without the OTF2 library: run scripts/setup (Debian: \
+                 libotf2-trace-dev), then build again"
+                    .into(),
+            ))
         }
-        let pid = unsafe { libc::fork() };
-        if pid < 0 {
-            let e = fail(sys_err("start the OTF2 decoder process"));
-            unsafe {
-                libc::close(fds[0]);
-                libc::close(fds[1]);
+        #[cfg(not(otf2_missing))]
+        {
+            let mut fds = [0 as c_int; 2];
+            if unsafe {
+                libc::socketpair(
+                    libc::AF_UNIX,
+                    libc::SOCK_STREAM | libc::SOCK_CLOEXEC,
+                    0,
+                    fds.as_mut_ptr(),
+                )
+            } != 0
+            {
+                return Err(fail(sys_err("create a socket pair for the OTF2 decoder")));
             }
-            return Err(e);
+            let pid = unsafe { libc::fork() };
+            if pid < 0 {
+                let e = fail(sys_err("start the OTF2 decoder process"));
+                unsafe {
+                    libc::close(fds[0]);
+                    libc::close(fds[1]);
+                }
+                return Err(e);
+            }
+            if pid == 0 {
+                close_others(fds[1]);
+                serve(&anchor, fds[1], fds[1]);
+            }
+            unsafe { libc::close(fds[1]) };
+            Ok(Decoder {
+                pid,
+                fd: fds[0],
+                stall,
+                paths,
+                queue: VecDeque::new(),
+                locations: Vec::new(),
+                broken: None,
+            })
         }
-        if pid == 0 {
-            close_others(fds[1]);
-            serve(&anchor, fds[1], fds[1]);
-        }
-        unsafe { libc::close(fds[1]) };
-        Ok(Decoder {
-            pid,
-            fd: fds[0],
-            stall,
-            paths,
-            queue: VecDeque::new(),
-            locations: Vec::new(),
-            broken: None,
-        })
     }
 
     /// The archive's files.

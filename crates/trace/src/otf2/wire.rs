@@ -3,6 +3,14 @@
 //! plain little-endian encoding. Messages travel in frames (`u32` length, then records);
 //! a record is a tag byte and fixed fields, strings and lists prefixed with their length.
 
+// Without the OTF2 library the decoder's side is not built, nor what only it uses.
+#![cfg_attr(otf2_missing, allow(dead_code))]
+
+/// A request to select these locations (`u64` count, then each).
+pub const REQ_SELECT: u8 = 1;
+/// A request for events: `u32` location index, `u32` how many.
+pub const REQ_READ: u8 = 2;
+
 /// A definition of the global definitions, as the library reported it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Def {
