@@ -2,6 +2,7 @@
 
 mod convert;
 mod platform_cmd;
+mod progress;
 mod replay;
 mod schedgen;
 mod sweep;

@@ -1,6 +1,7 @@
 //! `simpi replay`: runs a schedule, a trace or a pattern under a model and prints the
 //! result; the machine is set up by the facade (`simpi::setup`).
 
+use crate::progress::{self, Meter};
 use crate::{given, EXIT_INPUT, EXIT_STALL, EXIT_USAGE};
 use clap::{ArgMatches, Args, ValueEnum};
 use simpi::settings::{self, Naming, ReplaySettings, Setting, Syntax};
@@ -8,9 +9,8 @@ use simpi::{
     count_ranks, load, simulate, values, Error, Format, LoadOptions, Machine, PacketChanges, Pattern, PatternParams,
     Piecewise, PresetChanges, SimOptions, SimTime, TimeUnit, Workload,
 };
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::PathBuf;
-use std::time::Instant;
 
 #[derive(Copy, Clone, ValueEnum, PartialEq)]
 enum ModelName {
@@ -295,17 +295,9 @@ impl Drop for StdinCopy {
 }
 
 fn run_checked(a: ReplayArgs, s: &ReplaySettings) -> Result<(), (u8, String)> {
-    let show_progress = a.progress || std::io::stderr().is_terminal();
-    let started = Instant::now();
-    let mut progress = |p: simpi_mpi_progress::Progress| {
-        if show_progress && (a.progress || started.elapsed().as_secs() >= 2) {
-            eprint!(
-                "\r{:5.1}% of operations done, {} events, simulated time {}   ",
-                100.0 * p.ops_done as f64 / p.ops_total.max(1) as f64,
-                p.events,
-                p.now
-            );
-        }
+    let mut meter = Meter::new(a.progress);
+    let mut progress = |p: simpi::Progress| {
+        meter.show(|elapsed| progress::run_line(&p, elapsed, simpi::report::rss_bytes()));
     };
     let format = s.format;
     let input_err = |e: Error| (EXIT_INPUT, e.to_string());
@@ -375,9 +367,7 @@ fn run_checked(a: ReplayArgs, s: &ReplaySettings) -> Result<(), (u8, String)> {
         // The settings' check refuses noise under another model.
         (Some(_), _) => return Err((EXIT_USAGE, "--noise needs --model loggops".into())),
     };
-    if show_progress && started.elapsed().as_secs() >= 2 {
-        eprintln!();
-    }
+    meter.finish();
     let report = result.map_err(|e| run_error(e, &a))?;
     // The timeline first: a reader of standard output that stops early (`| head`) ends
     // the process, and must not cost the file.
@@ -452,8 +442,18 @@ fn replications(
         || std::thread::available_parallelism().map_or(1, |n| n.get()),
         |j| j as usize,
     );
-    let reps = simpi::montecarlo::replicate(workload, params, noise, a.replications, threads, a.max_blocked_ranks)
-        .map_err(|e| run_error(e, a))?;
+    let counter = progress::Counter::new(a.progress, a.replications as usize, "replications");
+    let reps = simpi::montecarlo::replicate_watched(
+        workload,
+        params,
+        noise,
+        a.replications,
+        threads,
+        a.max_blocked_ranks,
+        &|| counter.tick(),
+    );
+    counter.finish();
+    let reps = reps.map_err(|e| run_error(e, a))?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let io = |e: std::io::Error| (EXIT_INPUT, format!("writing output: {e}"));
@@ -488,11 +488,6 @@ fn write_html(
     let f = std::fs::File::create(path).map_err(|e| (EXIT_INPUT, format!("{}: cannot create: {e}", path.display())))?;
     simpi::html::write_report(std::io::BufWriter::new(f), report, &info)
         .map_err(|e| (EXIT_INPUT, format!("{}: {e}", path.display())))
-}
-
-/// Re-exported so the progress callback can name its argument type.
-mod simpi_mpi_progress {
-    pub use simpi::Progress;
 }
 
 /// How `simpi replay`'s messages name settings: by their flags.

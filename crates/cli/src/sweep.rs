@@ -2,6 +2,7 @@
 //! the local cores or a Dask cluster; the grid, checks, runs, table and plots are the
 //! facade's (`simpi::sweep`), the Python half is `sweep_python`.
 
+use crate::progress::Counter;
 use crate::sweep_python;
 use crate::{EXIT_INPUT, EXIT_USAGE};
 use clap::{Arg, ArgAction, ArgMatches, Args, Command, FromArgMatches};
@@ -34,14 +35,23 @@ pub struct SweepArgs {
     /// point's time per rank split into compute, communication, waiting and idle.
     #[arg(long, value_name = "DIR")]
     plots: Option<PathBuf>,
-    /// The point (its row in the table, from 0) whose per-rank time is plotted.
-    #[arg(long, value_name = "K", requires = "plots", default_value_t = 0)]
+    /// Write one self-contained HTML page: what was swept, the fastest and slowest
+    /// points, the plots of --plots and the table (sortable by any column).
+    #[arg(long, value_name = "FILE", value_parser = simpi::html::target)]
+    html: Option<PathBuf>,
+    /// The point (its row in the table, from 0) whose per-rank time is plotted (by
+    /// --plots and --html).
+    #[arg(long, value_name = "K", default_value_t = 0)]
     breakdown_point: usize,
     /// Run the points on a Dask distributed cluster, e.g. `tcp://127.0.0.1:8786`,
     /// through Python (`python3 -m simpi.sweep_main`; SIMPI_PYTHON names another
     /// interpreter), which needs the simpi package and dask.distributed.
     #[arg(long, value_name = "ADDRESS")]
     dask: Option<String>,
+    /// Show progress (points done, rate, time left, memory) on standard error from the
+    /// start [default: on a terminal, once the sweep has run two seconds].
+    #[arg(long)]
+    progress: bool,
     #[command(flatten)]
     fixed: Fixed,
 }
@@ -188,7 +198,7 @@ pub fn run(a: SweepArgs) -> Result<(), (u8, String)> {
     let spec = spec(&a).map_err(usage)?;
     let planned = spec.points().map_err(|m| usage(hint(m, &spec.fixed)))?;
     let out = out_of(&a).map_err(usage)?;
-    if a.plots.is_some() && a.breakdown_point >= planned.len() {
+    if a.breakdown_point >= planned.len() {
         return Err(usage(format!(
             "--breakdown-point {}: the sweep has {} points (0 to {})",
             a.breakdown_point,
@@ -214,14 +224,30 @@ pub fn run(a: SweepArgs) -> Result<(), (u8, String)> {
             let threads = a
                 .jobs
                 .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-            sweep::run(&spec, &planned, threads).map_err(|e| (e.failure.kind.exit_code(), e.to_string()))?
+            let counter = Counter::new(a.progress, planned.len(), "points");
+            let table = sweep::run_watched(&spec, &planned, threads, &|| counter.tick());
+            counter.finish();
+            table.map_err(|e| (e.failure.kind.exit_code(), e.to_string()))?
         }
     };
     // Files first: a reader of standard output that stops early ends the process.
-    if let Some(dir) = &a.plots {
-        plots(&spec, &planned[a.breakdown_point], &table, dir)?;
+    if a.plots.is_some() || a.html.is_some() {
+        let drawn = draw(&spec, &planned[a.breakdown_point], &table)?;
+        if let Some(dir) = &a.plots {
+            write_plots(&drawn, dir)?;
+        }
+        if let Some(path) = &a.html {
+            write_html(&spec, &planned[a.breakdown_point], &table, &drawn, path)?;
+        }
     }
     write_table(&table, &out)
+}
+
+/// The sweep's plots: the makespan against each swept setting, and the breakdown of
+/// one point.
+struct Drawn {
+    makespan: Vec<sweep::plot::Plot>,
+    breakdown: sweep::plot::Plot,
 }
 
 fn create(path: &Path) -> Result<std::io::BufWriter<std::fs::File>, (u8, String)> {
@@ -230,25 +256,69 @@ fn create(path: &Path) -> Result<std::io::BufWriter<std::fs::File>, (u8, String)
         .map_err(|e| (EXIT_INPUT, format!("{}: cannot create: {e}", path.display())))
 }
 
-/// Writes the makespan plots and the breakdown of `point` into `dir`.
-fn plots(spec: &Spec, point: &Planned, table: &Table, dir: &Path) -> Result<(), (u8, String)> {
-    std::fs::create_dir_all(dir).map_err(|e| (EXIT_INPUT, format!("{}: cannot create: {e}", dir.display())))?;
-    let write = |name: &str, svg: &str| {
-        let path = dir.join(name);
-        let mut f = create(&path)?;
-        f.write_all(svg.as_bytes())
-            .and_then(|()| f.flush())
-            .map_err(|e| (EXIT_INPUT, format!("{}: {e}", path.display())))
-    };
-    for p in sweep::plot::makespan_plots(table) {
-        write(&p.file_name, &p.svg)?;
-    }
+/// Draws the makespan plots of `table` and the breakdown of `point` (replayed again,
+/// recording every operation).
+fn draw(spec: &Spec, point: &Planned, table: &Table) -> Result<Drawn, (u8, String)> {
     let b = sweep::breakdown(spec, point).map_err(|e| (e.failure.kind.exit_code(), e.to_string()))?;
     let title = format!("time per rank at point {}", point.index);
-    write(
-        &format!("breakdown-point-{}.svg", point.index),
-        &sweep::plot::breakdown_plot(&b, &title, &spec.describe(point)),
-    )
+    Ok(Drawn {
+        makespan: sweep::plot::makespan_plots(table),
+        breakdown: sweep::plot::Plot {
+            file_name: format!("breakdown-point-{}.svg", point.index),
+            svg: sweep::plot::breakdown_plot(&b, &title, &spec.describe(point)),
+        },
+    })
+}
+
+/// Writes `text` to `path`.
+fn write_file(path: &Path, text: &str) -> Result<(), (u8, String)> {
+    let mut f = create(path)?;
+    f.write_all(text.as_bytes())
+        .and_then(|()| f.flush())
+        .map_err(|e| (EXIT_INPUT, format!("{}: {e}", path.display())))
+}
+
+/// Writes every plot into `dir` as an SVG file.
+fn write_plots(drawn: &Drawn, dir: &Path) -> Result<(), (u8, String)> {
+    std::fs::create_dir_all(dir).map_err(|e| (EXIT_INPUT, format!("{}: cannot create: {e}", dir.display())))?;
+    for p in drawn.makespan.iter().chain([&drawn.breakdown]) {
+        write_file(&dir.join(&p.file_name), &p.svg)?;
+    }
+    Ok(())
+}
+
+/// Writes the sweep's HTML page.
+fn write_html(spec: &Spec, point: &Planned, table: &Table, drawn: &Drawn, path: &Path) -> Result<(), (u8, String)> {
+    let title = if spec.inputs.is_empty() {
+        // A sweep without input files has a pattern, fixed or swept.
+        let fixed = spec
+            .fixed
+            .iter()
+            .find(|(k, _)| k.name() == "pattern")
+            .map(|(_, v)| v.clone());
+        let swept = || {
+            spec.grid
+                .iter()
+                .find(|x| x.key.name() == "pattern")
+                .map(|x| x.values.join(", "))
+        };
+        format!("pattern {}", fixed.or_else(swept).unwrap_or_default())
+    } else {
+        let names: Vec<String> = spec.inputs.iter().map(|p| p.display().to_string()).collect();
+        names.join(", ")
+    };
+    let info = simpi::html::SweepInfo {
+        title,
+        axes: spec
+            .grid
+            .iter()
+            .map(|x| (x.key.name().to_string(), x.values.clone()))
+            .collect(),
+        fixed: spec.fixed.iter().map(|(k, v)| format!("{}={v}", k.name())).collect(),
+        breakdown_point: spec.describe(point),
+    };
+    let page = simpi::html::sweep_page(table, &drawn.makespan, &drawn.breakdown.svg, &info);
+    write_file(path, &page.render())
 }
 
 fn write_table(table: &Table, out: &Out) -> Result<(), (u8, String)> {

@@ -474,3 +474,86 @@ fn a_report_needs_an_html_name() {
     assert!(err.contains(".html or .htm"), "{err}");
     assert!(!file.exists() && out.stdout.is_empty());
 }
+
+/// A script appended to a sweep's page: it clicks the table's headings (makespan, again
+/// makespan, then o) and writes the order of the points after each click into
+/// `<pre id="probe">`, one line each.
+const SORT_PROBE: &str = r#"<script>
+(function () {
+  var heads = document.querySelectorAll('#points-table thead th');
+  var order = function () {
+    return Array.prototype.map.call(document.querySelectorAll('#points-table tbody tr'), function (r) {
+      return r.cells[0].textContent;
+    }).join(',');
+  };
+  var log = [order()];
+  [4, 4, 3].forEach(function (col) { heads[col].click(); log.push(order()); });
+  var out = document.createElement('pre');
+  out.id = 'probe';
+  out.textContent = log.join('\n');
+  document.body.appendChild(out);
+})();
+</script>
+</body>"#;
+
+#[test]
+fn a_sweep_page_shows_its_plots_and_sorts_its_points() {
+    let dir = workdir("sweep");
+    let page = dir.join("sweep.html");
+    let thesis = repo("examples/thesis.goal");
+    // Values out of order, so that sorting by makespan changes the grid's order.
+    let out = simpi(&[
+        "sweep",
+        thesis.to_str().unwrap(),
+        "--vary",
+        "L=5000,1000,2500",
+        "--vary",
+        "o=1500,1000",
+        "--html",
+        page.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let html = std::fs::read_to_string(&page).unwrap();
+    for needle in ["src=", "href=\"http", "@import", "url("] {
+        assert!(!html.contains(needle), "the sweep's page refers to {needle}");
+    }
+    std::fs::write(&page, html.replacen("</body>", SORT_PROBE, 1)).unwrap();
+    let b = browse(&page, &dir);
+    b.assert_clean("sweep");
+    // LogGOPS with LogGOPSim's defaults on the thesis example: 100 + o + L + o + 6·9 ns
+    // (see thesis_report_shows_hand_derived_values). Points in grid order, the last
+    // --vary fastest: (5000,1500) 8154, (5000,1000) 7154, (1000,1500) 4154,
+    // (1000,1000) 3154, (2500,1500) 5654, (2500,1000) 4654.
+    assert!(b.dom.contains("<span id=\"points\">6</span>"));
+    assert!(
+        b.dom.contains("<span id=\"fastest\">3.154000 us</span> at point 3"),
+        "fastest"
+    );
+    assert!(
+        b.dom.contains("<span id=\"slowest\">8.154000 us</span> at point 0"),
+        "slowest"
+    );
+    let table = b.element("<table class=\"numbers\" id=\"points-table\"", "</table>");
+    for (point, l, o, ns) in [(0, 5000, 1500, 8154), (3, 1000, 1000, 3154), (4, 2500, 1500, 5654)] {
+        let shown = format!("{}.{:03}000 us", ns / 1000, ns % 1000);
+        let row = format!(
+            "<td data-v=\"{point}\">{point}</td><td class=\"name\" data-v=\"{0}\">{0}</td><td data-v=\"{l}\">{l}</td><td data-v=\"{o}\">{o}</td><td data-v=\"{1}\">{shown}</td>",
+            thesis.display(),
+            ns * 1000,
+        );
+        assert!(table.contains(&row), "{row}\n{table}");
+    }
+    // A plot per swept setting and the breakdown, inline.
+    assert!(b.dom.contains("data-file=\"makespan-vs-L.svg\"") && b.dom.contains("data-file=\"makespan-vs-o.svg\""));
+    assert_eq!(b.dom.matches("<svg").count(), 3, "two makespan plots and a breakdown");
+    // Sorting: by makespan, then reversed, then by o (ties keep the grid's order).
+    let probe = b
+        .element("<pre id=\"probe\">", "</pre>")
+        .trim_start_matches("<pre id=\"probe\">");
+    let lines: Vec<&str> = probe.lines().collect();
+    assert_eq!(
+        lines,
+        ["0,1,2,3,4,5", "3,2,5,4,1,0", "0,1,4,5,2,3", "1,3,5,0,2,4"],
+        "{probe}"
+    );
+}

@@ -118,6 +118,20 @@ pub fn replicate(
     threads: usize,
     max_blocked_ranks: usize,
 ) -> Result<Replications, Error> {
+    replicate_watched(w, params, noise, replications, threads, max_blocked_ranks, &|| {})
+}
+
+/// [`replicate`], calling `replication_done` (from the thread that ran it) as each
+/// replication finishes: a progress display counts them.
+pub fn replicate_watched(
+    w: &Workload<'_>,
+    params: LogGops,
+    noise: &Noise<'_>,
+    replications: u32,
+    threads: usize,
+    max_blocked_ranks: usize,
+    replication_done: &(dyn Fn() + Sync),
+) -> Result<Replications, Error> {
     let started = Instant::now();
     let items: Vec<u64> = (0..replications as u64).collect();
     let threads = threads.clamp(1, items.len().max(1));
@@ -131,8 +145,10 @@ pub fn replicate(
                 max_blocked_ranks,
                 record: false,
             };
-            simulate_noisy(copy, params, noise, i, opts)
-                .map(|r| (r.makespan(), r.events, r.ops, r.end_times.len(), r.warnings))
+            let r = simulate_noisy(copy, params, noise, i, opts)
+                .map(|r| (r.makespan(), r.events, r.ops, r.end_times.len(), r.warnings));
+            replication_done();
+            r
         },
     )
     .map_err(|(_, e)| e)?;

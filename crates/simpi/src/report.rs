@@ -49,10 +49,20 @@ pub struct Report {
 /// fork and exec, so a replay started by a large process (a Python harness, `cargo run`)
 /// would report that process's memory.
 pub fn peak_rss_bytes() -> Option<u64> {
+    status_kib("VmHWM:").map(|kib| kib * 1024)
+}
+
+/// Resident set size of this process now (Linux `VmRSS`), if available: what a
+/// progress display shows as memory.
+pub fn rss_bytes() -> Option<u64> {
+    status_kib("VmRSS:").map(|kib| kib * 1024)
+}
+
+/// A `/proc/self/status` field given in kB.
+fn status_kib(field: &str) -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb * 1024)
+    let line = status.lines().find(|l| l.starts_with(field))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }
 
 impl Report {

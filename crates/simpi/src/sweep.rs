@@ -234,8 +234,21 @@ impl std::fmt::Display for PointFailure {
 /// grid order). A failing point stops the sweep: the first failure in grid order is
 /// returned, whatever the number of threads.
 pub fn run(spec: &Spec, planned: &[Planned], threads: usize) -> Result<Table, PointFailure> {
+    run_watched(spec, planned, threads, &|| {})
+}
+
+/// [`run`], calling `point_done` (from the thread that ran it) as each point finishes:
+/// a progress display counts them.
+pub fn run_watched(
+    spec: &Spec,
+    planned: &[Planned],
+    threads: usize,
+    point_done: &(dyn Fn() + Sync),
+) -> Result<Table, PointFailure> {
     let results = pool::map_ordered(planned, threads, |p| {
-        replay(&p.point, false).map(|r| (r.makespan().ps(), r.events))
+        let r = replay(&p.point, false).map(|r| (r.makespan().ps(), r.events));
+        point_done();
+        r
     })
     .map_err(|(i, failure)| PointFailure {
         point: spec.describe(&planned[i]),

@@ -1,12 +1,12 @@
-//! The HTML report of a run (`simpi replay --html`): one self-contained page (style,
-//! script and data inlined; nothing fetched) with the summary, a zoomable timeline, the
-//! critical path, the time breakdown per rank and the per-call table.
+//! The HTML reports (`simpi replay --html`, `simpi sweep --html`): one self-contained
+//! page (style, script and data inlined; nothing fetched). A run's has the summary, a
+//! zoomable timeline, the critical path, the time breakdown per rank and the per-call
+//! table; a sweep's, its plots and its table of points.
 //!
 //! A page is a [`Page`] of [`Section`]s: each writes its HTML and, if the page's script
-//! draws it, its data as JSON. [`report_page`] makes the sections of one run. A sweep's
-//! page (a table of its points, makespan against each swept parameter) is the extension
-//! point left for later: new sections beside these, with an initialiser in `report.js`
-//! for what they draw.
+//! draws it, its data as JSON. [`report_page`] makes the sections of one run,
+//! [`sweep_page`] those of a sweep (its plots and its table of points); a new kind of
+//! page is new sections, with an initialiser in `report.js` for what they draw.
 //!
 //! Everything taken from inputs (file names, call names, the model's description) is
 //! escaped ([`escape`]); big runs are cut down (ranks, spans and messages embedded are
@@ -19,9 +19,11 @@ pub mod escape;
 mod page;
 mod path;
 mod summary;
+mod sweep;
 mod timeline;
 
 pub use page::{Page, Section};
+pub use sweep::{sweep_page, SweepInfo};
 
 use crate::Report;
 use std::collections::HashMap;

@@ -1,5 +1,5 @@
 // simpi's HTML report: draws the per-rank breakdown and the timeline from the JSON in
-// #simpi-data. Data from inputs is only ever set as text (textContent, fillText).
+// #simpi-data, and sorts a sweep's table. Data from inputs is only ever set as text (textContent, fillText).
 (function () {
   'use strict';
 
@@ -446,9 +446,50 @@
       + shapes + ' shapes in the first view.';
   }
 
-  // Sections the script draws, by id; a new kind of section (a sweep's plots) adds its
-  // initialiser here.
-  var initialisers = { breakdown: initBreakdown, timeline: initTimeline };
+  // A sweep's table of points: a click on a heading sorts the rows by that column
+  // (numbers as numbers, other values as text; a second click reverses the order).
+  function initSortable(d, section) {
+    var table = section.querySelector('table');
+    var body = table.tBodies[0];
+    var heads = table.tHead.rows[0].cells;
+    var sortedBy = -1;
+    var ascending = true;
+    function key(row, col) {
+      var v = row.cells[col].getAttribute('data-v');
+      var x = Number(v);
+      return v !== '' && isFinite(x) ? { num: true, v: x } : { num: false, v: v };
+    }
+    function compare(col) {
+      return function (a, b) {
+        var ka = key(a, col);
+        var kb = key(b, col);
+        var c;
+        if (ka.num && kb.num) c = ka.v - kb.v;
+        else if (ka.num !== kb.num) c = ka.num ? -1 : 1;
+        else c = ka.v < kb.v ? -1 : (ka.v > kb.v ? 1 : 0);
+        // Equal keys keep the grid's order.
+        if (c === 0) c = Number(a.cells[0].getAttribute('data-v')) - Number(b.cells[0].getAttribute('data-v'));
+        return ascending ? c : -c;
+      };
+    }
+    Array.prototype.forEach.call(heads, function (th, col) {
+      th.classList.add('sortable');
+      th.addEventListener('click', function () {
+        ascending = sortedBy === col ? !ascending : true;
+        sortedBy = col;
+        var rows = Array.prototype.slice.call(body.rows);
+        rows.sort(compare(col));
+        rows.forEach(function (r) { body.appendChild(r); });
+        Array.prototype.forEach.call(heads, function (h, i) {
+          h.setAttribute('aria-sort', i === col ? (ascending ? 'ascending' : 'descending') : 'none');
+        });
+      });
+    });
+    section.setAttribute('data-rows', String(d.rows));
+  }
+
+  // Sections the script draws, by id; a new kind of section adds its initialiser here.
+  var initialisers = { breakdown: initBreakdown, timeline: initTimeline, 'sweep-table': initSortable };
   Object.keys(initialisers).forEach(function (id) {
     var section = document.getElementById(id);
     if (data[id] && section) initialisers[id](data[id], section);
