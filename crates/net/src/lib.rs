@@ -6,10 +6,13 @@
 //! * [`packet`]: packets over a platform's routes, with cut-through forwarding,
 //!   credit-based flow control and round-robin arbitration ([`PacketParams`]).
 //! * [`constant`]: every transfer takes the same time (SimGrid's `Constant` model).
+//! * [`stochastic`]: each message takes a time drawn from measured distributions
+//!   ([`distributions`]) for its size and the contention it meets (PEVPM's model).
 //! * [`loggops`]: the LogGOPS cost functions (the LogGOPS rules in `simpi-mpi` apply them
 //!   to per-rank CPU and NIC timers: LogGOPS models the hosts, not a network of links).
 
 pub mod constant;
+pub mod distributions;
 pub mod flow;
 pub mod flow_params;
 pub mod loggops;
@@ -17,8 +20,10 @@ pub mod model;
 pub mod packet;
 pub mod packet_params;
 pub mod piecewise;
+pub mod stochastic;
 
 pub use constant::ConstantNetwork;
+pub use distributions::Distributions;
 pub use flow::FlowNetwork;
 pub use flow_params::FlowParams;
 pub use loggops::LogGops;
@@ -27,6 +32,7 @@ pub use packet::PacketNetwork;
 pub use packet_params::PacketParams;
 pub use piecewise::Piecewise;
 pub use simpi_platform::{HostId, Platform, PlatformError};
+pub use stochastic::{Scoreboard, StochasticNetwork};
 
 /// Why a network model could not do what it was asked.
 #[derive(Clone, Debug, PartialEq)]
