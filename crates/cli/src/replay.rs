@@ -27,6 +27,9 @@ enum ModelName {
     /// arbitration (--packet-preset, --mtu, --packet-buffer, --router-delay, --queues),
     /// under SMPI's protocol.
     Packet,
+    /// Every message takes a time drawn from measured distributions for its size and
+    /// the contention it meets (--distributions, --seed, --replications; PEVPM's model).
+    Stochastic,
 }
 
 #[derive(Copy, Clone, ValueEnum)]
@@ -231,17 +234,24 @@ pub struct ReplayArgs {
     /// instead of each from its own.
     #[arg(long)]
     noise_cosched: bool,
-    /// Noise: the seed of the random offsets; replication i of seed S draws rank r's
-    /// offset from (S, i, r) alone.
+    /// The seed of the noise's offsets (replication i of seed S draws rank r's offset
+    /// from (S, i, r) alone) and of the stochastic model's message times (drawn from
+    /// (S, i, source, destination, the message's index between them)).
     #[arg(long, default_value_t = 1, value_parser = values::whole)]
     seed: u64,
-    /// Noise: run this many replications, each with new offsets, and print the mean
-    /// makespan, its 95% confidence interval, median, 95th percentile, min and max.
+    /// Run this many replications, each with new noise offsets or message times, and
+    /// print the mean makespan, its 95% confidence interval, median, 95th percentile,
+    /// min and max.
     #[arg(long, default_value_t = 1, value_parser = values::at_least_one)]
     replications: u32,
     /// Threads for --replications [default: all cores]; the result does not depend on it.
     #[arg(long, value_parser = values::at_least_one)]
     jobs: Option<u32>,
+    /// The stochastic model's measured message times: histograms per message size and
+    /// contention level (docs/models.md); with --platform, contention is counted on the
+    /// busiest link of each route, else over every message in flight.
+    #[arg(long, value_name = "FILE", value_parser = values::path)]
+    distributions: Option<PathBuf>,
 }
 
 pub fn run(mut a: ReplayArgs, m: &ArgMatches) -> Result<(), (u8, String)> {
@@ -348,6 +358,9 @@ fn run_checked(a: ReplayArgs, s: &ReplaySettings) -> Result<(), (u8, String)> {
         record: a.report || a.timeline.is_some() || a.html.is_some(),
     };
     let result = match (&noise_trace, model) {
+        (None, model @ simpi::Model::Stochastic { .. }) if s.noise.replications > 1 => {
+            return replications_of_model(&a, &workload, &model);
+        }
         (None, model) => simulate(&mut workload, &model, opts),
         (Some(trace), simpi::Model::LogGops(params)) => {
             let noise = simpi::montecarlo::Noise {
@@ -453,7 +466,31 @@ fn replications(
         &|| counter.tick(),
     );
     counter.finish();
-    let reps = reps.map_err(|e| run_error(e, a))?;
+    print_replications(a, &reps.map_err(|e| run_error(e, a))?)
+}
+
+/// Runs `--replications` of the workload under the stochastic model on threads and
+/// prints their statistics.
+fn replications_of_model(
+    a: &ReplayArgs,
+    workload: &Workload<'_>,
+    model: &simpi::Model<'_>,
+) -> Result<(), (u8, String)> {
+    let threads = a.jobs.map_or_else(
+        || std::thread::available_parallelism().map_or(1, |n| n.get()),
+        |j| j as usize,
+    );
+    let counter = progress::Counter::new(a.progress, a.replications as usize, "replications");
+    let reps =
+        simpi::montecarlo::replicate_model(workload, model, a.replications, threads, a.max_blocked_ranks, &|| {
+            counter.tick()
+        });
+    counter.finish();
+    print_replications(a, &reps.map_err(|e| run_error(e, a))?)
+}
+
+/// Prints replications' statistics as text or JSON.
+fn print_replications(a: &ReplayArgs, reps: &simpi::montecarlo::Replications) -> Result<(), (u8, String)> {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let io = |e: std::io::Error| (EXIT_INPUT, format!("writing output: {e}"));
@@ -548,6 +585,7 @@ fn arg(s: Setting) -> (&'static str, &'static str) {
         Setting::NoiseCosched => ("noise_cosched", "--noise-cosched"),
         Setting::Seed => ("seed", "--seed"),
         Setting::Replications => ("replications", "--replications"),
+        Setting::Distributions => ("distributions", "--distributions"),
     }
 }
 
@@ -567,6 +605,7 @@ fn settings(a: &ReplayArgs, m: &ArgMatches) -> ReplaySettings {
             ModelName::Hybrid => settings::ModelName::Hybrid,
             ModelName::Constant => settings::ModelName::Constant,
             ModelName::Packet => settings::ModelName::Packet,
+            ModelName::Stochastic => settings::ModelName::Stochastic,
         }),
         platform: a.platform.clone(),
         preset: match a.preset {
@@ -614,6 +653,7 @@ fn settings(a: &ReplayArgs, m: &ArgMatches) -> ReplaySettings {
             seed: a.seed,
             replications: a.replications,
         },
+        distributions: a.distributions.clone(),
         given: Setting::ALL.into_iter().filter(|s| given(m, arg(*s).0)).collect(),
     }
 }

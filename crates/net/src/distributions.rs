@@ -95,6 +95,9 @@ pub struct Distributions {
     levels: Vec<Level>,
 }
 
+/// A histogram as read: its (bytes, contention), the line of its `dist`, its buckets.
+type Read = ((u64, u32), usize, Vec<(f64, f64, u64)>);
+
 /// Where an item was read (file and line), for errors.
 fn at(file: &Path, line: usize, msg: impl std::fmt::Display) -> Error {
     Error::BadParameter(format!("{}:{line}: {msg}", file.display()))
@@ -161,8 +164,7 @@ impl Distributions {
     /// Parses the text of a distributions file called `path`.
     pub fn parse(path: &Path, text: &str) -> Result<Distributions, Error> {
         let mut unit: Option<f64> = None;
-        // (key, line of its 'dist', buckets)
-        let mut dists: Vec<((u64, u32), usize, Vec<(f64, f64, u64)>)> = Vec::new();
+        let mut dists: Vec<Read> = Vec::new();
         for (i, raw) in text.lines().enumerate() {
             let n = i + 1;
             let line = raw.split('#').next().unwrap_or("").trim();

@@ -37,6 +37,12 @@ pub trait NetworkModel {
     fn link_loads(&self) -> Vec<LinkLoad> {
         Vec::new()
     }
+
+    /// What the model could not do as measured or specified during the run, for the
+    /// user (none by default).
+    fn warnings(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// What a link carried during a run.
@@ -94,5 +100,9 @@ impl<N: NetworkModel + ?Sized> NetworkModel for &mut N {
 
     fn link_loads(&self) -> Vec<LinkLoad> {
         (**self).link_loads()
+    }
+
+    fn warnings(&self) -> Vec<String> {
+        (**self).warnings()
     }
 }

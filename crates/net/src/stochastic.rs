@@ -145,6 +145,17 @@ impl NetworkModel for StochasticNetwork<'_, '_> {
     fn in_flight(&self) -> usize {
         self.in_flight
     }
+
+    fn warnings(&self) -> Vec<String> {
+        let (beyond, most) = self.beyond_measured();
+        if beyond == 0 {
+            return Vec::new();
+        }
+        let top = self.dists.max_contention();
+        vec![format!(
+            "{beyond} message(s) met more contention than was measured (up to {most} in flight; the distributions go to {top}): their times were drawn at {top}"
+        )]
+    }
 }
 
 #[cfg(test)]

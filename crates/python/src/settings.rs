@@ -13,7 +13,7 @@ use std::collections::HashMap;
 
 /// Every keyword the Python `replay` passes down in its settings map (`coll` comes as a
 /// list of its own), so a misspelt one is an error here too.
-pub const KEYS: [&str; 43] = [
+pub const KEYS: [&str; 45] = [
     "pattern",
     "ranks",
     "bytes",
@@ -57,6 +57,8 @@ pub const KEYS: [&str; 43] = [
     "timeline_ranks",
     "timeline_window",
     "max_blocked_ranks",
+    "distributions",
+    "seed",
 ];
 
 /// How messages name settings: by their keywords.
@@ -118,6 +120,7 @@ fn keyword(s: Setting) -> &'static str {
         Setting::NoiseCosched => "noise_cosched",
         Setting::Seed => "seed",
         Setting::Replications => "replications",
+        Setting::Distributions => "distributions",
     }
 }
 
@@ -252,6 +255,8 @@ pub fn parse(source: Option<String>, given: HashMap<String, String>, coll: Vec<S
     read!("timeline", Target::parse, |v| s.timeline = Some(v));
     read!("timeline_ranks", RankSet::parse, |v| s.timeline_filter.ranks = Some(v));
     read!("timeline_window", Window::parse, |v| s.timeline_filter.window = Some(v));
+    read!("distributions", path, |v| s.replay.distributions = Some(v));
+    read!("seed", whole, |v| s.replay.noise.seed = v);
     read!("max_blocked_ranks", whole, |v| s.max_blocked_ranks =
         v.min(usize::MAX as u64) as usize);
     debug_assert!(map.is_empty(), "every known keyword is read");

@@ -1,6 +1,7 @@
-//! OS noise and Monte Carlo replications under the LogGOPS rules: a noise trace in
-//! LogGOPSim's format, each replication drawing new per-rank offsets into it from the
-//! key (seed, replication, rank), and the statistics of the makespans.
+//! Monte Carlo replications and their statistics. Two things draw random numbers: OS
+//! noise under the LogGOPS rules (a noise trace in LogGOPSim's format, each replication
+//! drawing new per-rank offsets into it from the key (seed, replication, rank)), and the
+//! stochastic model (each message's time, keyed by seed, replication, pair and index).
 //!
 //! Replications run on threads, each thread on a copy of the workload of its own; the
 //! makespans come back in replication order and each depends only on its key, so the
@@ -84,13 +85,22 @@ fn twin<'a>(w: &Workload<'a>) -> Workload<'a> {
     }
 }
 
+/// What the replications draw at random.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Draws {
+    /// Each rank's offset into a noise trace, placed so.
+    NoiseOffsets(Placement),
+    /// Each message's time, from measured distributions (the stochastic model).
+    MessageTimes,
+}
+
 /// What replications gave.
 #[derive(Clone, Debug)]
 pub struct Replications {
-    /// The seed of the offsets.
+    /// The seed of the draws.
     pub seed: u64,
-    /// Where ranks read the trace.
-    pub placement: Placement,
+    /// What is drawn.
+    pub draws: Draws,
     /// The makespan of each replication, in replication order.
     pub makespans: Vec<SimTime>,
     /// Ranks of the workload.
@@ -132,9 +142,84 @@ pub fn replicate_watched(
     max_blocked_ranks: usize,
     replication_done: &(dyn Fn() + Sync),
 ) -> Result<Replications, Error> {
+    let run = |copy: &mut Workload<'_>, i: u64, opts: SimOptions<'_>| simulate_noisy(copy, params, noise, i, opts);
+    let plan = Plan {
+        replications,
+        threads,
+        max_blocked_ranks,
+        seed: noise.seed,
+        draws: Draws::NoiseOffsets(noise.placement),
+    };
+    replicate_runs(w, &plan, replication_done, run)
+}
+
+/// Runs `replications` replications of `w` under the stochastic `model` (its
+/// replication number is replaced by each one's) on up to `threads` threads, calling
+/// `replication_done` as each finishes. Any other model is refused: it draws nothing.
+pub fn replicate_model(
+    w: &Workload<'_>,
+    model: &Model<'_>,
+    replications: u32,
+    threads: usize,
+    max_blocked_ranks: usize,
+    replication_done: &(dyn Fn() + Sync),
+) -> Result<Replications, Error> {
+    let Model::Stochastic {
+        distributions,
+        platform,
+        hosts,
+        seed,
+        ..
+    } = model
+    else {
+        return Err(Error::Setting(
+            "replications draw OS noise (--noise) or message times (--model stochastic); this model draws nothing"
+                .into(),
+        ));
+    };
+    let run = |copy: &mut Workload<'_>, i: u64, opts: SimOptions<'_>| {
+        let m = Model::Stochastic {
+            distributions,
+            platform: *platform,
+            hosts: hosts.clone(),
+            seed: *seed,
+            replication: i,
+        };
+        simulate(copy, &m, opts)
+    };
+    let plan = Plan {
+        replications,
+        threads,
+        max_blocked_ranks,
+        seed: *seed,
+        draws: Draws::MessageTimes,
+    };
+    replicate_runs(w, &plan, replication_done, run)
+}
+
+/// How many replications, on how many threads, and what they draw.
+struct Plan {
+    replications: u32,
+    threads: usize,
+    max_blocked_ranks: usize,
+    seed: u64,
+    draws: Draws,
+}
+
+/// Runs `run(copy, i, options)` for every replication `i` of `plan` on threads, each
+/// thread on its own copy of `w`; the makespans in replication order.
+fn replicate_runs<F>(
+    w: &Workload<'_>,
+    plan: &Plan,
+    replication_done: &(dyn Fn() + Sync),
+    run: F,
+) -> Result<Replications, Error>
+where
+    F: Fn(&mut Workload<'_>, u64, SimOptions<'_>) -> Result<Report, Error> + Sync,
+{
     let started = Instant::now();
-    let items: Vec<u64> = (0..replications as u64).collect();
-    let threads = threads.clamp(1, items.len().max(1));
+    let items: Vec<u64> = (0..plan.replications as u64).collect();
+    let threads = plan.threads.clamp(1, items.len().max(1));
     let reports = map_ordered_with(
         &items,
         threads,
@@ -142,11 +227,10 @@ pub fn replicate_watched(
         |copy, &i| {
             let opts = SimOptions {
                 progress: None,
-                max_blocked_ranks,
+                max_blocked_ranks: plan.max_blocked_ranks,
                 record: false,
             };
-            let r = simulate_noisy(copy, params, noise, i, opts)
-                .map(|r| (r.makespan(), r.events, r.ops, r.end_times.len(), r.warnings));
+            let r = run(copy, i, opts).map(|r| (r.makespan(), r.events, r.ops, r.end_times.len(), r.warnings));
             replication_done();
             r
         },
@@ -157,8 +241,8 @@ pub fn replicate_watched(
         None => (0, 0, 0, Vec::new()),
     };
     Ok(Replications {
-        seed: noise.seed,
-        placement: noise.placement,
+        seed: plan.seed,
+        draws: plan.draws,
         makespans: reports.into_iter().map(|r| r.0).collect(),
         ranks,
         ops,
@@ -290,10 +374,12 @@ impl Replications {
         Stats::of(&self.makespans)
     }
 
-    fn placement_name(&self) -> &'static str {
-        match self.placement {
-            Placement::Independent => "independent",
-            Placement::Cosched => "cosched",
+    /// The noise's placement, if noise is what is drawn.
+    fn placement_name(&self) -> Option<&'static str> {
+        match self.draws {
+            Draws::NoiseOffsets(Placement::Independent) => Some("independent"),
+            Draws::NoiseOffsets(Placement::Cosched) => Some("cosched"),
+            Draws::MessageTimes => None,
         }
     }
 
@@ -301,12 +387,15 @@ impl Replications {
     pub fn summary(&self) -> String {
         let mut s = String::new();
         let ps = |x: f64| SimTime(simpi_kernel::time::round_to_u64(x.max(0.0)));
+        let drawn = match self.placement_name() {
+            Some(p) => format!("{p} noise offsets"),
+            None => "message times from the distributions".to_string(),
+        };
         let _ = writeln!(
             s,
-            "replications {}  (seed {}, {} noise offsets, {} thread(s))",
+            "replications {}  (seed {}, {drawn}, {} thread(s))",
             self.makespans.len(),
             self.seed,
-            self.placement_name(),
             self.threads
         );
         if let Some(st) = self.stats() {
@@ -338,7 +427,8 @@ impl Replications {
         s
     }
 
-    /// One JSON object: `replications`, `seed`, `placement`, the makespan statistics
+    /// One JSON object: `replications`, `seed`, `draws` (`noise` or `message_times`),
+    /// `placement` (with noise), the makespan statistics
     /// (`makespan_mean_ps`, `makespan_ci95_ps` [low, high], `makespan_sd_ps`,
     /// `makespan_median_ps`, `makespan_p95_ps`, `makespan_min_ps`, `makespan_max_ps`),
     /// `makespans_ps` (each replication's, in order), `ranks`, `events`, `wall_seconds`.
@@ -346,11 +436,14 @@ impl Replications {
         let st = self.stats();
         write!(
             out,
-            "{{\"replications\": {}, \"seed\": {}, \"placement\": \"{}\"",
+            "{{\"replications\": {}, \"seed\": {}",
             self.makespans.len(),
-            self.seed,
-            self.placement_name()
+            self.seed
         )?;
+        match self.placement_name() {
+            Some(p) => write!(out, ", \"draws\": \"noise\", \"placement\": \"{p}\"")?,
+            None => write!(out, ", \"draws\": \"message_times\"")?,
+        }
         if let Some(st) = st {
             write!(
                 out,

@@ -17,7 +17,10 @@ use simpi_mpi::{
     run_loggops_noisy_on, run_loggops_on, run_loggops_over, run_smpi_on, OpId, Outcome, Preset, Progress, Protocol,
     Schedule, Stall,
 };
-use simpi_net::{ConstantNetwork, FlowNetwork, LinkLoad, LogGops, NetworkModel, PacketNetwork, PacketParams};
+use simpi_net::{
+    ConstantNetwork, Distributions, FlowNetwork, LinkLoad, LogGops, NetworkModel, PacketNetwork, PacketParams,
+    Scoreboard, StochasticNetwork,
+};
 use simpi_platform::{HostId, Platform};
 use simpi_trace::goal::locate_ops;
 use simpi_trace::otf2::{open_otf2, Otf2Program};
@@ -59,6 +62,21 @@ pub enum Model<'a> {
         /// How packets are cut, buffered and forwarded.
         params: PacketParams,
     },
+    /// Every message takes a time drawn from measured distributions (PEVPM's model);
+    /// the hosts add nothing (the measurements hold their costs).
+    Stochastic {
+        /// The measured message times.
+        distributions: &'a Distributions,
+        /// The platform whose routes count contention per link (none: contention is
+        /// every message in flight, and rank `r` is host `r`).
+        platform: Option<&'a Platform>,
+        /// Host of each rank (with a platform).
+        hosts: Vec<HostId>,
+        /// The seed of the draws.
+        seed: u64,
+        /// The replication of a Monte Carlo run (its own draws).
+        replication: u64,
+    },
     /// Every message takes the same time (SimGrid's `Constant` network model) under an
     /// SMPI protocol.
     Constant {
@@ -89,8 +107,17 @@ pub struct SimOptions<'p> {
     pub record: bool,
 }
 
-/// What a run gives back: its outcome, the store, and what each link carried.
-type Ran<S> = (Result<Outcome, simpi_mpi::Error>, S, Vec<LinkLoad>);
+/// What a run gives back: its outcome, the store, and what the network saw.
+type Ran<S> = (Result<Outcome, simpi_mpi::Error>, S, NetSummary);
+
+/// What the network model saw during a run.
+#[derive(Default)]
+struct NetSummary {
+    /// What each link carried, hottest first.
+    links: Vec<LinkLoad>,
+    /// What the model could not do as measured or specified.
+    warnings: Vec<String>,
+}
 
 /// The hosts of a workload's `p` ranks, if the mapping covers them all.
 fn mapped(hosts: &[HostId], p: u32) -> Result<Vec<HostId>, Error> {
@@ -111,12 +138,13 @@ fn run_model<S: OpStore>(
     record: bool,
 ) -> Result<Ran<S>, Error> {
     let p = store.num_ranks();
-    let no_links = |(out, store): (Result<Outcome, simpi_mpi::Error>, S)| (out, store, Vec::new());
+    let no_links = |(out, store): (Result<Outcome, simpi_mpi::Error>, S)| (out, store, NetSummary::default());
     let with_links = |(out, store): (Result<Outcome, simpi_mpi::Error>, S), net: &dyn NetworkModel| {
         let mut links = net.link_loads();
         // Hottest first; equal ones in the order the run first used them.
         links.sort_by_key(|l| std::cmp::Reverse(l.busy));
-        (out, store, links)
+        let warnings = net.warnings();
+        (out, store, NetSummary { links, warnings })
     };
     Ok(match model {
         Model::LogGops(m) => no_links(run_loggops_on(store, m, progress, record)),
@@ -145,6 +173,25 @@ fn run_model<S: OpStore>(
             };
             with_links(ran, &net)
         }
+        Model::Stochastic {
+            distributions,
+            platform,
+            hosts,
+            seed,
+            replication,
+        } => {
+            let scoreboard = match platform {
+                Some(p) => Scoreboard::Links(p),
+                None => Scoreboard::Global,
+            };
+            let mut net = StochasticNetwork::new(distributions, scoreboard, *seed, *replication);
+            let hosts = match platform {
+                Some(_) => mapped(hosts, p)?,
+                None => (0..p).map(HostId).collect(),
+            };
+            let ran = run_loggops_over(store, &MEASURED_HOSTS, &mut net, hosts, progress, record);
+            with_links(ran, &net)
+        }
         Model::Constant { time, protocol } => {
             let hosts: Vec<HostId> = (0..p).map(HostId).collect();
             no_links(run_smpi_on(
@@ -159,6 +206,17 @@ fn run_model<S: OpStore>(
     })
 }
 
+/// The hosts' costs under the stochastic model: none, and every message eager (the
+/// measured times hold the software overheads and the protocol's handshakes).
+const MEASURED_HOSTS: LogGops = LogGops {
+    l: 0,
+    o: 0,
+    g: 0,
+    big_g: 0,
+    big_o: 0,
+    s: u64::MAX,
+};
+
 /// Simulates `w` under `model`.
 pub fn simulate(w: &mut Workload<'_>, model: &Model<'_>, opts: SimOptions<'_>) -> Result<Report, Error> {
     let t1 = Instant::now();
@@ -168,9 +226,9 @@ pub fn simulate(w: &mut Workload<'_>, model: &Model<'_>, opts: SimOptions<'_>) -
         path: path.clone(),
         error,
     };
-    let (result, ops, links) = match &mut w.body {
+    let (result, ops, net) = match &mut w.body {
         Body::Schedule(sched) => {
-            let (result, store, links) = run_model(ScheduleStore::new(sched), model, opts.progress, opts.record)?;
+            let (result, store, net) = run_model(ScheduleStore::new(sched), model, opts.progress, opts.record)?;
             drop(store);
             let result = match result {
                 Err(simpi_mpi::Error::Stall(stall)) => {
@@ -178,7 +236,7 @@ pub fn simulate(w: &mut Workload<'_>, model: &Model<'_>, opts: SimOptions<'_>) -
                 }
                 r => r.map_err(located)?,
             };
-            (result, w.schedule().map_or(0, |s| s.num_ops() as u64), links)
+            (result, w.schedule().map_or(0, |s| s.num_ops() as u64), net)
         }
         Body::Pattern { pattern, params } => {
             let compute_ps = params.compute.saturating_mul(w.unit.ps_per_unit());
@@ -186,7 +244,7 @@ pub fn simulate(w: &mut Workload<'_>, model: &Model<'_>, opts: SimOptions<'_>) -
             let p = prog.ranks();
             // Before the live store allocates its per-rank state.
             crate::memory::check_ranks_fit(p.into())?;
-            let (result, store, links) = run_model(Live::new(prog, p, 1, 1), model, opts.progress, opts.record)?;
+            let (result, store, net) = run_model(Live::new(prog, p, 1, 1), model, opts.progress, opts.record)?;
             let result = match result {
                 Err(simpi_mpi::Error::Stall(stall)) => {
                     let describe = |id: OpId| store.describe(id.0);
@@ -195,7 +253,7 @@ pub fn simulate(w: &mut Workload<'_>, model: &Model<'_>, opts: SimOptions<'_>) -
                 r => r.map_err(located)?,
             };
             let ops = result.stats.ops;
-            (result, ops, links)
+            (result, ops, net)
         }
         Body::Trace => {
             let o = w.options.expect("a trace has its load options");
@@ -214,7 +272,7 @@ pub fn simulate(w: &mut Workload<'_>, model: &Model<'_>, opts: SimOptions<'_>) -
                 outcome: result,
                 warnings,
                 calls,
-                links,
+                net,
             } = run.map_err(|e| match e {
                 TraceRunError::Engine(error) => located(error),
                 TraceRunError::Other(e) => e,
@@ -224,12 +282,13 @@ pub fn simulate(w: &mut Workload<'_>, model: &Model<'_>, opts: SimOptions<'_>) -
                 w.calls = Some(calls);
             }
             let ops = result.stats.ops;
-            (result, ops, links)
+            (result, ops, net)
         }
     };
     let sim_seconds = t1.elapsed().as_secs_f64();
     let out = result;
     let mut warnings = w.warnings.clone();
+    warnings.extend(net.warnings);
     if out.stats.size_mismatches > 0 {
         warnings.push(format!(
             "{} receive(s) matched a message of a different size; the message size was used",
@@ -267,7 +326,7 @@ pub fn simulate(w: &mut Workload<'_>, model: &Model<'_>, opts: SimOptions<'_>) -
         messages,
         flows,
         critical,
-        links,
+        links: net.links,
     })
 }
 
@@ -311,12 +370,12 @@ impl LiveTrace for Otf2Program<'_, OpRef> {
 }
 
 /// What a live trace's run gives: its outcome, the trace's warnings and calls, and what
-/// each link carried.
+/// the network saw.
 struct TraceRun {
     outcome: Outcome,
     warnings: Vec<String>,
     calls: Vec<CallRecord>,
-    links: Vec<LinkLoad>,
+    net: NetSummary,
 }
 
 /// Why a live trace did not run: the engine's error (to be located at the workload) or
@@ -337,7 +396,7 @@ fn run_trace<P: LiveTrace>(
     let p = prog.rank_count();
     // Before the live store allocates its per-rank state.
     crate::memory::check_ranks_fit(p.into()).map_err(TraceRunError::Other)?;
-    let (result, mut store, links) =
+    let (result, mut store, net) =
         run_model(Live::new(prog, p, 1, 1), model, progress, record).map_err(TraceRunError::Other)?;
     let result = match result {
         Err(simpi_mpi::Error::Stall(stall)) => {
@@ -355,7 +414,7 @@ fn run_trace<P: LiveTrace>(
         outcome: result,
         warnings,
         calls: prog.take_calls(),
-        links,
+        net,
     })
 }
 

@@ -22,16 +22,19 @@ pub enum ModelName {
     Constant,
     /// Packets over a platform's routes, under SMPI's protocol.
     Packet,
+    /// Message times drawn from measured distributions (PEVPM's model).
+    Stochastic,
 }
 
 impl ModelName {
     /// Every model, in the order messages list them.
-    pub const ALL: [ModelName; 5] = [
+    pub const ALL: [ModelName; 6] = [
         ModelName::Loggops,
         ModelName::Flow,
         ModelName::Hybrid,
         ModelName::Constant,
         ModelName::Packet,
+        ModelName::Stochastic,
     ];
 
     /// The name users type.
@@ -42,6 +45,7 @@ impl ModelName {
             ModelName::Hybrid => "hybrid",
             ModelName::Constant => "constant",
             ModelName::Packet => "packet",
+            ModelName::Stochastic => "stochastic",
         }
     }
 
@@ -49,7 +53,7 @@ impl ModelName {
     pub fn parse(s: &str) -> Result<ModelName, String> {
         ModelName::ALL.into_iter().find(|m| m.name() == s).ok_or_else(|| {
             format!(
-                "{} is not a model: expected loggops, flow, hybrid, constant or packet",
+                "{} is not a model: expected loggops, flow, hybrid, constant, packet or stochastic",
                 values::quote(s)
             )
         })
@@ -195,11 +199,13 @@ pub enum Setting {
     Seed,
     /// Monte Carlo replications.
     Replications,
+    /// The stochastic model's measured distributions.
+    Distributions,
 }
 
 impl Setting {
     /// Every setting.
-    pub const ALL: [Setting; 49] = [
+    pub const ALL: [Setting; 50] = [
         Setting::Pattern,
         Setting::Ranks,
         Setting::Bytes,
@@ -249,6 +255,7 @@ impl Setting {
         Setting::NoiseCosched,
         Setting::Seed,
         Setting::Replications,
+        Setting::Distributions,
     ];
 }
 
@@ -430,8 +437,10 @@ pub struct ReplaySettings {
     pub report: bool,
     /// What the result is printed as.
     pub output: Output,
-    /// OS noise and replications.
+    /// OS noise, the seed and replications.
     pub noise: NoiseSettings,
+    /// The stochastic model's distributions file.
+    pub distributions: Option<PathBuf>,
     /// The settings the user gave (a default the user did not type is not given).
     pub given: BTreeSet<Setting>,
 }
@@ -462,6 +471,7 @@ impl Default for ReplaySettings {
             report: false,
             output: Output::Human,
             noise: NoiseSettings::default(),
+            distributions: None,
             given: BTreeSet::new(),
         }
     }
@@ -532,9 +542,11 @@ impl ReplaySettings {
             }
         }
         let flow_like = matches!(model, ModelName::Flow | ModelName::Hybrid);
-        let on_platform = flow_like || model == ModelName::Packet;
+        let stochastic = model == ModelName::Stochastic;
+        let on_platform = flow_like || model == ModelName::Packet || (stochastic && self.platform.is_some());
         match (&self.platform, model) {
             (None, ModelName::Loggops | ModelName::Constant)
+            | (_, ModelName::Stochastic)
             | (Some(_), ModelName::Flow | ModelName::Hybrid | ModelName::Packet) => {}
             (Some(_), ModelName::Constant) => {
                 return Err(format!("the constant model needs no {}", n(Setting::Platform)))
@@ -563,9 +575,32 @@ impl ReplaySettings {
                     n(s)
                 ));
             }
+            if self.given(s) && stochastic {
+                return Err(format!(
+                    "{} is a LogGOPS parameter: {this_model} takes every message's time, host costs included, from {}",
+                    n(s),
+                    naming.placeholder(Setting::Distributions, "FILE")
+                ));
+            }
             if self.given(s) && model != ModelName::Loggops && !loggops_hosts {
                 return Err(format!("{} is a LogGOPS parameter: {this_model} does not use it", n(s)));
             }
+        }
+        match (stochastic, &self.distributions) {
+            (true, None) => {
+                return Err(format!(
+                    "{this_model} draws message times from measured distributions: give {}",
+                    naming.placeholder(Setting::Distributions, "FILE")
+                ))
+            }
+            (false, Some(_)) => {
+                return Err(format!(
+                    "{} is for {}, not {this_model}",
+                    n(Setting::Distributions),
+                    set_model(ModelName::Stochastic)
+                ))
+            }
+            _ => {}
         }
         self.check_noise(naming)?;
         for s in MACHINE {
@@ -607,6 +642,13 @@ impl ReplaySettings {
                     "{} is a setting of SMPI's protocol: {this_model} uses LogGOPS ({}) instead",
                     n(s),
                     naming.list(&LOGGOPS)
+                ));
+            }
+            if self.given(s) && stochastic {
+                return Err(format!(
+                    "{} is a setting of SMPI's protocol: {this_model} takes every message's time, protocol included, from {}",
+                    n(s),
+                    naming.placeholder(Setting::Distributions, "FILE")
                 ));
             }
         }
@@ -688,6 +730,24 @@ impl ReplaySettings {
     fn check_noise(&self, naming: Naming) -> Result<(), String> {
         let n = |s: Setting| naming.of(s);
         let trace = naming.placeholder(Setting::Noise, "FILE");
+        let model = self.model();
+        if self.noise.trace.is_some() && model == ModelName::Stochastic {
+            return Err(format!(
+                "{} charges OS noise under LogGOPSim's rules: {} does not use it (its measured times hold the hosts' noise)",
+                n(Setting::Noise),
+                naming.set(Setting::Model, model.name())
+            ));
+        }
+        if self.noise.trace.is_none() && model == ModelName::Stochastic {
+            if self.given(Setting::NoiseCosched) {
+                return Err(format!(
+                    "{} places the noise of {trace}: give {} too",
+                    n(Setting::NoiseCosched),
+                    n(Setting::Noise)
+                ));
+            }
+            return self.check_replications(naming);
+        }
         if self.noise.trace.is_none() {
             let why = |s: Setting| match s {
                 Setting::NoiseCosched => "places the noise",
@@ -706,7 +766,6 @@ impl ReplaySettings {
             }
             return Ok(());
         }
-        let model = self.model();
         if model != ModelName::Loggops {
             return Err(format!(
                 "{} charges OS noise under LogGOPSim's rules: {} does not use it (use {})",
@@ -715,6 +774,12 @@ impl ReplaySettings {
                 naming.set(Setting::Model, ModelName::Loggops.name())
             ));
         }
+        self.check_replications(naming)
+    }
+
+    /// Refuses outputs of one run with several replications.
+    fn check_replications(&self, naming: Naming) -> Result<(), String> {
+        let n = |s: Setting| naming.of(s);
         if self.noise.replications > 1 {
             let one_run = if self.report {
                 Some(n(Setting::Report).to_string())
@@ -762,6 +827,14 @@ impl ReplaySettings {
             (ModelName::Loggops, _) => ModelSpec::LogGops {
                 params: self.loggops,
                 unit: self.time_unit,
+            },
+            (ModelName::Stochastic, platform) => ModelSpec::Stochastic {
+                distributions: self
+                    .distributions
+                    .clone()
+                    .ok_or_else(|| Error::Setting("the stochastic model needs its distributions".into()))?,
+                platform: platform.as_ref().map(|p| (p.clone(), self.mapping_spec())),
+                seed: self.noise.seed,
             },
             (ModelName::Constant, _) => ModelSpec::Constant {
                 time: self.constant_time,

@@ -7,9 +7,9 @@ use crate::replay::{HostRules, Model};
 use crate::Error;
 use simpi_kernel::{SimTime, TimeUnit};
 use simpi_mpi::Preset;
-use simpi_net::{FlowParams, LogGops, PacketParams, Piecewise};
+use simpi_net::{Distributions, FlowParams, LogGops, PacketParams, Piecewise};
 use simpi_platform::{HostId, Mapping, Platform};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// The model to simulate under.
 #[derive(Clone, Debug)]
@@ -41,6 +41,16 @@ pub enum ModelSpec {
         hosts: PacketHosts,
         /// How packets are cut, buffered and forwarded.
         params: PacketParams,
+    },
+    /// Every message takes a time drawn from measured distributions (PEVPM's model).
+    Stochastic {
+        /// The distributions file ([`simpi_net::distributions`]).
+        distributions: PathBuf,
+        /// A platform whose routes count contention per link, and where the ranks
+        /// run (none: contention counts every message in flight).
+        platform: Option<(PathBuf, MappingSpec)>,
+        /// The seed of the draws.
+        seed: u64,
     },
     /// SMPI's protocol, every transfer taking `time` (SimGrid's Constant model).
     Constant {
@@ -187,6 +197,7 @@ pub struct Machine {
     platform: Option<Platform>,
     hosts: Vec<HostId>,
     loggops: Option<LogGops>,
+    distributions: Option<Distributions>,
 }
 
 impl Machine {
@@ -198,6 +209,7 @@ impl Machine {
             platform: None,
             hosts: Vec::new(),
             loggops: None,
+            distributions: None,
         };
         match spec {
             ModelSpec::LogGops { params, unit } => m.loggops = Some(loggops_ps(params, *unit)?),
@@ -209,18 +221,35 @@ impl Machine {
                 {
                     m.loggops = Some(loggops_ps(params, *unit)?);
                 }
-                let p = simpi_platform::load(platform)?;
-                let map = match mapping {
-                    MappingSpec::HostFile(f) => Mapping::from_host_file(&p, f, ranks)?,
-                    MappingSpec::Block { per_host } => Mapping::block(&p, ranks, *per_host),
-                    MappingSpec::RoundRobin => Mapping::round_robin(&p, ranks),
-                };
-                m.hosts = (0..ranks).map(|r| map.host(r)).collect();
-                m.platform = Some(p);
+                m.place(platform, mapping, ranks)?;
+            }
+            ModelSpec::Stochastic {
+                distributions,
+                platform,
+                ..
+            } => {
+                let d = Distributions::read(distributions).map_err(|e| Error::Setting(e.to_string()))?;
+                m.distributions = Some(d);
+                if let Some((platform, mapping)) = platform {
+                    m.place(platform, mapping, ranks)?;
+                }
             }
             ModelSpec::Constant { .. } => {}
         }
         Ok(m)
+    }
+
+    /// Loads `platform` and places `ranks` ranks on it by `mapping`.
+    fn place(&mut self, platform: &Path, mapping: &MappingSpec, ranks: u32) -> Result<(), Error> {
+        let p = simpi_platform::load(platform)?;
+        let map = match mapping {
+            MappingSpec::HostFile(f) => Mapping::from_host_file(&p, f, ranks)?,
+            MappingSpec::Block { per_host } => Mapping::block(&p, ranks, *per_host),
+            MappingSpec::RoundRobin => Mapping::round_robin(&p, ranks),
+        };
+        self.hosts = (0..ranks).map(|r| map.host(r)).collect();
+        self.platform = Some(p);
+        Ok(())
     }
 
     /// The flop rate of rank `r`'s host, if the machine has hosts.
@@ -246,6 +275,13 @@ impl Machine {
                     PacketHosts::LogGops { .. } => HostRules::LogGops(self.loggops.expect("set up")),
                 },
                 params: params.clone(),
+            },
+            ModelSpec::Stochastic { seed, .. } => Model::Stochastic {
+                distributions: self.distributions.as_ref().expect("set up"),
+                platform: self.platform.as_ref(),
+                hosts: self.hosts.clone(),
+                seed: *seed,
+                replication: 0,
             },
             ModelSpec::Constant { time, preset } => Model::Constant {
                 time: *time,

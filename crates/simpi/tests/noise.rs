@@ -284,7 +284,7 @@ fn replications_depend_on_the_seed_alone() {
     one.write_json(&mut json).unwrap();
     let json = String::from_utf8(json).unwrap();
     assert!(
-        json.starts_with("{\"replications\": 24, \"seed\": 7, \"placement\": \"independent\""),
+        json.starts_with("{\"replications\": 24, \"seed\": 7, \"draws\": \"noise\", \"placement\": \"independent\""),
         "{json}"
     );
     assert!(json.contains(&format!("\"makespan_min_ps\": {}", s.min)), "{json}");

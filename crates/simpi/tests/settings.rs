@@ -251,7 +251,7 @@ fn model_names_round_trip_and_others_are_refused() {
     }
     assert_eq!(
         ModelName::parse("fast").unwrap_err(),
-        "'fast' is not a model: expected loggops, flow, hybrid, constant or packet"
+        "'fast' is not a model: expected loggops, flow, hybrid, constant, packet or stochastic"
     );
 }
 

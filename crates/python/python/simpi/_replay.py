@@ -288,6 +288,8 @@ def replay(
     timeline_ranks: Optional[str] = None,
     timeline_window: Optional[str] = None,
     max_blocked_ranks: Optional[int] = None,
+    distributions: Union[str, "_os.PathLike[str]", None] = None,
+    seed: Optional[int] = None,
 ) -> Result:
     """Replays a GOAL schedule, a TIT or OTF2 trace or a pattern, as ``simpi replay`` does.
 
@@ -300,7 +302,9 @@ def replay(
     ``constant_time``, e.g. ``"10us"``) and ``"packet"`` (packets over the platform:
     ``packet_preset`` ``"generic"`` or ``"ib"``, ``mtu``, ``packet_buffer``,
     ``router_delay``, ``queues`` ``"voq"`` or ``"fifo"``, ``protocol`` ``"smpi"`` or
-    ``"loggops"`` for LogGOPS's host costs around the network) are the others. Each keyword is the flag of
+    ``"loggops"`` for LogGOPS's host costs around the network) and ``"stochastic"`` (each
+    message's time drawn from the measured ``distributions`` file with ``seed``; with a
+    ``platform``, contention is counted per route link) are the others. Each keyword is the flag of
     the same name (``or_`` is ``--or``; ``L``, ``o``, ``g``, ``G``, ``O``, ``S`` are
     LogGOPS's, in ``time_unit``, default ``"ns"``) and is refused when the chosen model
     or input would ignore it. ``coll`` forces algorithms, e.g. ``{"allreduce": "rdb"}``

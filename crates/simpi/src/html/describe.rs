@@ -79,6 +79,17 @@ pub fn model(s: &ReplaySettings, naming: Naming) -> String {
             ),
             Err(e) => format!("packet ({e})"),
         },
+        ModelName::Stochastic => format!(
+            "stochastic (message times drawn from {}, seed {}); contention counted {}",
+            s.distributions
+                .as_ref()
+                .map_or_else(|| "?".into(), |d| d.display().to_string()),
+            s.noise.seed,
+            match s.platform {
+                Some(_) => format!("on the busiest link of each route; {}", platform()),
+                None => "over every message in flight".to_string(),
+            }
+        ),
     };
     let changed: Vec<&str> = CHANGES
         .into_iter()

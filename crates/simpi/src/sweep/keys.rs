@@ -48,7 +48,7 @@ const fn key(flag: &'static str, keyword: &'static str, setting: Setting, help: 
 }
 
 /// Every key, in `simpi replay --help`'s order.
-pub const KEYS: [Key; 43] = [
+pub const KEYS: [Key; 44] = [
     key(
         "--pattern",
         "pattern",
@@ -281,7 +281,13 @@ pub const KEYS: [Key; 43] = [
         "--seed",
         "seed",
         Setting::Seed,
-        "Noise: the seed of the offsets [default: 1]; vary it for replications",
+        "The seed of noise offsets and of the stochastic model's draws [default: 1]; vary it for replications",
+    ),
+    key(
+        "--distributions",
+        "distributions",
+        Setting::Distributions,
+        "Stochastic: the measured message times (a distributions file, docs/models.md)",
     ),
     Key {
         flag: "--max-blocked-ranks",
@@ -419,6 +425,7 @@ impl Point {
             Setting::Noise => r.noise.trace = Some(path(t)?),
             Setting::NoiseCosched => r.noise.cosched = boolean(t)?,
             Setting::Seed => r.noise.seed = whole(t)?,
+            Setting::Distributions => r.distributions = Some(path(t)?),
             Setting::Replications => return Err("a point of a sweep is one run: vary --seed to replicate it".into()),
         }
         Ok(())
