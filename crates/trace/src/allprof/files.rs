@@ -80,6 +80,9 @@ pub(crate) struct Lines {
     buf: Vec<u8>,
     /// Lines read so far.
     pub(crate) line: u32,
+    /// The last comment read was liballprof's `# Finalize clockdiff` (its clock
+    /// synchronisation, which it runs inside MPI_Finalize before stamping its start).
+    pub(crate) finalize_sync: bool,
 }
 
 impl Lines {
@@ -90,6 +93,7 @@ impl Lines {
             reader: None,
             buf: Vec::new(),
             line: 0,
+            finalize_sync: false,
         }
     }
 
@@ -101,6 +105,7 @@ impl Lines {
     /// The next line that is not blank nor a comment (`#`), without its end of line and
     /// any trailing comment; none at the end of the file.
     pub(crate) fn next(&mut self) -> Result<Option<&str>, TitError> {
+        self.finalize_sync = false;
         loop {
             if self.reader.is_none() {
                 let f = File::open(&self.path).map_err(|e| err(&self.path, 0, format!("cannot open: {e}")))?;
@@ -126,6 +131,10 @@ impl Lines {
                 return Err(err(&self.path, self.line, format!("a line longer than {MAX_LINE} bytes")));
             }
             let text = std::str::from_utf8(&self.buf).map_err(|_| err(&self.path, self.line, "the line is not UTF-8 text"))?;
+            if text.trim_start().starts_with('#') {
+                self.finalize_sync = text.trim_start().starts_with("# Finalize clockdiff");
+                continue;
+            }
             // liballprof2 appends "  # backtrace [...]" to a call.
             let text = text.split_once('#').map_or(text, |(before, _)| before);
             let text = text.trim();

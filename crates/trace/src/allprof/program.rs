@@ -17,6 +17,9 @@
 //!   MPI_Init) to the start of the next, local calls (MPI_Wtime, MPI_Comm_rank...)
 //!   included, taken at [`REFERENCE_FLOPS`] flop/s as `simpi trace` writes it and run at
 //!   the host's speed; spans under [`MIN_COMPUTE`] add up until they reach it.
+//!   liballprof 1 stamps MPI_Finalize's start after its own clock synchronisation
+//!   (the `# Finalize clockdiff` line before it): the span before such an MPI_Finalize
+//!   is not computation.
 
 use super::calls::{role, Role};
 use super::files::Lines;
@@ -553,15 +556,19 @@ impl<'o, R: Copy + PartialEq + std::fmt::Debug> AllprofProgram<'o, R> {
         Some(q)
     }
 
-    /// The addresses of an array of `n` requests at `base` that hold requests.
+    /// The addresses of an array of `n` requests at `base` that hold requests, in array
+    /// order (a scan of the outstanding requests: `n` may be anything).
     fn array_addrs(&self, r: usize, n: i64, base: u64) -> Vec<u64> {
-        let n = n.clamp(0, 1 << 24) as u64;
+        let n = n.max(0) as u64;
         let reqs = &self.ranks[r].reqs;
         let at = |stride: u64| -> Vec<u64> {
-            (0..n)
-                .filter_map(|i| base.checked_add(i * stride))
-                .filter(|x| reqs.contains_key(x))
-                .collect()
+            let mut v: Vec<u64> = reqs
+                .keys()
+                .copied()
+                .filter(|&x| x >= base && (x - base) % stride == 0 && (x - base) / stride < n)
+                .collect();
+            v.sort_unstable();
+            v
         };
         let eight = at(8);
         if eight.len() < n as usize && n > 1 {
@@ -744,7 +751,16 @@ impl<'o, R: Copy + PartialEq + std::fmt::Debug> AllprofProgram<'o, R> {
                 }
                 Role::Finalize => {
                     let before = s.created();
-                    let t = line.start.unwrap_or(0);
+                    // liballprof 1 stamps MPI_Finalize after its own clock
+                    // synchronisation: the span up to it is the tracer's, not the
+                    // program's (the last computation's end is unknown; none is made).
+                    let st = &mut self.ranks[r];
+                    let t = if st.lines.finalize_sync {
+                        st.carry = 0;
+                        st.mark.unwrap_or(0)
+                    } else {
+                        line.start.unwrap_or(0)
+                    };
                     self.compute_until(r, t, calls, s).map_err(|m| self.located(r, m))?;
                     self.record(r, "compute", before, s.created());
                     self.ranks[r].mark = None;
