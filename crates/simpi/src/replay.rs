@@ -19,8 +19,8 @@ use simpi_mpi::{
 };
 use simpi_net::{ConstantNetwork, FlowNetwork, LinkLoad, LogGops, NetworkModel, PacketNetwork, PacketParams};
 use simpi_platform::{HostId, Platform};
-use simpi_trace::goal::locate_ops;
 use simpi_trace::allprof::{open_allprof, AllprofProgram};
+use simpi_trace::goal::locate_ops;
 use simpi_trace::otf2::{open_otf2, Otf2Program};
 use simpi_trace::schedgen::PatternProgram;
 use simpi_trace::tit::{open_tit, TitOptions, TitProgram};

@@ -2,8 +2,9 @@
 //! derived by hand (`handwritten/README.md`), and OSU collectives recorded by
 //! `bench/allprof/record.sh`, each by two runs of the same program: one under
 //! liballprof, one under `simpi trace` (TIT). Replaying the two on the same platform and
-//! model must agree within 1 %: the programs communicate far more than they compute,
-//! so the runs' different computation noise stays small.
+//! model must agree within 1 % (one measured exception, below), and exactly without
+//! computation: the programs communicate far more than they compute, so the runs'
+//! different computation noise stays small.
 
 mod common;
 
@@ -19,7 +20,12 @@ fn golden(case: &str) -> PathBuf {
 
 /// The per-rank end times (ps) of `input` under `model`, read live or `whole`.
 fn end_times(input: &Path, model: &Model<'_>, coll: &CollChoice, whole: bool) -> Vec<u64> {
-    let speed = |_r: u32| 1e9;
+    end_times_at(input, model, coll, whole, 1e9)
+}
+
+/// [`end_times`] on hosts of `flops` flop/s.
+fn end_times_at(input: &Path, model: &Model<'_>, coll: &CollChoice, whole: bool, flops: f64) -> Vec<u64> {
+    let speed = move |_r: u32| flops;
     let mut w = load(input, &common::load_options(&speed, coll, 1e-4, whole))
         .unwrap_or_else(|e| panic!("{}: {e}", input.display()));
     let out = simulate(&mut w, model, common::quiet()).unwrap_or_else(|e| panic!("{}: {e}", input.display()));
@@ -81,15 +87,36 @@ fn liballprof_and_tit_traces_of_one_program_replay_within_one_percent() {
         };
         let loggops = Model::LogGops(LogGops::from_units(TimeUnit::Ns, 2500, 1500, 1000, 6, 0, 65535));
         for (name, model) in [("hybrid", &hybrid), ("loggops", &loggops)] {
-            let a = *end_times(&tit, model, &coll, false).iter().max().unwrap() as f64;
-            let b = *end_times(&lap, model, &coll, false).iter().max().unwrap() as f64;
+            let makespan =
+                |f: &Path, flops: f64| *end_times_at(f, model, &coll, false, flops).iter().max().unwrap() as f64;
+            // Without computation (hosts of 10^15 flop/s) only the calls remain: the two
+            // readers must make the same ones.
+            let (a0, b0) = (makespan(&tit, 1e15), makespan(&lap, 1e15));
+            if (a0 - b0).abs() / a0 > 1e-6 {
+                failures.push(format!(
+                    "{} {name}: without computation TIT {a0} ps, liballprof {b0} ps",
+                    dir.display()
+                ));
+            }
+            let (a, b) = (makespan(&tit, 1e9), makespan(&lap, 1e9));
             let diff = (a - b).abs() / a;
             report.push(format!(
                 "{} {name}: TIT {a:.0} ps, liballprof {b:.0} ps, {:.3} %",
                 dir.display(),
                 100.0 * diff
             ));
-            if diff > 0.01 {
+            // The one exception, measured: the two runs' computation differs by about
+            // a microsecond per iteration (liballprof's clock counts whole microseconds,
+            // and 1 us is the shortest computation made), and LogGOPS's alltoall of
+            // 16 KiB blocks turns such skews into queueing of 98 us transfers at the
+            // NICs: 20.6 % apart (7.44 ms against 9.36 ms), the same calls without
+            // computation agreeing exactly.
+            let bound = if dir.ends_with("osu_alltoall") && name == "loggops" {
+                0.25
+            } else {
+                0.01
+            };
+            if diff > bound {
                 failures.push(report.last().unwrap().clone());
             }
         }
@@ -130,11 +157,23 @@ fn refused_calls_and_bad_lines_are_errors_at_their_line() {
     let text = std::fs::read_to_string(src.join("pmpi-trace-rank-1.txt")).unwrap();
     let cases = [
         // One-sided communication, by name, at its line (line 5 of rank 1's file).
-        ("MPI_Comm_rank:207:6100,1,2:66:207", "MPI_Put:207:1:2:3:4:5:6:7:8:207", ":5: MPI_Put is not a call simpi models"),
+        (
+            "MPI_Comm_rank:207:6100,1,2:66:207",
+            "MPI_Put:207:1:2:3:4:5:6:7:8:207",
+            ":5: MPI_Put is not a call simpi models",
+        ),
         // A send whose partner is outside its communicator.
-        ("MPI_Isend:242:4096:50:1,1,1:0:8:", "MPI_Isend:242:4096:50:1,1,1:3:8:", ":7: destination 3 is out of range"),
+        (
+            "MPI_Isend:242:4096:50:1,1,1:0:8:",
+            "MPI_Isend:242:4096:50:1,1,1:3:8:",
+            ":7: destination 3 is out of range",
+        ),
         // A field missing.
-        ("MPI_Wait:243:444:31:244", "MPI_Wait:243:444:244", ":8: MPI_Wait has 1 argument field(s); liballprof writes 2"),
+        (
+            "MPI_Wait:243:444:31:244",
+            "MPI_Wait:243:444:244",
+            ":8: MPI_Wait has 1 argument field(s); liballprof writes 2",
+        ),
     ];
     for (from, to, want) in cases {
         assert!(text.contains(from), "{from}");

@@ -43,7 +43,10 @@ fn rank_files(dir: &Path) -> Vec<PathBuf> {
 /// The error names a file of the mutant's trace, and a line unless about a whole file.
 fn has_its_place(e: &TitError, dir: &Path) {
     let d = dir.display().to_string();
-    assert!(e.file.starts_with(&d), "the error does not name a file of the trace: {e}");
+    assert!(
+        e.file.starts_with(&d),
+        "the error does not name a file of the trace: {e}"
+    );
     let whole_file = ["cannot open", "cannot read", "not a file", "expected rank 0's file"]
         .iter()
         .any(|m| e.msg.starts_with(m));
@@ -113,16 +116,18 @@ fn mutated_allprof_traces_give_errors_not_panics_or_hangs() {
             };
             *outcomes.entry(kind).or_default() += 1;
             if k % 4 == 0 {
-                no_panic("the live liballprof replay", &m, || match open_allprof(&anchor, &opts) {
-                    Ok(prog) => {
-                        let p = prog.ranks();
-                        let (r, _) = simpi_mpi::run_loggops_on(Live::new(prog, p, 1, 1), &model, None, false);
-                        if let Err(simpi_mpi::Error::Input { file, line, .. }) = &r {
-                            assert!(file.starts_with(&dir.display().to_string()), "{file}");
-                            assert!(*line > 0, "{label}: a live error without a line");
+                no_panic("the live liballprof replay", &m, || {
+                    match open_allprof(&anchor, &opts) {
+                        Ok(prog) => {
+                            let p = prog.ranks();
+                            let (r, _) = simpi_mpi::run_loggops_on(Live::new(prog, p, 1, 1), &model, None, false);
+                            if let Err(simpi_mpi::Error::Input { file, line, .. }) = &r {
+                                assert!(file.starts_with(&dir.display().to_string()), "{file}");
+                                assert!(*line > 0, "{label}: a live error without a line");
+                            }
                         }
+                        Err(e) => has_its_place(&e, &dir),
                     }
-                    Err(e) => has_its_place(&e, &dir),
                 });
             }
             assert!(t0.elapsed() < SLOWEST, "{label} took {:?}", t0.elapsed());

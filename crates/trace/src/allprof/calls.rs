@@ -66,8 +66,18 @@ pub(crate) fn role(name: &str) -> Option<Role> {
 /// Calls that neither communicate nor synchronise.
 fn local(name: &str) -> bool {
     const PREFIXES: &[&str] = &[
-        "MPI_Type_", "MPI_Group_", "MPI_Op_", "MPI_Errhandler_", "MPI_Attr_", "MPI_Keyval_", "MPI_Info_",
-        "MPI_Pack", "MPI_Unpack", "MPI_Get_", "MPI_Error_", "MPI_Add_error",
+        "MPI_Type_",
+        "MPI_Group_",
+        "MPI_Op_",
+        "MPI_Errhandler_",
+        "MPI_Attr_",
+        "MPI_Keyval_",
+        "MPI_Info_",
+        "MPI_Pack",
+        "MPI_Unpack",
+        "MPI_Get_",
+        "MPI_Error_",
+        "MPI_Add_error",
     ];
     // MPI_Get_accumulate is one-sided communication, not a query.
     (PREFIXES.iter().any(|p| name.starts_with(p)) && name != "MPI_Get_accumulate")

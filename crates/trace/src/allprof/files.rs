@@ -22,7 +22,11 @@ fn err(path: &Path, line: u32, msg: impl Into<String>) -> TitError {
 /// The per-rank files of the trace whose rank 0 file is `first`, in rank order.
 pub(crate) fn rank_files(first: &Path) -> Result<Vec<PathBuf>, TitError> {
     if !first.is_file() {
-        return Err(err(first, 0, "not a file (give rank 0's trace file, e.g. pmpi-trace-rank-0.txt)"));
+        return Err(err(
+            first,
+            0,
+            "not a file (give rank 0's trace file, e.g. pmpi-trace-rank-0.txt)",
+        ));
     }
     let name = first
         .file_name()
@@ -128,9 +132,14 @@ impl Lines {
             }
             self.line += 1;
             if n as u64 == MAX_LINE && self.buf.last() != Some(&b'\n') {
-                return Err(err(&self.path, self.line, format!("a line longer than {MAX_LINE} bytes")));
+                return Err(err(
+                    &self.path,
+                    self.line,
+                    format!("a line longer than {MAX_LINE} bytes"),
+                ));
             }
-            let text = std::str::from_utf8(&self.buf).map_err(|_| err(&self.path, self.line, "the line is not UTF-8 text"))?;
+            let text =
+                std::str::from_utf8(&self.buf).map_err(|_| err(&self.path, self.line, "the line is not UTF-8 text"))?;
             if text.trim_start().starts_with('#') {
                 self.finalize_sync = text.trim_start().starts_with("# Finalize clockdiff");
                 continue;
@@ -144,7 +153,9 @@ impl Lines {
             // Re-borrow to return: the text is a slice of `buf`.
             let start = text.as_ptr() as usize - self.buf.as_ptr() as usize;
             let len = text.len();
-            return Ok(Some(std::str::from_utf8(&self.buf[start..start + len]).expect("checked")));
+            return Ok(Some(
+                std::str::from_utf8(&self.buf[start..start + len]).expect("checked"),
+            ));
         }
     }
 }

@@ -67,9 +67,7 @@ impl Handles {
     /// The communicator `c` names on world rank `rank` of `p`.
     pub(crate) fn resolve(&mut self, c: &CommArg, rank: u32, p: u32) -> Result<Bound, String> {
         let fitting = |pending: &VecDeque<Pending>, not_parent: Option<u64>| {
-            pending
-                .iter()
-                .position(|q| q.fits(c) && Some(q.parent) != not_parent)
+            pending.iter().position(|q| q.fits(c) && Some(q.parent) != not_parent)
         };
         if let Some(b) = self.bound.get(&c.handle) {
             if matches!(b, Bound::Made(_)) && self.frees > 0 {
@@ -102,7 +100,12 @@ impl Handles {
 
     /// A creation call on `parent` (named by `pc`): a split with `Some((color, key))`,
     /// else a dup. Returns the creation for the communicator table.
-    pub(crate) fn created(&mut self, parent: &Bound, pc: &CommArg, split: Option<(i64, i64)>) -> Result<Creation, String> {
+    pub(crate) fn created(
+        &mut self,
+        parent: &Bound,
+        pc: &CommArg,
+        split: Option<(i64, i64)>,
+    ) -> Result<Creation, String> {
         let pid: Arc<str> = match parent {
             Bound::World => Arc::from("world"),
             Bound::Own => return Err("communicators made from MPI_COMM_SELF are not supported".into()),

@@ -240,14 +240,22 @@ mod tests {
                 size: 4
             })
         );
-        let err = parse("MPI_Send:10:140:4:10,8,8:1:555,0,4:12", Some(&[Ptr, Int, Type, Int, Int, Comm])).unwrap_err();
+        let err = parse(
+            "MPI_Send:10:140:4:10,8,8:1:555,0,4:12",
+            Some(&[Ptr, Int, Type, Int, Int, Comm]),
+        )
+        .unwrap_err();
         assert!(err.contains("5 argument field(s); liballprof writes 6"), "{err}");
     }
 
     #[test]
     fn count_arrays_take_two_fields() {
         use Kind::*;
-        let l = parse("MPI_Reduce_scatter:1:2:3:77:1,2,3:10,4,4:3:9,1,3:5", Some(&[Ptr, Ptr, Counts, Type, Op, Comm])).unwrap();
+        let l = parse(
+            "MPI_Reduce_scatter:1:2:3:77:1,2,3:10,4,4:3:9,1,3:5",
+            Some(&[Ptr, Ptr, Counts, Type, Op, Comm]),
+        )
+        .unwrap();
         assert_eq!(l.args[2], Arg::Counts(vec![1, 2, 3]));
     }
 }

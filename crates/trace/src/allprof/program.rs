@@ -589,7 +589,10 @@ impl<'o, R: Copy + PartialEq + std::fmt::Debug> AllprofProgram<'o, R> {
 
     fn peek_array(&self, r: usize, n: i64, base: u64) -> Vec<(u64, Req<R>)> {
         let reqs = &self.ranks[r].reqs;
-        self.array_addrs(r, n, base).into_iter().map(|x| (x, reqs[&x])).collect()
+        self.array_addrs(r, n, base)
+            .into_iter()
+            .map(|x| (x, reqs[&x]))
+            .collect()
     }
 
     /// A collective call.
@@ -630,10 +633,18 @@ impl<'o, R: Copy + PartialEq + std::fmt::Debug> AllprofProgram<'o, R> {
                 comp: 0.0,
             },
             "MPI_Alltoall" => Action::Alltoall {
-                sbytes: if in_place(a.ptr(0)) { a.bytes(4, 5)? } else { a.bytes(1, 2)? },
+                sbytes: if in_place(a.ptr(0)) {
+                    a.bytes(4, 5)?
+                } else {
+                    a.bytes(1, 2)?
+                },
             },
             "MPI_Allgather" | "MPI_Gather" => {
-                let sbytes = if in_place(a.ptr(0)) { a.bytes(4, 5)? } else { a.bytes(1, 2)? };
+                let sbytes = if in_place(a.ptr(0)) {
+                    a.bytes(4, 5)?
+                } else {
+                    a.bytes(1, 2)?
+                };
                 let all = line.name == "MPI_Allgather";
                 Action::Gather {
                     all,
@@ -643,12 +654,20 @@ impl<'o, R: Copy + PartialEq + std::fmt::Debug> AllprofProgram<'o, R> {
                 }
             }
             "MPI_Scatter" => Action::Scatter {
-                rbytes: if in_place(a.ptr(3)) { a.bytes(1, 2)? } else { a.bytes(4, 5)? },
+                rbytes: if in_place(a.ptr(3)) {
+                    a.bytes(1, 2)?
+                } else {
+                    a.bytes(4, 5)?
+                },
                 root: a.int(6),
             },
             "MPI_Alltoallv" => {
                 let recv = a.byte_counts(5, 7, n)?;
-                let send = if in_place(a.ptr(0)) { recv.clone() } else { a.byte_counts(1, 3, n)? };
+                let send = if in_place(a.ptr(0)) {
+                    recv.clone()
+                } else {
+                    a.byte_counts(1, 3, n)?
+                };
                 Action::Alltoallv {
                     send: send.into_boxed_slice(),
                     recv: recv.into_boxed_slice(),
@@ -745,7 +764,8 @@ impl<'o, R: Copy + PartialEq + std::fmt::Debug> AllprofProgram<'o, R> {
                     return Ok(Step::Called);
                 }
                 Role::Local | Role::LocalComm(_) => {
-                    if let (Role::LocalComm(_), Some(b), Some(Arg::Comm(c))) = (role, bound.first(), line.args.first()) {
+                    if let (Role::LocalComm(_), Some(b), Some(Arg::Comm(c))) = (role, bound.first(), line.args.first())
+                    {
                         self.view(r as u32, b, c).map_err(|m| self.located(r, m))?;
                     }
                 }
