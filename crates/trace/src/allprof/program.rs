@@ -208,6 +208,10 @@ pub(crate) fn read_line(text: &str) -> Result<(Line<'_>, Role), String> {
     }
 }
 
+/// A communicator as a call sees it: its index in the table and its members as world
+/// ranks (none: the world).
+type View = (usize, Option<Arc<[u32]>>);
+
 /// One rank's replay state.
 struct RankState<R> {
     lines: Lines,
@@ -364,7 +368,7 @@ impl<'o, R: Copy + PartialEq + std::fmt::Debug> AllprofProgram<'o, R> {
 
     /// The communicator `b` (named by `c`) as (index, members: none for the world),
     /// checked against the rank and size the trace gives.
-    fn view(&self, r: u32, b: &Bound, c: &CommArg) -> Result<(usize, Option<Arc<[u32]>>), String> {
+    fn view(&self, r: u32, b: &Bound, c: &CommArg) -> Result<View, String> {
         let p = self.ranks.len() as u32;
         let mismatch = |what: &str, rank: u32, size: u32| {
             format!(
@@ -565,7 +569,7 @@ impl<'o, R: Copy + PartialEq + std::fmt::Debug> AllprofProgram<'o, R> {
             let mut v: Vec<u64> = reqs
                 .keys()
                 .copied()
-                .filter(|&x| x >= base && (x - base) % stride == 0 && (x - base) / stride < n)
+                .filter(|&x| x >= base && (x - base).is_multiple_of(stride) && (x - base) / stride < n)
                 .collect();
             v.sort_unstable();
             v
