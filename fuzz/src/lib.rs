@@ -4,6 +4,7 @@
 //! finding. Also compiled into `crates/simpi/tests/fuzz_regressions.rs`, which replays
 //! the stored findings through the same functions (see docs/fuzzing.md).
 
+pub mod allprof;
 pub mod cli;
 pub mod goal;
 pub mod noise;
@@ -19,7 +20,7 @@ pub mod tit;
 pub type Harness = fn(&[u8]);
 
 /// Every target: its name (as in `fuzz_targets/<name>.rs`) and its harness.
-pub const TARGETS: [(&str, Harness); 10] = [
+pub const TARGETS: [(&str, Harness); 11] = [
     ("goal", goal::goal),
     ("goal_replay", goal::goal_replay),
     ("tit", tit::tit),
@@ -30,4 +31,5 @@ pub const TARGETS: [(&str, Harness); 10] = [
     ("platform_replay", platform::platform_replay),
     ("cli_values", cli::cli_values),
     ("noise", noise::noise),
+    ("allprof", allprof::allprof),
 ];

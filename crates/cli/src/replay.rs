@@ -64,12 +64,15 @@ enum InputFormat {
     Tit,
     /// OTF2 trace (its anchor file, e.g. traces.otf2).
     Otf2,
+    /// liballprof trace (rank 0's file, e.g. pmpi-trace-rank-0.txt).
+    #[value(alias = "allprof")]
+    Liballprof,
 }
 
 #[derive(Args)]
 pub struct ReplayArgs {
-    /// The GOAL schedule, TIT trace (index file) or OTF2 trace (anchor file, e.g.
-    /// traces.otf2) to replay; `-` reads a schedule, or
+    /// The GOAL schedule, TIT trace (index file), OTF2 trace (anchor file, e.g.
+    /// traces.otf2) or liballprof trace (rank 0's file) to replay; `-` reads a schedule, or
     /// a trace whose ranks are all in one file, from standard input.
     #[arg(required_unless_present = "pattern")]
     file: Option<PathBuf>,
@@ -597,6 +600,7 @@ fn settings(a: &ReplayArgs, m: &ArgMatches) -> ReplaySettings {
             InputFormat::Goal => Format::Goal,
             InputFormat::Tit => Format::Tit,
             InputFormat::Otf2 => Format::Otf2,
+            InputFormat::Liballprof => Format::Allprof,
         }),
         pattern: a.pattern,
         model: a.model.map(|m| match m {

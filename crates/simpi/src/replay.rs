@@ -22,6 +22,7 @@ use simpi_net::{
     Scoreboard, StochasticNetwork,
 };
 use simpi_platform::{HostId, Platform};
+use simpi_trace::allprof::{open_allprof, AllprofProgram};
 use simpi_trace::goal::locate_ops;
 use simpi_trace::otf2::{open_otf2, Otf2Program};
 use simpi_trace::schedgen::PatternProgram;
@@ -266,6 +267,9 @@ pub fn simulate(w: &mut Workload<'_>, model: &Model<'_>, opts: SimOptions<'_>) -
             };
             let run = match w.format {
                 Some(Format::Otf2) => run_trace(open_otf2(&w.path, &topts)?, model, opts.progress, opts.record, shown),
+                Some(Format::Allprof) => {
+                    run_trace(open_allprof(&w.path, &topts)?, model, opts.progress, opts.record, shown)
+                }
                 _ => run_trace(open_tit(&w.path, &topts)?, model, opts.progress, opts.record, shown),
             };
             let TraceRun {
@@ -366,6 +370,21 @@ impl LiveTrace for Otf2Program<'_, OpRef> {
     }
     fn take_calls(&mut self) -> Vec<CallRecord> {
         Otf2Program::take_calls(self)
+    }
+}
+
+impl LiveTrace for AllprofProgram<'_, OpRef> {
+    fn rank_count(&self) -> u32 {
+        self.ranks()
+    }
+    fn check_unread(&mut self) -> Result<(), simpi_mpi::Error> {
+        AllprofProgram::check_unread(self)
+    }
+    fn warnings(&self) -> Vec<String> {
+        AllprofProgram::warnings(self)
+    }
+    fn take_calls(&mut self) -> Vec<CallRecord> {
+        AllprofProgram::take_calls(self)
     }
 }
 

@@ -1,4 +1,4 @@
-//! Loading workloads: GOAL schedules, TIT and OTF2 traces become one [`Workload`].
+//! Loading workloads: GOAL schedules, TIT, OTF2 and liballprof traces become one [`Workload`].
 
 use crate::Error;
 use simpi_kernel::TimeUnit;
@@ -20,6 +20,8 @@ pub enum Format {
     Tit,
     /// OTF2 trace (Score-P's), given by its anchor file.
     Otf2,
+    /// liballprof trace (LogGOPSim's tracer), given by rank 0's file.
+    Allprof,
 }
 
 impl Format {
@@ -27,6 +29,8 @@ impl Format {
     pub fn detect(path: &Path) -> Format {
         if simpi_trace::otf2::looks_like_otf2(path) {
             Format::Otf2
+        } else if simpi_trace::allprof::looks_like_allprof(path) {
+            Format::Allprof
         } else if simpi_trace::tit::looks_like_tit(path) {
             Format::Tit
         } else {
@@ -37,7 +41,7 @@ impl Format {
     /// A trace of MPI calls (whose collectives are expanded and whose tests cost), not
     /// a schedule.
     pub fn is_trace(self) -> bool {
-        matches!(self, Format::Tit | Format::Otf2)
+        matches!(self, Format::Tit | Format::Otf2 | Format::Allprof)
     }
 }
 
@@ -175,6 +179,7 @@ pub fn count_ranks(path: &Path, format: Option<Format>) -> Result<u32, Error> {
     match format.unwrap_or_else(|| Format::detect(path)) {
         Format::Tit => Ok(simpi_trace::tit::tit_ranks(path)?),
         Format::Otf2 => Ok(simpi_trace::otf2::otf2_ranks(path)?),
+        Format::Allprof => Ok(simpi_trace::allprof::allprof_ranks(path)?),
         Format::Goal => Ok(simpi_trace::goal::declared_ranks(path)?),
     }
 }
@@ -237,6 +242,23 @@ pub fn load<'a>(path: &Path, opts: &LoadOptions<'a>) -> Result<Workload<'a>, Err
         Format::Tit => {
             let choose = |s: &CollSpec| opts.collectives.choose(s);
             let t = read_tit(
+                path,
+                &TitOptions {
+                    speed: opts.speed,
+                    choose: &choose,
+                    test_cost: opts.test_cost,
+                    calls: opts.calls,
+                },
+            )?;
+            (Body::Schedule(t.schedule), opts.calls.then_some(t.calls), t.warnings)
+        }
+        Format::Allprof if !opts.whole => {
+            simpi_trace::allprof::allprof_ranks(path)?;
+            (Body::Trace, None, Vec::new())
+        }
+        Format::Allprof => {
+            let choose = |s: &CollSpec| opts.collectives.choose(s);
+            let t = simpi_trace::allprof::read_allprof(
                 path,
                 &TitOptions {
                     speed: opts.speed,

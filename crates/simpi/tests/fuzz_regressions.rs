@@ -88,6 +88,7 @@ regression_tests! {
     issue16_fuzzing_goal_replay_findings_stay_fixed => "goal_replay",
     issue16_fuzzing_tit_findings_stay_fixed => "tit",
     issue16_fuzzing_tit_replay_findings_stay_fixed => "tit_replay",
+    issue20_fuzzing_allprof_findings_stay_fixed => "allprof",
     issue16_fuzzing_xml_platform_findings_stay_fixed => "xml_platform",
     issue16_fuzzing_toml_platform_findings_stay_fixed => "toml_platform",
     issue16_fuzzing_hostfile_findings_stay_fixed => "hostfile",

@@ -14,11 +14,11 @@
 //! collectives are expanded by the chosen algorithms. The input is either an index file (one rank's trace file per line; a
 //! single line naming a file that holds every rank) or such a file itself.
 
-mod actions;
+pub(crate) mod actions;
 mod convert;
 mod datatypes;
 mod feed;
-mod program;
+pub(crate) mod program;
 mod source;
 
 pub use actions::Action;

@@ -291,10 +291,10 @@ def replay(
     distributions: Union[str, "_os.PathLike[str]", None] = None,
     seed: Optional[int] = None,
 ) -> Result:
-    """Replays a GOAL schedule, a TIT or OTF2 trace or a pattern, as ``simpi replay`` does.
+    """Replays a GOAL schedule, a TIT, OTF2 or liballprof trace or a pattern, as ``simpi replay`` does.
 
-    ``source`` is a file (GOAL, TIT or an OTF2 anchor file, detected unless ``format`` is
-    ``"goal"``, ``"tit"`` or ``"otf2"``) or a :class:`Pattern`; alternatively ``pattern`` names one, with ``ranks``,
+    ``source`` is a file (GOAL, TIT, an OTF2 anchor file or a liballprof trace's rank 0 file,
+    detected unless ``format`` is ``"goal"``, ``"tit"``, ``"otf2"`` or ``"liballprof"``) or a :class:`Pattern`; alternatively ``pattern`` names one, with ``ranks``,
     ``bytes``, ``iterations``, ``compute`` and ``periodic`` (defaults 8, 8, 1, 0, False).
 
     The model is ``"hybrid"`` with a ``platform`` file (TOML or SimGrid XML) and

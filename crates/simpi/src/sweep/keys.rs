@@ -370,7 +370,13 @@ impl Point {
             Setting::InputFormat => {
                 r.format = Some(one_of(
                     t,
-                    &[("goal", Format::Goal), ("tit", Format::Tit), ("otf2", Format::Otf2)],
+                    &[
+                        ("goal", Format::Goal),
+                        ("tit", Format::Tit),
+                        ("otf2", Format::Otf2),
+                        ("liballprof", Format::Allprof),
+                        ("allprof", Format::Allprof),
+                    ],
                 )?)
             }
             Setting::Model => r.model = Some(ModelName::parse(t)?),

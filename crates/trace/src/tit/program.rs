@@ -461,7 +461,7 @@ impl<R: Copy + PartialEq + std::fmt::Debug> TitRank<R> {
 
     /// The spec of a collective action on communicator `ci` and the flops it computes
     /// afterwards.
-    fn coll_spec(
+    pub(crate) fn coll_spec(
         cx: &Ctx<'_, '_>,
         r: u32,
         ci: usize,
