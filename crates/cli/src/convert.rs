@@ -15,8 +15,8 @@ enum Target {
 
 #[derive(Args)]
 pub struct ConvertArgs {
-    /// The TIT trace (index or trace file), OTF2 trace (anchor file) or GOAL schedule to
-    /// convert.
+    /// The TIT trace (index or trace file), OTF2 trace (anchor file), DUMPI trace (.meta
+    /// file) or GOAL schedule to convert.
     file: PathBuf,
     /// Output format.
     #[arg(long, value_enum)]

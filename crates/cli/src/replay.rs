@@ -61,12 +61,14 @@ enum InputFormat {
     Tit,
     /// OTF2 trace (its anchor file, e.g. traces.otf2).
     Otf2,
+    /// DUMPI trace (its .meta file, or a rank's .bin file).
+    Dumpi,
 }
 
 #[derive(Args)]
 pub struct ReplayArgs {
-    /// The GOAL schedule, TIT trace (index file) or OTF2 trace (anchor file, e.g.
-    /// traces.otf2) to replay; `-` reads a schedule, or
+    /// The GOAL schedule, TIT trace (index file), OTF2 trace (anchor file, e.g.
+    /// traces.otf2) or DUMPI trace (.meta file) to replay; `-` reads a schedule, or
     /// a trace whose ranks are all in one file, from standard input.
     #[arg(required_unless_present = "pattern")]
     file: Option<PathBuf>,
@@ -564,6 +566,7 @@ fn settings(a: &ReplayArgs, m: &ArgMatches) -> ReplaySettings {
             InputFormat::Goal => Format::Goal,
             InputFormat::Tit => Format::Tit,
             InputFormat::Otf2 => Format::Otf2,
+            InputFormat::Dumpi => Format::Dumpi,
         }),
         pattern: a.pattern,
         model: a.model.map(|m| match m {

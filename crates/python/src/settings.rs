@@ -196,7 +196,12 @@ pub fn parse(source: Option<String>, given: HashMap<String, String>, coll: Vec<S
         "format",
         |t| one_of(
             t,
-            &[("goal", Format::Goal), ("tit", Format::Tit), ("otf2", Format::Otf2)]
+            &[
+                ("goal", Format::Goal),
+                ("tit", Format::Tit),
+                ("otf2", Format::Otf2),
+                ("dumpi", Format::Dumpi)
+            ]
         ),
         |v| s.replay.format = Some(v)
     );

@@ -20,6 +20,8 @@ pub enum Format {
     Tit,
     /// OTF2 trace (Score-P's), given by its anchor file.
     Otf2,
+    /// DUMPI trace (SST's), given by its `.meta` file or a rank's `.bin` file.
+    Dumpi,
 }
 
 impl Format {
@@ -27,6 +29,8 @@ impl Format {
     pub fn detect(path: &Path) -> Format {
         if simpi_trace::otf2::looks_like_otf2(path) {
             Format::Otf2
+        } else if simpi_trace::dumpi::looks_like_dumpi(path) {
+            Format::Dumpi
         } else if simpi_trace::tit::looks_like_tit(path) {
             Format::Tit
         } else {
@@ -37,7 +41,7 @@ impl Format {
     /// A trace of MPI calls (whose collectives are expanded and whose tests cost), not
     /// a schedule.
     pub fn is_trace(self) -> bool {
-        matches!(self, Format::Tit | Format::Otf2)
+        matches!(self, Format::Tit | Format::Otf2 | Format::Dumpi)
     }
 }
 
@@ -175,6 +179,7 @@ pub fn count_ranks(path: &Path, format: Option<Format>) -> Result<u32, Error> {
     match format.unwrap_or_else(|| Format::detect(path)) {
         Format::Tit => Ok(simpi_trace::tit::tit_ranks(path)?),
         Format::Otf2 => Ok(simpi_trace::otf2::otf2_ranks(path)?),
+        Format::Dumpi => Ok(simpi_trace::dumpi::dumpi_ranks(path)?),
         Format::Goal => Ok(simpi_trace::goal::declared_ranks(path)?),
     }
 }
@@ -254,6 +259,23 @@ pub fn load<'a>(path: &Path, opts: &LoadOptions<'a>) -> Result<Workload<'a>, Err
         Format::Otf2 => {
             let choose = |s: &CollSpec| opts.collectives.choose(s);
             let t = simpi_trace::otf2::read_otf2(
+                path,
+                &TitOptions {
+                    speed: opts.speed,
+                    choose: &choose,
+                    test_cost: opts.test_cost,
+                    calls: opts.calls,
+                },
+            )?;
+            (Body::Schedule(t.schedule), opts.calls.then_some(t.calls), t.warnings)
+        }
+        Format::Dumpi if !opts.whole => {
+            simpi_trace::dumpi::dumpi_ranks(path)?;
+            (Body::Trace, None, Vec::new())
+        }
+        Format::Dumpi => {
+            let choose = |s: &CollSpec| opts.collectives.choose(s);
+            let t = simpi_trace::dumpi::read_dumpi(
                 path,
                 &TitOptions {
                     speed: opts.speed,

@@ -1,5 +1,6 @@
 //! Readers and writers of the formats simpi replays, and generators of schedules.
 
+pub mod dumpi;
 pub mod goal;
 pub mod noise;
 pub mod otf2;

@@ -364,7 +364,12 @@ impl Point {
             Setting::InputFormat => {
                 r.format = Some(one_of(
                     t,
-                    &[("goal", Format::Goal), ("tit", Format::Tit), ("otf2", Format::Otf2)],
+                    &[
+                        ("goal", Format::Goal),
+                        ("tit", Format::Tit),
+                        ("otf2", Format::Otf2),
+                        ("dumpi", Format::Dumpi),
+                    ],
                 )?)
             }
             Setting::Model => r.model = Some(ModelName::parse(t)?),
