@@ -376,7 +376,7 @@ impl BinReader {
                     for _ in 0..argc.max(0) {
                         self.string()?;
                     }
-                    Arg::Absent
+                    Arg::Int(argc as i64)
                 }
                 b'S' => {
                     if mask & STATUSES == 0 {
