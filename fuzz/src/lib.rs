@@ -5,6 +5,7 @@
 //! the stored findings through the same functions (see docs/fuzzing.md).
 
 pub mod cli;
+pub mod dumpi;
 pub mod goal;
 pub mod noise;
 pub mod platform;
@@ -19,10 +20,11 @@ pub mod tit;
 pub type Harness = fn(&[u8]);
 
 /// Every target: its name (as in `fuzz_targets/<name>.rs`) and its harness.
-pub const TARGETS: [(&str, Harness); 10] = [
+pub const TARGETS: [(&str, Harness); 11] = [
     ("goal", goal::goal),
     ("goal_replay", goal::goal_replay),
     ("tit", tit::tit),
+    ("dumpi", dumpi::dumpi),
     ("tit_replay", tit::tit_replay),
     ("xml_platform", platform::xml_platform),
     ("toml_platform", platform::toml_platform),
