@@ -6,6 +6,7 @@
 
 pub mod allprof;
 pub mod cli;
+pub mod dumpi;
 pub mod goal;
 pub mod noise;
 pub mod platform;
@@ -24,6 +25,7 @@ pub const TARGETS: [(&str, Harness); 11] = [
     ("goal", goal::goal),
     ("goal_replay", goal::goal_replay),
     ("tit", tit::tit),
+    ("dumpi", dumpi::dumpi),
     ("tit_replay", tit::tit_replay),
     ("xml_platform", platform::xml_platform),
     ("toml_platform", platform::toml_platform),

@@ -16,7 +16,8 @@ enum Target {
 #[derive(Args)]
 pub struct ConvertArgs {
     /// The TIT trace (index or trace file), OTF2 trace (anchor file), liballprof trace
-    /// (rank 0's file) or GOAL schedule to convert (its format detected).
+    /// (rank 0's file), DUMPI trace (.meta file) or GOAL schedule to convert (its format
+    /// detected).
     file: PathBuf,
     /// Output format.
     #[arg(long, value_enum)]

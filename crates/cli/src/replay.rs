@@ -67,12 +67,15 @@ enum InputFormat {
     /// liballprof trace (rank 0's file, e.g. pmpi-trace-rank-0.txt).
     #[value(alias = "allprof")]
     Liballprof,
+    /// DUMPI trace (its .meta file, or a rank's .bin file).
+    Dumpi,
 }
 
 #[derive(Args)]
 pub struct ReplayArgs {
     /// The GOAL schedule, TIT trace (index file), OTF2 trace (anchor file, e.g.
-    /// traces.otf2) or liballprof trace (rank 0's file) to replay; `-` reads a schedule, or
+    /// traces.otf2), liballprof trace (rank 0's file) or DUMPI trace (.meta file) to
+    /// replay; `-` reads a schedule, or
     /// a trace whose ranks are all in one file, from standard input.
     #[arg(required_unless_present = "pattern")]
     file: Option<PathBuf>,
@@ -601,6 +604,7 @@ fn settings(a: &ReplayArgs, m: &ArgMatches) -> ReplaySettings {
             InputFormat::Tit => Format::Tit,
             InputFormat::Otf2 => Format::Otf2,
             InputFormat::Liballprof => Format::Allprof,
+            InputFormat::Dumpi => Format::Dumpi,
         }),
         pattern: a.pattern,
         model: a.model.map(|m| match m {

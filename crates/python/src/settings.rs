@@ -204,7 +204,8 @@ pub fn parse(source: Option<String>, given: HashMap<String, String>, coll: Vec<S
                 ("tit", Format::Tit),
                 ("otf2", Format::Otf2),
                 ("liballprof", Format::Allprof),
-                ("allprof", Format::Allprof)
+                ("allprof", Format::Allprof),
+                ("dumpi", Format::Dumpi)
             ]
         ),
         |v| s.replay.format = Some(v)

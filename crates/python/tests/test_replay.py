@@ -184,3 +184,18 @@ def test_listings():
     a = simpi.algorithms()
     assert ((a["collective"] == "allreduce") & (a["algorithm"] == "rdb")).any()
     assert isinstance(a, pd.DataFrame)
+
+
+def test_stochastic_model_takes_the_drawn_times(tmp_path):
+    # 10-byte messages: 2 us alone, 4 us beside another (point masses half a ps wide).
+    # The thesis exchange after 100 ns of compute: one message alone, one beside it, so
+    # the ranks end at 2.1 and 4.1 us whatever the seed.
+    d = tmp_path / "stepped.dist"
+    d.write_text("unit ps\ndist 10 1\nbucket 2000000 2000000.5 1\ndist 10 2\nbucket 4000000 4000000.5 1\n")
+    for seed in (1, 2):
+        res = simpi.replay(THESIS, model="stochastic", distributions=d, seed=seed)
+        assert sorted(res.ranks["end_ps"]) == [2_100_000, 4_100_000]
+    with pytest.raises(ValueError, match="give distributions=FILE"):
+        simpi.replay(THESIS, model="stochastic")
+    with pytest.raises(ValueError, match="distributions is for model='stochastic'"):
+        simpi.replay(THESIS, distributions=d)

@@ -13,6 +13,8 @@ pub enum Error {
     Trace(simpi_trace::tit::TitError),
     /// An OTF2 trace is malformed or unreadable.
     Otf2(simpi_trace::otf2::Otf2Error),
+    /// A DUMPI trace is malformed or unreadable.
+    Dumpi(simpi_trace::dumpi::DumpiError),
     /// A noise trace is malformed or unreadable.
     Noise(simpi_trace::noise::NoiseError),
     /// A platform or host file is malformed, or a route is missing.
@@ -52,6 +54,7 @@ impl fmt::Display for Error {
             Error::Goal(e) => write!(f, "{e}"),
             Error::Trace(e) => write!(f, "{e}"),
             Error::Otf2(e) => write!(f, "{e}"),
+            Error::Dumpi(e) => write!(f, "{e}"),
             Error::Platform(e) => write!(f, "{e}"),
             Error::Noise(e) => write!(f, "{e}"),
             Error::Io { path, msg } => write!(f, "{path}: {msg}"),
@@ -77,6 +80,12 @@ impl From<simpi_trace::GoalError> for Error {
 impl From<simpi_trace::tit::TitError> for Error {
     fn from(e: simpi_trace::tit::TitError) -> Error {
         Error::Trace(e)
+    }
+}
+
+impl From<simpi_trace::dumpi::DumpiError> for Error {
+    fn from(e: simpi_trace::dumpi::DumpiError) -> Error {
+        Error::Dumpi(e)
     }
 }
 

@@ -23,6 +23,7 @@ use simpi_net::{
 };
 use simpi_platform::{HostId, Platform};
 use simpi_trace::allprof::{open_allprof, AllprofProgram};
+use simpi_trace::dumpi::{open_dumpi, DumpiProgram};
 use simpi_trace::goal::locate_ops;
 use simpi_trace::otf2::{open_otf2, Otf2Program};
 use simpi_trace::schedgen::PatternProgram;
@@ -270,6 +271,9 @@ pub fn simulate(w: &mut Workload<'_>, model: &Model<'_>, opts: SimOptions<'_>) -
                 Some(Format::Allprof) => {
                     run_trace(open_allprof(&w.path, &topts)?, model, opts.progress, opts.record, shown)
                 }
+                Some(Format::Dumpi) => {
+                    run_trace(open_dumpi(&w.path, &topts)?, model, opts.progress, opts.record, shown)
+                }
                 _ => run_trace(open_tit(&w.path, &topts)?, model, opts.progress, opts.record, shown),
             };
             let TraceRun {
@@ -385,6 +389,21 @@ impl LiveTrace for AllprofProgram<'_, OpRef> {
     }
     fn take_calls(&mut self) -> Vec<CallRecord> {
         AllprofProgram::take_calls(self)
+    }
+}
+
+impl LiveTrace for DumpiProgram<'_, OpRef> {
+    fn rank_count(&self) -> u32 {
+        self.ranks()
+    }
+    fn check_unread(&mut self) -> Result<(), simpi_mpi::Error> {
+        DumpiProgram::check_unread(self)
+    }
+    fn warnings(&self) -> Vec<String> {
+        DumpiProgram::warnings(self)
+    }
+    fn take_calls(&mut self) -> Vec<CallRecord> {
+        DumpiProgram::take_calls(self)
     }
 }
 

@@ -22,6 +22,8 @@ pub enum Format {
     Otf2,
     /// liballprof trace (LogGOPSim's tracer), given by rank 0's file.
     Allprof,
+    /// DUMPI trace (SST's), given by its `.meta` file or a rank's `.bin` file.
+    Dumpi,
 }
 
 impl Format {
@@ -31,6 +33,8 @@ impl Format {
             Format::Otf2
         } else if simpi_trace::allprof::looks_like_allprof(path) {
             Format::Allprof
+        } else if simpi_trace::dumpi::looks_like_dumpi(path) {
+            Format::Dumpi
         } else if simpi_trace::tit::looks_like_tit(path) {
             Format::Tit
         } else {
@@ -41,7 +45,7 @@ impl Format {
     /// A trace of MPI calls (whose collectives are expanded and whose tests cost), not
     /// a schedule.
     pub fn is_trace(self) -> bool {
-        matches!(self, Format::Tit | Format::Otf2 | Format::Allprof)
+        matches!(self, Format::Tit | Format::Otf2 | Format::Allprof | Format::Dumpi)
     }
 }
 
@@ -180,6 +184,7 @@ pub fn count_ranks(path: &Path, format: Option<Format>) -> Result<u32, Error> {
         Format::Tit => Ok(simpi_trace::tit::tit_ranks(path)?),
         Format::Otf2 => Ok(simpi_trace::otf2::otf2_ranks(path)?),
         Format::Allprof => Ok(simpi_trace::allprof::allprof_ranks(path)?),
+        Format::Dumpi => Ok(simpi_trace::dumpi::dumpi_ranks(path)?),
         Format::Goal => Ok(simpi_trace::goal::declared_ranks(path)?),
     }
 }
@@ -276,6 +281,23 @@ pub fn load<'a>(path: &Path, opts: &LoadOptions<'a>) -> Result<Workload<'a>, Err
         Format::Otf2 => {
             let choose = |s: &CollSpec| opts.collectives.choose(s);
             let t = simpi_trace::otf2::read_otf2(
+                path,
+                &TitOptions {
+                    speed: opts.speed,
+                    choose: &choose,
+                    test_cost: opts.test_cost,
+                    calls: opts.calls,
+                },
+            )?;
+            (Body::Schedule(t.schedule), opts.calls.then_some(t.calls), t.warnings)
+        }
+        Format::Dumpi if !opts.whole => {
+            simpi_trace::dumpi::dumpi_ranks(path)?;
+            (Body::Trace, None, Vec::new())
+        }
+        Format::Dumpi => {
+            let choose = |s: &CollSpec| opts.collectives.choose(s);
+            let t = simpi_trace::dumpi::read_dumpi(
                 path,
                 &TitOptions {
                     speed: opts.speed,

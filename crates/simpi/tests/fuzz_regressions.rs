@@ -95,6 +95,7 @@ regression_tests! {
     issue16_fuzzing_platform_replay_findings_stay_fixed => "platform_replay",
     issue16_fuzzing_cli_values_findings_stay_fixed => "cli_values",
     noise_trace_findings_stay_fixed => "noise",
+    dumpi_trace_findings_stay_fixed => "dumpi",
 }
 
 /// Every target has a directory of findings (empty ones hold a `.keep`), so that a

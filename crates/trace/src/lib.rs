@@ -1,6 +1,7 @@
 //! Readers and writers of the formats simpi replays, and generators of schedules.
 
 pub mod allprof;
+pub mod dumpi;
 pub mod goal;
 pub mod noise;
 pub mod otf2;

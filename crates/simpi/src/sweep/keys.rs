@@ -376,6 +376,7 @@ impl Point {
                         ("otf2", Format::Otf2),
                         ("liballprof", Format::Allprof),
                         ("allprof", Format::Allprof),
+                        ("dumpi", Format::Dumpi),
                     ],
                 )?)
             }
