@@ -21,7 +21,7 @@ pub mod tit;
 pub type Harness = fn(&[u8]);
 
 /// Every target: its name (as in `fuzz_targets/<name>.rs`) and its harness.
-pub const TARGETS: [(&str, Harness); 11] = [
+pub const TARGETS: [(&str, Harness); 12] = [
     ("goal", goal::goal),
     ("goal_replay", goal::goal_replay),
     ("tit", tit::tit),
