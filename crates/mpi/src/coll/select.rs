@@ -165,10 +165,12 @@ struct Sizes {
 impl Sizes {
     fn new(coll: Collective, p: u32, spec: &CollSpec, element_bytes: u64) -> Sizes {
         let vector = matches!(coll, Collective::Allgatherv | Collective::ReduceScatter);
+        // Saturating: a selector only compares sizes with thresholds, and a size past
+        // 2^64 (refused later, where the buffer is checked) is simply "large".
         let total = if vector && !spec.counts.is_empty() {
-            spec.counts.iter().sum()
+            spec.counts.iter().fold(0u64, |t, &c| t.saturating_add(c))
         } else {
-            spec.bytes * u64::from(p)
+            spec.bytes.saturating_mul(u64::from(p))
         };
         Sizes {
             bytes: spec.bytes,
@@ -729,7 +731,7 @@ fn mpich(coll: Collective, p: u32, z: &Sizes, commutative: bool) -> &'static str
             // total_msg_size = recvtype·recvcount·p (allgather) or recvtype·Σ recvcounts
             // (allgatherv) (csel.c:1025-1036).
             let total = if coll == Collective::Allgather {
-                z.bytes * u64::from(p)
+                z.bytes.saturating_mul(u64::from(p))
             } else {
                 z.total
             };
