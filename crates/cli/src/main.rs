@@ -1,5 +1,6 @@
 //! `simpi`: replay traces and schedules on simulated clusters, generate schedules.
 
+mod bench;
 mod convert;
 mod platform_cmd;
 mod progress;
@@ -47,6 +48,10 @@ enum Command {
     TraceInfo(tracer::TraceInfoArgs),
     /// Run an MPI program on an emulated Ethernet cluster of network namespaces.
     Testbed(testbed::TestbedArgs),
+    /// Measure one-way message times with your MPI (MPIBench's method) and write the
+    /// distributions file `--model stochastic` draws from: `simpi bench -o d.dist --
+    /// mpirun -np 8`.
+    Bench(bench::BenchArgs),
 }
 
 /// Exit code for malformed input.
@@ -80,6 +85,7 @@ fn main() -> ExitCode {
         Command::Trace(a) => tracer::run(a),
         Command::TraceInfo(a) => tracer::trace_info(a),
         Command::Testbed(a) => testbed::run(a),
+        Command::Bench(a) => bench::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -73,6 +73,43 @@ impl Histogram {
         self.buckets.iter().rev().find(|b| b.2 > 0).map_or(0.0, |b| b.1)
     }
 
+    /// A histogram of measured times (picoseconds) in log-spaced buckets,
+    /// `per_decade` to a factor of ten (bucket `k` spans `10^(k/per_decade)` to
+    /// `10^((k+1)/per_decade)` ps); times at or below 0 (a clock offset corrected too
+    /// far) go into a bucket from 0 to the first positive one's start. Empty buckets
+    /// are left out.
+    pub fn from_samples(samples: &[f64], per_decade: u32) -> Result<Histogram, String> {
+        if per_decade == 0 {
+            return Err("buckets per decade start at 1".into());
+        }
+        if let Some(bad) = samples.iter().find(|t| !t.is_finite()) {
+            return Err(format!("a measured time is {bad}"));
+        }
+        let d = per_decade as f64;
+        let mut counts: std::collections::BTreeMap<i64, u64> = std::collections::BTreeMap::new();
+        let mut not_positive = 0u64;
+        for &t in samples {
+            if t <= 0.0 {
+                not_positive += 1;
+            } else {
+                *counts.entry((t.log10() * d).floor() as i64).or_insert(0) += 1;
+            }
+        }
+        let edge = |k: i64| 10f64.powf(k as f64 / d);
+        let mut buckets = Vec::with_capacity(counts.len() + 1);
+        if not_positive > 0 {
+            let first = counts.keys().next().map_or(1.0, |&k| edge(k));
+            buckets.push((0.0, first, not_positive));
+        }
+        buckets.extend(counts.iter().map(|(&k, &n)| (edge(k), edge(k + 1), n)));
+        Histogram::new(buckets)
+    }
+
+    /// The buckets: (from, to, count), times in picoseconds.
+    pub fn buckets(&self) -> &[(f64, f64, u64)] {
+        &self.buckets
+    }
+
     /// The mean time (ps), each bucket's messages at its middle.
     pub fn mean(&self) -> f64 {
         let sum: f64 = self.buckets.iter().map(|&(a, b, n)| (a + b) / 2.0 * n as f64).sum();
@@ -260,6 +297,48 @@ impl Distributions {
         Distributions::new(items).map_err(|m| Error::BadParameter(format!("{}: {m}", path.display())))
     }
 
+    /// Distributions from measured messages `(bytes, contention, seconds)`: one
+    /// histogram per size and level, `per_decade` log-spaced buckets to a factor of ten
+    /// ([`Histogram::from_samples`]).
+    pub fn from_samples(samples: &[(u64, u32, f64)], per_decade: u32) -> Result<Distributions, String> {
+        let mut by_key: std::collections::BTreeMap<(u64, u32), Vec<f64>> = std::collections::BTreeMap::new();
+        for &(bytes, contention, seconds) in samples {
+            by_key.entry((bytes, contention)).or_default().push(seconds * 1e12);
+        }
+        let mut items = Vec::with_capacity(by_key.len());
+        for (key, times) in by_key {
+            let h = Histogram::from_samples(&times, per_decade)
+                .map_err(|m| format!("{} bytes at contention {}: {m}", key.0, key.1))?;
+            items.push((key, h));
+        }
+        Distributions::new(items)
+    }
+
+    /// Every histogram with its (bytes, contention), contention then size increasing.
+    pub fn entries(&self) -> impl Iterator<Item = (u64, u32, &Histogram)> {
+        self.levels
+            .iter()
+            .flat_map(|l| l.sizes.iter().map(move |(b, h)| (*b, l.contention, h)))
+    }
+
+    /// The file's text (see the module's documentation), times in microseconds, after
+    /// `comment` (each of its lines made a comment).
+    pub fn to_text(&self, comment: &str) -> String {
+        let mut out = String::new();
+        for line in comment.lines() {
+            out.push_str(&format!("# {line}\n"));
+        }
+        out.push_str("unit us\n");
+        for (bytes, contention, h) in self.entries() {
+            out.push_str(&format!("dist {bytes} {contention}\n"));
+            for &(from, to, n) in h.buckets() {
+                // Shortest text that reads back to the same time.
+                out.push_str(&format!("bucket {:?} {:?} {n}\n", from / 1e6, to / 1e6));
+            }
+        }
+        out
+    }
+
     /// The highest contention level measured.
     pub fn max_contention(&self) -> u32 {
         self.levels.last().map_or(1, |l| l.contention)
@@ -385,6 +464,29 @@ bucket 60 80 2
         assert_eq!(d.time_at(1000, 9, 0.0), 60e6);
         assert_eq!(d.max_contention(), 3);
         assert_eq!(d.sample(500, 1, 0.5).unwrap(), SimTime(25_000_000));
+    }
+
+    #[test]
+    fn samples_fall_into_log_spaced_buckets() {
+        // 10 per decade: 1.0 and 1.2 us (1e6, 1.2e6 ps) share [10^6, 10^6.1); 2 us is in
+        // [10^6.3, 10^6.4); -1 ps (an offset corrected too far) is below them all.
+        let h = Histogram::from_samples(&[1e6, 1.2e6, 2e6, -1.0], 10).unwrap();
+        let b = h.buckets();
+        assert_eq!(b.len(), 3);
+        assert_eq!((b[0].0, b[0].2), (0.0, 1));
+        assert_eq!((b[1].0, b[1].2), (1e6, 2));
+        assert!((b[1].1 - 10f64.powf(6.1)).abs() < 1e-3);
+        assert!((b[2].0 - 10f64.powf(6.3)).abs() < 1e-3 && b[2].2 == 1);
+        assert_eq!(b[0].1, b[1].0);
+        assert!(Histogram::from_samples(&[f64::NAN], 10).is_err());
+    }
+
+    #[test]
+    fn a_written_file_reads_back_the_same() {
+        let d = dists(TWO_SIZES).unwrap();
+        let text = d.to_text("made by a test\nsecond line");
+        assert!(text.starts_with("# made by a test\n# second line\nunit us\n"), "{text}");
+        assert_eq!(dists(&text).unwrap(), d);
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! belongs to, that records what an unmodified MPI program does (a TIT trace per rank, call
 //! times and call counts); [`run`] runs a command under it and [`summary`] reads what it wrote.
 
+pub mod bench;
 mod prototypes;
 pub mod summary;
 
@@ -140,7 +141,7 @@ impl std::error::Error for Error {
 }
 
 /// `cannot <action> <path>: <error>` as an [`Error`].
-fn io<'a>(action: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -> Error + 'a {
+pub(crate) fn io<'a>(action: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -> Error + 'a {
     move |error| Error::Io {
         action,
         path: path.to_path_buf(),
@@ -390,7 +391,7 @@ fn prepare_dir(dir: &Path) -> Result<PathBuf, Error> {
     Ok(dir)
 }
 
-fn cache_root() -> PathBuf {
+pub(crate) fn cache_root() -> PathBuf {
     if let Some(d) = std::env::var_os("SIMPI_CACHE_DIR") {
         return PathBuf::from(d);
     }
@@ -403,7 +404,7 @@ fn cache_root() -> PathBuf {
     std::env::temp_dir().join("simpi-cache")
 }
 
-fn fnv(data: &[&str]) -> u64 {
+pub(crate) fn fnv(data: &[&str]) -> u64 {
     let mut h: u64 = 0xcbf29ce484222325;
     for d in data {
         for b in d.bytes() {
@@ -550,7 +551,7 @@ pub fn build_library_with(mpicc: &str, otf2: bool) -> Result<PathBuf, Error> {
     Ok(lib)
 }
 
-fn tempdir(root: &Path) -> Result<PathBuf, Error> {
+pub(crate) fn tempdir(root: &Path) -> Result<PathBuf, Error> {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.subsec_nanos())

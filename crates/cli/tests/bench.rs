@@ -1,0 +1,133 @@
+//! `simpi bench` (issue 19, MPIBench's measurement) with the machine's Open MPI: the
+//! distributions file it writes holds every timed message, reads back as the stochastic
+//! model's input, and shows what physics says (a 1 MiB message takes longer than an
+//! 8-byte one). Needs mpicc and mpirun, as the tracer's tests do.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// simpi with `args`; Open MPI's mpirun is allowed to run as root (CI containers).
+fn simpi(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_simpi"))
+        .args(args)
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .output()
+        .unwrap()
+}
+
+fn workdir(name: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("bench-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn require(tool: &str) {
+    let found = Command::new("sh")
+        .args(["-c", &format!("command -v {tool}")])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(found, "{tool} is not installed: run scripts/setup");
+}
+
+/// The median of one size's samples (seconds), from the `--samples` file.
+fn median(samples: &str, bytes: u64) -> f64 {
+    let mut t: Vec<f64> = samples
+        .lines()
+        .filter_map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            (w[0].parse::<u64>().unwrap() == bytes).then(|| w[2].parse().unwrap())
+        })
+        .collect();
+    t.sort_by(f64::total_cmp);
+    t[t.len() / 2]
+}
+
+#[test]
+fn a_measurement_becomes_a_distributions_file() {
+    require("mpicc");
+    require("mpirun");
+    let dir = workdir("two");
+    let dist = dir.join("d.dist");
+    let raw = dir.join("samples.txt");
+    let out = simpi(&[
+        "bench",
+        "-o",
+        dist.to_str().unwrap(),
+        "--sizes",
+        "8,1048576",
+        "--repeats",
+        "30",
+        "--warmup",
+        "3",
+        "--samples",
+        raw.to_str().unwrap(),
+        "--",
+        "mpirun",
+        "--oversubscribe",
+        "-np",
+        "2",
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let samples = std::fs::read_to_string(&raw).unwrap();
+    // 30 timed messages of each size, one pair, level 1; none negative or absurd.
+    assert_eq!(samples.lines().count(), 60);
+    for l in samples.lines() {
+        let s: f64 = l.split_whitespace().nth(2).unwrap().parse().unwrap();
+        assert!(s > -1e-6 && s < 1.0, "{l}");
+    }
+    assert!(
+        median(&samples, 1 << 20) > median(&samples, 8),
+        "1 MiB is not slower than 8 B"
+    );
+    // The file: a histogram per size whose counts add up to the timed messages.
+    let text = std::fs::read_to_string(&dist).unwrap();
+    assert!(
+        text.starts_with("# One-way message times measured by simpi bench"),
+        "{text}"
+    );
+    for size in ["8", "1048576"] {
+        let head = format!("dist {size} 1\n");
+        let at = text.find(&head).unwrap_or_else(|| panic!("no {head}in {text}"));
+        let counts: u64 = text[at + head.len()..]
+            .lines()
+            .take_while(|l| l.starts_with("bucket "))
+            .map(|l| l.rsplit(' ').next().unwrap().parse::<u64>().unwrap())
+            .sum();
+        assert_eq!(counts, 30, "{size}");
+    }
+    // ...and the stochastic model reads it.
+    let thesis = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/thesis.goal");
+    let r = simpi(&[
+        "replay",
+        thesis.to_str().unwrap(),
+        "--model",
+        "stochastic",
+        "--distributions",
+        dist.to_str().unwrap(),
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+}
+
+#[test]
+fn bad_requests_are_refused() {
+    for (args, code, want) in [
+        (
+            vec!["bench", "--levels", "0", "--", "mpirun"],
+            2,
+            "--levels count pairs",
+        ),
+        (vec!["bench"], 2, "give the launcher after --"),
+        (
+            vec!["bench", "--buckets-per-decade", "0", "--", "mpirun"],
+            2,
+            "at least 1",
+        ),
+    ] {
+        let out = simpi(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+}

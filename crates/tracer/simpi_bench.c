@@ -1,0 +1,149 @@
+/* simpi bench: MPIBench-style measurement of one-way message times, built by simpi
+ * against the user's MPI and run with the user's launcher.
+ *
+ *   simpi_bench OUT SIZES LEVELS REPEATS WARMUP
+ *
+ * The ranks form pairs: rank i of the first half sends to rank i + n/2. At contention
+ * level k, pairs 0..k-1 send at once. For each size and level, every repeat starts with
+ * a barrier; each active sender reads the clock and sends; its receiver reads the clock
+ * when the message is in. The one-way time is the receiver's reading minus the sender's,
+ * corrected by the offset between their clocks (measured first by ping-pong, the
+ * exchange with the shortest round trip counting). Rank 0 writes one line per sample:
+ * `<bytes> <level> <seconds>`.
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TAG_DATA 1
+#define TAG_T0 2
+#define TAG_SAMPLES 3
+#define OFFSET_ROUNDS 50
+
+/* Parses a comma-separated list of non-negative integers; returns how many. */
+static int parse_list(const char *s, long *out, int max) {
+    int n = 0;
+    while (*s && n < max) {
+        char *end;
+        long v = strtol(s, &end, 10);
+        if (end == s || v < 0) return -1;
+        out[n++] = v;
+        s = *end == ',' ? end + 1 : end;
+        if (*end && *end != ',') return -1;
+    }
+    return n;
+}
+
+/* The receiver's clock minus the sender's (seconds), from the ping-pong with the
+ * shortest round trip: the receiver's reading is taken as the middle of that trip. */
+static double clock_offset(int me, int sender, int receiver) {
+    double best_rtt = 1e30, offset = 0.0;
+    for (int i = 0; i < OFFSET_ROUNDS; i++) {
+        if (me == sender) {
+            double t_a = MPI_Wtime(), t_b;
+            MPI_Send(&t_a, 1, MPI_DOUBLE, receiver, TAG_T0, MPI_COMM_WORLD);
+            MPI_Recv(&t_b, 1, MPI_DOUBLE, receiver, TAG_T0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            double t_c = MPI_Wtime();
+            if (t_c - t_a < best_rtt) {
+                best_rtt = t_c - t_a;
+                offset = t_b - (t_a + t_c) / 2.0;
+            }
+        } else if (me == receiver) {
+            double t_a, t_b;
+            MPI_Recv(&t_a, 1, MPI_DOUBLE, sender, TAG_T0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            t_b = MPI_Wtime();
+            MPI_Send(&t_b, 1, MPI_DOUBLE, sender, TAG_T0, MPI_COMM_WORLD);
+        }
+    }
+    /* The sender knows it; the receiver needs it. */
+    if (me == sender) MPI_Send(&offset, 1, MPI_DOUBLE, receiver, TAG_T0, MPI_COMM_WORLD);
+    if (me == receiver) MPI_Recv(&offset, 1, MPI_DOUBLE, sender, TAG_T0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    return offset;
+}
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    int me, n;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &n);
+    long sizes[256], levels[256];
+    int ns = argc > 2 ? parse_list(argv[2], sizes, 256) : -1;
+    int nl = argc > 3 ? parse_list(argv[3], levels, 256) : -1;
+    long repeats = argc > 4 ? atol(argv[4]) : 0;
+    long warmup = argc > 5 ? atol(argv[5]) : 0;
+    if (argc != 6 || ns < 1 || nl < 1 || repeats < 1 || warmup < 0 || n < 2) {
+        if (me == 0)
+            fprintf(stderr, "simpi_bench: usage: simpi_bench OUT SIZES LEVELS REPEATS WARMUP (at least 2 ranks)\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    int pairs = n / 2;
+    for (int l = 0; l < nl; l++) {
+        if (levels[l] < 1 || levels[l] > pairs) {
+            if (me == 0) fprintf(stderr, "simpi_bench: level %ld: %d ranks make 1 to %d pairs\n", levels[l], n, pairs);
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+    }
+    long max_size = 0;
+    for (int s = 0; s < ns; s++) max_size = sizes[s] > max_size ? sizes[s] : max_size;
+    char *buf = malloc(max_size > 0 ? max_size : 1);
+    double *samples = malloc(sizeof(double) * repeats);
+    if (!buf || !samples) MPI_Abort(MPI_COMM_WORLD, 3);
+    memset(buf, 7, max_size > 0 ? max_size : 1);
+
+    int pair = me % pairs, sender = pair, receiver = pair + pairs;
+    int in_pair = me < 2 * pairs;
+    double offset = 0.0;
+    for (int p = 0; p < pairs; p++) {
+        double o = clock_offset(me, p, p + pairs);
+        if (p == pair) offset = o;
+    }
+
+    FILE *out = NULL;
+    if (me == 0) {
+        out = fopen(argv[1], "w");
+        if (!out) {
+            perror(argv[1]);
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+    }
+    for (int s = 0; s < ns; s++) {
+        for (int l = 0; l < nl; l++) {
+            int active = in_pair && pair < levels[l];
+            for (long r = -warmup; r < repeats; r++) {
+                MPI_Barrier(MPI_COMM_WORLD);
+                if (!active) continue;
+                if (me == sender) {
+                    double t0 = MPI_Wtime();
+                    MPI_Send(buf, (int)sizes[s], MPI_BYTE, receiver, TAG_DATA, MPI_COMM_WORLD);
+                    MPI_Send(&t0, 1, MPI_DOUBLE, receiver, TAG_T0, MPI_COMM_WORLD);
+                } else {
+                    double t0;
+                    MPI_Recv(buf, (int)sizes[s], MPI_BYTE, sender, TAG_DATA, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                    double t1 = MPI_Wtime();
+                    MPI_Recv(&t0, 1, MPI_DOUBLE, sender, TAG_T0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                    if (r >= 0) samples[r] = t1 - t0 - offset;
+                }
+            }
+            /* Receivers of active pairs hand their samples to rank 0. */
+            for (int p = 0; p < levels[l]; p++) {
+                int rcv = p + pairs;
+                if (me == rcv && me != 0)
+                    MPI_Send(samples, (int)repeats, MPI_DOUBLE, 0, TAG_SAMPLES, MPI_COMM_WORLD);
+                if (me == 0) {
+                    if (rcv != 0)
+                        MPI_Recv(samples, (int)repeats, MPI_DOUBLE, rcv, TAG_SAMPLES, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                    for (long r = 0; r < repeats; r++) fprintf(out, "%ld %ld %.9e\n", sizes[s], levels[l], samples[r]);
+                }
+            }
+        }
+    }
+    if (out && fclose(out) != 0) {
+        perror(argv[1]);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    free(buf);
+    free(samples);
+    MPI_Finalize();
+    return 0;
+}
