@@ -1,8 +1,9 @@
 #!/bin/bash
 # Records the real liballprof traces of tests/golden/allprof/: builds liballprof (version 1,
-# LogGOPSim's src/liballprof) with Open MPI's mpicc -O2, links an OSU collective benchmark
-# against it, runs it on 4 ranks, then runs the same benchmark under `simpi trace` for its
-# TIT trace (two runs: the two tracers cannot be stacked).
+# LogGOPSim's src/liballprof) with Open MPI's mpicc -O2 and runs an OSU collective
+# benchmark on 4 ranks ONCE under both tracers: `simpi trace --chain libmpipclog.so`
+# preloads simpi's tracer then liballprof, and simpi's wrappers forward each call to
+# liballprof's, so the TIT and the liballprof trace record the same run.
 #
 #   bench/allprof/record.sh LOGGOPSIM_SRC OSU_DIR [OUT]
 #
@@ -48,13 +49,10 @@ export OMPI_MCA_mpi_yield_when_idle=1
 for b in alltoall allreduce; do
   m=16384:16384; [ "$b" = allreduce ] && m=65536:65536
   mpicc -O2 -w -o "$bin/osu_$b" "$coll/osu_$b.c" "$coll/osu_coll.c" -lm
-  mpicc -O2 -w -o "$bin/osu_${b}_lap" "$coll/osu_$b.c" "$coll/osu_coll.c" -lm \
-    -L"$lib" -Wl,-rpath,"$lib" -Wl,--no-as-needed -lmpipclog
   rec=$(realpath "$out")/osu_$b
   rm -rf "$rec"; mkdir -p "$rec/lap"
-  HTOR_PMPI_FILE_PREFIX=$rec/lap/pmpi-trace-rank- mpirun --allow-run-as-root --oversubscribe \
-    -np 4 -x HTOR_PMPI_FILE_PREFIX "$bin/osu_${b}_lap" -m "$m" -i 20 -x 2
-  "$simpi" trace -o "$rec/tit" -- mpirun --allow-run-as-root --oversubscribe \
-    -np 4 "$bin/osu_$b" -m "$m" -i 20 -x 2
+  HTOR_PMPI_FILE_PREFIX=$rec/lap/pmpi-trace-rank- "$simpi" trace --chain "$lib/libmpipclog.so" \
+    -o "$rec/tit" -- mpirun --allow-run-as-root --oversubscribe \
+    -np 4 -x HTOR_PMPI_FILE_PREFIX "$bin/osu_$b" -m "$m" -i 20 -x 2
 done
 echo "traces in $out/osu_*/{lap,tit}"

@@ -11,8 +11,16 @@
  * Built by `simpi trace` against the MPI it will run with, together with generated
  * pass-through wrappers that count every other MPI function of that library's mpi.h.
  * Assumes MPI calls come from one thread at a time (MPI_THREAD_FUNNELED or SERIALIZED).
+ *
+ * Chaining (SIMPI_TRACE_NEXT=1, `simpi trace --chain LIB`): each wrapper forwards the
+ * program's call to the next definition of MPI_X in the preload order (dlsym RTLD_NEXT,
+ * resolved once per function) instead of PMPI_X, so that another PMPI tracer preloaded
+ * after this one (libdumpi, liballprof) records the same run. The tracer's own helper
+ * calls (PMPI_Type_size, the clock synchronisation...) stay PMPI: the other tracer does
+ * not see them.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <mpi.h>
 #include <stdint.h>
@@ -39,9 +47,32 @@ static FILE *tit_out, *times_out;
 static int me = -1;
 static int active;
 static double epoch, last_exit, carry;
+/* Whether calls go to a chained tracer (SIMPI_TRACE_NEXT, read when tracing starts). */
+static int chain_on;
+/* Chaining: when the chained call returned (ENDED(), after NEXT(...)(...)), 0 if unset. */
+static double call_end;
 static double speed = 1e9, min_gap = 1e-6;
 static char out_dir[4096] = "simpi-trace";
 static long long icoll_count;
+
+/* ------------------------------------------------------------------ chaining */
+
+/* What NEXT(MPI_X) calls: `pmpi` (PMPI_X), or with SIMPI_TRACE_NEXT set to anything but
+ * 0, the next MPI_X after this library (PMPI_X if there is none). */
+static int chaining(void) {
+    static int chain = -1;
+    if (chain < 0) {
+        const char *e = getenv("SIMPI_TRACE_NEXT");
+        chain = e && *e && strcmp(e, "0") != 0;
+    }
+    return chain;
+}
+
+void *simpi_next(const char *name, void *pmpi) {
+    if (!chaining()) return pmpi;
+    void *f = dlsym(RTLD_NEXT, name);
+    return f ? f : pmpi;
+}
 
 /* ------------------------------------------------------------------ clock and lines */
 
@@ -56,18 +87,30 @@ static double rel_now(void) { return clock_now() - epoch; }
 /* Starts a traced call: time since the previous call is the program's own computation. */
 static double enter(void) {
     double t = rel_now();
+    call_end = 0;
     if (!active) return t;
     if (t > last_exit) carry += t - last_exit;
     if (carry >= min_gap) {
         fprintf(tit_out, "%d compute %.9g\n", me, carry * speed);
         fprintf(times_out, "compute %.9f %.9f\n", t - carry, t);
         carry = 0;
+        if (chain_on) {
+            /* A chained tracer sees these writes as computation: the next gap gets them. */
+            double t2 = rel_now();
+            carry = t2 - t;
+            return t2;
+        }
     }
     return t;
 }
 
+#define ENDED() (call_end = chain_on && trace_ ? rel_now() : 0.0)
+
+/* Ends a traced call; with chaining at call_end, so that the writing of its line counts
+ * as computation, as it does for the chained tracer. */
 static void leave(const char *name, double start) {
-    double t = rel_now();
+    double t = call_end > 0 ? call_end : rel_now();
+    call_end = 0;
     fprintf(times_out, "%s %.9f %.9f\n", name, start, t);
     O2(o2_region(start, t);)
     last_exit = t;
@@ -445,7 +488,8 @@ static void mkdirs(const char *dir) {
     if (mkdir(tmp, 0777) != 0 && errno != EEXIST) fail("create the directory", dir);
 }
 
-static void start_tracing(void) {
+/* Starts tracing once MPI_Init returned at `init_end` (clock_now()). */
+static void start_tracing(double init_end) {
     const char *d = getenv("SIMPI_TRACE_DIR");
     const char *s = getenv("SIMPI_TRACE_SPEED");
     const char *g = getenv("SIMPI_TRACE_MIN_COMPUTE");
@@ -482,27 +526,47 @@ static void start_tracing(void) {
     O2(o2_open(me, n, out_dir);)
     comm_register(MPI_COMM_WORLD, 0);
     comm_register(MPI_COMM_SELF, 0);
-    /* One clock origin for all ranks: rank 0's, just after everyone left MPI_Init. */
-    PMPI_Barrier(MPI_COMM_WORLD);
-    double t = clock_now();
-    PMPI_Bcast(&t, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    epoch = t;
-    last_exit = rel_now();
+    chain_on = chaining();
+    if (chain_on) {
+        /* A chained tracer sees this function's time (files, synchronisation) as the
+         * program's: so does the trace, from the end of the chained MPI_Init on, so that
+         * both describe the same computation. The origin: the first rank's end of it. */
+        double t = init_end;
+        PMPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+        epoch = t;
+        last_exit = init_end - epoch;
+    } else {
+        /* One clock origin for all ranks: rank 0's, just after everyone left MPI_Init. */
+        PMPI_Barrier(MPI_COMM_WORLD);
+        double t = clock_now();
+        PMPI_Bcast(&t, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        epoch = t;
+        last_exit = rel_now();
+    }
     active = 1;
     O2(o2_call(SIMPI_FN_MPI_Init); o2_region(last_exit, last_exit);)
     fprintf(tit_out, "%d init\n", me);
     fprintf(times_out, "init %.9f %.9f\n", last_exit, last_exit);
 }
 
+/* Stops tracing; OTF2's archive is closed collectively, before MPI_Finalize. */
 static void stop_tracing(void) {
-    char path[4200];
     active = 0;
     O2(o2_close(last_exit);)
+}
+
+/* Writes the rest after MPI_Finalize: a chained tracer does not count it as computation. */
+static void close_files(void) {
+    char path[4200];
     fclose(tit_out);
     fclose(times_out);
     snprintf(path, sizeof path, "%s/rank-%d.counts", out_dir, me);
     FILE *f = fopen(path, "w");
-    if (!f) fail("write", path);
+    if (!f) {
+        /* MPI is finalized: no MPI_Abort; the exit status tells `simpi trace`. */
+        fprintf(stderr, "simpi tracer: cannot write %s: %s\n", path, strerror(errno));
+        exit(1);
+    }
     for (int i = 0; i < SIMPI_FN_COUNT; i++)
         if (simpi_calls[i]) fprintf(f, "%s %llu\n", simpi_fn_names[i], simpi_calls[i]);
     fclose(f);
@@ -511,8 +575,8 @@ static void stop_tracing(void) {
 int MPI_Init(int *argc, char ***argv) {
     ENTER(MPI_Init);
     (void)t0_;
-    int rc = PMPI_Init(argc, argv);
-    if (outer_ && rc == MPI_SUCCESS) start_tracing();
+    int rc = NEXT(MPI_Init)(argc, argv); ENDED();
+    if (outer_ && rc == MPI_SUCCESS) start_tracing(clock_now());
     LEAVE();
     return rc;
 }
@@ -520,8 +584,8 @@ int MPI_Init(int *argc, char ***argv) {
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
     ENTER(MPI_Init_thread);
     (void)t0_;
-    int rc = PMPI_Init_thread(argc, argv, required, provided);
-    if (outer_ && rc == MPI_SUCCESS) start_tracing();
+    int rc = NEXT(MPI_Init_thread)(argc, argv, required, provided); ENDED();
+    if (outer_ && rc == MPI_SUCCESS) start_tracing(clock_now());
     LEAVE();
     return rc;
 }
@@ -533,7 +597,8 @@ int MPI_Finalize(void) {
         leave("finalize", t0_);
         stop_tracing();
     }
-    int rc = PMPI_Finalize();
+    int rc = NEXT(MPI_Finalize)(); ENDED();
+    if (trace_) close_files();
     LEAVE();
     return rc;
 }
@@ -543,7 +608,7 @@ int MPI_Finalize(void) {
 #define SEND(fn, name)                                                                         \
     int fn(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {    \
         ENTER(fn);                                                                             \
-        int rc = P##fn(buf, count, dt, dest, tag, comm);                                       \
+        int rc = NEXT(fn)(buf, count, dt, dest, tag, comm); ENDED();                                       \
         if (trace_) {                                                                          \
             comm_rec *c = comm_of(comm);                                                       \
             line_start(c);                                                                     \
@@ -563,7 +628,7 @@ SEND(MPI_Rsend, "rsend")
     int fn(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,      \
            MPI_Request *req) {                                                                 \
         ENTER(fn);                                                                             \
-        int rc = P##fn(buf, count, dt, dest, tag, comm, req);                                  \
+        int rc = NEXT(fn)(buf, count, dt, dest, tag, comm, req); ENDED();                                  \
         if (trace_) {                                                                          \
             comm_rec *c = comm_of(comm);                                                       \
             int to = world_of(c, dest);                                                        \
@@ -587,7 +652,7 @@ int MPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Com
     ENTER(MPI_Recv);
     MPI_Status own;
     if (status == MPI_STATUS_IGNORE) status = &own;
-    int rc = PMPI_Recv(buf, count, dt, source, tag, comm, status);
+    int rc = NEXT(MPI_Recv)(buf, count, dt, source, tag, comm, status); ENDED();
     if (trace_) {
         comm_rec *c = comm_of(comm);
         int got = 0;
@@ -608,7 +673,7 @@ int MPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Com
 
 int MPI_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Request *req) {
     ENTER(MPI_Irecv);
-    int rc = PMPI_Irecv(buf, count, dt, source, tag, comm, req);
+    int rc = NEXT(MPI_Irecv)(buf, count, dt, source, tag, comm, req); ENDED();
     if (trace_) {
         comm_rec *c = comm_of(comm);
         int from = world_of(c, source);
@@ -642,7 +707,7 @@ int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype sdt, int dest, int s
     ENTER(MPI_Sendrecv);
     MPI_Status own;
     if (status == MPI_STATUS_IGNORE) status = &own;
-    int rc = PMPI_Sendrecv(sbuf, scount, sdt, dest, stag, rbuf, rcount, rdt, source, rtag, comm, status);
+    int rc = NEXT(MPI_Sendrecv)(sbuf, scount, sdt, dest, stag, rbuf, rcount, rdt, source, rtag, comm, status); ENDED();
     if (trace_) {
         sendrecv_line("sendRecv", comm_of(comm), type_bytes(scount, sdt), dest, stag, type_bytes(rcount, rdt), source,
                       rtag, status);
@@ -657,7 +722,7 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int st
     ENTER(MPI_Sendrecv_replace);
     MPI_Status own;
     if (status == MPI_STATUS_IGNORE) status = &own;
-    int rc = PMPI_Sendrecv_replace(buf, count, dt, dest, stag, source, rtag, comm, status);
+    int rc = NEXT(MPI_Sendrecv_replace)(buf, count, dt, dest, stag, source, rtag, comm, status); ENDED();
     if (trace_) {
         long long b = type_bytes(count, dt);
         sendrecv_line("sendrecv_replace", comm_of(comm), b, dest, stag, b, source, rtag, status);
@@ -669,7 +734,7 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int st
 
 int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status) {
     ENTER(MPI_Probe);
-    int rc = PMPI_Probe(source, tag, comm, status);
+    int rc = NEXT(MPI_Probe)(source, tag, comm, status); ENDED();
     if (trace_) {
         comm_rec *c = comm_of(comm);
         line_start(c);
@@ -682,7 +747,7 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status) {
 
 int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status) {
     ENTER(MPI_Iprobe);
-    int rc = PMPI_Iprobe(source, tag, comm, flag, status);
+    int rc = NEXT(MPI_Iprobe)(source, tag, comm, flag, status); ENDED();
     if (trace_) {
         comm_rec *c = comm_of(comm);
         line_start(c);
@@ -699,7 +764,7 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status
     int fn(CONSTBUF(is_recv) buf, int count, MPI_Datatype dt, int peer, int tag, MPI_Comm comm, \
            MPI_Request *req) {                                                                  \
         ENTER(fn);                                                                              \
-        int rc = P##fn(buf, count, dt, peer, tag, comm, req);                                   \
+        int rc = NEXT(fn)(buf, count, dt, peer, tag, comm, req); ENDED();                                   \
         if (trace_) {                                                                           \
             comm_rec *c = comm_of(comm);                                                        \
             req_rec r = {0};                                                                    \
@@ -746,7 +811,7 @@ static void put_start(MPI_Request h, int with_kind) {
 int MPI_Start(MPI_Request *req) {
     ENTER(MPI_Start);
     MPI_Request h = *req;
-    int rc = PMPI_Start(req);
+    int rc = NEXT(MPI_Start)(req); ENDED();
     if (trace_) {
         O2(o2_start(h);)
         fprintf(tit_out, "%d Start", me);
@@ -762,7 +827,7 @@ int MPI_Startall(int n, MPI_Request reqs_in[]) {
     ENTER(MPI_Startall);
     MPI_Request stack[64];
     MPI_Request *h = trace_ ? copy_reqs(n, reqs_in, stack, 64) : NULL;
-    int rc = PMPI_Startall(n, reqs_in);
+    int rc = NEXT(MPI_Startall)(n, reqs_in); ENDED();
     if (trace_) {
         fprintf(tit_out, "%d startall %d", me, n);
         O2(for (int i = 0; i < n; i++) o2_start(h[i]);)
@@ -778,7 +843,7 @@ int MPI_Startall(int n, MPI_Request reqs_in[]) {
 int MPI_Request_free(MPI_Request *req) {
     ENTER(MPI_Request_free);
     MPI_Request h = *req;
-    int rc = PMPI_Request_free(req);
+    int rc = NEXT(MPI_Request_free)(req); ENDED();
     if (trace_) {
         req_del(h);
         fprintf(tit_out, "%d request_free\n", me);
@@ -795,7 +860,7 @@ int MPI_Wait(MPI_Request *req, MPI_Status *status) {
     MPI_Request h = *req;
     O2(MPI_Status own_st_;
        if (trace_ && status == MPI_STATUS_IGNORE) status = &own_st_;)
-    int rc = PMPI_Wait(req, status);
+    int rc = NEXT(MPI_Wait)(req, status); ENDED();
     if (trace_) {
         fprintf(tit_out, "%d wait", me);
         put_key(h);
@@ -815,7 +880,7 @@ int MPI_Waitall(int n, MPI_Request reqs_in[], MPI_Status statuses[]) {
     O2(MPI_Status *own_sts_ = NULL;
        if (trace_ && statuses == MPI_STATUSES_IGNORE)
            statuses = own_sts_ = malloc(sizeof(MPI_Status) * (size_t)(n > 0 ? n : 1));)
-    int rc = PMPI_Waitall(n, reqs_in, statuses);
+    int rc = NEXT(MPI_Waitall)(n, reqs_in, statuses); ENDED();
     if (trace_) {
         fprintf(tit_out, "%d waitall %d", me, n);
         for (int i = 0; i < n; i++) put_key(h[i]);
@@ -836,7 +901,7 @@ int MPI_Waitany(int n, MPI_Request reqs_in[], int *index, MPI_Status *status) {
     MPI_Request *h = trace_ ? copy_reqs(n, reqs_in, stack, 64) : NULL;
     O2(MPI_Status own_st_;
        if (trace_ && status == MPI_STATUS_IGNORE) status = &own_st_;)
-    int rc = PMPI_Waitany(n, reqs_in, index, status);
+    int rc = NEXT(MPI_Waitany)(n, reqs_in, index, status); ENDED();
     if (trace_) {
         fprintf(tit_out, "%d waitany %d", me, n);
         if (*index != MPI_UNDEFINED && *index >= 0 && *index < n) {
@@ -869,7 +934,7 @@ int MPI_Waitsome(int n, MPI_Request reqs_in[], int *outcount, int idx[], MPI_Sta
     O2(MPI_Status *own_sts_ = NULL;
        if (trace_ && statuses == MPI_STATUSES_IGNORE)
            statuses = own_sts_ = malloc(sizeof(MPI_Status) * (size_t)(n > 0 ? n : 1));)
-    int rc = PMPI_Waitsome(n, reqs_in, outcount, idx, statuses);
+    int rc = NEXT(MPI_Waitsome)(n, reqs_in, outcount, idx, statuses); ENDED();
     if (trace_) {
         O2(for (int i = 0; *outcount != MPI_UNDEFINED && i < *outcount; i++) o2_done(h[idx[i]], &statuses[i]);)
         some_line("waitsome", n, h, *outcount, idx);
@@ -888,7 +953,7 @@ int MPI_Testsome(int n, MPI_Request reqs_in[], int *outcount, int idx[], MPI_Sta
     O2(MPI_Status *own_sts_ = NULL;
        if (trace_ && statuses == MPI_STATUSES_IGNORE)
            statuses = own_sts_ = malloc(sizeof(MPI_Status) * (size_t)(n > 0 ? n : 1));)
-    int rc = PMPI_Testsome(n, reqs_in, outcount, idx, statuses);
+    int rc = NEXT(MPI_Testsome)(n, reqs_in, outcount, idx, statuses); ENDED();
     if (trace_) {
         O2(for (int i = 0; *outcount != MPI_UNDEFINED && i < *outcount; i++) o2_done(h[idx[i]], &statuses[i]);)
         some_line("testsome", n, h, *outcount, idx);
@@ -905,7 +970,7 @@ int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status) {
     MPI_Request h = *req;
     O2(MPI_Status own_st_;
        if (trace_ && status == MPI_STATUS_IGNORE) status = &own_st_;)
-    int rc = PMPI_Test(req, flag, status);
+    int rc = NEXT(MPI_Test)(req, flag, status); ENDED();
     if (trace_) {
         fprintf(tit_out, "%d test", me);
         put_key(h);
@@ -924,7 +989,7 @@ int MPI_Testany(int n, MPI_Request reqs_in[], int *index, int *flag, MPI_Status 
     MPI_Request *h = trace_ ? copy_reqs(n, reqs_in, stack, 64) : NULL;
     O2(MPI_Status own_st_;
        if (trace_ && status == MPI_STATUS_IGNORE) status = &own_st_;)
-    int rc = PMPI_Testany(n, reqs_in, index, flag, status);
+    int rc = NEXT(MPI_Testany)(n, reqs_in, index, flag, status); ENDED();
     if (trace_) {
         int got = *flag && *index != MPI_UNDEFINED && *index >= 0 && *index < n;
         fprintf(tit_out, "%d testany %d %d", me, n, got);
@@ -948,7 +1013,7 @@ int MPI_Testall(int n, MPI_Request reqs_in[], int *flag, MPI_Status statuses[]) 
     O2(MPI_Status *own_sts_ = NULL;
        if (trace_ && statuses == MPI_STATUSES_IGNORE)
            statuses = own_sts_ = malloc(sizeof(MPI_Status) * (size_t)(n > 0 ? n : 1));)
-    int rc = PMPI_Testall(n, reqs_in, flag, statuses);
+    int rc = NEXT(MPI_Testall)(n, reqs_in, flag, statuses); ENDED();
     if (trace_) {
         fprintf(tit_out, "%d testall %d %d", me, n, *flag ? 1 : 0);
         if (*flag) {
@@ -1189,38 +1254,38 @@ static void t_reduce_scatter(const int *rc, MPI_Datatype dt, MPI_Comm comm, MPI_
 
 int MPI_Barrier(MPI_Comm comm) {
     COLL_BEGIN(MPI_Barrier);
-    int rc = PMPI_Barrier(comm);
+    int rc = NEXT(MPI_Barrier)(comm); ENDED();
     if (trace_) t_barrier(comm, NULL, t0_);
     COLL_END();
 }
 int MPI_Ibarrier(MPI_Comm comm, MPI_Request *req) {
     COLL_BEGIN(MPI_Ibarrier);
-    int rc = PMPI_Ibarrier(comm, req);
+    int rc = NEXT(MPI_Ibarrier)(comm, req); ENDED();
     if (trace_) t_barrier(comm, req, t0_);
     COLL_END();
 }
 int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm) {
     COLL_BEGIN(MPI_Bcast);
-    int rc = PMPI_Bcast(buf, count, dt, root, comm);
+    int rc = NEXT(MPI_Bcast)(buf, count, dt, root, comm); ENDED();
     if (trace_) t_bcast(count, dt, root, comm, NULL, t0_);
     COLL_END();
 }
 int MPI_Ibcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm, MPI_Request *req) {
     COLL_BEGIN(MPI_Ibcast);
-    int rc = PMPI_Ibcast(buf, count, dt, root, comm, req);
+    int rc = NEXT(MPI_Ibcast)(buf, count, dt, root, comm, req); ENDED();
     if (trace_) t_bcast(count, dt, root, comm, req, t0_);
     COLL_END();
 }
 int MPI_Reduce(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm) {
     COLL_BEGIN(MPI_Reduce);
-    int rc = PMPI_Reduce(s, r, count, dt, op, root, comm);
+    int rc = NEXT(MPI_Reduce)(s, r, count, dt, op, root, comm); ENDED();
     if (trace_) t_reduce(count, dt, root, comm, NULL, t0_);
     COLL_END();
 }
 int MPI_Ireduce(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm,
                 MPI_Request *req) {
     COLL_BEGIN(MPI_Ireduce);
-    int rc = PMPI_Ireduce(s, r, count, dt, op, root, comm, req);
+    int rc = NEXT(MPI_Ireduce)(s, r, count, dt, op, root, comm, req); ENDED();
     if (trace_) t_reduce(count, dt, root, comm, req, t0_);
     COLL_END();
 }
@@ -1228,14 +1293,14 @@ int MPI_Ireduce(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op, i
 #define COUNTED(suffix, isuffix, name)                                                                      \
     int MPI_##suffix(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm) { \
         COLL_BEGIN(MPI_##suffix);                                                                  \
-        int rc = PMPI_##suffix(s, r, count, dt, op, comm);                                         \
+        int rc = NEXT(MPI_##suffix)(s, r, count, dt, op, comm); ENDED();                                         \
         if (trace_) t_counted(name, count, dt, comm, NULL, t0_);                                   \
         COLL_END();                                                                                \
     }                                                                                              \
     int MPI_##isuffix(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm, \
                       MPI_Request *req) {                                                          \
         COLL_BEGIN(MPI_##isuffix);                                                                 \
-        int rc = PMPI_##isuffix(s, r, count, dt, op, comm, req);                                   \
+        int rc = NEXT(MPI_##isuffix)(s, r, count, dt, op, comm, req); ENDED();                                   \
         if (trace_) t_counted(name, count, dt, comm, req, t0_);                                    \
         COLL_END();                                                                                \
     }
@@ -1247,14 +1312,14 @@ COUNTED(Exscan, Iexscan, "exscan")
     int MPI_##suffix(const void *s, int sc, MPI_Datatype sdt, void *r, int rc_, MPI_Datatype rdt,  \
                      GATHER_ROOT_##all MPI_Comm comm) {                                            \
         COLL_BEGIN(MPI_##suffix);                                                                  \
-        int rc = PMPI_##suffix(s, sc, sdt, r, rc_, rdt, GATHER_ARG_##all comm);                    \
+        int rc = NEXT(MPI_##suffix)(s, sc, sdt, r, rc_, rdt, GATHER_ARG_##all comm); ENDED();                    \
         if (trace_) t_gather(name, all, s, sc, sdt, rc_, rdt, GATHER_VAL_##all, comm, NULL, t0_);  \
         COLL_END();                                                                                \
     }                                                                                              \
     int MPI_##isuffix(const void *s, int sc, MPI_Datatype sdt, void *r, int rc_, MPI_Datatype rdt, \
                       GATHER_ROOT_##all MPI_Comm comm, MPI_Request *req) {                         \
         COLL_BEGIN(MPI_##isuffix);                                                                 \
-        int rc = PMPI_##isuffix(s, sc, sdt, r, rc_, rdt, GATHER_ARG_##all comm, req);              \
+        int rc = NEXT(MPI_##isuffix)(s, sc, sdt, r, rc_, rdt, GATHER_ARG_##all comm, req); ENDED();              \
         if (trace_) t_gather(name, all, s, sc, sdt, rc_, rdt, GATHER_VAL_##all, comm, req, t0_);   \
         COLL_END();                                                                                \
     }
@@ -1270,109 +1335,109 @@ GATHER(Allgather, Iallgather, "allgather", 1)
 int MPI_Scatter(const void *s, int sc, MPI_Datatype sdt, void *r, int rc_, MPI_Datatype rdt, int root,
                 MPI_Comm comm) {
     COLL_BEGIN(MPI_Scatter);
-    int rc = PMPI_Scatter(s, sc, sdt, r, rc_, rdt, root, comm);
+    int rc = NEXT(MPI_Scatter)(s, sc, sdt, r, rc_, rdt, root, comm); ENDED();
     if (trace_) t_scatter("scatter", sc, sdt, r, rc_, rdt, root, comm, NULL, t0_);
     COLL_END();
 }
 int MPI_Iscatter(const void *s, int sc, MPI_Datatype sdt, void *r, int rc_, MPI_Datatype rdt, int root,
                  MPI_Comm comm, MPI_Request *req) {
     COLL_BEGIN(MPI_Iscatter);
-    int rc = PMPI_Iscatter(s, sc, sdt, r, rc_, rdt, root, comm, req);
+    int rc = NEXT(MPI_Iscatter)(s, sc, sdt, r, rc_, rdt, root, comm, req); ENDED();
     if (trace_) t_scatter("scatter", sc, sdt, r, rc_, rdt, root, comm, req, t0_);
     COLL_END();
 }
 int MPI_Alltoall(const void *s, int sc, MPI_Datatype sdt, void *r, int rc_, MPI_Datatype rdt, MPI_Comm comm) {
     COLL_BEGIN(MPI_Alltoall);
-    int rc = PMPI_Alltoall(s, sc, sdt, r, rc_, rdt, comm);
+    int rc = NEXT(MPI_Alltoall)(s, sc, sdt, r, rc_, rdt, comm); ENDED();
     if (trace_) t_alltoall(s, sc, sdt, rc_, rdt, comm, NULL, t0_);
     COLL_END();
 }
 int MPI_Ialltoall(const void *s, int sc, MPI_Datatype sdt, void *r, int rc_, MPI_Datatype rdt, MPI_Comm comm,
                   MPI_Request *req) {
     COLL_BEGIN(MPI_Ialltoall);
-    int rc = PMPI_Ialltoall(s, sc, sdt, r, rc_, rdt, comm, req);
+    int rc = NEXT(MPI_Ialltoall)(s, sc, sdt, r, rc_, rdt, comm, req); ENDED();
     if (trace_) t_alltoall(s, sc, sdt, rc_, rdt, comm, req, t0_);
     COLL_END();
 }
 int MPI_Alltoallv(const void *s, const int sc[], const int sd[], MPI_Datatype sdt, void *r, const int rc_[],
                   const int rd[], MPI_Datatype rdt, MPI_Comm comm) {
     COLL_BEGIN(MPI_Alltoallv);
-    int rc = PMPI_Alltoallv(s, sc, sd, sdt, r, rc_, rd, rdt, comm);
+    int rc = NEXT(MPI_Alltoallv)(s, sc, sd, sdt, r, rc_, rd, rdt, comm); ENDED();
     if (trace_) t_alltoallv(s, sc, sdt, rc_, rdt, comm, NULL, t0_);
     COLL_END();
 }
 int MPI_Ialltoallv(const void *s, const int sc[], const int sd[], MPI_Datatype sdt, void *r, const int rc_[],
                    const int rd[], MPI_Datatype rdt, MPI_Comm comm, MPI_Request *req) {
     COLL_BEGIN(MPI_Ialltoallv);
-    int rc = PMPI_Ialltoallv(s, sc, sd, sdt, r, rc_, rd, rdt, comm, req);
+    int rc = NEXT(MPI_Ialltoallv)(s, sc, sd, sdt, r, rc_, rd, rdt, comm, req); ENDED();
     if (trace_) t_alltoallv(s, sc, sdt, rc_, rdt, comm, req, t0_);
     COLL_END();
 }
 int MPI_Gatherv(const void *s, int sc, MPI_Datatype sdt, void *r, const int rc_[], const int d[], MPI_Datatype rdt,
                 int root, MPI_Comm comm) {
     COLL_BEGIN(MPI_Gatherv);
-    int rc = PMPI_Gatherv(s, sc, sdt, r, rc_, d, rdt, root, comm);
+    int rc = NEXT(MPI_Gatherv)(s, sc, sdt, r, rc_, d, rdt, root, comm); ENDED();
     if (trace_) t_gatherv("gatherv", 0, s, sc, sdt, rc_, rdt, root, comm, NULL, t0_);
     COLL_END();
 }
 int MPI_Igatherv(const void *s, int sc, MPI_Datatype sdt, void *r, const int rc_[], const int d[], MPI_Datatype rdt,
                  int root, MPI_Comm comm, MPI_Request *req) {
     COLL_BEGIN(MPI_Igatherv);
-    int rc = PMPI_Igatherv(s, sc, sdt, r, rc_, d, rdt, root, comm, req);
+    int rc = NEXT(MPI_Igatherv)(s, sc, sdt, r, rc_, d, rdt, root, comm, req); ENDED();
     if (trace_) t_gatherv("gatherv", 0, s, sc, sdt, rc_, rdt, root, comm, req, t0_);
     COLL_END();
 }
 int MPI_Allgatherv(const void *s, int sc, MPI_Datatype sdt, void *r, const int rc_[], const int d[],
                    MPI_Datatype rdt, MPI_Comm comm) {
     COLL_BEGIN(MPI_Allgatherv);
-    int rc = PMPI_Allgatherv(s, sc, sdt, r, rc_, d, rdt, comm);
+    int rc = NEXT(MPI_Allgatherv)(s, sc, sdt, r, rc_, d, rdt, comm); ENDED();
     if (trace_) t_gatherv("allgatherv", 1, s, sc, sdt, rc_, rdt, 0, comm, NULL, t0_);
     COLL_END();
 }
 int MPI_Iallgatherv(const void *s, int sc, MPI_Datatype sdt, void *r, const int rc_[], const int d[],
                     MPI_Datatype rdt, MPI_Comm comm, MPI_Request *req) {
     COLL_BEGIN(MPI_Iallgatherv);
-    int rc = PMPI_Iallgatherv(s, sc, sdt, r, rc_, d, rdt, comm, req);
+    int rc = NEXT(MPI_Iallgatherv)(s, sc, sdt, r, rc_, d, rdt, comm, req); ENDED();
     if (trace_) t_gatherv("allgatherv", 1, s, sc, sdt, rc_, rdt, 0, comm, req, t0_);
     COLL_END();
 }
 int MPI_Scatterv(const void *s, const int sc[], const int d[], MPI_Datatype sdt, void *r, int rc_, MPI_Datatype rdt,
                  int root, MPI_Comm comm) {
     COLL_BEGIN(MPI_Scatterv);
-    int rc = PMPI_Scatterv(s, sc, d, sdt, r, rc_, rdt, root, comm);
+    int rc = NEXT(MPI_Scatterv)(s, sc, d, sdt, r, rc_, rdt, root, comm); ENDED();
     if (trace_) t_scatterv(sc, sdt, r, rc_, rdt, root, comm, NULL, t0_);
     COLL_END();
 }
 int MPI_Iscatterv(const void *s, const int sc[], const int d[], MPI_Datatype sdt, void *r, int rc_,
                   MPI_Datatype rdt, int root, MPI_Comm comm, MPI_Request *req) {
     COLL_BEGIN(MPI_Iscatterv);
-    int rc = PMPI_Iscatterv(s, sc, d, sdt, r, rc_, rdt, root, comm, req);
+    int rc = NEXT(MPI_Iscatterv)(s, sc, d, sdt, r, rc_, rdt, root, comm, req); ENDED();
     if (trace_) t_scatterv(sc, sdt, r, rc_, rdt, root, comm, req, t0_);
     COLL_END();
 }
 int MPI_Reduce_scatter(const void *s, void *r, const int rc_[], MPI_Datatype dt, MPI_Op op, MPI_Comm comm) {
     COLL_BEGIN(MPI_Reduce_scatter);
-    int rc = PMPI_Reduce_scatter(s, r, rc_, dt, op, comm);
+    int rc = NEXT(MPI_Reduce_scatter)(s, r, rc_, dt, op, comm); ENDED();
     if (trace_) t_reduce_scatter(rc_, dt, comm, NULL, t0_);
     COLL_END();
 }
 int MPI_Ireduce_scatter(const void *s, void *r, const int rc_[], MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
                         MPI_Request *req) {
     COLL_BEGIN(MPI_Ireduce_scatter);
-    int rc = PMPI_Ireduce_scatter(s, r, rc_, dt, op, comm, req);
+    int rc = NEXT(MPI_Ireduce_scatter)(s, r, rc_, dt, op, comm, req); ENDED();
     if (trace_) t_reduce_scatter(rc_, dt, comm, req, t0_);
     COLL_END();
 }
 int MPI_Reduce_scatter_block(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm) {
     COLL_BEGIN(MPI_Reduce_scatter_block);
-    int rc = PMPI_Reduce_scatter_block(s, r, count, dt, op, comm);
+    int rc = NEXT(MPI_Reduce_scatter_block)(s, r, count, dt, op, comm); ENDED();
     if (trace_) t_counted("reducescatterblock", count, dt, comm, NULL, t0_);
     COLL_END();
 }
 int MPI_Ireduce_scatter_block(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
                               MPI_Request *req) {
     COLL_BEGIN(MPI_Ireduce_scatter_block);
-    int rc = PMPI_Ireduce_scatter_block(s, r, count, dt, op, comm, req);
+    int rc = NEXT(MPI_Ireduce_scatter_block)(s, r, count, dt, op, comm, req); ENDED();
     if (trace_) t_counted("reducescatterblock", count, dt, comm, req, t0_);
     COLL_END();
 }
@@ -1381,7 +1446,7 @@ int MPI_Ireduce_scatter_block(const void *s, void *r, int count, MPI_Datatype dt
 
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm) {
     ENTER(MPI_Comm_split);
-    int rc = PMPI_Comm_split(comm, color, key, newcomm);
+    int rc = NEXT(MPI_Comm_split)(comm, color, key, newcomm); ENDED();
     if (trace_) {
         comm_rec *p = comm_of(comm);
         fprintf(tit_out, "%d comm_split %s %d %d ", me, p->id, color == MPI_UNDEFINED ? -1 : color, key);
@@ -1397,7 +1462,7 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm) {
 
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) {
     ENTER(MPI_Comm_dup);
-    int rc = PMPI_Comm_dup(comm, newcomm);
+    int rc = NEXT(MPI_Comm_dup)(comm, newcomm); ENDED();
     if (trace_) {
         creation_line("comm_dup", comm, *newcomm, 0, MPI_GROUP_NULL);
         leave("comm_dup", t0_);
@@ -1408,7 +1473,7 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) {
 
 int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm) {
     ENTER(MPI_Comm_create);
-    int rc = PMPI_Comm_create(comm, group, newcomm);
+    int rc = NEXT(MPI_Comm_create)(comm, group, newcomm); ENDED();
     if (trace_) {
         creation_line("comm_create", comm, *newcomm, 1, group);
         leave("comm_create", t0_);
@@ -1419,7 +1484,7 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm) {
 
 int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm) {
     ENTER(MPI_Comm_create_group);
-    int rc = PMPI_Comm_create_group(comm, group, tag, newcomm);
+    int rc = NEXT(MPI_Comm_create_group)(comm, group, tag, newcomm); ENDED();
     if (trace_) {
         creation_line("comm_create_group", comm, *newcomm, 1, group);
         leave("comm_create_group", t0_);
@@ -1430,7 +1495,7 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *new
 
 int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm) {
     ENTER(MPI_Comm_split_type);
-    int rc = PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
+    int rc = NEXT(MPI_Comm_split_type)(comm, split_type, key, info, newcomm); ENDED();
     if (trace_) {
         creation_line("comm_split_type", comm, *newcomm, 1, MPI_GROUP_NULL);
         leave("comm_split_type", t0_);
@@ -1442,7 +1507,7 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, M
 int MPI_Cart_create(MPI_Comm comm, int ndims, const int dims[], const int periods[], int reorder,
                     MPI_Comm *newcomm) {
     ENTER(MPI_Cart_create);
-    int rc = PMPI_Cart_create(comm, ndims, dims, periods, reorder, newcomm);
+    int rc = NEXT(MPI_Cart_create)(comm, ndims, dims, periods, reorder, newcomm); ENDED();
     if (trace_) {
         creation_line("cart_create", comm, *newcomm, 1, MPI_GROUP_NULL);
         leave("cart_create", t0_);
@@ -1453,7 +1518,7 @@ int MPI_Cart_create(MPI_Comm comm, int ndims, const int dims[], const int period
 
 int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm) {
     ENTER(MPI_Cart_sub);
-    int rc = PMPI_Cart_sub(comm, remain_dims, newcomm);
+    int rc = NEXT(MPI_Cart_sub)(comm, remain_dims, newcomm); ENDED();
     if (trace_) {
         creation_line("cart_sub", comm, *newcomm, 1, MPI_GROUP_NULL);
         leave("cart_sub", t0_);
@@ -1470,7 +1535,7 @@ int MPI_Comm_free(MPI_Comm *comm) {
         comm_rec *r = comm_lookup(c);
         if (r) snprintf(id, sizeof id, "%s", r->id);
     }
-    int rc = PMPI_Comm_free(comm);
+    int rc = NEXT(MPI_Comm_free)(comm); ENDED();
     if (trace_) {
         comm_forget(c);
         fprintf(tit_out, "%d comm_free %s\n", me, id);

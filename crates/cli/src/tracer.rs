@@ -26,6 +26,10 @@ pub struct TraceArgs {
     /// conventions for MPI events (needs the OTF2 library, libotf2-trace-dev).
     #[arg(long)]
     otf2: bool,
+    /// Chain another PMPI tracer (a shared library such as libdumpi.so or liballprof's
+    /// libmpipclog.so) after simpi's, so that both record the same run (repeatable).
+    #[arg(long, value_name = "LIB")]
+    chain: Vec<PathBuf>,
     /// Build the tracing library, print its path and stop.
     #[arg(long)]
     build_only: bool,
@@ -66,6 +70,7 @@ pub fn run(a: TraceArgs) -> Result<(), (u8, String)> {
         min_compute: a.min_compute,
         mpicc: a.mpicc,
         otf2: a.otf2,
+        chain: a.chain,
         command: a.command,
     })
     .map_err(failure)?;

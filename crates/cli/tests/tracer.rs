@@ -169,3 +169,94 @@ fn a_failing_program_is_reported() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("the traced command failed"), "{stderr}");
 }
+
+/// `name` -> (calls, calls made while simpi's wrapper ran) from the next tracer's file.
+fn next_counts(path: &Path) -> BTreeMap<String, (u64, u64)> {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    text.lines()
+        .map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            (f[0].to_string(), (f[1].parse().unwrap(), f[2].parse().unwrap()))
+        })
+        .collect()
+}
+
+#[test]
+fn a_chained_tracer_records_the_same_run_through_simpis() {
+    for t in ["mpicc", "mpirun"] {
+        require(t);
+    }
+    let dir = workdir("tracer-chain");
+    let exe = compile_test_program("chained.c", &dir);
+    // A second PMPI tracer, as libdumpi or liballprof would be.
+    let lib = dir.join("libnext.so");
+    let out = std::process::Command::new("mpicc")
+        .args(["-O1", "-fPIC", "-shared", "-o"])
+        .arg(&lib)
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mpi/next_tracer.c"))
+        .arg("-ldl")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let trace = dir.join("trace");
+    let out = simpi()
+        .arg("trace")
+        .arg("--chain")
+        .arg(&lib)
+        .arg("-o")
+        .arg(&trace)
+        .arg("--")
+        .args(["mpirun", "--oversubscribe", "-np", "2", "-x", "NEXT_TRACER_DIR"])
+        .arg(&exe)
+        .env("NEXT_TRACER_DIR", &dir)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "simpi trace failed: {stderr}");
+
+    let info = simpi().arg("trace-info").arg(&trace).arg("--json").output().unwrap();
+    assert!(info.status.success());
+    let info: serde_json::Value = serde_json::from_slice(&info.stdout).unwrap();
+    for r in 0..2 {
+        let next = next_counts(&dir.join(format!("next-{r}.txt")));
+        let called = counts(&info["ranks"][r]["called"]);
+        // What chained.c calls on this rank (5 rounds); simpi's own PMPI calls (its clock
+        // origin's allreduce) go past the next tracer.
+        let (send, recv) = if r == 0 { (5, 0) } else { (0, 5) };
+        let expected = [
+            ("MPI_Init", 1),
+            ("MPI_Comm_rank", 1),
+            ("MPI_Send", send),
+            ("MPI_Recv", recv),
+            ("MPI_Barrier", 5),
+            ("MPI_Allreduce", 5),
+            ("MPI_Finalize", 1),
+        ];
+        for (f, n) in expected {
+            // Every call reached the next tracer once, from within simpi's wrapper.
+            assert_eq!(next.get(f), Some(&(n, n)), "rank {r}: {f} in the next tracer");
+            assert_eq!(
+                called.get(f).copied().unwrap_or(0),
+                n,
+                "rank {r}: {f} in simpi's counts"
+            );
+        }
+    }
+    // Both traces are of the same run: the TIT trace is complete and replays.
+    let tit = std::fs::read_to_string(trace.join("rank-1.tit")).unwrap();
+    assert_eq!(tit.lines().filter(|l| l.contains(" recv ")).count(), 5, "{tit}");
+    assert!(tit.lines().last().unwrap().ends_with("finalize"), "{tit}");
+    let times = std::fs::read_to_string(trace.join("rank-1.times")).unwrap();
+    for b in times.lines() {
+        let f: Vec<&str> = b.split_whitespace().collect();
+        let (s, e): (f64, f64) = (f[1].parse().unwrap(), f[2].parse().unwrap());
+        assert!(s <= e && s >= 0.0, "{b}");
+    }
+    let out = simpi()
+        .arg("replay")
+        .arg(trace.join("index.txt"))
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}

@@ -1,10 +1,9 @@
 //! liballprof traces (`tests/golden/allprof/`): a hand-written one whose end times are
 //! derived by hand (`handwritten/README.md`), and OSU collectives recorded by
-//! `bench/allprof/record.sh`, each by two runs of the same program: one under
-//! liballprof, one under `simpi trace` (TIT). Replaying the two on the same platform and
-//! model must agree within 1 % (one measured exception, below), and exactly without
-//! computation: the programs communicate far more than they compute, so the runs'
-//! different computation noise stays small.
+//! `bench/allprof/record.sh`, each ONE run recorded by both tracers (`simpi trace
+//! --chain libmpipclog.so`: simpi's tracer forwards each call to liballprof's). Replaying
+//! the liballprof and the TIT trace on the same platform and model must agree within 1 %
+//! (one measured exception, below), and exactly without computation.
 
 mod common;
 
@@ -63,7 +62,7 @@ fn recorded() -> Vec<PathBuf> {
 }
 
 #[test]
-fn liballprof_and_tit_traces_of_one_program_replay_within_one_percent() {
+fn liballprof_and_tit_traces_of_one_run_replay_within_one_percent() {
     let cases = recorded();
     assert!(cases.len() >= 2, "recorded cases missing: {cases:?}");
     let p = platform::load(
@@ -105,14 +104,15 @@ fn liballprof_and_tit_traces_of_one_program_replay_within_one_percent() {
                 dir.display(),
                 100.0 * diff
             ));
-            // The one exception, measured: the two runs' computation differs by about
-            // a microsecond per iteration (liballprof's clock counts whole microseconds,
-            // and 1 us is the shortest computation made), and LogGOPS's alltoall of
-            // 16 KiB blocks turns such skews into queueing of 98 us transfers at the
-            // NICs: 20.6 % apart (7.44 ms against 9.36 ms), the same calls without
-            // computation agreeing exactly.
+            // The one exception, measured: LogGOPS's alltoall of 16 KiB blocks queues
+            // 98 us transfers at the NICs in the order the ranks arrive, and
+            // liballprof's clock counts whole microseconds: this run's TIT trace with
+            // its times cut to whole microseconds replays 6.1 % shorter (9.01 against
+            // 9.60 ms), and the liballprof trace 10.0 % (8.64 ms); three same-run
+            // recordings were 7.5 to 10.0 % apart, the same calls without computation
+            // agreeing exactly.
             let bound = if dir.ends_with("osu_alltoall") && name == "loggops" {
-                0.25
+                0.12
             } else {
                 0.01
             };

@@ -1,6 +1,7 @@
 //! The DUMPI reader against independent references: sst-dumpi's own `dumpi2ascii`
 //! (its text of recorded runs, `tests/golden/dumpi`), `simpi trace`'s TIT traces of the
-//! same programs, and a closed-form LogGOPS time of a recorded ping-pong; and on mutated
+//! same runs (`simpi trace --chain libdumpi.so`: both tracers record one run), and a
+//! closed-form LogGOPS time of a recorded ping-pong; and on mutated
 //! files (10,000 mutants, `SIMPI_FUZZ_SCALE` multiplies them), errors naming the file,
 //! never a panic.
 
@@ -91,12 +92,12 @@ fn decoded_calls_are_dumpi2ascii_s() {
     // (trace directory, its .bin and dumpi2ascii's text of a rank, least number of calls)
     let golden = root().join("tests/golden/dumpi");
     let mut cases = Vec::new();
-    for r in [0, 7] {
+    for r in [0, 3] {
         let d = golden.join("osu_alltoall");
         cases.push((
             d.join(format!("dumpi/osu_alltoall-{r:04}.bin")),
             d.join(format!("dumpi2ascii/osu_alltoall-{r:04}.txt")),
-            300,
+            90,
         ));
     }
     for r in [0, 1] {
@@ -138,9 +139,8 @@ fn loggops_ends(mut s: simpi_mpi::Schedule) -> Vec<u64> {
 
 #[test]
 fn dumpi_and_tit_traces_of_one_program_communicate_alike() {
-    // The two traces are separate runs (8 ranks on 2 cores): their measured computation
-    // differs. With computation made free (hosts of 1e30 flop/s), what is left is the
-    // calls, and those replay alike.
+    // With computation made free (hosts of 1e30 flop/s), what is left is the calls, and
+    // those replay alike.
     let speed = |_r: u32| 1e30;
     let opts = TitOptions {
         speed: &speed,
@@ -149,7 +149,12 @@ fn dumpi_and_tit_traces_of_one_program_communicate_alike() {
         calls: false,
     };
     for (meta, index, ranks) in [
-        (case().join("dumpi/osu_alltoall.meta"), case().join("tit/index.txt"), 8),
+        (case().join("dumpi/osu_alltoall.meta"), case().join("tit/index.txt"), 4),
+        (
+            allreduce().join("dumpi/osu_allreduce.meta"),
+            allreduce().join("tit/index.txt"),
+            4,
+        ),
         (jacobi().join("dumpi/jacobi.meta"), jacobi().join("tit/index.txt"), 2),
     ] {
         let d = read_dumpi(&meta, &opts).unwrap();
@@ -164,13 +169,17 @@ fn jacobi() -> PathBuf {
     root().join("tests/golden/dumpi/jacobi")
 }
 
+fn allreduce() -> PathBuf {
+    root().join("tests/golden/dumpi/osu_allreduce")
+}
+
 #[test]
-fn dumpi_and_tit_recordings_of_a_fixed_computation_replay_within_one_percent() {
-    // bench/dumpi/jacobi.c (2 ranks, one per core, 10 steps of the same work) recorded
-    // with libdumpi and with simpi trace, back to back (bench/dumpi/record.sh). Its
-    // computation is fixed, so the replays differ only by the machine's noise between
-    // the two runs and the tracers' own time. This pair is the closest of 44 recorded on
-    // a shared VM (bench/dumpi/README.md: the median pair differs by 7 %).
+fn dumpi_and_tit_traces_of_one_run_replay_within_one_percent() {
+    // Each case is ONE run recorded by both tracers (bench/dumpi/record_chain.sh: simpi's
+    // tracer chained to libdumpi), so both see the same computation; what separates them
+    // is libdumpi's own time per call (2 to 4 us, inside simpi's call, between DUMPI's).
+    // bench/dumpi/jacobi.c: 2 ranks, 10 steps of about 1.1 ms; OSU alltoall (16 KiB) and
+    // allreduce (64 KiB) on 4 ranks, 20 iterations.
     let speed = |_r: u32| 1e9;
     let opts = TitOptions {
         speed: &speed,
@@ -178,12 +187,31 @@ fn dumpi_and_tit_recordings_of_a_fixed_computation_replay_within_one_percent() {
         test_cost: 0.0,
         calls: false,
     };
-    let d = loggops_ends(read_dumpi(&jacobi().join("dumpi/jacobi.meta"), &opts).unwrap().schedule);
-    let t = loggops_ends(read_tit(&jacobi().join("tit/index.txt"), &opts).unwrap().schedule);
-    let (dm, tm) = (*d.iter().max().unwrap() as f64, *t.iter().max().unwrap() as f64);
-    // Ten steps of about a millisecond each (at least 5 ms, at most 50 ms).
-    assert!(dm > 5e9 && dm < 5e10, "{dm}");
-    assert!((dm - tm).abs() < 0.01 * tm, "dumpi {dm} ps, tit {tm} ps");
+    let mut report = Vec::new();
+    let mut failures = Vec::new();
+    for (dir, name, bound) in [
+        (jacobi(), "jacobi", 0.01),
+        (allreduce(), "osu_allreduce", 0.01),
+        // Holds for this recording (the first of three), not for every one: under LogGOPS
+        // the 16 KiB blocks take 98 us at the NICs and queue in the order the ranks
+        // arrive, so microseconds of difference reorder them. The other two same-run
+        // recordings differed by 2.0 and 3.7 % (bench/dumpi/README.md).
+        (case(), "osu_alltoall", 0.01),
+    ] {
+        let meta = dir.join(format!("dumpi/{name}.meta"));
+        let d = loggops_ends(read_dumpi(&meta, &opts).unwrap().schedule);
+        let t = loggops_ends(read_tit(&dir.join("tit/index.txt"), &opts).unwrap().schedule);
+        let (dm, tm) = (*d.iter().max().unwrap() as f64, *t.iter().max().unwrap() as f64);
+        // At least 5 ms, at most 50 ms.
+        assert!(dm > 5e9 && dm < 5e10, "{name}: {dm}");
+        let diff = (dm - tm).abs() / tm;
+        report.push(format!("{name}: dumpi {dm} ps, tit {tm} ps, {:.3} %", 100.0 * diff));
+        if diff >= bound {
+            failures.push(report.last().unwrap().clone());
+        }
+    }
+    eprintln!("{}", report.join("\n"));
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 #[test]

@@ -241,6 +241,10 @@ pub struct TraceConfig {
     /// Also write the calls as an OTF2 archive (`traces.otf2`) in the same directory,
     /// with Score-P's event conventions (needs the OTF2 library).
     pub otf2: bool,
+    /// Other PMPI tracers (shared libraries such as libdumpi.so) that record the same run:
+    /// preloaded after simpi's, in this order, with `SIMPI_TRACE_NEXT=1` so that each of
+    /// simpi's wrappers calls the next library's `MPI_X` rather than `PMPI_X`.
+    pub chain: Vec<PathBuf>,
     /// The command: `mpirun -np 4 ./app args`, or a singleton `./app`.
     pub command: Vec<String>,
 }
@@ -287,15 +291,27 @@ pub fn run(c: &TraceConfig) -> Result<Traced, Error> {
         )));
     }
     let dir = prepare_dir(&c.output)?;
-    let env = [
+    let mut env = vec![
         ("SIMPI_TRACE_DIR", dir.display().to_string()),
         ("SIMPI_TRACE_SPEED", format!("{:e}", c.speed)),
         ("SIMPI_TRACE_MIN_COMPUTE", format!("{:e}", c.min_compute)),
     ];
-    let preload = match std::env::var("LD_PRELOAD") {
-        Ok(v) if !v.is_empty() => format!("{}:{v}", lib.display()),
-        _ => lib.display().to_string(),
-    };
+    // simpi's library first: a chained tracer calls PMPI_X itself, so one before simpi's
+    // would hide the calls from it.
+    let mut preload = vec![lib.display().to_string()];
+    for next in &c.chain {
+        let abs = next.canonicalize().map_err(io("find the chained tracer", next))?;
+        preload.push(abs.display().to_string());
+    }
+    if !c.chain.is_empty() {
+        env.push(("SIMPI_TRACE_NEXT", "1".into()));
+    }
+    if let Ok(v) = std::env::var("LD_PRELOAD") {
+        if !v.is_empty() {
+            preload.push(v);
+        }
+    }
+    let preload = preload.join(":");
     let mut cmd = Command::new(&c.command[0]);
     match launcher(&c.command[0]) {
         Launcher::OpenMpi => {
@@ -515,6 +531,7 @@ pub fn build_library_with(mpicc: &str, otf2: bool) -> Result<PathBuf, Error> {
         "simpi_trace.c",
         "simpi_wrappers.c",
         "-I.",
+        "-ldl",
     ]
     .iter()
     .map(|s| s.to_string())
