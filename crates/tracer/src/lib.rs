@@ -13,6 +13,9 @@ use std::process::{Command, ExitStatus};
 
 /// The tracer's own source, compiled on the user's machine.
 const TRACER_C: &str = include_str!("../simpi_trace.c");
+/// The generator of its wrappers: part of a cached build's key, so that a change to
+/// the generator alone rebuilds the library.
+const GENERATOR_RS: &str = include_str!("prototypes.rs");
 /// Its OTF2 writer (`--otf2`), compiled in with `-DSIMPI_OTF2`.
 const OTF2_C: &str = include_str!("../simpi_otf2.c");
 /// The OTF2 writer's interface.
@@ -493,9 +496,9 @@ pub fn build_library_with(mpicc: &str, otf2: bool) -> Result<PathBuf, Error> {
     let header = String::from_utf8_lossy(&out.stdout).into_owned();
     let otf2_flags = if otf2 { otf2_flags()? } else { Vec::new() };
     let key = if otf2 {
-        fnv(&[&header, TRACER_C, mpicc, OTF2_C, OTF2_H, &otf2_flags.join(" ")])
+        fnv(&[&header, TRACER_C, GENERATOR_RS, mpicc, OTF2_C, OTF2_H, &otf2_flags.join(" ")])
     } else {
-        fnv(&[&header, TRACER_C, mpicc])
+        fnv(&[&header, TRACER_C, GENERATOR_RS, mpicc])
     };
     let dir = root.join(format!("tracer-{key:016x}"));
     let lib = dir.join("libsimpi_trace.so");
