@@ -6,7 +6,7 @@ use simpi_mpi::coll::{registry, Algorithm, CollSpec, Collective};
 use simpi_mpi::CallRecord;
 use simpi_mpi::Schedule;
 use simpi_trace::schedgen::{Params, Pattern};
-use simpi_trace::tit::{read_tit, TitOptions};
+use simpi_trace::tit::{read_tit, TitOptions, TitTrace};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -228,6 +228,33 @@ impl Workload<'_> {
     }
 }
 
+/// What a loader gives: the body, the calls (when asked for) and warnings.
+type Loaded = (Body, Option<Vec<CallRecord>>, Vec<String>);
+
+/// A trace to read during the simulation, once its reader has counted its ranks.
+fn traced<E>(ranks: Result<u32, E>) -> Result<Loaded, Error>
+where
+    Error: From<E>,
+{
+    ranks?;
+    Ok((Body::Trace, None, Vec::new()))
+}
+
+/// A trace read whole into a schedule by `read`, with the load options' reader settings.
+fn whole<E>(opts: &LoadOptions<'_>, read: impl FnOnce(&TitOptions<'_>) -> Result<TitTrace, E>) -> Result<Loaded, Error>
+where
+    Error: From<E>,
+{
+    let choose = |s: &CollSpec| opts.collectives.choose(s);
+    let t = read(&TitOptions {
+        speed: opts.speed,
+        choose: &choose,
+        test_cost: opts.test_cost,
+        calls: opts.calls,
+    })?;
+    Ok((Body::Schedule(t.schedule), opts.calls.then_some(t.calls), t.warnings))
+}
+
 /// Loads the workload at `path`: a GOAL schedule is read whole; a TIT trace is opened
 /// (its index and files checked), an OTF2 trace's definitions read, to be read during
 /// the simulation, unless
@@ -240,74 +267,15 @@ pub fn load<'a>(path: &Path, opts: &LoadOptions<'a>) -> Result<Workload<'a>, Err
             let s = simpi_trace::read_goal_file(path, opts.unit)?;
             (Body::Schedule(s), None, Vec::new())
         }
-        Format::Tit if !opts.whole => {
-            simpi_trace::tit::tit_ranks(path)?;
-            (Body::Trace, None, Vec::new())
-        }
-        Format::Tit => {
-            let choose = |s: &CollSpec| opts.collectives.choose(s);
-            let t = read_tit(
-                path,
-                &TitOptions {
-                    speed: opts.speed,
-                    choose: &choose,
-                    test_cost: opts.test_cost,
-                    calls: opts.calls,
-                },
-            )?;
-            (Body::Schedule(t.schedule), opts.calls.then_some(t.calls), t.warnings)
-        }
-        Format::Allprof if !opts.whole => {
-            simpi_trace::allprof::allprof_ranks(path)?;
-            (Body::Trace, None, Vec::new())
-        }
-        Format::Allprof => {
-            let choose = |s: &CollSpec| opts.collectives.choose(s);
-            let t = simpi_trace::allprof::read_allprof(
-                path,
-                &TitOptions {
-                    speed: opts.speed,
-                    choose: &choose,
-                    test_cost: opts.test_cost,
-                    calls: opts.calls,
-                },
-            )?;
-            (Body::Schedule(t.schedule), opts.calls.then_some(t.calls), t.warnings)
-        }
-        Format::Otf2 if !opts.whole => {
-            simpi_trace::otf2::otf2_ranks(path)?;
-            (Body::Trace, None, Vec::new())
-        }
-        Format::Otf2 => {
-            let choose = |s: &CollSpec| opts.collectives.choose(s);
-            let t = simpi_trace::otf2::read_otf2(
-                path,
-                &TitOptions {
-                    speed: opts.speed,
-                    choose: &choose,
-                    test_cost: opts.test_cost,
-                    calls: opts.calls,
-                },
-            )?;
-            (Body::Schedule(t.schedule), opts.calls.then_some(t.calls), t.warnings)
-        }
-        Format::Dumpi if !opts.whole => {
-            simpi_trace::dumpi::dumpi_ranks(path)?;
-            (Body::Trace, None, Vec::new())
-        }
-        Format::Dumpi => {
-            let choose = |s: &CollSpec| opts.collectives.choose(s);
-            let t = simpi_trace::dumpi::read_dumpi(
-                path,
-                &TitOptions {
-                    speed: opts.speed,
-                    choose: &choose,
-                    test_cost: opts.test_cost,
-                    calls: opts.calls,
-                },
-            )?;
-            (Body::Schedule(t.schedule), opts.calls.then_some(t.calls), t.warnings)
-        }
+        // A trace is checked now and read as the simulation runs, or read whole.
+        Format::Tit if !opts.whole => traced(simpi_trace::tit::tit_ranks(path))?,
+        Format::Allprof if !opts.whole => traced(simpi_trace::allprof::allprof_ranks(path))?,
+        Format::Otf2 if !opts.whole => traced(simpi_trace::otf2::otf2_ranks(path))?,
+        Format::Dumpi if !opts.whole => traced(simpi_trace::dumpi::dumpi_ranks(path))?,
+        Format::Tit => whole(opts, |o| read_tit(path, o))?,
+        Format::Allprof => whole(opts, |o| simpi_trace::allprof::read_allprof(path, o))?,
+        Format::Otf2 => whole(opts, |o| simpi_trace::otf2::read_otf2(path, o))?,
+        Format::Dumpi => whole(opts, |o| simpi_trace::dumpi::read_dumpi(path, o))?,
     };
     Ok(Workload {
         path: path.to_path_buf(),

@@ -24,7 +24,7 @@ use record::{Arg, BinReader};
 use simpi_mpi::calls::RankCalls;
 use simpi_mpi::comm::{CommTable, Creation};
 use simpi_mpi::live::{OpRef, Program, Step};
-use simpi_mpi::{CallRecord, Schedule, ScheduleBuilder};
+use simpi_mpi::ScheduleBuilder;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -44,18 +44,8 @@ impl fmt::Display for DumpiError {
 
 impl std::error::Error for DumpiError {}
 
-/// A trace converted into a whole schedule.
-#[derive(Debug)]
-pub struct DumpiTrace {
-    /// The schedule.
-    pub schedule: Schedule,
-    /// Its communicators.
-    pub comms: Arc<CommTable>,
-    /// Every MPI call, in each rank's program order (empty unless [`TitOptions::calls`]).
-    pub calls: Vec<CallRecord>,
-    /// Things the user should know.
-    pub warnings: Vec<String>,
-}
+/// A trace converted into a whole schedule (every reader's: [`crate::tit::TitTrace`]).
+pub type DumpiTrace = crate::tit::TitTrace;
 
 /// One call record as decoded, for inspection (`dumpi2ascii` shows the same).
 #[derive(Clone, Debug, PartialEq, Eq)]

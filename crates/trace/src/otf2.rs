@@ -30,9 +30,8 @@ use crate::tit::TitOptions;
 use feed::Feed;
 use sandbox::{Decoder, Paths};
 use simpi_mpi::calls::RankCalls;
-use simpi_mpi::comm::CommTable;
 use simpi_mpi::live::{OpRef, Program, Step};
-use simpi_mpi::{CallRecord, Schedule, ScheduleBuilder};
+use simpi_mpi::ScheduleBuilder;
 use std::fmt;
 use std::path::Path;
 use std::sync::Arc;
@@ -61,18 +60,8 @@ impl fmt::Display for Otf2Error {
 
 impl std::error::Error for Otf2Error {}
 
-/// A trace converted into a whole schedule.
-#[derive(Debug)]
-pub struct Otf2Trace {
-    /// The schedule.
-    pub schedule: Schedule,
-    /// Its communicators.
-    pub comms: Arc<CommTable>,
-    /// Every MPI call, in each rank's program order (empty unless [`TitOptions::calls`]).
-    pub calls: Vec<CallRecord>,
-    /// Things the user should know.
-    pub warnings: Vec<String>,
-}
+/// A trace converted into a whole schedule (every reader's: [`crate::tit::TitTrace`]).
+pub type Otf2Trace = crate::tit::TitTrace;
 
 /// True if `path` is an OTF2 anchor file: its header names the format (`OTF2` after two
 /// bytes of file type and byte order).

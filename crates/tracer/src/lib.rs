@@ -496,7 +496,15 @@ pub fn build_library_with(mpicc: &str, otf2: bool) -> Result<PathBuf, Error> {
     let header = String::from_utf8_lossy(&out.stdout).into_owned();
     let otf2_flags = if otf2 { otf2_flags()? } else { Vec::new() };
     let key = if otf2 {
-        fnv(&[&header, TRACER_C, GENERATOR_RS, mpicc, OTF2_C, OTF2_H, &otf2_flags.join(" ")])
+        fnv(&[
+            &header,
+            TRACER_C,
+            GENERATOR_RS,
+            mpicc,
+            OTF2_C,
+            OTF2_H,
+            &otf2_flags.join(" "),
+        ])
     } else {
         fnv(&[&header, TRACER_C, GENERATOR_RS, mpicc])
     };
