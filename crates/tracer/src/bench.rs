@@ -125,6 +125,13 @@ pub fn run(c: &BenchConfig) -> Result<Vec<Sample>, Error> {
         let _ = std::fs::remove_dir_all(&work);
         return Err(Error::CommandFailed { status, dir: work });
     }
+    if !samples_path.exists() {
+        let _ = std::fs::remove_dir_all(&work);
+        return Err(Error::Usage(format!(
+            "{} ended without the measurement writing its samples: the words after -- must launch a program (e.g. mpirun -np 4)",
+            c.launcher.join(" ")
+        )));
+    }
     let read = read_samples(&samples_path);
     let _ = std::fs::remove_dir_all(&work);
     read
