@@ -10,7 +10,7 @@ use simpi_kernel::TimeUnit;
 use simpi_mpi::coll::CollSpec;
 use simpi_mpi::engine::{OpStore, ScheduleStore};
 use simpi_mpi::live::Live;
-use simpi_mpi::live::{OpRef, Program};
+use simpi_mpi::live::OpRef;
 use simpi_mpi::noise::HostNoise;
 use simpi_mpi::CallRecord;
 use simpi_mpi::{
@@ -22,12 +22,13 @@ use simpi_net::{
     Scoreboard, StochasticNetwork,
 };
 use simpi_platform::{HostId, Platform};
-use simpi_trace::allprof::{open_allprof, AllprofProgram};
-use simpi_trace::dumpi::{open_dumpi, DumpiProgram};
+use simpi_trace::allprof::open_allprof;
+use simpi_trace::dumpi::open_dumpi;
 use simpi_trace::goal::locate_ops;
-use simpi_trace::otf2::{open_otf2, Otf2Program};
+use simpi_trace::otf2::open_otf2;
 use simpi_trace::schedgen::PatternProgram;
-use simpi_trace::tit::{open_tit, TitOptions, TitProgram};
+use simpi_trace::tit::{open_tit, TitOptions};
+use simpi_trace::TraceProgram;
 use std::collections::HashMap;
 use std::path::Path;
 use std::time::Instant;
@@ -338,75 +339,6 @@ pub fn simulate(w: &mut Workload<'_>, model: &Model<'_>, opts: SimOptions<'_>) -
     })
 }
 
-/// What the replay needs of a trace run live, whatever its format.
-trait LiveTrace: Program<OpRef> {
-    fn rank_count(&self) -> u32;
-    /// The first malformed input the ranks did not reach.
-    fn check_unread(&mut self) -> Result<(), simpi_mpi::Error>;
-    fn warnings(&self) -> Vec<String>;
-    fn take_calls(&mut self) -> Vec<CallRecord>;
-}
-
-impl LiveTrace for TitProgram<'_, OpRef> {
-    fn rank_count(&self) -> u32 {
-        self.ranks()
-    }
-    fn check_unread(&mut self) -> Result<(), simpi_mpi::Error> {
-        TitProgram::check_unread(self)
-    }
-    fn warnings(&self) -> Vec<String> {
-        TitProgram::warnings(self)
-    }
-    fn take_calls(&mut self) -> Vec<CallRecord> {
-        TitProgram::take_calls(self)
-    }
-}
-
-impl LiveTrace for Otf2Program<'_, OpRef> {
-    fn rank_count(&self) -> u32 {
-        self.ranks()
-    }
-    fn check_unread(&mut self) -> Result<(), simpi_mpi::Error> {
-        Otf2Program::check_unread(self)
-    }
-    fn warnings(&self) -> Vec<String> {
-        Otf2Program::warnings(self)
-    }
-    fn take_calls(&mut self) -> Vec<CallRecord> {
-        Otf2Program::take_calls(self)
-    }
-}
-
-impl LiveTrace for AllprofProgram<'_, OpRef> {
-    fn rank_count(&self) -> u32 {
-        self.ranks()
-    }
-    fn check_unread(&mut self) -> Result<(), simpi_mpi::Error> {
-        AllprofProgram::check_unread(self)
-    }
-    fn warnings(&self) -> Vec<String> {
-        AllprofProgram::warnings(self)
-    }
-    fn take_calls(&mut self) -> Vec<CallRecord> {
-        AllprofProgram::take_calls(self)
-    }
-}
-
-impl LiveTrace for DumpiProgram<'_, OpRef> {
-    fn rank_count(&self) -> u32 {
-        self.ranks()
-    }
-    fn check_unread(&mut self) -> Result<(), simpi_mpi::Error> {
-        DumpiProgram::check_unread(self)
-    }
-    fn warnings(&self) -> Vec<String> {
-        DumpiProgram::warnings(self)
-    }
-    fn take_calls(&mut self) -> Vec<CallRecord> {
-        DumpiProgram::take_calls(self)
-    }
-}
-
 /// What a live trace's run gives: its outcome, the trace's warnings and calls, and what
 /// the network saw.
 struct TraceRun {
@@ -424,14 +356,14 @@ enum TraceRunError {
 }
 
 /// Runs trace `prog` live under `model`: the outcome, the trace's warnings, its calls.
-fn run_trace<P: LiveTrace>(
+fn run_trace<P: TraceProgram<OpRef>>(
     prog: P,
     model: &Model<'_>,
     progress: Option<&mut dyn FnMut(Progress)>,
     record: bool,
     shown: usize,
 ) -> Result<TraceRun, TraceRunError> {
-    let p = prog.rank_count();
+    let p = prog.ranks();
     // Before the live store allocates its per-rank state.
     crate::memory::check_ranks_fit(p.into()).map_err(TraceRunError::Other)?;
     let (result, mut store, net) =

@@ -21,9 +21,8 @@ mod program;
 pub use program::AllprofProgram;
 
 use crate::tit::{TitError, TitOptions, TitTrace};
-use simpi_mpi::calls::RankCalls;
-use simpi_mpi::live::{OpRef, Program, Step};
-use simpi_mpi::ScheduleBuilder;
+use crate::trace_program::whole_schedule;
+use simpi_mpi::live::{OpRef, Program};
 use std::io::Read;
 use std::path::Path;
 use std::sync::Arc;
@@ -82,35 +81,13 @@ pub fn open_allprof<'o>(path: &Path, opts: &'o TitOptions<'o>) -> Result<Allprof
 
 /// Reads the liballprof trace whose rank 0 file is `path` into a whole schedule.
 pub fn read_allprof(path: &Path, opts: &TitOptions<'_>) -> Result<TitTrace, TitError> {
-    let mut prog: AllprofProgram<'_, u32> = open_program(path, opts)?;
-    let p = prog.ranks();
-    let mut b = ScheduleBuilder::new(p);
-    let located = |e: simpi_mpi::Error, r: u32, prog: &AllprofProgram<'_, u32>| match e {
+    let prog: AllprofProgram<'_, u32> = open_program(path, opts)?;
+    whole_schedule(prog, |e, r, prog| match e {
         simpi_mpi::Error::Input { file, line, msg } => TitError { file, line, msg },
         other => TitError {
             file: prog.file(r).unwrap_or_default(),
             line: 0,
             msg: other.to_string(),
         },
-    };
-    for r in 0..p {
-        b.begin_rank(r as u64).map_err(|e| located(e.into(), r, &prog))?;
-        let mut calls = RankCalls::<u32>::new(r);
-        loop {
-            match prog.step(r, &mut calls, &mut b) {
-                Ok(Step::Called) => {}
-                Ok(Step::Ended) => break,
-                Ok(Step::Pause) => unreachable!("a trace never pauses"),
-                Err(e) => return Err(located(e, r, &prog)),
-            }
-        }
-        b.end_rank().map_err(|e| located(e.into(), r, &prog))?;
-        prog.done_with(r as usize);
-    }
-    Ok(TitTrace {
-        schedule: b.finish(),
-        comms: Arc::clone(prog.comms()),
-        calls: prog.take_calls(),
-        warnings: prog.warnings(),
     })
 }

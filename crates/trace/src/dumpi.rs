@@ -19,12 +19,11 @@ mod record;
 pub use program::DumpiProgram;
 
 use crate::tit::TitOptions;
+use crate::trace_program::whole_schedule;
 use comms::Tracker;
 use record::{Arg, BinReader};
-use simpi_mpi::calls::RankCalls;
 use simpi_mpi::comm::{CommTable, Creation};
-use simpi_mpi::live::{OpRef, Program, Step};
-use simpi_mpi::ScheduleBuilder;
+use simpi_mpi::live::OpRef;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -233,27 +232,6 @@ pub fn open_dumpi<'o>(path: &Path, opts: &'o TitOptions<'o>) -> Result<DumpiProg
 
 /// Reads the DUMPI trace at `path` into a whole schedule.
 pub fn read_dumpi(path: &Path, opts: &TitOptions<'_>) -> Result<DumpiTrace, DumpiError> {
-    let mut prog: DumpiProgram<'_, u32> = open_program(path, opts)?;
-    let p = prog.ranks();
-    let mut b = ScheduleBuilder::new(p);
-    let text = |e: simpi_mpi::Error| DumpiError(e.to_string());
-    for r in 0..p {
-        b.begin_rank(r as u64).map_err(|e| text(e.into()))?;
-        let mut calls = RankCalls::<u32>::new(r);
-        loop {
-            match prog.step(r, &mut calls, &mut b).map_err(text)? {
-                Step::Called => {}
-                Step::Ended => break,
-                Step::Pause => unreachable!("a trace never pauses"),
-            }
-        }
-        b.end_rank().map_err(|e| text(e.into()))?;
-        prog.done_with(r as usize);
-    }
-    Ok(DumpiTrace {
-        schedule: b.finish(),
-        comms: Arc::clone(prog.comms()),
-        calls: prog.take_calls(),
-        warnings: prog.warnings(),
-    })
+    let prog: DumpiProgram<'_, u32> = open_program(path, opts)?;
+    whole_schedule(prog, |e, _, _| DumpiError(e.to_string()))
 }

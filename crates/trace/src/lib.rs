@@ -8,5 +8,7 @@ pub mod otf2;
 pub mod quote;
 pub mod schedgen;
 pub mod tit;
+pub mod trace_program;
 
 pub use goal::{read_goal, read_goal_file, GoalError, GoalWriter};
+pub use trace_program::{whole_schedule, TraceProgram};

@@ -27,11 +27,10 @@ pub use program::{Otf2Program, MIN_COMPUTE, REFERENCE_FLOPS};
 pub use sandbox::STALL;
 
 use crate::tit::TitOptions;
+use crate::trace_program::whole_schedule;
 use feed::Feed;
 use sandbox::{Decoder, Paths};
-use simpi_mpi::calls::RankCalls;
-use simpi_mpi::live::{OpRef, Program, Step};
-use simpi_mpi::ScheduleBuilder;
+use simpi_mpi::live::{OpRef, Program};
 use std::fmt;
 use std::path::Path;
 use std::sync::Arc;
@@ -132,35 +131,13 @@ pub fn read_otf2(path: &Path, opts: &TitOptions<'_>) -> Result<Otf2Trace, Otf2Er
 
 /// [`read_otf2`], calling the OTF2 library stuck once it is silent for `stall`.
 pub fn read_otf2_within(path: &Path, opts: &TitOptions<'_>, stall: Duration) -> Result<Otf2Trace, Otf2Error> {
-    let mut prog: Otf2Program<'_, u32> = open_program(path, opts, stall)?;
-    let p = prog.ranks();
-    let mut b = ScheduleBuilder::new(p);
-    let located = |e: simpi_mpi::Error, r: u32, prog: &Otf2Program<'_, u32>| match e {
+    let prog: Otf2Program<'_, u32> = open_program(path, opts, stall)?;
+    whole_schedule(prog, |e, r, prog| match e {
         simpi_mpi::Error::Input { file, msg, .. } => Otf2Error { file, event: 0, msg },
         other => Otf2Error {
             file: prog.file(r).unwrap_or_default(),
             event: 0,
             msg: other.to_string(),
         },
-    };
-    for r in 0..p {
-        b.begin_rank(r as u64).map_err(|e| located(e.into(), r, &prog))?;
-        let mut calls = RankCalls::<u32>::new(r);
-        loop {
-            match prog.step(r, &mut calls, &mut b) {
-                Ok(Step::Called) => {}
-                Ok(Step::Ended) => break,
-                Ok(Step::Pause) => unreachable!("a trace never pauses"),
-                Err(e) => return Err(located(e, r, &prog)),
-            }
-        }
-        b.end_rank().map_err(|e| located(e.into(), r, &prog))?;
-        prog.done_with(r as usize);
-    }
-    Ok(Otf2Trace {
-        schedule: b.finish(),
-        comms: Arc::clone(prog.comms()),
-        calls: prog.take_calls(),
-        warnings: prog.warnings(),
     })
 }

@@ -652,6 +652,11 @@ impl<'o, R: Copy + PartialEq + std::fmt::Debug> TitProgram<'o, R> {
         std::mem::take(&mut self.calls)
     }
 
+    /// The communicators.
+    pub fn comms(&self) -> &Arc<CommTable> {
+        &self.comms
+    }
+
     /// Drops the state of rank `r` (a schedule being built has passed it).
     pub(crate) fn done_with(&mut self, r: usize) {
         self.skipped += self.feed.close(r);
