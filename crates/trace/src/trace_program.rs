@@ -85,3 +85,19 @@ where
         warnings: prog.warnings(),
     })
 }
+
+/// The simulated picoseconds of `seconds` of computation read from a trace (negative
+/// spans count as none); a span the clock cannot count (2^64 ps) is an error.
+pub(crate) fn seconds_to_ps(seconds: f64) -> Result<u64, String> {
+    if seconds * 1e12 >= u64::MAX as f64 {
+        return Err(format!(
+            "a computation of {seconds:e} s is longer than the simulated clock can count (2^64 ps, about 213 days)"
+        ));
+    }
+    Ok(simpi_kernel::SimTime::from_secs_f64(seconds.max(0.0)).ps())
+}
+
+/// An error of the MPI layer, as a message for the trace's place.
+pub(crate) fn msg(e: Error) -> String {
+    e.to_string()
+}

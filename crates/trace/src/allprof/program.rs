@@ -27,7 +27,8 @@ use super::handles::{Bound, Handles, UNDEFINED};
 use super::line::{parse, Arg, CommArg, Line};
 use crate::otf2::{MIN_COMPUTE, REFERENCE_FLOPS};
 use crate::tit::{Action, TitError, TitOptions};
-use simpi_kernel::{MixHashMap, SimTime};
+use crate::trace_program::{msg, seconds_to_ps};
+use simpi_kernel::MixHashMap;
 use simpi_mpi::calls::{CollComm, RankCalls, Req};
 use simpi_mpi::comm::CommTable;
 use simpi_mpi::live::{Program, Step};
@@ -40,20 +41,6 @@ use std::sync::Arc;
 /// MPI_ANY_SOURCE and MPI_PROC_NULL as Open MPI writes them.
 const ANY: i64 = -1;
 const PROC_NULL: i64 = -2;
-
-/// The simulated picoseconds of `seconds` (the clock counts 2^64 ps).
-fn seconds_to_ps(seconds: f64) -> Result<u64, String> {
-    if seconds * 1e12 >= u64::MAX as f64 {
-        return Err(format!(
-            "a computation of {seconds:e} s is longer than the simulated clock can count (2^64 ps, about 213 days)"
-        ));
-    }
-    Ok(SimTime::from_secs_f64(seconds.max(0.0)).ps())
-}
-
-fn msg(e: Error) -> String {
-    e.to_string()
-}
 
 fn wild_tag(t: i64) -> u32 {
     if t < 0 || t >= ANY_TAG as i64 {

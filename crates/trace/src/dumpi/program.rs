@@ -26,7 +26,8 @@ use super::comms::{Tracker, SELF};
 use super::record::{BinReader, Record, Span};
 use crate::otf2::{MIN_COMPUTE, REFERENCE_FLOPS};
 use crate::tit::TitOptions;
-use simpi_kernel::{MixHashMap, SimTime};
+use crate::trace_program::{msg, seconds_to_ps};
+use simpi_kernel::MixHashMap;
 use simpi_mpi::calls::{CollComm, RankCalls, Req};
 use simpi_mpi::coll::{CollSpec, Collective};
 use simpi_mpi::comm::CommTable;
@@ -178,20 +179,6 @@ pub(crate) fn role(name: &str) -> Role {
     } else {
         Role::Refused
     }
-}
-
-/// The simulated picoseconds of `seconds` (the clock counts 2^64 ps).
-fn seconds_to_ps(seconds: f64) -> Result<u64, String> {
-    if seconds * 1e12 >= u64::MAX as f64 {
-        return Err(format!(
-            "a computation of {seconds:e} s is longer than the simulated clock can count (2^64 ps, about 213 days)"
-        ));
-    }
-    Ok(SimTime::from_secs_f64(seconds.max(0.0)).ps())
-}
-
-fn msg(e: Error) -> String {
-    e.to_string()
 }
 
 /// A persistent request's call, started by MPI_Start.

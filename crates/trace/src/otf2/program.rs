@@ -31,7 +31,8 @@ use super::feed::Feed;
 use super::wire::{Coll, Ev, Kind, Outcome, P2p};
 use super::Otf2Error;
 use crate::tit::TitOptions;
-use simpi_kernel::{MixHashMap, SimTime};
+use crate::trace_program::{msg, seconds_to_ps};
+use simpi_kernel::MixHashMap;
 use simpi_mpi::calls::{CollComm, RankCalls, Req};
 use simpi_mpi::coll::CollSpec;
 use simpi_mpi::comm::CommTable;
@@ -115,20 +116,6 @@ fn one_sided(name: &str) -> bool {
                 | "MPI_Raccumulate"
                 | "MPI_Rget_accumulate"
         )
-}
-
-/// The simulated picoseconds of `seconds` of computation (the clock counts 2^64 ps).
-fn seconds_to_ps(seconds: f64) -> Result<u64, String> {
-    if seconds * 1e12 >= u64::MAX as f64 {
-        return Err(format!(
-            "a computation of {seconds:e} s is longer than the simulated clock can count (2^64 ps, about 213 days)"
-        ));
-    }
-    Ok(SimTime::from_secs_f64(seconds.max(0.0)).ps())
-}
-
-fn msg(e: Error) -> String {
-    e.to_string()
 }
 
 /// A communicator as a rank sees it: its members as world ranks (none: the world), its

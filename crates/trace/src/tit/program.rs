@@ -23,7 +23,8 @@
 use super::actions::{Action, Key, ICOLL_SOURCE, PROC_NULL, UNMODELLED_SOURCE};
 use super::feed::{CommRef, Feed, NO_NAME};
 use super::source::Source;
-use simpi_kernel::{MixHashMap, SimTime};
+use crate::trace_program::{msg, seconds_to_ps};
+use simpi_kernel::MixHashMap;
 use simpi_mpi::calls::{CollComm, Req};
 use simpi_mpi::coll::{Algorithm, CollSpec, Collective};
 use simpi_mpi::comm::CommTable;
@@ -80,27 +81,12 @@ pub(crate) struct Ctx<'t, 'o> {
     pub dropped: &'t mut u64,
 }
 
-/// The simulated seconds a computation may last: the clock counts 2^64 ps.
-fn seconds_to_ps(seconds: f64) -> Result<u64, String> {
-    if seconds * 1e12 >= u64::MAX as f64 {
-        return Err(format!(
-            "a computation of {seconds:e} s is longer than the simulated clock can count (2^64 ps, about 213 days)"
-        ));
-    }
-    Ok(SimTime::from_secs_f64(seconds.max(0.0)).ps())
-}
-
 fn wild_tag(t: i64) -> u32 {
     if t < 0 || t >= ANY_TAG as i64 {
         ANY_TAG
     } else {
         t as u32
     }
-}
-
-/// An error of the MPI layer, as a message for the trace line.
-fn msg(e: Error) -> String {
-    e.to_string()
 }
 
 /// Splits `<rank> [@comm] <action> <args>` into (comm id, action name, the arguments'
