@@ -31,6 +31,14 @@ pub enum Scoreboard<'p> {
     Links(&'p Platform),
 }
 
+/// What the model keeps of a pair of hosts.
+struct Pair {
+    /// The links of its route (none under a global scoreboard).
+    links: Vec<u32>,
+    /// Messages started from the first to the second (the generator's counter).
+    sent: u64,
+}
+
 /// A network whose messages take measured times.
 pub struct StochasticNetwork<'p, 'd> {
     dists: &'d Distributions,
@@ -40,10 +48,8 @@ pub struct StochasticNetwork<'p, 'd> {
     /// Messages in flight, and on each link (by the platform's link number).
     in_flight: usize,
     on_link: HashMap<u32, u32>,
-    /// The links of each route used so far.
-    routes: HashMap<(u32, u32), Vec<u32>>,
-    /// Messages started between each pair of hosts (the generator's counter).
-    sent: HashMap<(u32, u32), u64>,
+    /// Each pair of hosts that exchanged messages: its route's links and its messages.
+    pairs: HashMap<(u32, u32), Pair>,
     /// Completions in (time, start order), with the route of each.
     due: EventQueue<(Token, (u32, u32))>,
     /// Messages whose contention was above the highest measured level.
@@ -63,8 +69,7 @@ impl<'p, 'd> StochasticNetwork<'p, 'd> {
             replication,
             in_flight: 0,
             on_link: HashMap::new(),
-            routes: HashMap::new(),
-            sent: HashMap::new(),
+            pairs: HashMap::new(),
             due: EventQueue::new(),
             above_measured: 0,
             max_seen: 0,
@@ -76,46 +81,47 @@ impl<'p, 'd> StochasticNetwork<'p, 'd> {
     pub fn beyond_measured(&self) -> (u64, u32) {
         (self.above_measured, self.max_seen)
     }
-
-    /// The links of the route from `src` to `dst` (none under a global scoreboard).
-    fn route(&mut self, src: HostId, dst: HostId) -> Result<&[u32], Error> {
-        let key = (src.0, dst.0);
-        if !self.routes.contains_key(&key) {
-            let links = match self.scoreboard {
-                Scoreboard::Global => Vec::new(),
-                Scoreboard::Links(p) => p.route(src, dst)?.links.iter().map(|l| l.0).collect(),
-            };
-            self.routes.insert(key, links);
-        }
-        Ok(&self.routes[&key])
-    }
 }
 
 impl NetworkModel for StochasticNetwork<'_, '_> {
     fn start(&mut self, now: SimTime, src: HostId, dst: HostId, bytes: u64, token: Token) -> Result<(), Error> {
-        let global = matches!(self.scoreboard, Scoreboard::Global);
-        let links = self.route(src, dst)?.to_vec();
+        let key = (src.0, dst.0);
+        if !self.pairs.contains_key(&key) {
+            let links = match self.scoreboard {
+                Scoreboard::Global => Vec::new(),
+                Scoreboard::Links(p) => p.route(src, dst)?.links.iter().map(|l| l.0).collect(),
+            };
+            self.pairs.insert(key, Pair { links, sent: 0 });
+        }
+        let pair = self.pairs.get_mut(&key).expect("inserted above");
         // Counting this message.
-        let contention = if global {
-            self.in_flight + 1
-        } else {
-            links
+        let contention = match self.scoreboard {
+            Scoreboard::Global => self.in_flight + 1,
+            Scoreboard::Links(_) => pair
+                .links
                 .iter()
                 .map(|l| self.on_link.get(l).copied().unwrap_or(0) as usize + 1)
                 .max()
-                .unwrap_or(1)
+                .unwrap_or(1),
         };
         let contention = u32::try_from(contention).unwrap_or(u32::MAX);
         self.max_seen = self.max_seen.max(contention);
         if contention > self.dists.max_contention() {
             self.above_measured += 1;
         }
-        let index = self.sent.entry((src.0, dst.0)).or_insert(0);
-        let u = Rng::keyed(&[KEY_TAG, self.seed, self.replication, src.0 as u64, dst.0 as u64, *index]).unit_f64();
-        *index += 1;
+        let u = Rng::keyed(&[
+            KEY_TAG,
+            self.seed,
+            self.replication,
+            src.0 as u64,
+            dst.0 as u64,
+            pair.sent,
+        ])
+        .unit_f64();
         let time = self.dists.sample(bytes, contention, u)?;
         let at = now.ps().checked_add(time.ps()).ok_or(Error::TimeOverflow)?;
-        for l in links {
+        pair.sent += 1;
+        for &l in &pair.links {
             *self.on_link.entry(l).or_insert(0) += 1;
         }
         self.in_flight += 1;
@@ -130,8 +136,8 @@ impl NetworkModel for StochasticNetwork<'_, '_> {
     fn advance(&mut self, now: SimTime, done: &mut Vec<Token>) {
         while self.due.peek_time() == Some(now.ps()) {
             let (token, pair) = self.due.pop().expect("peeked").event;
-            if let Some(links) = self.routes.get(&pair) {
-                for l in links {
+            if let Some(p) = self.pairs.get(&pair) {
+                for l in &p.links {
                     if let Some(n) = self.on_link.get_mut(l) {
                         *n -= 1;
                     }
