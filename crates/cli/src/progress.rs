@@ -64,8 +64,8 @@ impl Meter {
 /// A meter counting finished items (a sweep's points, replications) from the threads
 /// that run them.
 pub struct Counter {
-    meter: Mutex<Meter>,
-    done: Mutex<usize>,
+    /// The line, and how many items have finished (counted under the same lock).
+    meter: Mutex<(Meter, usize)>,
     total: usize,
     what: &'static str,
 }
@@ -74,8 +74,7 @@ impl Counter {
     /// A counter of `total` items called `what` (plural, e.g. "points").
     pub fn new(forced: bool, total: usize, what: &'static str) -> Counter {
         Counter {
-            meter: Mutex::new(Meter::new(forced)),
-            done: Mutex::new(0),
+            meter: Mutex::new((Meter::new(forced), 0)),
             total,
             what,
         }
@@ -83,22 +82,18 @@ impl Counter {
 
     /// One more item finished.
     pub fn tick(&self) {
-        let done = match self.done.lock() {
-            Ok(mut d) => {
-                *d += 1;
-                *d
-            }
-            Err(_) => return,
-        };
-        if let Ok(mut m) = self.meter.lock() {
-            m.show(|elapsed| count_line(done, self.total, self.what, elapsed, simpi::report::rss_bytes()));
+        if let Ok(mut guard) = self.meter.lock() {
+            let (meter, done) = &mut *guard;
+            *done += 1;
+            let done = *done;
+            meter.show(|elapsed| count_line(done, self.total, self.what, elapsed, simpi::report::rss_bytes()));
         }
     }
 
     /// Erases the line.
     pub fn finish(&self) {
-        if let Ok(mut m) = self.meter.lock() {
-            m.finish();
+        if let Ok(mut guard) = self.meter.lock() {
+            guard.0.finish();
         }
     }
 }
