@@ -67,6 +67,18 @@ impl Piecewise {
         cur
     }
 
+    /// A function from `(bound, values)` segments in any order (each with at least
+    /// one value).
+    pub fn from_segments(mut segments: Vec<(u64, Vec<f64>)>) -> Piecewise {
+        segments.sort_by_key(|s| s.0);
+        Piecewise { segments }
+    }
+
+    /// The segments, `(bound, values)` sorted by bound.
+    pub fn segments(&self) -> &[(u64, Vec<f64>)] {
+        &self.segments
+    }
+
     /// Every value of every segment.
     pub fn values(&self) -> impl Iterator<Item = f64> + '_ {
         self.segments.iter().flat_map(|(_, v)| v.iter().copied())

@@ -6,11 +6,13 @@
 //! same combinations.
 
 pub mod analysis;
+pub mod calibrate;
 pub mod critical;
 mod error;
 pub mod html;
 pub mod memory;
 pub mod montecarlo;
+pub mod preset_file;
 pub mod replay;
 pub mod report;
 pub mod settings;

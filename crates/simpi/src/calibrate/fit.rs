@@ -1,0 +1,276 @@
+//! From measurements to a preset: the hybrid model's thresholds, overheads and
+//! piece-wise factors, and LogGOPS's parameters. The equations are the models' own
+//! for one message on an idle route (docs/models.md), solved for their parameters:
+//!
+//! - hybrid, a detached message (`size < detached`): one-way time
+//!   `os(size) + α(x)·L + x / (β(x)·B) + or(size)` with `x = size + envelope`, `L` the
+//!   route's latency and `B` its narrowest bandwidth; a rendezvous message pays no
+//!   overheads. `os` comes from the time in MPI_Send while the receiver is late, `or`
+//!   from the time in MPI_Recv of a message already in; the rest of the one-way time
+//!   is the network's, fitted per segment as `a + b·x`, so `α = a/L` and `β = 1/(b·B)`.
+//! - LogGOPS, an eager message: `2o + L + (size-1)·max(O, G)` one way; the sender's
+//!   CPU time `o + (size-1)·O`.
+
+use super::measurements::{median, Kind, Measurements};
+use super::segmented::{self, Bounds, Point, Segment};
+use crate::preset_file::PresetFile;
+use crate::Error;
+use simpi_mpi::{Preset, Protocol};
+use simpi_net::{FlowParams, LogGops, Piecewise};
+
+/// A size's median time and its relative standard error.
+type Median = (u64, f64, f64);
+
+/// The route the measured pair of ranks used, as the platform describes it.
+#[derive(Clone, Copy, Debug)]
+pub struct Route {
+    /// Sum of the route's link latencies, seconds.
+    pub latency: f64,
+    /// The route's narrowest link bandwidth, bytes per second.
+    pub bandwidth: f64,
+}
+
+/// One fitted quantity: its measured medians and the fitted curve at each size.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fitted {
+    /// What was fitted (`send overhead os`, `one-way time`, ...).
+    pub what: &'static str,
+    /// (bytes, measured median seconds, fitted seconds).
+    pub points: Vec<(u64, f64, f64)>,
+    /// The sizes after which a new segment starts.
+    pub breaks: Vec<u64>,
+}
+
+impl Fitted {
+    /// Mean and worst |ln(fitted / measured)| over the points.
+    pub fn errors(&self) -> (f64, f64) {
+        let e: Vec<f64> = self
+            .points
+            .iter()
+            .filter(|p| p.1 > 0.0 && p.2 > 0.0)
+            .map(|p| (p.2 / p.1).ln().abs())
+            .collect();
+        if e.is_empty() {
+            return (0.0, 0.0);
+        }
+        (e.iter().sum::<f64>() / e.len() as f64, e.iter().cloned().fold(0.0, f64::max))
+    }
+}
+
+/// A calibration: the preset file to write and how well each part fits.
+#[derive(Clone, Debug)]
+pub struct Calibration {
+    /// The fitted preset.
+    pub file: PresetFile,
+    /// Each fit, with its residuals.
+    pub fits: Vec<Fitted>,
+}
+
+/// The envelope added to every message: SMPI's, so that empty messages fall in the
+/// first factor segment (SimGrid's factors apply to sizes strictly above a bound).
+const ENVELOPE: u64 = 16;
+/// Fewest sizes in one segment: two fix a line, a third checks it.
+const MIN_POINTS: usize = 3;
+
+/// Fits every model parameter to `m`, measured between two ranks joined by `route`.
+pub fn fit(m: &Measurements, route: Route) -> Result<Calibration, Error> {
+    let fail = |msg: String| Error::Setting(format!("calibrate: {msg}"));
+    if !(route.latency.is_finite() && route.latency > 0.0 && route.bandwidth.is_finite() && route.bandwidth > 0.0) {
+        return Err(fail(
+            "the measured route needs a positive latency and bandwidth in the platform".into(),
+        ));
+    }
+    let ping = m.medians_with_errors(Kind::PingPong);
+    let send = m.medians_with_errors(Kind::Send);
+    let recv = m.medians_with_errors(Kind::Recv);
+    let last = ping.last().map_or(0, |p| p.0);
+    // Sends below `detached` returned before their receive; none waited: all did.
+    let detached = m.detached.unwrap_or(last.saturating_add(1));
+    let eager = |v: &[Median]| v.iter().copied().filter(|p| p.0 < detached).collect::<Vec<_>>();
+    let (send_e, recv_e, ping_e) = (eager(&send), eager(&recv), eager(&ping));
+    if send_e.len() < MIN_POINTS || recv_e.len() < MIN_POINTS {
+        return Err(fail(format!(
+            "{MIN_POINTS} sizes below the detached threshold ({detached} bytes) need send and recv samples; found {} and {}",
+            send_e.len(),
+            recv_e.len()
+        )));
+    }
+    // A message flowed before its receive was posted if receiving it took less than
+    // half its one-way time; the first size that did not sets the asynchronous limit.
+    let one_way = |b: u64| ping.iter().find(|p| p.0 == b).map(|p| p.1);
+    let async_small = recv_e
+        .iter()
+        .find(|(b, r, _)| one_way(*b).is_some_and(|t| *r >= 0.5 * t))
+        .map_or(detached, |p| p.0);
+    let recv_early: Vec<Median> = recv_e.iter().copied().filter(|p| p.0 < async_small).collect();
+    if recv_early.len() < MIN_POINTS {
+        return Err(fail(format!(
+            "only {} sizes flowed before their receive was posted: too few to fit the receive overhead",
+            recv_early.len()
+        )));
+    }
+    let (os, os_fit) = overhead(&send_e, "send overhead os (time in MPI_Send)")?;
+    let (or, or_fit) = overhead(&recv_early, "receive overhead or (time in MPI_Recv, message in)")?;
+
+    // The network's part of each one-way time, in x = size + envelope.
+    let protocol = Protocol {
+        os,
+        or,
+        async_small,
+        detached,
+        envelope: ENVELOPE,
+        eager_all: false,
+        grow_test_costs: true,
+    };
+    let net_time = |b: u64, t: f64| {
+        let over = if protocol.is_detached(b) {
+            protocol.os.overhead(b) + protocol.or.overhead(b)
+        } else {
+            0.0
+        };
+        // Noise can leave less than nothing: keep a sliver so relative errors exist.
+        (t - over).max(0.01 * t)
+    };
+    let x = |b: u64| (b + ENVELOPE) as f64;
+    // The overheads' errors are small beside the one-way time's: its error stands.
+    let net_e: Vec<Point> = ping_e.iter().map(|&(b, t, e)| (x(b), net_time(b, t), e * t / net_time(b, t))).collect();
+    let net_r: Vec<Point> = ping
+        .iter()
+        .filter(|p| p.0 >= detached)
+        .map(|&(b, t, e)| (x(b), net_time(b, t), e))
+        .collect();
+    let bounds = Bounds {
+        a_min: 0.0,
+        b_min: 1e-3 / route.bandwidth,
+    };
+    let mut lat = Vec::new();
+    let mut bw = Vec::new();
+    let mut breaks = Vec::new();
+    for (part, first_bound) in [(&net_e, 0u64), (&net_r, detached - 1 + ENVELOPE)] {
+        if part.is_empty() {
+            continue;
+        }
+        let segs: Vec<Segment> = if part.len() < MIN_POINTS {
+            let (a, b, _) = segmented::fit_line(part, bounds);
+            vec![Segment {
+                first: 0,
+                last: part.len() - 1,
+                a,
+                b,
+            }]
+        } else {
+            segmented::fit(part, MIN_POINTS, 6, bounds)
+        };
+        for (i, s) in segs.iter().enumerate() {
+            let bound = if i == 0 { first_bound } else { part[s.first - 1].0 as u64 };
+            if i > 0 || first_bound > 0 {
+                breaks.push(bound - ENVELOPE.min(bound));
+            }
+            lat.push((bound, vec![s.a / route.latency]));
+            bw.push((bound, vec![1.0 / (s.b * route.bandwidth)]));
+        }
+    }
+    let network = FlowParams {
+        lat_factor: Piecewise::from_segments(lat),
+        bw_factor: Piecewise::from_segments(bw),
+        weight_s: 0.0,
+        tcp_gamma: None,
+        cross_traffic: None,
+    };
+    let preset = Preset { protocol, network };
+    preset.validate().map_err(|m| fail(format!("the fitted preset is invalid: {m}")))?;
+    let model_one_way = |b: u64| {
+        let p = &preset;
+        let xb = b + ENVELOPE;
+        let over = if p.protocol.is_detached(b) {
+            p.protocol.os.overhead(b) + p.protocol.or.overhead(b)
+        } else {
+            0.0
+        };
+        over + p.network.lat_factor.factor(xb) * route.latency
+            + xb as f64 / (p.network.bw_factor.factor(xb) * route.bandwidth)
+    };
+    let ping_fit = Fitted {
+        what: "one-way time (half a ping-pong)",
+        points: ping.iter().map(|&(b, t, _)| (b, t, model_one_way(b))).collect(),
+        breaks,
+    };
+
+    let loggops = loggops(&send_e, &ping_e, m, detached)?;
+    let host_speed = (!m.flops.is_empty()).then(|| median(&m.flops));
+    Ok(Calibration {
+        file: PresetFile {
+            preset,
+            loggops: Some(loggops),
+            host_speed,
+        },
+        fits: vec![ping_fit, os_fit, or_fit],
+    })
+}
+
+/// A software overhead `a + b·size` per segment, from medians by size.
+fn overhead(v: &[Median], what: &'static str) -> Result<(Piecewise, Fitted), Error> {
+    let pts: Vec<Point> = v.iter().map(|&(b, t, e)| (b as f64, t.max(1e-12), e)).collect();
+    let segs = segmented::fit(&pts, MIN_POINTS, 4, Bounds::NON_NEGATIVE);
+    let mut pieces = Vec::new();
+    let mut breaks = Vec::new();
+    for (i, s) in segs.iter().enumerate() {
+        // The first formula applies below its bound too (SimGrid's rule for overheads).
+        let bound = if i == 0 { 0 } else { v[s.first - 1].0 };
+        if i > 0 {
+            breaks.push(bound);
+        }
+        pieces.push((bound, vec![s.a, s.b]));
+    }
+    let p = Piecewise::from_segments(pieces);
+    let fitted = Fitted {
+        what,
+        points: v.iter().map(|&(b, t, _)| (b, t, p.overhead(b))).collect(),
+        breaks,
+    };
+    Ok((p, fitted))
+}
+
+/// LogGOPS from the eager sizes: `o` and `O` from the line of the sender's time (LogGOPS
+/// charges the receiver the same), `L` and `G` from the one-way line, `g` from the
+/// stream (a stream's messages follow each other by `max(o, g)`, so a gap below `o`
+/// does not show), `S` the largest eager size.
+fn loggops(
+    send: &[Median],
+    ping: &[Median],
+    m: &Measurements,
+    detached: u64,
+) -> Result<LogGops, Error> {
+    // Lines in size - 1, the bytes LogGOPS charges per byte, on relative errors (one
+    // line cannot follow every bend: no point should weigh more for being precise).
+    let line = |v: &[Median]| {
+        let pts: Vec<Point> = v
+            .iter()
+            .filter(|p| p.0 >= 1)
+            .map(|&(b, t, _)| ((b - 1) as f64, t.max(1e-12), 1.0))
+            .collect();
+        if pts.len() < 2 {
+            return None;
+        }
+        let (a, b, _) = segmented::fit_line(&pts, Bounds::NON_NEGATIVE);
+        Some((a, b))
+    };
+    let too_few = || Error::Setting("calibrate: LogGOPS needs two sizes of at least one byte below the detached threshold".into());
+    let (o, big_o) = line(send).ok_or_else(too_few)?;
+    let (pa, pb) = line(ping).ok_or_else(too_few)?;
+    let l = (pa - 2.0 * o).max(0.0);
+    let g = m
+        .times
+        .get(&Kind::Gap)
+        .and_then(|by_size| by_size.iter().next())
+        .map_or(o, |(_, v)| median(v));
+    let ps = |s: f64| (s * 1e12).round() as u64;
+    Ok(LogGops {
+        l: ps(l),
+        o: ps(o),
+        g: ps(g),
+        big_g: ps(pb),
+        big_o: ps(big_o),
+        s: detached.saturating_sub(1),
+    })
+}

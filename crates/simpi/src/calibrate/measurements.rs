@@ -1,0 +1,212 @@
+//! The measurements `simpi calibrate` fits, as its measurement program writes them:
+//! one sample per line, `<kind> <bytes> <value>`:
+//!
+//! - `pingpong B s`: one-way time of a B-byte message (half a ping-pong's round trip);
+//! - `send B s`: time in MPI_Send of B bytes while the receiver is late;
+//! - `recv B s`: time in MPI_Recv of B bytes posted after the message had time to
+//!   arrive (the receive overhead, if the message flowed before its receive);
+//! - `gap B s`: time per message of a stream of back-to-back B-byte sends, at the
+//!   receiver;
+//! - `flops 0 r`: flop rate of one rank's compute kernel;
+//! - `detached B 0`: the smallest size whose MPI_Send waited for its late receiver
+//!   (found by bisection; absent if no measured size waited).
+//!
+//! Lines starting with `#` are comments.
+
+use crate::Error;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// A kind of measurement.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Kind {
+    /// One-way time from a ping-pong.
+    PingPong,
+    /// Time in MPI_Send, receiver late.
+    Send,
+    /// Time in MPI_Recv of an arrived message.
+    Recv,
+    /// Time per message of a stream.
+    Gap,
+}
+
+impl Kind {
+    /// Its name in the file.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::PingPong => "pingpong",
+            Kind::Send => "send",
+            Kind::Recv => "recv",
+            Kind::Gap => "gap",
+        }
+    }
+}
+
+/// Every sample, by kind and size.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Measurements {
+    /// Times in seconds by kind, then by size in bytes.
+    pub times: BTreeMap<Kind, BTreeMap<u64, Vec<f64>>>,
+    /// Flop rates of the compute kernel.
+    pub flops: Vec<f64>,
+    /// The smallest size whose send waited for its receiver, if one did.
+    pub detached: Option<u64>,
+}
+
+impl Measurements {
+    /// Adds one time sample.
+    pub fn add(&mut self, kind: Kind, bytes: u64, seconds: f64) {
+        self.times.entry(kind).or_default().entry(bytes).or_default().push(seconds);
+    }
+
+    /// The median of each size's samples of `kind`, sorted by size.
+    pub fn medians(&self, kind: Kind) -> Vec<(u64, f64)> {
+        self.times
+            .get(&kind)
+            .map(|m| m.iter().map(|(&b, v)| (b, median(v))).collect())
+            .unwrap_or_default()
+    }
+
+    /// Each size's median of `kind` with its standard error relative to it: from the
+    /// samples' spread (1.4826 median absolute deviations estimate a normal standard
+    /// deviation; a median's error is 1.2533 σ/√n). Sizes with fewer than three samples
+    /// take the median of the others' errors (1 % if none has three); no error is
+    /// taken below that median, so a size whose samples agree by chance does not
+    /// outweigh the rest (nor make a breakpoint of its own).
+    pub fn medians_with_errors(&self, kind: Kind) -> Vec<(u64, f64, f64)> {
+        let Some(by_size) = self.times.get(&kind) else { return Vec::new() };
+        let est: Vec<(u64, f64, Option<f64>)> = by_size
+            .iter()
+            .map(|(&b, v)| {
+                let med = median(v);
+                let se = (v.len() >= 3 && med > 0.0).then(|| {
+                    let dev: Vec<f64> = v.iter().map(|x| (x - med).abs()).collect();
+                    1.2533 * 1.4826 * median(&dev) / (v.len() as f64).sqrt() / med
+                });
+                (b, med, se)
+            })
+            .collect();
+        let known: Vec<f64> = est.iter().filter_map(|e| e.2).collect();
+        let typical = if known.is_empty() { 0.01 } else { median(&known) };
+        let floor = typical.max(1e-6);
+        est.into_iter()
+            .map(|(b, m, se)| (b, m, se.unwrap_or(typical).max(floor)))
+            .collect()
+    }
+
+    /// The samples as the measurement program writes them.
+    pub fn to_text(&self) -> String {
+        let mut s = String::new();
+        for (kind, by_size) in &self.times {
+            for (bytes, v) in by_size {
+                for x in v {
+                    s.push_str(&format!("{} {bytes} {x:.9e}\n", kind.name()));
+                }
+            }
+        }
+        for f in &self.flops {
+            s.push_str(&format!("flops 0 {f:.9e}\n"));
+        }
+        if let Some(d) = self.detached {
+            s.push_str(&format!("detached {d} 0\n"));
+        }
+        s
+    }
+}
+
+/// The median of a non-empty list (the mean of the middle two for an even count).
+pub fn median(v: &[f64]) -> f64 {
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    let n = s.len();
+    if n % 2 == 1 {
+        s[n / 2]
+    } else {
+        (s[n / 2 - 1] + s[n / 2]) / 2.0
+    }
+}
+
+/// Reads a measurements file.
+pub fn read(path: &Path) -> Result<Measurements, Error> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::Io {
+        path: path.display().to_string(),
+        msg: format!("cannot read the measurements: {e}"),
+    })?;
+    parse(&text, &path.display().to_string())
+}
+
+/// Parses a measurements file's text; `name` is the file's name in errors.
+pub fn parse(text: &str, name: &str) -> Result<Measurements, Error> {
+    let mut m = Measurements::default();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let bad = |msg: &str| Error::Setting(format!("{name}:{}: {msg}", i + 1));
+        let w: Vec<&str> = line.split_whitespace().collect();
+        let [kind, bytes, value] = w.as_slice() else {
+            return Err(bad("expected '<kind> <bytes> <value>'"));
+        };
+        let bytes: u64 = bytes.parse().map_err(|_| bad("the size is a whole number of bytes"))?;
+        let value: f64 = value
+            .parse::<f64>()
+            .ok()
+            .filter(|v| v.is_finite() && *v >= 0.0)
+            .ok_or_else(|| bad("the value is a finite number >= 0"))?;
+        let kind = match *kind {
+            "pingpong" => Kind::PingPong,
+            "send" => Kind::Send,
+            "recv" => Kind::Recv,
+            "gap" => Kind::Gap,
+            "flops" => {
+                if value <= 0.0 {
+                    return Err(bad("a flop rate is positive"));
+                }
+                m.flops.push(value);
+                continue;
+            }
+            "detached" => {
+                m.detached = Some(bytes);
+                continue;
+            }
+            other => {
+                return Err(bad(&format!(
+                    "'{other}' is not a measurement: expected pingpong, send, recv, gap, flops or detached"
+                )))
+            }
+        };
+        m.add(kind, bytes, value);
+    }
+    if !m.times.get(&Kind::PingPong).is_some_and(|p| !p.is_empty()) {
+        return Err(Error::Setting(format!("{name}: no pingpong sample: nothing to fit")));
+    }
+    Ok(m)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn samples_are_grouped_and_medians_taken() {
+        let m = parse(
+            "# c\npingpong 8 3e-5\npingpong 8 1e-5\npingpong 8 2e-5\npingpong 1 4e-5\npingpong 1 1e-5\nflops 0 1e9\ndetached 65536 0\n",
+            "m.txt",
+        )
+        .unwrap();
+        assert_eq!(m.medians(Kind::PingPong), vec![(1, 2.5e-5), (8, 2e-5)]);
+        assert_eq!((m.flops.clone(), m.detached), (vec![1e9], Some(65536)));
+        assert_eq!(parse(&m.to_text(), "again").unwrap(), m);
+    }
+
+    #[test]
+    fn faults_are_named_with_their_line() {
+        let e = parse("pingpong 8 1e-5\nping 8 1\n", "m.txt").unwrap_err().to_string();
+        assert!(e.starts_with("m.txt:2: 'ping' is not"), "{e}");
+        let e = parse("pingpong 8 -1\n", "m.txt").unwrap_err().to_string();
+        assert!(e.starts_with("m.txt:1:"), "{e}");
+        let e = parse("send 8 1e-6\n", "m.txt").unwrap_err().to_string();
+        assert!(e.contains("no pingpong"), "{e}");
+    }
+}
