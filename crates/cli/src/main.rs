@@ -1,6 +1,7 @@
 //! `simpi`: replay traces and schedules on simulated clusters, generate schedules.
 
 mod bench;
+mod calibrate;
 mod convert;
 mod platform_cmd;
 mod progress;
@@ -52,6 +53,10 @@ enum Command {
     /// distributions file `--model stochastic` draws from: `simpi bench -o d.dist --
     /// mpirun -np 8`.
     Bench(bench::BenchArgs),
+    /// Measure the network with your MPI and fit the hybrid model and LogGOPS to it:
+    /// writes the preset file `simpi replay --preset FILE` reads: `simpi calibrate -o
+    /// p.toml --platform P -- mpirun -np 2`.
+    Calibrate(calibrate::CalibrateArgs),
 }
 
 /// Exit code for malformed input.
@@ -86,6 +91,7 @@ fn main() -> ExitCode {
         Command::TraceInfo(a) => tracer::trace_info(a),
         Command::Testbed(a) => testbed::run(a),
         Command::Bench(a) => bench::run(a),
+        Command::Calibrate(a) => calibrate::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -33,14 +33,6 @@ enum ModelName {
 }
 
 #[derive(Copy, Clone, ValueEnum)]
-enum PresetName {
-    /// SimGrid 3.32's SMPI defaults.
-    Smpi,
-    /// No factors, overheads, envelope, TCP bound or cross-traffic.
-    Plain,
-}
-
-#[derive(Copy, Clone, ValueEnum)]
 enum MappingKind {
     /// Consecutive ranks on a host (see --ranks-per-host), hosts in platform order.
     Block,
@@ -132,9 +124,12 @@ pub struct ReplayArgs {
     /// Platform file (.toml, or SimGrid .xml) for the flow, hybrid and packet models.
     #[arg(long)]
     platform: Option<PathBuf>,
-    /// Parameter set of the hybrid model.
-    #[arg(long, value_enum, default_value = "smpi")]
-    preset: PresetName,
+    /// Parameter set of the hybrid model: smpi (SimGrid 3.32's defaults), plain (no
+    /// factors, overheads, envelope, TCP bound or cross-traffic), or a preset file as
+    /// `simpi calibrate` writes it (its [loggops] section also serves --model loggops;
+    /// -L -o -g -G -O -S given on the line override it).
+    #[arg(long, default_value = "smpi", value_name = "smpi|plain|FILE", value_parser = settings::PresetName::parse)]
+    preset: settings::PresetName,
     /// Constant model: the time every message takes, e.g. `10us` (SimGrid's is 1 s).
     #[arg(long, default_value = "1s", value_parser = values::duration)]
     constant_time: SimTime,
@@ -616,10 +611,7 @@ fn settings(a: &ReplayArgs, m: &ArgMatches) -> ReplaySettings {
             ModelName::Stochastic => settings::ModelName::Stochastic,
         }),
         platform: a.platform.clone(),
-        preset: match a.preset {
-            PresetName::Smpi => settings::PresetName::Smpi,
-            PresetName::Plain => settings::PresetName::Plain,
-        },
+        preset: a.preset.clone(),
         constant_time: a.constant_time,
         packet: PacketChanges {
             preset: a.packet_preset.clone(),

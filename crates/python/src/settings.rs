@@ -214,7 +214,7 @@ pub fn parse(source: Option<String>, given: HashMap<String, String>, coll: Vec<S
     read!("platform", path, |v| s.replay.platform = Some(v));
     read!(
         "preset",
-        |t| one_of(t, &[("smpi", PresetName::Smpi), ("plain", PresetName::Plain)]),
+        PresetName::parse,
         |v| s.replay.preset = v
     );
     read!("constant_time", values::duration, |v| s.replay.constant_time = v);

@@ -61,12 +61,30 @@ impl ModelName {
 }
 
 /// The preset the hybrid and constant models start from.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PresetName {
     /// SimGrid 3.32's SMPI defaults ([`Preset::smpi`]).
     Smpi,
     /// No factors, overheads, envelope, TCP bound or cross-traffic ([`Preset::plain`]).
     Plain,
+    /// A preset file ([`crate::preset_file`], as `simpi calibrate` writes one); its
+    /// LogGOPS section, if any, also gives the `loggops` model its parameters.
+    File(PathBuf),
+}
+
+impl PresetName {
+    /// `smpi`, `plain`, or the path of a preset file.
+    pub fn parse(s: &str) -> Result<PresetName, String> {
+        match s {
+            "smpi" => Ok(PresetName::Smpi),
+            "plain" => Ok(PresetName::Plain),
+            _ if s.contains('.') || s.contains('/') => Ok(PresetName::File(values::path(s)?)),
+            _ => Err(format!(
+                "{} is not a preset: expected smpi, plain or a preset file (simpi calibrate writes one)",
+                values::quote(s)
+            )),
+        }
+    }
 }
 
 /// What the hosts do around the packet network.
@@ -629,6 +647,10 @@ impl ReplaySettings {
             }
         }
         for s in PROTOCOL {
+            // A preset file may carry LogGOPS's parameters too.
+            if s == Setting::Preset && matches!(self.preset, PresetName::File(_)) {
+                continue;
+            }
             if self.given(s) && loggops_hosts {
                 return Err(format!(
                     "{} is a setting of SMPI's protocol: {} uses LogGOPS's costs ({}) instead",
@@ -817,17 +839,48 @@ impl ReplaySettings {
     /// the user's changes, checked; the mapping from the host file, else `mapping`.
     pub fn model_spec(&self) -> Result<ModelSpec, Error> {
         let model = self.model();
-        let base = match (model, self.preset) {
-            (ModelName::Flow, _) => Preset::flow(),
-            (_, PresetName::Smpi) => Preset::smpi(),
-            (_, PresetName::Plain) => Preset::plain(),
+        let file = match &self.preset {
+            PresetName::File(p) => Some(crate::preset_file::read(p)?),
+            _ => None,
+        };
+        let base = match (model, &self.preset, &file) {
+            (ModelName::Flow, _, _) => Preset::flow(),
+            (_, _, Some(f)) => f.preset.clone(),
+            (_, PresetName::Plain, _) => Preset::plain(),
+            _ => Preset::smpi(),
         };
         let preset = || self.changes.apply(base.clone());
+        let loggops = || -> Result<([u64; 6], TimeUnit), Error> {
+            let Some(f) = &file else {
+                return Ok((self.loggops, self.time_unit));
+            };
+            let Some(l) = &f.loggops else {
+                return Err(Error::Setting(format!(
+                    "the preset file {} has no [loggops] section for the loggops model",
+                    self.preset_path().display()
+                )));
+            };
+            // The file's values in ps, each replaced by the user's where one was given.
+            let k = self.time_unit.ps_per_unit();
+            let mut p = [l.l, l.o, l.g, l.big_g, l.big_o, l.s];
+            for (i, s) in LOGGOPS.iter().enumerate() {
+                if self.given(*s) {
+                    p[i] = if i == 5 {
+                        self.loggops[5]
+                    } else {
+                        self.loggops[i].checked_mul(k).ok_or_else(|| {
+                            Error::Setting(format!("{s:?} overflows 2^64 picoseconds"))
+                        })?
+                    };
+                }
+            }
+            Ok((p, TimeUnit::Ps))
+        };
         Ok(match (model, &self.platform) {
-            (ModelName::Loggops, _) => ModelSpec::LogGops {
-                params: self.loggops,
-                unit: self.time_unit,
-            },
+            (ModelName::Loggops, _) => {
+                let (params, unit) = loggops()?;
+                ModelSpec::LogGops { params, unit }
+            }
             (ModelName::Stochastic, platform) => ModelSpec::Stochastic {
                 distributions: self
                     .distributions
@@ -845,10 +898,10 @@ impl ReplaySettings {
                 mapping: self.mapping_spec(),
                 hosts: match self.protocol {
                     HostProtocol::Smpi => PacketHosts::Smpi(constant_preset(preset()?)),
-                    HostProtocol::Loggops => PacketHosts::LogGops {
-                        params: self.loggops,
-                        unit: self.time_unit,
-                    },
+                    HostProtocol::Loggops => {
+                        let (params, unit) = loggops()?;
+                        PacketHosts::LogGops { params, unit }
+                    }
                 },
                 params: self.packet.params()?,
             },
@@ -859,6 +912,14 @@ impl ReplaySettings {
             },
             (_, None) => return Err(Error::Setting("the models over a platform need one".into())),
         })
+    }
+
+    /// The preset file's path (empty for a named preset).
+    fn preset_path(&self) -> PathBuf {
+        match &self.preset {
+            PresetName::File(p) => p.clone(),
+            _ => PathBuf::new(),
+        }
     }
 
     /// Where ranks run: the host file, else `mapping`.

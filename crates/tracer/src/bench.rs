@@ -3,7 +3,7 @@
 //! back. Turning samples into histograms is the network model's business
 //! (`simpi_net::Distributions::from_samples`).
 
-use crate::{cache_root, fnv, io, tempdir, Error};
+use crate::{cache_root, io, tempdir, Error};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -41,42 +41,7 @@ pub struct Sample {
 
 /// Builds (or finds in the cache) the measurement program for the MPI of `mpicc`.
 pub fn build(mpicc: &str) -> Result<PathBuf, Error> {
-    let root = cache_root();
-    let dir = root.join(format!("bench-{:016x}", fnv(&[BENCH_C, mpicc])));
-    let exe = dir.join("simpi_bench");
-    if exe.exists() {
-        return Ok(exe);
-    }
-    std::fs::create_dir_all(&root).map_err(io("create", &root))?;
-    let work = tempdir(&root)?;
-    let src = work.join("simpi_bench.c");
-    std::fs::write(&src, BENCH_C).map_err(io("write", &src))?;
-    let out = Command::new(mpicc)
-        .args(["-O2", "-Wall", "-o", "simpi_bench", "simpi_bench.c"])
-        .current_dir(&work)
-        .output()
-        .map_err(|error| Error::NoMpicc {
-            mpicc: mpicc.to_string(),
-            error,
-        })?;
-    if !out.status.success() {
-        return Err(Error::Build {
-            sources: work,
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        });
-    }
-    // Another process may have built it meanwhile: either copy is the same program.
-    let _ = std::fs::rename(&work, &dir);
-    let _ = std::fs::remove_dir_all(&work);
-    if exe.exists() {
-        Ok(exe)
-    } else {
-        Err(Error::Io {
-            action: "find the built program",
-            path: exe,
-            error: std::io::Error::from(std::io::ErrorKind::NotFound),
-        })
-    }
+    crate::program::build("simpi_bench", BENCH_C, mpicc)
 }
 
 /// A comma-separated list, as the program reads it.

@@ -3,6 +3,8 @@
 //! times and call counts); [`run`] runs a command under it and [`summary`] reads what it wrote.
 
 pub mod bench;
+pub mod calibrate;
+mod program;
 mod prototypes;
 pub mod summary;
 

@@ -95,12 +95,15 @@ pub fn fit(m: &Measurements, route: Route) -> Result<Calibration, Error> {
             recv_e.len()
         )));
     }
-    // A message flowed before its receive was posted if receiving it took less than
-    // half its one-way time; the first size that did not sets the asynchronous limit.
+    // A message that waited for its receive to be posted before flowing takes at least
+    // its network time to receive: more than half its one-way time, and well above
+    // the quickest receive (which, on shared memory, a cold wake-up can make longer
+    // than a whole ping-pong). The first size that did sets the asynchronous limit.
     let one_way = |b: u64| ping.iter().find(|p| p.0 == b).map(|p| p.1);
+    let quickest = recv_e.iter().map(|p| p.1).fold(f64::INFINITY, f64::min);
     let async_small = recv_e
         .iter()
-        .find(|(b, r, _)| one_way(*b).is_some_and(|t| *r >= 0.5 * t))
+        .find(|(b, r, _)| *r >= 2.0 * quickest && one_way(*b).is_some_and(|t| *r >= 0.5 * t))
         .map_or(detached, |p| p.0);
     let recv_early: Vec<Median> = recv_e.iter().copied().filter(|p| p.0 < async_small).collect();
     if recv_early.len() < MIN_POINTS {

@@ -17,10 +17,21 @@ pub use plot::fit_plot;
 /// residuals and its mean and worst |ln(fitted/measured)|.
 pub fn report(c: &Calibration) -> String {
     let p = &c.file.preset;
-    let mut s = format!(
+    let mut s = String::new();
+    if let Some(f) = c.fits.first() {
+        let (mean, worst) = f.errors();
+        if mean > 0.05 || worst > 0.25 {
+            s.push_str(&format!(
+                "warning: the fitted model misses the measured {} by {mean:.3} on average and {worst:.3} at worst \
+                 (|ln|): the overheads measured alone may not add up to the one-way times (see the tables)\n",
+                f.what
+            ));
+        }
+    }
+    s.push_str(&format!(
         "thresholds: detached below {} bytes, flowing before the receive below {} bytes\n",
         p.protocol.detached, p.protocol.async_small
-    );
+    ));
     let seg = |pw: &simpi_net::Piecewise, unit: &str| {
         pw.segments()
             .iter()

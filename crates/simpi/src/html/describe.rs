@@ -38,9 +38,10 @@ pub fn pattern(p: Pattern, params: &PatternParams, unit: TimeUnit) -> String {
 /// The model of `s` and the settings that make it, with settings named as `naming`
 /// names them.
 pub fn model(s: &ReplaySettings, naming: Naming) -> String {
-    let preset = match s.preset {
-        PresetName::Smpi => "SMPI's preset",
-        PresetName::Plain => "the plain preset",
+    let preset = match &s.preset {
+        PresetName::Smpi => "SMPI's preset".to_string(),
+        PresetName::Plain => "the plain preset".to_string(),
+        PresetName::File(p) => format!("the preset of {}", p.display()),
     };
     let platform = || match &s.platform {
         Some(p) => {

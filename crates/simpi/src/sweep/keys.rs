@@ -104,7 +104,7 @@ pub const KEYS: [Key; 44] = [
         Setting::Platform,
         "Platform file (.toml or SimGrid .xml) of the flow, hybrid and packet models",
     ),
-    key("--preset", "preset", Setting::Preset, "smpi or plain [default: smpi]"),
+    key("--preset", "preset", Setting::Preset, "smpi, plain or a preset file [default: smpi]"),
     key(
         "--constant-time",
         "constant_time",
@@ -382,7 +382,7 @@ impl Point {
             }
             Setting::Model => r.model = Some(ModelName::parse(t)?),
             Setting::Platform => r.platform = Some(path(t)?),
-            Setting::Preset => r.preset = one_of(t, &[("smpi", PresetName::Smpi), ("plain", PresetName::Plain)])?,
+            Setting::Preset => r.preset = PresetName::parse(t)?,
             Setting::ConstantTime => r.constant_time = values::duration(t)?,
             Setting::PacketPreset => r.packet.preset = Some(values::packet_preset(t)?),
             Setting::Mtu => r.packet.mtu = Some(values::at_least_one(t)?.into()),

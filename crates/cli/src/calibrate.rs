@@ -1,0 +1,155 @@
+//! `simpi calibrate -o preset.toml --platform P -- mpirun -np 2`: measures the network
+//! with the user's MPI (`simpi_tracer::calibrate`), fits the hybrid model and LogGOPS
+//! to it (`simpi::calibrate`), and writes the preset file `--preset FILE` reads, with a
+//! report of every fit's residuals and, on request, a plot.
+
+use crate::{EXIT_INPUT, EXIT_USAGE};
+use clap::Args;
+use simpi::calibrate::{self, measurements};
+use simpi::platform::HostId;
+use simpi::{preset_file, values};
+use simpi_tracer::calibrate::CalibrateConfig;
+use simpi_tracer::Error;
+use std::path::PathBuf;
+
+/// Arguments of `simpi calibrate`.
+#[derive(Args)]
+pub struct CalibrateArgs {
+    /// The preset file to write (`simpi replay --preset FILE`).
+    #[arg(short = 'o', long, default_value = "simpi-preset.toml")]
+    output: PathBuf,
+    /// The platform that describes the measured machine: the fit's factors are
+    /// relative to the route between the two measuring ranks' hosts. Read after the
+    /// measurement, so `simpi testbed --platform-out` in the launcher can write it.
+    #[arg(long, value_parser = values::path)]
+    platform: PathBuf,
+    /// The hosts of ranks 0 and 1, `NAME,NAME` [default: the platform's first two].
+    #[arg(long, value_delimiter = ',', num_args = 2, value_name = "A,B")]
+    hosts: Vec<String>,
+    /// Message sizes in bytes [default: 0, then 1 B to --max-size at four sizes per
+    /// factor of two].
+    #[arg(long, value_delimiter = ',', value_name = "BYTES,...")]
+    sizes: Vec<u64>,
+    /// Largest message of the default sizes.
+    #[arg(long, default_value = "4MiB", value_parser = values::file_size)]
+    max_size: u64,
+    /// Samples per size and kind (fewer for sizes whose ping-pong takes long).
+    #[arg(long, default_value_t = 50, value_parser = values::at_least_one)]
+    repeats: u32,
+    /// Fit these measurements (as `--measurements` wrote them) instead of running the
+    /// program.
+    #[arg(long, value_name = "FILE", value_parser = values::path, conflicts_with = "launcher")]
+    from: Option<PathBuf>,
+    /// Also keep every sample here.
+    #[arg(long, value_name = "FILE")]
+    measurements: Option<PathBuf>,
+    /// Write the report here instead of standard output.
+    #[arg(long, value_name = "FILE")]
+    report: Option<PathBuf>,
+    /// Write an SVG of measured against fitted times.
+    #[arg(long, value_name = "FILE.svg")]
+    plot: Option<PathBuf>,
+    /// The MPI compiler wrapper whose MPI is measured.
+    #[arg(long, default_value = "mpicc")]
+    mpicc: String,
+    /// The launcher's words before the program (after `--`): `mpirun -np 2`, or
+    /// `simpi testbed --nodes 2 --` for the emulated cluster.
+    #[arg(last = true)]
+    launcher: Vec<String>,
+}
+
+/// 0, then 1 B to `max` at four sizes per factor of two.
+fn default_sizes(max: u64) -> Vec<u64> {
+    let mut v = vec![0];
+    let mut k = 0u32;
+    loop {
+        let s = 2f64.powf(k as f64 / 4.0).round() as u64;
+        if s > max {
+            break;
+        }
+        v.push(s);
+        k += 1;
+    }
+    if v.last() != Some(&max) {
+        v.push(max);
+    }
+    v.dedup();
+    v
+}
+
+fn write(path: &PathBuf, text: &str) -> Result<(), (u8, String)> {
+    std::fs::write(path, text).map_err(|e| (EXIT_INPUT, format!("{}: cannot write: {e}", path.display())))
+}
+
+/// Runs `simpi calibrate`.
+pub fn run(a: CalibrateArgs) -> Result<(), (u8, String)> {
+    let input = |e: simpi::Error| (EXIT_INPUT, e.to_string());
+    let (text, source) = match &a.from {
+        Some(f) => (
+            std::fs::read_to_string(f).map_err(|e| (EXIT_INPUT, format!("{}: cannot read: {e}", f.display())))?,
+            f.display().to_string(),
+        ),
+        None => {
+            let mut sizes = if a.sizes.is_empty() { default_sizes(a.max_size) } else { a.sizes.clone() };
+            sizes.sort_unstable();
+            sizes.dedup();
+            let c = CalibrateConfig {
+                mpicc: a.mpicc.clone(),
+                launcher: a.launcher.clone(),
+                sizes,
+                repeats: a.repeats,
+            };
+            let text = simpi_tracer::calibrate::run(&c).map_err(|e| match e {
+                Error::Usage(m) => (EXIT_USAGE, m),
+                e => (EXIT_INPUT, e.to_string()),
+            })?;
+            (text, "the measurement program".to_string())
+        }
+    };
+    if let Some(p) = &a.measurements {
+        write(p, &text)?;
+    }
+    // The platform is read after the measurement: a testbed launcher may write it.
+    let platform = simpi::platform::load(&a.platform).map_err(|e| (EXIT_INPUT, e.to_string()))?;
+    let (ha, hb) = match a.hosts.as_slice() {
+        [] if platform.num_hosts() >= 2 => (HostId(0), HostId(1)),
+        [] => return Err((EXIT_INPUT, format!("{}: the platform needs two hosts to measure between", a.platform.display()))),
+        [x, y] => {
+            let find = |n: &str| {
+                platform
+                    .host_by_name(n)
+                    .ok_or_else(|| (EXIT_USAGE, format!("--hosts: no host '{n}' in {}", a.platform.display())))
+            };
+            (find(x)?, find(y)?)
+        }
+        _ => return Err((EXIT_USAGE, "--hosts takes two host names".into())),
+    };
+    let route = calibrate::route_between(&platform, ha, hb).map_err(input)?;
+    let m = measurements::parse(&text, &source).map_err(input)?;
+    let c = calibrate::fit(&m, route).map_err(input)?;
+    let how = match &a.from {
+        Some(f) => format!("from the measurements in {}", f.display()),
+        None => format!("by running simpi calibrate's program with: {}", a.launcher.join(" ")),
+    };
+    let comment = format!(
+        "simpi preset fitted by simpi calibrate {how}\n\
+         on the route between hosts {} and {} of {} (latency {:.3} us, bandwidth {:.6e} B/s);\n\
+         the factors are relative to that route. Use: simpi replay --preset FILE ...",
+        platform.host_name(ha),
+        platform.host_name(hb),
+        a.platform.display(),
+        route.latency * 1e6,
+        route.bandwidth
+    );
+    write(&a.output, &preset_file::to_text(&c.file, &comment))?;
+    let report = calibrate::report(&c);
+    match &a.report {
+        Some(p) => write(p, &report)?,
+        None => print!("{report}"),
+    }
+    if let Some(p) = &a.plot {
+        write(p, &calibrate::fit_plot(&c.fits))?;
+    }
+    eprintln!("simpi calibrate: wrote {}", a.output.display());
+    Ok(())
+}

@@ -1,0 +1,234 @@
+/* simpi calibrate's measurement program, built by simpi against the user's MPI and
+ * run with the user's launcher. Ranks 0 and 1 measure; the others only compute and
+ * wait.
+ *
+ *   simpi_calibrate OUT SIZES REPEATS
+ *
+ * For each size (bytes, comma-separated), rank 0 writes to OUT one line per sample,
+ * `<kind> <bytes> <seconds>`:
+ *   pingpong  half the round trip of a ping-pong between ranks 0 and 1;
+ *   send      time rank 0 spends in MPI_Send while rank 1 is late to receive;
+ *   recv      time rank 1 spends in MPI_Recv posted after the message had time to
+ *             arrive (both sides start together after a barrier; rank 1 sleeps first);
+ * then `gap 1 <s>`: time per message of 100 back-to-back one-byte sends at the
+ * receiver; `detached <B> 0`: the smallest size whose MPI_Send waited for its late
+ * receiver (bisection between the measured sizes); `flops 0 <rate>` per rank: the
+ * rate of a multiply-add kernel while every rank runs it.
+ * Large sizes get fewer repeats (at least 5) so that no size takes much more than a
+ * second per kind.
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define TAG 7
+#define STREAM 100
+#define MAX_SIZES 512
+
+static int parse_list(const char *s, long *out, int max) {
+    int n = 0;
+    while (*s && n < max) {
+        char *end;
+        long v = strtol(s, &end, 10);
+        if (end == s || v < 0) return -1;
+        out[n++] = v;
+        if (*end && *end != ',') return -1;
+        s = *end == ',' ? end + 1 : end;
+    }
+    return n;
+}
+
+/* Sleeps, then spins through the last 200 us: the CPU stays free for the others
+ * (on the testbed, the switch) but the receive does not pay the scheduler's wake-up. */
+static void sleep_for(double seconds) {
+    double end = MPI_Wtime() + seconds;
+    double nap = seconds - 200e-6;
+    if (nap > 0) {
+        struct timespec ts;
+        ts.tv_sec = (time_t)nap;
+        ts.tv_nsec = (long)((nap - (double)ts.tv_sec) * 1e9);
+        while (nanosleep(&ts, &ts) != 0) {
+        }
+    }
+    while (MPI_Wtime() < end) {
+    }
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n) {
+    qsort(v, n, sizeof(double), cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+}
+
+/* One late-receiver exchange of `bytes` between ranks 0 and 1 over `pair`; rank 1
+ * sleeps `late` seconds before receiving. Returns the caller's time in its call. */
+static double late_exchange(MPI_Comm pair, int me, char *buf, long bytes, double late) {
+    MPI_Barrier(pair);
+    double t0, t1;
+    if (me == 0) {
+        t0 = MPI_Wtime();
+        MPI_Send(buf, (int)bytes, MPI_BYTE, 1, TAG, pair);
+        t1 = MPI_Wtime();
+    } else {
+        sleep_for(late);
+        t0 = MPI_Wtime();
+        MPI_Recv(buf, (int)bytes, MPI_BYTE, 0, TAG, pair, MPI_STATUS_IGNORE);
+        t1 = MPI_Wtime();
+    }
+    return t1 - t0;
+}
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    int me, n;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &n);
+    long sizes[MAX_SIZES];
+    int ns = argc > 2 ? parse_list(argv[2], sizes, MAX_SIZES) : -1;
+    long repeats = argc > 3 ? atol(argv[3]) : 0;
+    if (argc != 4 || ns < 1 || repeats < 1 || n < 2) {
+        if (me == 0) fprintf(stderr, "simpi_calibrate: usage: simpi_calibrate OUT SIZES REPEATS (at least 2 ranks)\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    long max_size = STREAM;
+    for (int s = 0; s < ns; s++) max_size = sizes[s] > max_size ? sizes[s] : max_size;
+    char *buf = malloc(max_size);
+    double *a = malloc(sizeof(double) * repeats), *b = malloc(sizeof(double) * repeats);
+    if (!buf || !a || !b) MPI_Abort(MPI_COMM_WORLD, 3);
+    memset(buf, 3, max_size);
+    FILE *out = NULL;
+    if (me == 0 && !(out = fopen(argv[1], "w"))) {
+        perror(argv[1]);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    MPI_Comm pair;
+    MPI_Comm_split(MPI_COMM_WORLD, me < 2 ? 0 : MPI_UNDEFINED, me, &pair);
+
+    /* Compute kernel: four independent multiply-add chains, 8 flops per iteration. */
+    {
+        long iters = 20000000;
+        double x0 = 1.0, x1 = 1.1, x2 = 1.2, x3 = 1.3, m = 0.999999, c = 1e-7;
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        for (long i = 0; i < iters; i++) {
+            x0 = x0 * m + c;
+            x1 = x1 * m + c;
+            x2 = x2 * m + c;
+            x3 = x3 * m + c;
+        }
+        double rate = 8.0 * (double)iters / (MPI_Wtime() - t0);
+        if (x0 + x1 + x2 + x3 == 42.0) rate += 1.0; /* keeps the loop */
+        double *rates = me == 0 ? malloc(sizeof(double) * n) : NULL;
+        MPI_Gather(&rate, 1, MPI_DOUBLE, rates, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        if (me == 0) {
+            for (int r = 0; r < n; r++) fprintf(out, "flops 0 %.9e\n", rates[r]);
+            free(rates);
+        }
+    }
+
+    if (pair != MPI_COMM_NULL) {
+        int first_waiting = -1;
+        double last_late = 1e-3;
+        for (int s = 0; s < ns; s++) {
+            long bytes = sizes[s];
+            /* Warm up, and estimate the one-way time to size the repeats and delays. */
+            double t0 = MPI_Wtime();
+            for (int w = 0; w < 2; w++) {
+                if (me == 0) {
+                    MPI_Send(buf, (int)bytes, MPI_BYTE, 1, TAG, pair);
+                    MPI_Recv(buf, (int)bytes, MPI_BYTE, 1, TAG, pair, MPI_STATUS_IGNORE);
+                } else {
+                    MPI_Recv(buf, (int)bytes, MPI_BYTE, 0, TAG, pair, MPI_STATUS_IGNORE);
+                    MPI_Send(buf, (int)bytes, MPI_BYTE, 0, TAG, pair);
+                }
+            }
+            double est = (MPI_Wtime() - t0) / 4.0;
+            MPI_Bcast(&est, 1, MPI_DOUBLE, 0, pair);
+            long reps = repeats;
+            if (est * 4.0 * (double)reps > 1.0) reps = (long)(1.0 / (est * 4.0));
+            if (reps < 5) reps = 5;
+            if (reps > repeats) reps = repeats;
+            for (long r = 0; r < reps; r++) {
+                if (me == 0) {
+                    double p0 = MPI_Wtime();
+                    MPI_Send(buf, (int)bytes, MPI_BYTE, 1, TAG, pair);
+                    MPI_Recv(buf, (int)bytes, MPI_BYTE, 1, TAG, pair, MPI_STATUS_IGNORE);
+                    a[r] = (MPI_Wtime() - p0) / 2.0;
+                } else {
+                    MPI_Recv(buf, (int)bytes, MPI_BYTE, 0, TAG, pair, MPI_STATUS_IGNORE);
+                    MPI_Send(buf, (int)bytes, MPI_BYTE, 0, TAG, pair);
+                }
+            }
+            if (me == 0)
+                for (long r = 0; r < reps; r++) fprintf(out, "pingpong %ld %.9e\n", bytes, a[r]);
+            /* Late receiver: long enough for the message to be in before the receive. */
+            double late = 3.0 * est + 1e-3;
+            last_late = late;
+            for (long r = 0; r < reps; r++) a[r] = late_exchange(pair, me, buf, bytes, late);
+            if (me == 1) MPI_Send(a, (int)reps, MPI_DOUBLE, 0, TAG, pair);
+            if (me == 0) {
+                MPI_Recv(b, (int)reps, MPI_DOUBLE, 1, TAG, pair, MPI_STATUS_IGNORE);
+                for (long r = 0; r < reps; r++) fprintf(out, "send %ld %.9e\n", bytes, a[r]);
+                for (long r = 0; r < reps; r++) fprintf(out, "recv %ld %.9e\n", bytes, b[r]);
+                if (first_waiting < 0 && median(a, (int)reps) > 0.5 * late) first_waiting = s;
+            }
+            MPI_Bcast(&first_waiting, 1, MPI_INT, 0, pair);
+        }
+        /* The detached threshold, by bisection between the last size that went on and
+         * the first that waited. */
+        if (first_waiting > 0) {
+            long lo = sizes[first_waiting - 1], hi = sizes[first_waiting];
+            while (hi - lo > 1) {
+                long mid = lo + (hi - lo) / 2;
+                double late = last_late;
+                double t[3];
+                for (int r = 0; r < 3; r++) t[r] = late_exchange(pair, me, buf, mid, late);
+                int waited = me == 0 && median(t, 3) > 0.5 * late;
+                MPI_Bcast(&waited, 1, MPI_INT, 0, pair);
+                if (waited)
+                    hi = mid;
+                else
+                    lo = mid;
+            }
+            if (me == 0) fprintf(out, "detached %ld 0\n", hi);
+        } else if (first_waiting == 0 && me == 0) {
+            fprintf(out, "detached %ld 0\n", sizes[0]);
+        }
+        /* Gap: a stream of one-byte messages, timed at the receiver. */
+        for (long r = 0; r < (repeats < 10 ? repeats : 10); r++) {
+            MPI_Barrier(pair);
+            if (me == 0) {
+                MPI_Request req[STREAM];
+                for (int i = 0; i < STREAM; i++) MPI_Isend(buf + i, 1, MPI_BYTE, 1, TAG, pair, &req[i]);
+                MPI_Waitall(STREAM, req, MPI_STATUSES_IGNORE);
+                MPI_Recv(&a[r], 1, MPI_DOUBLE, 1, TAG, pair, MPI_STATUS_IGNORE);
+            } else {
+                double first = 0.0;
+                for (int i = 0; i < STREAM; i++) {
+                    MPI_Recv(buf + i, 1, MPI_BYTE, 0, TAG, pair, MPI_STATUS_IGNORE);
+                    if (i == 0) first = MPI_Wtime();
+                }
+                double gap = (MPI_Wtime() - first) / (STREAM - 1);
+                MPI_Send(&gap, 1, MPI_DOUBLE, 0, TAG, pair);
+            }
+            if (me == 0) fprintf(out, "gap 1 %.9e\n", a[r]);
+        }
+        MPI_Comm_free(&pair);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (out && fclose(out) != 0) {
+        perror(argv[1]);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    free(buf);
+    free(a);
+    free(b);
+    MPI_Finalize();
+    return 0;
+}
