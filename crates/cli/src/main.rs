@@ -1,6 +1,8 @@
 //! `simpi`: replay traces and schedules on simulated clusters, generate schedules.
 
 mod bench;
+mod compare;
+mod comparison;
 mod convert;
 mod platform_cmd;
 mod progress;
@@ -31,6 +33,9 @@ struct Cli {
 enum Command {
     /// Replay a GOAL schedule or a TIT trace and report when every rank finishes.
     Replay(Box<replay::ReplayArgs>),
+    /// Replay a trace directory written by `simpi trace` (with replay's model options) and
+    /// set the prediction beside the run's measured times: makespan, ranks, call types.
+    Compare(Box<compare::CompareArgs>),
     /// Replay a grid of settings and inputs: one table row per point, and plots; on
     /// the local cores or a Dask cluster.
     Sweep(Box<sweep::SweepArgs>),
@@ -77,6 +82,7 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Replay(a) => replay::run(*a, sub("replay")),
+        Command::Compare(a) => compare::run(*a, sub("compare")),
         Command::Sweep(a) => sweep::run(*a),
         Command::Schedgen(a) => schedgen::run(a, sub("schedgen")),
         Command::Platform(a) => platform_cmd::run(a),

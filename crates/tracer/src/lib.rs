@@ -5,6 +5,7 @@
 pub mod bench;
 mod prototypes;
 pub mod summary;
+pub mod times;
 
 pub use summary::{read_dir, trace_info, RankInfo, TraceDir};
 
