@@ -2,6 +2,8 @@
 
 mod bench;
 mod calibrate;
+mod compare;
+mod comparison;
 mod convert;
 mod platform_cmd;
 mod progress;
@@ -32,6 +34,9 @@ struct Cli {
 enum Command {
     /// Replay a GOAL schedule or a TIT trace and report when every rank finishes.
     Replay(Box<replay::ReplayArgs>),
+    /// Replay a trace directory written by `simpi trace` (with replay's model options) and
+    /// set the prediction beside the run's measured times: makespan, ranks, call types.
+    Compare(Box<compare::CompareArgs>),
     /// Replay a grid of settings and inputs: one table row per point, and plots; on
     /// the local cores or a Dask cluster.
     Sweep(Box<sweep::SweepArgs>),
@@ -82,6 +87,7 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Replay(a) => replay::run(*a, sub("replay")),
+        Command::Compare(a) => compare::run(*a, sub("compare")),
         Command::Sweep(a) => sweep::run(*a),
         Command::Schedgen(a) => schedgen::run(a, sub("schedgen")),
         Command::Platform(a) => platform_cmd::run(a),

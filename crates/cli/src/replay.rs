@@ -70,7 +70,7 @@ pub struct ReplayArgs {
     /// replay; `-` reads a schedule, or
     /// a trace whose ranks are all in one file, from standard input.
     #[arg(required_unless_present = "pattern")]
-    file: Option<PathBuf>,
+    pub(crate) file: Option<PathBuf>,
     /// Replay a pattern generated in the process instead of a file: binomial-bcast,
     /// binomial-reduce, rd-allreduce, ring-allreduce, dissemination-barrier,
     /// linear-alltoall or stencil3d (as `simpi schedgen` writes them).
@@ -219,7 +219,7 @@ pub struct ReplayArgs {
     format: OutFormat,
     /// Print one JSON object instead: makespan_ps, per-rank end_ps, events, wall_seconds.
     #[arg(long, conflicts_with = "format")]
-    json: bool,
+    pub(crate) json: bool,
     /// Report progress on stderr (default: when stderr is a terminal).
     #[arg(long)]
     progress: bool,
@@ -305,7 +305,15 @@ impl Drop for StdinCopy {
     }
 }
 
-fn run_checked(a: ReplayArgs, s: &ReplaySettings) -> Result<(), (u8, String)> {
+/// Loads the input of `a` and runs it once under the model of `s` (settings already
+/// checked), recording operations and calls if `record`; `None` when `s` asks for
+/// replications, whose statistics this prints instead. `simpi compare` runs its
+/// predictions through here too.
+pub(crate) fn simulate_once(
+    a: &ReplayArgs,
+    s: &ReplaySettings,
+    record: bool,
+) -> Result<Option<simpi::Report>, (u8, String)> {
     let mut meter = Meter::new(a.progress);
     let mut progress = |p: simpi::Progress| {
         meter.show(|elapsed| progress::run_line(&p, elapsed, simpi::report::rss_bytes()));
@@ -340,12 +348,12 @@ fn run_checked(a: ReplayArgs, s: &ReplaySettings) -> Result<(), (u8, String)> {
                 speed: &speed,
                 collectives: &coll,
                 test_cost: a.trace.test_cost,
-                calls: a.report || a.timeline.is_some() || a.html.is_some(),
+                calls: record,
                 whole: false,
             },
         )
         .map_err(input_err)?,
-        (None, Some(p)) => Workload::pattern(p, pattern_params(&a), a.time_unit).map_err(input_err)?,
+        (None, Some(p)) => Workload::pattern(p, pattern_params(a), a.time_unit).map_err(input_err)?,
         (None, None) => unreachable!("clap requires a file or a pattern"),
     };
     let model = machine.model();
@@ -356,11 +364,11 @@ fn run_checked(a: ReplayArgs, s: &ReplaySettings) -> Result<(), (u8, String)> {
     let opts = SimOptions {
         progress: Some(&mut progress),
         max_blocked_ranks: a.max_blocked_ranks,
-        record: a.report || a.timeline.is_some() || a.html.is_some(),
+        record,
     };
     let result = match (&noise_trace, model) {
         (None, model @ simpi::Model::Stochastic { .. }) if s.noise.replications > 1 => {
-            return replications_of_model(&a, &workload, &model);
+            return replications_of_model(a, &workload, &model).map(|()| None);
         }
         (None, model) => simulate(&mut workload, &model, opts),
         (Some(trace), simpi::Model::LogGops(params)) => {
@@ -374,7 +382,7 @@ fn run_checked(a: ReplayArgs, s: &ReplaySettings) -> Result<(), (u8, String)> {
                 seed: s.noise.seed,
             };
             if s.noise.replications > 1 {
-                return replications(&a, &workload, params, &noise);
+                return replications(a, &workload, params, &noise).map(|()| None);
             }
             simpi::montecarlo::simulate_noisy(&mut workload, params, &noise, 0, opts)
         }
@@ -382,7 +390,18 @@ fn run_checked(a: ReplayArgs, s: &ReplaySettings) -> Result<(), (u8, String)> {
         (Some(_), _) => return Err((EXIT_USAGE, "--noise needs --model loggops".into())),
     };
     meter.finish();
-    let report = result.map_err(|e| run_error(e, &a))?;
+    result.map(Some).map_err(|e| run_error(e, a))
+}
+
+fn run_checked(a: ReplayArgs, s: &ReplaySettings) -> Result<(), (u8, String)> {
+    let record = a.report || a.timeline.is_some() || a.html.is_some();
+    let Some(report) = simulate_once(&a, s, record)? else {
+        return Ok(()); // replications, their statistics printed
+    };
+    let timeline_filter = simpi::timeline::Filter {
+        ranks: a.timeline_ranks.clone(),
+        window: a.timeline_window,
+    };
     // The timeline first: a reader of standard output that stops early (`| head`) ends
     // the process, and must not cost the file.
     if let Some(target) = &a.timeline {
@@ -529,7 +548,7 @@ fn write_html(
 }
 
 /// How `simpi replay`'s messages name settings: by their flags.
-const NAMING: Naming = Naming {
+pub(crate) const NAMING: Naming = Naming {
     name: |s| arg(s).1,
     syntax: Syntax::Flags,
 };
@@ -591,7 +610,7 @@ fn arg(s: Setting) -> (&'static str, &'static str) {
 }
 
 /// The arguments as the facade's settings, with the flags typed on the command line.
-fn settings(a: &ReplayArgs, m: &ArgMatches) -> ReplaySettings {
+pub(crate) fn settings(a: &ReplayArgs, m: &ArgMatches) -> ReplaySettings {
     ReplaySettings {
         source: a.file.clone(),
         format: a.input.map(|f| match f {

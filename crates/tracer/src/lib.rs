@@ -7,6 +7,7 @@ pub mod calibrate;
 mod program;
 mod prototypes;
 pub mod summary;
+pub mod times;
 
 pub use summary::{read_dir, trace_info, RankInfo, TraceDir};
 
