@@ -69,8 +69,12 @@ pub struct Calibration {
 /// The envelope added to every message: SMPI's, so that empty messages fall in the
 /// first factor segment (SimGrid's factors apply to sizes strictly above a bound).
 const ENVELOPE: u64 = 16;
-/// Fewest sizes in one segment: two fix a line, a third checks it.
-const MIN_POINTS: usize = 3;
+/// Fewest sizes in one segment: two fix a line, the others check it.
+const MIN_POINTS: usize = 4;
+/// Most segments of the network's time in each protocol range, and of an overhead.
+const MAX_SEGMENTS: usize = 4;
+/// The largest bandwidth factor a fit may give.
+const MAX_BW_FACTOR: f64 = 1.2;
 
 /// Fits every model parameter to `m`, measured between two ranks joined by `route`.
 pub fn fit(m: &Measurements, route: Route) -> Result<Calibration, Error> {
@@ -95,24 +99,36 @@ pub fn fit(m: &Measurements, route: Route) -> Result<Calibration, Error> {
             recv_e.len()
         )));
     }
-    // A message that waited for its receive to be posted before flowing takes at least
-    // its network time to receive: more than half its one-way time, and well above
-    // the quickest receive (which, on shared memory, a cold wake-up can make longer
-    // than a whole ping-pong). The first size that did sets the asynchronous limit.
-    let one_way = |b: u64| ping.iter().find(|p| p.0 == b).map(|p| p.1);
-    let quickest = recv_e.iter().map(|p| p.1).fold(f64::INFINITY, f64::min);
-    let async_small = recv_e
-        .iter()
-        .find(|(b, r, _)| *r >= 2.0 * quickest && one_way(*b).is_some_and(|t| *r >= 0.5 * t))
-        .map_or(detached, |p| p.0);
-    let recv_early: Vec<Median> = recv_e.iter().copied().filter(|p| p.0 < async_small).collect();
-    if recv_early.len() < MIN_POINTS {
-        return Err(fail(format!(
-            "only {} sizes flowed before their receive was posted: too few to fit the receive overhead",
-            recv_early.len()
-        )));
+    // A receive that takes more than half a one-way time did not find its message
+    // in: it waited for the network (or, with a real MPI, for the sender's library to
+    // push the data out at its next progress call). Such samples say nothing of the
+    // receive overhead. If most eager sizes found their message in, eager messages
+    // flow before their receive is posted (the asynchronous limit is the detached
+    // one); otherwise the limit is the first size from which none did.
+    // Half the quickest one-way time is the bound: a call that finds its message in
+    // copies it, which no size makes as long as a trip across the network.
+    let quickest = ping.iter().map(|p| p.1).fold(f64::INFINITY, f64::min);
+    let found_in = |p: &Median| p.1 < 0.5 * quickest;
+    let recv_early: Vec<Median> = recv_e.iter().copied().filter(found_in).collect();
+    let async_small = if 2 * recv_early.len() >= recv_e.len() {
+        detached
+    } else {
+        let last_in = recv_e.iter().rposition(found_in);
+        last_in.map_or(0, |i| recv_e.get(i + 1).map_or(detached, |p| p.0))
+    };
+    let recv_early: Vec<Median> = recv_early.into_iter().filter(|p| p.0 < async_small).collect();
+    // Likewise a send that took more than half a one-way time waited for something
+    // (its receiver, or the network): not an overhead.
+    let send_alone: Vec<Median> = send_e.iter().copied().filter(found_in).collect();
+    for (what, v) in [("MPI_Send", &send_alone), ("MPI_Recv", &recv_early)] {
+        if v.len() < MIN_POINTS {
+            return Err(fail(format!(
+                "only {} eager sizes spent less than half their one-way time in {what}: too few to fit its overhead",
+                v.len()
+            )));
+        }
     }
-    let (os, os_fit) = overhead(&send_e, "send overhead os (time in MPI_Send)")?;
+    let (os, os_fit) = overhead(&send_alone, "send overhead os (time in MPI_Send)")?;
     let (or, or_fit) = overhead(&recv_early, "receive overhead or (time in MPI_Recv, message in)")?;
 
     // The network's part of each one-way time, in x = size + envelope.
@@ -142,9 +158,12 @@ pub fn fit(m: &Measurements, route: Route) -> Result<Calibration, Error> {
         .filter(|p| p.0 >= detached)
         .map(|&(b, t, e)| (x(b), net_time(b, t), e))
         .collect();
+    // A flow gets at most its narrowest link, give or take what the model misses: the
+    // bandwidth factor stays at most MAX_BW_FACTOR (sizes too small to show their
+    // slope reach that bound rather than an absurd one).
     let bounds = Bounds {
         a_min: 0.0,
-        b_min: 1e-3 / route.bandwidth,
+        b_min: 1.0 / (MAX_BW_FACTOR * route.bandwidth),
     };
     let mut lat = Vec::new();
     let mut bw = Vec::new();
@@ -162,7 +181,7 @@ pub fn fit(m: &Measurements, route: Route) -> Result<Calibration, Error> {
                 b,
             }]
         } else {
-            segmented::fit(part, MIN_POINTS, 6, bounds)
+            segmented::fit(part, MIN_POINTS, MAX_SEGMENTS, bounds)
         };
         for (i, s) in segs.iter().enumerate() {
             let bound = if i == 0 { first_bound } else { part[s.first - 1].0 as u64 };
@@ -199,7 +218,7 @@ pub fn fit(m: &Measurements, route: Route) -> Result<Calibration, Error> {
         breaks,
     };
 
-    let loggops = loggops(&send_e, &ping_e, m, detached)?;
+    let loggops = loggops(&send_alone, &ping_e, m, detached)?;
     let host_speed = (!m.flops.is_empty()).then(|| median(&m.flops));
     Ok(Calibration {
         file: PresetFile {
@@ -214,7 +233,7 @@ pub fn fit(m: &Measurements, route: Route) -> Result<Calibration, Error> {
 /// A software overhead `a + b·size` per segment, from medians by size.
 fn overhead(v: &[Median], what: &'static str) -> Result<(Piecewise, Fitted), Error> {
     let pts: Vec<Point> = v.iter().map(|&(b, t, e)| (b as f64, t.max(1e-12), e)).collect();
-    let segs = segmented::fit(&pts, MIN_POINTS, 4, Bounds::NON_NEGATIVE);
+    let segs = segmented::fit(&pts, MIN_POINTS, MAX_SEGMENTS, Bounds::NON_NEGATIVE);
     let mut pieces = Vec::new();
     let mut breaks = Vec::new();
     for (i, s) in segs.iter().enumerate() {
