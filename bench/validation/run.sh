@@ -4,12 +4,16 @@
 # replays each trace on the testbed's platform with the flow and the hybrid (smpi preset)
 # models and prints a table: measured time, predictions and |ln(predicted/measured)|.
 #
-# Usage (root): bench/validation/run.sh OSU_DIR NPB_DIR [OUT_DIR]
+# Usage (root): [NODES=N] [PRESET=FILE] bench/validation/run.sh OSU_DIR NPB_DIR [OUT_DIR]
 #   OSU_DIR: a built OSU micro-benchmarks tree (mpi/pt2pt/osu_latency, ...), built with mpicc
 #   NPB_DIR: a built NPB3.x-MPI tree (bin/is.W.x)
+#   NODES: nodes of the collective and NPB cases (default 8; point-to-point uses 2)
+#   PRESET: a preset file (simpi calibrate) replayed as a third prediction, "calibrated"
 # Sources are not part of simpi; see docs/validation.md for how they were obtained.
 set -euo pipefail
 osu=$(realpath "$1"); npb=$(realpath "$2"); out=${3:-bench-out/validation}
+n=${NODES:-8}
+preset=${PRESET:+$(realpath "$PRESET")}
 here=$(cd "$(dirname "$0")/../.." && pwd)
 simpi="$here/target/release/simpi"
 mkdir -p "$out"; out=$(realpath "$out")
@@ -19,13 +23,13 @@ mkdir -p "$out"; out=$(realpath "$out")
 cases=(
   "osu_latency 2 $osu/mpi/pt2pt/osu_latency -x 10 -i 50"
   "osu_bw 2 $osu/mpi/pt2pt/osu_bw -x 1 -i 3"
-  "osu_allreduce 8 $osu/mpi/collective/osu_allreduce -m 65536 -x 10 -i 100"
-  "osu_alltoall 8 $osu/mpi/collective/osu_alltoall -m 65536 -x 10 -i 100"
-  "osu_bcast 8 $osu/mpi/collective/osu_bcast -m 65536 -x 10 -i 100"
-  "npb_is_W 8 $npb/bin/is.W.x"
-  "npb_is_A 8 $npb/bin/is.A.x"
+  "osu_allreduce $n $osu/mpi/collective/osu_allreduce -m 65536 -x 10 -i 100"
+  "osu_alltoall $n $osu/mpi/collective/osu_alltoall -m 65536 -x 10 -i 100"
+  "osu_bcast $n $osu/mpi/collective/osu_bcast -m 65536 -x 10 -i 100"
+  "npb_is_W $n $npb/bin/is.W.x"
+  "npb_is_A $n $npb/bin/is.A.x"
 )
-printf "%-14s %5s %12s %12s %12s %9s %9s\n" case nodes measured_s flow_s hybrid_s err_flow err_hyb | tee "$out/table.txt"
+printf "%-14s %5s %12s %12s %12s %12s %9s %9s %9s\n" case nodes measured_s flow_s hybrid_s calib_s err_flow err_hyb err_cal | tee "$out/table.txt"
 for c in "${cases[@]}"; do
   set -- $c
   name=$1; nodes=$2; shift 2
@@ -37,9 +41,14 @@ for c in "${cases[@]}"; do
   measured=$(awk '$1=="finalize"{ if ($2>m) m=$2 } END { printf "%.9f", m }' "$d"/trace/rank-*.times)
   flow=$("$simpi" replay "$d/trace/index.txt" --model flow --platform "$d/platform.toml" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["makespan_ps"]/1e12)')
   hyb=$("$simpi" replay "$d/trace/index.txt" --model hybrid --preset smpi --platform "$d/platform.toml" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["makespan_ps"]/1e12)')
-  python3 - "$name" "$nodes" "$measured" "$flow" "$hyb" <<'PY' | tee -a "$out/table.txt"
+  cal=nan
+  if [ -n "$preset" ]; then
+    cal=$("$simpi" replay "$d/trace/index.txt" --model hybrid --preset "$preset" --platform "$d/platform.toml" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["makespan_ps"]/1e12)')
+  fi
+  python3 - "$name" "$nodes" "$measured" "$flow" "$hyb" "$cal" <<'PY' | tee -a "$out/table.txt"
 import math, sys
-name, nodes, m, f, h = sys.argv[1], sys.argv[2], *map(float, sys.argv[3:])
-print(f"{name:14s} {nodes:>5s} {m:12.6f} {f:12.6f} {h:12.6f} {abs(math.log(f/m)):9.3f} {abs(math.log(h/m)):9.3f}")
+name, nodes, m, f, h, c = sys.argv[1], sys.argv[2], *map(float, sys.argv[3:])
+err = lambda p: abs(math.log(p / m)) if p == p else float("nan")
+print(f"{name:14s} {nodes:>5s} {m:12.6f} {f:12.6f} {h:12.6f} {c:12.6f} {err(f):9.3f} {err(h):9.3f} {err(c):9.3f}")
 PY
 done

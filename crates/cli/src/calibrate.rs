@@ -90,7 +90,11 @@ pub fn run(a: CalibrateArgs) -> Result<(), (u8, String)> {
             f.display().to_string(),
         ),
         None => {
-            let mut sizes = if a.sizes.is_empty() { default_sizes(a.max_size) } else { a.sizes.clone() };
+            let mut sizes = if a.sizes.is_empty() {
+                default_sizes(a.max_size)
+            } else {
+                a.sizes.clone()
+            };
             sizes.sort_unstable();
             sizes.dedup();
             let c = CalibrateConfig {
@@ -113,12 +117,23 @@ pub fn run(a: CalibrateArgs) -> Result<(), (u8, String)> {
     let platform = simpi::platform::load(&a.platform).map_err(|e| (EXIT_INPUT, e.to_string()))?;
     let (ha, hb) = match a.hosts.as_slice() {
         [] if platform.num_hosts() >= 2 => (HostId(0), HostId(1)),
-        [] => return Err((EXIT_INPUT, format!("{}: the platform needs two hosts to measure between", a.platform.display()))),
+        [] => {
+            return Err((
+                EXIT_INPUT,
+                format!(
+                    "{}: the platform needs two hosts to measure between",
+                    a.platform.display()
+                ),
+            ))
+        }
         [x, y] => {
             let find = |n: &str| {
-                platform
-                    .host_by_name(n)
-                    .ok_or_else(|| (EXIT_USAGE, format!("--hosts: no host '{n}' in {}", a.platform.display())))
+                platform.host_by_name(n).ok_or_else(|| {
+                    (
+                        EXIT_USAGE,
+                        format!("--hosts: no host '{n}' in {}", a.platform.display()),
+                    )
+                })
             };
             (find(x)?, find(y)?)
         }

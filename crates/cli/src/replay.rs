@@ -334,7 +334,9 @@ pub(crate) fn simulate_once(
         .map_err(|m| (EXIT_USAGE, format!("--timeline-ranks: {m}")))?;
     // The model's settings contradict each other or leave their domain: a command-line
     // error; the machine's files are input.
-    let spec = s.model_spec().map_err(|e| (EXIT_USAGE, e.to_string()))?;
+    let spec = s
+        .model_spec()
+        .map_err(|e| (if e.is_input() { EXIT_INPUT } else { EXIT_USAGE }, e.to_string()))?;
     let machine = Machine::new(&spec, ranks).map_err(input_err)?;
     let flops = a.trace.speed;
     let speed = |r: u32| machine.speed(r).unwrap_or(flops);

@@ -212,11 +212,7 @@ pub fn parse(source: Option<String>, given: HashMap<String, String>, coll: Vec<S
     );
     read!("model", ModelName::parse, |v| s.replay.model = Some(v));
     read!("platform", path, |v| s.replay.platform = Some(v));
-    read!(
-        "preset",
-        PresetName::parse,
-        |v| s.replay.preset = v
-    );
+    read!("preset", PresetName::parse, |v| s.replay.preset = v);
     read!("constant_time", values::duration, |v| s.replay.constant_time = v);
     let pk = &mut s.replay.packet;
     read!("packet_preset", values::packet_preset, |v| pk.preset = Some(v));

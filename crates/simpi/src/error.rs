@@ -28,6 +28,8 @@ pub enum Error {
     },
     /// A setting is out of its domain; the message names it.
     Setting(String),
+    /// A preset or measurements file is malformed; the message names file and line.
+    Input(String),
     /// The simulation of the workload at `path` stopped with the engine's error (a
     /// trace's line its program reached, a clock overflow, a missing route).
     Run {
@@ -42,6 +44,12 @@ pub enum Error {
 }
 
 impl Error {
+    /// True if an input file is at fault (malformed or unreadable), rather than a
+    /// setting or the workload.
+    pub fn is_input(&self) -> bool {
+        !matches!(self, Error::Setting(_) | Error::Stall(_))
+    }
+
     /// True if the workload itself cannot complete (rather than being malformed).
     pub fn is_stall(&self) -> bool {
         matches!(self, Error::Stall(_))
@@ -58,7 +66,7 @@ impl fmt::Display for Error {
             Error::Platform(e) => write!(f, "{e}"),
             Error::Noise(e) => write!(f, "{e}"),
             Error::Io { path, msg } => write!(f, "{path}: {msg}"),
-            Error::Setting(m) | Error::Stall(m) => f.write_str(m),
+            Error::Setting(m) | Error::Input(m) | Error::Stall(m) => f.write_str(m),
             // A trace's own error already names its file and line.
             Error::Run {
                 error: e @ simpi_mpi::Error::Input { .. },

@@ -109,7 +109,7 @@ pub fn read(path: &Path) -> Result<PresetFile, Error> {
 pub fn parse(text: &str, name: &str) -> Result<PresetFile, Error> {
     let at = |span: Option<Range<usize>>, msg: String| {
         let line = span.map_or(1, |s| text[..s.start.min(text.len())].matches('\n').count() + 1);
-        Error::Setting(format!("{name}:{line}: {msg}"))
+        Error::Input(format!("{name}:{line}: {msg}"))
     };
     let f: File = toml::from_str(text).map_err(|e| at(e.span(), e.message().to_string()))?;
     let pw = |s: &Spanned<String>, key: &str| {
@@ -149,13 +149,40 @@ pub fn parse(text: &str, name: &str) -> Result<PresetFile, Error> {
     // Each value checked alone, so that a fault names its own line.
     let plain = FlowParams::plain;
     let one_by_one = [
-        (n.lat_factor.span(), FlowParams { lat_factor: network.lat_factor.clone(), ..plain() }),
-        (n.bw_factor.span(), FlowParams { bw_factor: network.bw_factor.clone(), ..plain() }),
-        (n.weight_s.as_ref().map_or(0..0, |w| w.span()), FlowParams { weight_s: network.weight_s, ..plain() }),
-        (n.tcp_gamma.as_ref().map_or(0..0, |w| w.span()), FlowParams { tcp_gamma: network.tcp_gamma, ..plain() }),
+        (
+            n.lat_factor.span(),
+            FlowParams {
+                lat_factor: network.lat_factor.clone(),
+                ..plain()
+            },
+        ),
+        (
+            n.bw_factor.span(),
+            FlowParams {
+                bw_factor: network.bw_factor.clone(),
+                ..plain()
+            },
+        ),
+        (
+            n.weight_s.as_ref().map_or(0..0, |w| w.span()),
+            FlowParams {
+                weight_s: network.weight_s,
+                ..plain()
+            },
+        ),
+        (
+            n.tcp_gamma.as_ref().map_or(0..0, |w| w.span()),
+            FlowParams {
+                tcp_gamma: network.tcp_gamma,
+                ..plain()
+            },
+        ),
         (
             n.cross_traffic.as_ref().map_or(0..0, |w| w.span()),
-            FlowParams { cross_traffic: network.cross_traffic, ..plain() },
+            FlowParams {
+                cross_traffic: network.cross_traffic,
+                ..plain()
+            },
         ),
     ];
     for (span, params) in one_by_one {
@@ -271,14 +298,20 @@ mod tests {
     fn a_file_gives_every_value_it_states() {
         let f = parse(GOOD, "p.toml").unwrap();
         let p = &f.preset.protocol;
-        assert_eq!((p.async_small, p.detached, p.envelope, p.grow_test_costs), (100, 200, 8, false));
+        assert_eq!(
+            (p.async_small, p.detached, p.envelope, p.grow_test_costs),
+            (100, 200, 8, false)
+        );
         assert!((p.os.overhead(1000) - (2e-5 + 1e-6)).abs() < 1e-15);
         assert_eq!(f.preset.network.lat_factor.factor(1001), 3.0);
         assert_eq!(f.preset.network.bw_factor.factor(5), 0.5);
         assert_eq!((f.preset.network.weight_s, f.preset.network.tcp_gamma), (0.0, None));
         let l = f.loggops.unwrap();
         // 8e-11 s is 80 ps per byte: below a nanosecond, kept exactly.
-        assert_eq!((l.l, l.o, l.g, l.big_g, l.big_o, l.s), (1_000_000, 2_000_000, 3_000_000, 80, 0, 65535));
+        assert_eq!(
+            (l.l, l.o, l.g, l.big_g, l.big_o, l.s),
+            (1_000_000, 2_000_000, 3_000_000, 80, 0, 65535)
+        );
         assert_eq!(f.host_speed, Some(2e9));
     }
 
@@ -306,7 +339,10 @@ mod tests {
     #[test]
     fn faults_are_named_with_their_line() {
         let e = parse(&GOOD.replace("bw_factor = \"0:0.5\"", "bw_factor = \"0:-1\""), "p.toml").unwrap_err();
-        assert!(e.to_string().starts_with("p.toml:10: ") && e.to_string().contains("bandwidth factor"), "{e}");
+        assert!(
+            e.to_string().starts_with("p.toml:10: ") && e.to_string().contains("bandwidth factor"),
+            "{e}"
+        );
         let e = parse(&GOOD.replace("L = 1e-6", "L = -1e-6"), "p.toml").unwrap_err();
         assert!(e.to_string().starts_with("p.toml:12: L:"), "{e}");
         let e = parse(&GOOD.replace("envelope = 8\n", ""), "p.toml").unwrap_err();

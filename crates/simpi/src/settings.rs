@@ -855,8 +855,8 @@ impl ReplaySettings {
                 return Ok((self.loggops, self.time_unit));
             };
             let Some(l) = &f.loggops else {
-                return Err(Error::Setting(format!(
-                    "the preset file {} has no [loggops] section for the loggops model",
+                return Err(Error::Input(format!(
+                    "{}: the preset file has no [loggops] section for the loggops model",
                     self.preset_path().display()
                 )));
             };
@@ -868,9 +868,9 @@ impl ReplaySettings {
                     p[i] = if i == 5 {
                         self.loggops[5]
                     } else {
-                        self.loggops[i].checked_mul(k).ok_or_else(|| {
-                            Error::Setting(format!("{s:?} overflows 2^64 picoseconds"))
-                        })?
+                        self.loggops[i]
+                            .checked_mul(k)
+                            .ok_or_else(|| Error::Setting(format!("{s:?} overflows 2^64 picoseconds")))?
                     };
                 }
             }

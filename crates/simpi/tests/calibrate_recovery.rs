@@ -10,7 +10,8 @@ use simpi::platform::{HostId, Platform};
 use simpi::{load, simulate, CollChoice, Model, Piecewise, Preset, Protocol};
 
 /// Two hosts, 100 Mbit/s and 50 us links (a two-link route).
-const PLATFORM: &str = "[topology]\nkind = \"flat\"\nhosts = 2\nspeed = \"1Gf\"\nlink = { bandwidth = \"100Mbps\", latency = \"50us\" }\n";
+const PLATFORM: &str =
+    "[topology]\nkind = \"flat\"\nhosts = 2\nspeed = \"1Gf\"\nlink = { bandwidth = \"100Mbps\", latency = \"50us\" }\n";
 
 fn platform() -> Platform {
     let dir = std::env::temp_dir().join(format!("simpi-calib-{}", std::process::id()));
@@ -145,8 +146,18 @@ fn the_fit_gives_back_the_factors_overheads_and_thresholds_of_simulated_data() {
     };
     for &b in &sizes {
         let x = b + 16;
-        within("latency factor", b, got.network.lat_factor.factor(x), t.network.lat_factor.factor(x));
-        within("bandwidth factor", b, got.network.bw_factor.factor(x), t.network.bw_factor.factor(x));
+        within(
+            "latency factor",
+            b,
+            got.network.lat_factor.factor(x),
+            t.network.lat_factor.factor(x),
+        );
+        within(
+            "bandwidth factor",
+            b,
+            got.network.bw_factor.factor(x),
+            t.network.bw_factor.factor(x),
+        );
         if b < 65536 {
             within("os", b, got.protocol.os.overhead(b), t.protocol.os.overhead(b));
             within("or", b, got.protocol.or.overhead(b), t.protocol.or.overhead(b));

@@ -30,7 +30,9 @@ pub fn run(c: &CalibrateConfig) -> Result<String, Error> {
         ));
     }
     if c.sizes.is_empty() || c.repeats == 0 {
-        return Err(Error::Usage("--sizes and --repeats need at least one value each".into()));
+        return Err(Error::Usage(
+            "--sizes and --repeats need at least one value each".into(),
+        ));
     }
     if c.sizes.len() > 512 {
         return Err(Error::Usage(format!("--sizes: {} sizes, at most 512", c.sizes.len())));

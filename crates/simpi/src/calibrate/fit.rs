@@ -53,7 +53,10 @@ impl Fitted {
         if e.is_empty() {
             return (0.0, 0.0);
         }
-        (e.iter().sum::<f64>() / e.len() as f64, e.iter().cloned().fold(0.0, f64::max))
+        (
+            e.iter().sum::<f64>() / e.len() as f64,
+            e.iter().cloned().fold(0.0, f64::max),
+        )
     }
 }
 
@@ -62,8 +65,10 @@ impl Fitted {
 pub struct Calibration {
     /// The fitted preset.
     pub file: PresetFile,
-    /// Each fit, with its residuals.
+    /// Each fit, with its residuals (the one-way time first).
     pub fits: Vec<Fitted>,
+    /// What the fit could not measure and assumed instead.
+    pub notes: Vec<String>,
 }
 
 /// The envelope added to every message: SMPI's, so that empty messages fall in the
@@ -78,7 +83,7 @@ const MAX_BW_FACTOR: f64 = 1.2;
 
 /// Fits every model parameter to `m`, measured between two ranks joined by `route`.
 pub fn fit(m: &Measurements, route: Route) -> Result<Calibration, Error> {
-    let fail = |msg: String| Error::Setting(format!("calibrate: {msg}"));
+    let fail = |msg: String| Error::Input(format!("calibrate: {msg}"));
     if !(route.latency.is_finite() && route.latency > 0.0 && route.bandwidth.is_finite() && route.bandwidth > 0.0) {
         return Err(fail(
             "the measured route needs a positive latency and bandwidth in the platform".into(),
@@ -120,16 +125,28 @@ pub fn fit(m: &Measurements, route: Route) -> Result<Calibration, Error> {
     // Likewise a send that took more than half a one-way time waited for something
     // (its receiver, or the network): not an overhead.
     let send_alone: Vec<Median> = send_e.iter().copied().filter(found_in).collect();
-    for (what, v) in [("MPI_Send", &send_alone), ("MPI_Recv", &recv_early)] {
+    let mut notes = Vec::new();
+    let mut fits = Vec::new();
+    let mut side = |v: &[Median], call: &str, what: &'static str| {
         if v.len() < MIN_POINTS {
-            return Err(fail(format!(
-                "only {} eager sizes spent less than half their one-way time in {what}: too few to fit its overhead",
+            // On shared memory a call alone can take longer than half a ping-pong (a
+            // cold cache, a wake-up): no overhead can be told from such samples.
+            notes.push(format!(
+                "only {} eager sizes spent less than half the quickest one-way time in {call}: its overhead is taken as 0",
                 v.len()
-            )));
+            ));
+            return Piecewise::default();
         }
-    }
-    let (os, os_fit) = overhead(&send_alone, "send overhead os (time in MPI_Send)")?;
-    let (or, or_fit) = overhead(&recv_early, "receive overhead or (time in MPI_Recv, message in)")?;
+        let (p, f) = overhead(v, what);
+        fits.push(f);
+        p
+    };
+    let os = side(&send_alone, "MPI_Send", "send overhead os (time in MPI_Send)");
+    let or = side(
+        &recv_early,
+        "MPI_Recv",
+        "receive overhead or (time in MPI_Recv, message in)",
+    );
 
     // The network's part of each one-way time, in x = size + envelope.
     let protocol = Protocol {
@@ -152,7 +169,10 @@ pub fn fit(m: &Measurements, route: Route) -> Result<Calibration, Error> {
     };
     let x = |b: u64| (b + ENVELOPE) as f64;
     // The overheads' errors are small beside the one-way time's: its error stands.
-    let net_e: Vec<Point> = ping_e.iter().map(|&(b, t, e)| (x(b), net_time(b, t), e * t / net_time(b, t))).collect();
+    let net_e: Vec<Point> = ping_e
+        .iter()
+        .map(|&(b, t, e)| (x(b), net_time(b, t), e * t / net_time(b, t)))
+        .collect();
     let net_r: Vec<Point> = ping
         .iter()
         .filter(|p| p.0 >= detached)
@@ -184,7 +204,11 @@ pub fn fit(m: &Measurements, route: Route) -> Result<Calibration, Error> {
             segmented::fit(part, MIN_POINTS, MAX_SEGMENTS, bounds)
         };
         for (i, s) in segs.iter().enumerate() {
-            let bound = if i == 0 { first_bound } else { part[s.first - 1].0 as u64 };
+            let bound = if i == 0 {
+                first_bound
+            } else {
+                part[s.first - 1].0 as u64
+            };
             if i > 0 || first_bound > 0 {
                 breaks.push(bound - ENVELOPE.min(bound));
             }
@@ -200,7 +224,9 @@ pub fn fit(m: &Measurements, route: Route) -> Result<Calibration, Error> {
         cross_traffic: None,
     };
     let preset = Preset { protocol, network };
-    preset.validate().map_err(|m| fail(format!("the fitted preset is invalid: {m}")))?;
+    preset
+        .validate()
+        .map_err(|m| fail(format!("the fitted preset is invalid: {m}")))?;
     let model_one_way = |b: u64| {
         let p = &preset;
         let xb = b + ENVELOPE;
@@ -226,12 +252,13 @@ pub fn fit(m: &Measurements, route: Route) -> Result<Calibration, Error> {
             loggops: Some(loggops),
             host_speed,
         },
-        fits: vec![ping_fit, os_fit, or_fit],
+        fits: std::iter::once(ping_fit).chain(fits).collect(),
+        notes,
     })
 }
 
 /// A software overhead `a + b·size` per segment, from medians by size.
-fn overhead(v: &[Median], what: &'static str) -> Result<(Piecewise, Fitted), Error> {
+fn overhead(v: &[Median], what: &'static str) -> (Piecewise, Fitted) {
     let pts: Vec<Point> = v.iter().map(|&(b, t, e)| (b as f64, t.max(1e-12), e)).collect();
     let segs = segmented::fit(&pts, MIN_POINTS, MAX_SEGMENTS, Bounds::NON_NEGATIVE);
     let mut pieces = Vec::new();
@@ -250,19 +277,14 @@ fn overhead(v: &[Median], what: &'static str) -> Result<(Piecewise, Fitted), Err
         points: v.iter().map(|&(b, t, _)| (b, t, p.overhead(b))).collect(),
         breaks,
     };
-    Ok((p, fitted))
+    (p, fitted)
 }
 
 /// LogGOPS from the eager sizes: `o` and `O` from the line of the sender's time (LogGOPS
 /// charges the receiver the same), `L` and `G` from the one-way line, `g` from the
 /// stream (a stream's messages follow each other by `max(o, g)`, so a gap below `o`
 /// does not show), `S` the largest eager size.
-fn loggops(
-    send: &[Median],
-    ping: &[Median],
-    m: &Measurements,
-    detached: u64,
-) -> Result<LogGops, Error> {
+fn loggops(send: &[Median], ping: &[Median], m: &Measurements, detached: u64) -> Result<LogGops, Error> {
     // Lines in size - 1, the bytes LogGOPS charges per byte, on relative errors (one
     // line cannot follow every bend: no point should weigh more for being precise).
     let line = |v: &[Median]| {
@@ -277,8 +299,10 @@ fn loggops(
         let (a, b, _) = segmented::fit_line(&pts, Bounds::NON_NEGATIVE);
         Some((a, b))
     };
-    let too_few = || Error::Setting("calibrate: LogGOPS needs two sizes of at least one byte below the detached threshold".into());
-    let (o, big_o) = line(send).ok_or_else(too_few)?;
+    let too_few =
+        || Error::Input("calibrate: LogGOPS needs two sizes of at least one byte below the detached threshold".into());
+    // No send measurable as an overhead (see the note): no overhead.
+    let (o, big_o) = line(send).unwrap_or((0.0, 0.0));
     let (pa, pb) = line(ping).ok_or_else(too_few)?;
     let l = (pa - 2.0 * o).max(0.0);
     let g = m

@@ -56,7 +56,12 @@ pub struct Measurements {
 impl Measurements {
     /// Adds one time sample.
     pub fn add(&mut self, kind: Kind, bytes: u64, seconds: f64) {
-        self.times.entry(kind).or_default().entry(bytes).or_default().push(seconds);
+        self.times
+            .entry(kind)
+            .or_default()
+            .entry(bytes)
+            .or_default()
+            .push(seconds);
     }
 
     /// The median of each size's samples of `kind`, sorted by size.
@@ -74,7 +79,9 @@ impl Measurements {
     /// taken below that median, so a size whose samples agree by chance does not
     /// outweigh the rest (nor make a breakpoint of its own).
     pub fn medians_with_errors(&self, kind: Kind) -> Vec<(u64, f64, f64)> {
-        let Some(by_size) = self.times.get(&kind) else { return Vec::new() };
+        let Some(by_size) = self.times.get(&kind) else {
+            return Vec::new();
+        };
         let est: Vec<(u64, f64, Option<f64>)> = by_size
             .iter()
             .map(|(&b, v)| {
@@ -143,7 +150,7 @@ pub fn parse(text: &str, name: &str) -> Result<Measurements, Error> {
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        let bad = |msg: &str| Error::Setting(format!("{name}:{}: {msg}", i + 1));
+        let bad = |msg: &str| Error::Input(format!("{name}:{}: {msg}", i + 1));
         let w: Vec<&str> = line.split_whitespace().collect();
         let [kind, bytes, value] = w.as_slice() else {
             return Err(bad("expected '<kind> <bytes> <value>'"));
@@ -178,8 +185,8 @@ pub fn parse(text: &str, name: &str) -> Result<Measurements, Error> {
         };
         m.add(kind, bytes, value);
     }
-    if !m.times.get(&Kind::PingPong).is_some_and(|p| !p.is_empty()) {
-        return Err(Error::Setting(format!("{name}: no pingpong sample: nothing to fit")));
+    if m.times.get(&Kind::PingPong).is_none_or(|p| p.is_empty()) {
+        return Err(Error::Input(format!("{name}: no pingpong sample: nothing to fit")));
     }
     Ok(m)
 }

@@ -17,7 +17,7 @@ pub use plot::fit_plot;
 /// residuals and its mean and worst |ln(fitted/measured)|.
 pub fn report(c: &Calibration) -> String {
     let p = &c.file.preset;
-    let mut s = String::new();
+    let mut s: String = c.notes.iter().map(|n| format!("note: {n}\n")).collect();
     if let Some(f) = c.fits.first() {
         let (mean, worst) = f.errors();
         if mean > 0.05 || worst > 0.25 {
@@ -44,7 +44,11 @@ pub fn report(c: &Calibration) -> String {
     };
     s.push_str(&format!("send overhead os:\n{}", seg(&p.protocol.os, "")));
     s.push_str(&format!("receive overhead or:\n{}", seg(&p.protocol.or, "")));
-    s.push_str(&format!("latency factor (size + {} B envelope):\n{}", p.protocol.envelope, seg(&p.network.lat_factor, "")));
+    s.push_str(&format!(
+        "latency factor (size + {} B envelope):\n{}",
+        p.protocol.envelope,
+        seg(&p.network.lat_factor, "")
+    ));
     s.push_str(&format!("bandwidth factor:\n{}", seg(&p.network.bw_factor, "")));
     if let Some(l) = &c.file.loggops {
         s.push_str(&format!(
@@ -67,7 +71,11 @@ pub fn report(c: &Calibration) -> String {
             f.what, "bytes", "measured us", "fitted us", "ln"
         ));
         for &(b, m, t) in &f.points {
-            let ln = if m > 0.0 && t > 0.0 { format!("{:+.4}", (t / m).ln()) } else { "-".into() };
+            let ln = if m > 0.0 && t > 0.0 {
+                format!("{:+.4}", (t / m).ln())
+            } else {
+                "-".into()
+            };
             s.push_str(&format!("{b:>10} {:>13.3} {:>13.3} {ln:>8}\n", m * 1e6, t * 1e6));
         }
     }

@@ -23,7 +23,10 @@ pub fn fit_plot(fits: &[Fitted]) -> String {
 
 /// Powers of ten covering `lo..=hi` (both positive).
 fn decades(lo: f64, hi: f64) -> (f64, f64) {
-    (10f64.powf(lo.log10().floor()), 10f64.powf(hi.log10().ceil().max(lo.log10().floor() + 1.0)))
+    (
+        10f64.powf(lo.log10().floor()),
+        10f64.powf(hi.log10().ceil().max(lo.log10().floor() + 1.0)),
+    )
 }
 
 fn panel(svg: &mut Svg, f: &Fitted, y0: f64) {
@@ -49,7 +52,14 @@ fn panel(svg: &mut Svg, f: &Fitted, y0: f64) {
     let mut x = x_lo;
     while x <= x_hi * 1.0001 {
         svg.line(sx(x), y0 + TOP, sx(x), y0 + TOP + ph, "#dddddd", 1.0);
-        svg.text(sx(x), y0 + TOP + ph + 15.0, 10.0, Anchor::Middle, false, &format!("{:.0e}", x));
+        svg.text(
+            sx(x),
+            y0 + TOP + ph + 15.0,
+            10.0,
+            Anchor::Middle,
+            false,
+            &format!("{:.0e}", x),
+        );
         x *= 10.0;
     }
     let mut y = y_lo;
@@ -58,7 +68,14 @@ fn panel(svg: &mut Svg, f: &Fitted, y0: f64) {
         svg.text(LEFT - 5.0, sy(y) + 3.0, 10.0, Anchor::End, false, &format!("{:.0e}", y));
         y *= 10.0;
     }
-    svg.text(LEFT + pw / 2.0, y0 + H - 8.0, 11.0, Anchor::Middle, false, "message size + 1 (bytes)");
+    svg.text(
+        LEFT + pw / 2.0,
+        y0 + H - 8.0,
+        11.0,
+        Anchor::Middle,
+        false,
+        "message size + 1 (bytes)",
+    );
     svg.text(16.0, y0 + TOP + ph / 2.0, 11.0, Anchor::Middle, true, "seconds");
     for &b in &f.breaks {
         let xb = sx(b as f64 + 1.0);
@@ -69,8 +86,20 @@ fn panel(svg: &mut Svg, f: &Fitted, y0: f64) {
     let line: Vec<(f64, f64)> = pts.iter().map(|p| (sx(p.0), sy(p.2))).collect();
     svg.polyline(&line, "#1f5fbf");
     for p in &pts {
-        let tip = format!("{} B: measured {:.3} us, fitted {:.3} us", p.0 - 1.0, p.1 * 1e6, p.2 * 1e6);
+        let tip = format!(
+            "{} B: measured {:.3} us, fitted {:.3} us",
+            p.0 - 1.0,
+            p.1 * 1e6,
+            p.2 * 1e6
+        );
         svg.circle(sx(p.0), sy(p.1), 3.0, "#c0392b", Some(&tip));
     }
-    svg.text(LEFT + 8.0, y0 + TOP + 14.0, 10.0, Anchor::Start, false, "dots: measured median; line: fitted; orange: breakpoints");
+    svg.text(
+        LEFT + 8.0,
+        y0 + TOP + 14.0,
+        10.0,
+        Anchor::Start,
+        false,
+        "dots: measured median; line: fitted; orange: breakpoints",
+    );
 }

@@ -73,7 +73,11 @@ pub fn fit_line(pts: &[Point], bounds: Bounds) -> (f64, f64, f64) {
         a = bounds.a_min;
         let sxx0: f64 = pts.iter().map(|p| weight(p) * p.0 * p.0).sum();
         let sxy0: f64 = pts.iter().map(|p| weight(p) * p.0 * (p.1 - a)).sum();
-        b = if sxx0 > 0.0 { (sxy0 / sxx0).max(bounds.b_min) } else { bounds.b_min };
+        b = if sxx0 > 0.0 {
+            (sxy0 / sxx0).max(bounds.b_min)
+        } else {
+            bounds.b_min
+        };
     }
     let rss = pts.iter().map(|p| weight(p) * (p.1 - a - b * p.0).powi(2)).sum();
     (a, b, rss)
@@ -159,7 +163,10 @@ mod tests {
         };
         let pts: Vec<Point> = grid().into_iter().map(|x| (x, f(x), 1e-3)).collect();
         let s = fit(&pts, 3, 6, Bounds::NON_NEGATIVE);
-        assert_eq!(s.iter().map(|s| (s.first, s.last)).collect::<Vec<_>>(), vec![(0, 12), (13, 26), (27, 39)]);
+        assert_eq!(
+            s.iter().map(|s| (s.first, s.last)).collect::<Vec<_>>(),
+            vec![(0, 12), (13, 26), (27, 39)]
+        );
         assert!((s[1].a / 5e-5 - 1.0).abs() < 1e-9 && (s[2].b / 9e-8 - 1.0).abs() < 1e-9);
     }
 

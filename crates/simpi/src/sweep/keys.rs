@@ -104,7 +104,12 @@ pub const KEYS: [Key; 44] = [
         Setting::Platform,
         "Platform file (.toml or SimGrid .xml) of the flow, hybrid and packet models",
     ),
-    key("--preset", "preset", Setting::Preset, "smpi, plain or a preset file [default: smpi]"),
+    key(
+        "--preset",
+        "preset",
+        Setting::Preset,
+        "smpi, plain or a preset file [default: smpi]",
+    ),
     key(
         "--constant-time",
         "constant_time",

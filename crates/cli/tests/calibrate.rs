@@ -1,0 +1,277 @@
+//! `simpi calibrate` and `--preset FILE`: measurements written from closed-form times
+//! are fitted back, the preset file replays a ping-pong to those times, LogGOPS from a
+//! preset file gives the thesis's one-message time, faults have their exit codes, and
+//! one run measures a real Open MPI.
+
+#[allow(dead_code)]
+mod common;
+
+use common::{require, simpi, workdir};
+use std::path::Path;
+
+/// Two hosts joined by a 100 Mbit/s, 50 us link each way (a 100 us, two-link route).
+const PLATFORM: &str =
+    "[topology]\nkind = \"flat\"\nhosts = 2\nspeed = \"1Gf\"\nlink = { bandwidth = \"100Mbps\", latency = \"50us\" }\n";
+const L: f64 = 100e-6;
+const B: f64 = 12.5e6;
+
+/// The chosen network: overheads os = 5 us + 1 ns/B and or = 3 us + 0.5 ns/B below
+/// 65536 B (detached, flowing before the receive); the network's time alpha L + (s +
+/// 16) / (beta B) with alpha 2, beta 0.8 below 65536 B and alpha 5, beta 0.95 above.
+fn os(s: f64) -> f64 {
+    5e-6 + 1e-9 * s
+}
+fn or(s: f64) -> f64 {
+    3e-6 + 0.5e-9 * s
+}
+fn one_way(s: u64) -> f64 {
+    let x = (s + 16) as f64;
+    if s < 65536 {
+        os(s as f64) + 2.0 * L + x / (0.8 * B) + or(s as f64)
+    } else {
+        5.0 * L + x / (0.95 * B)
+    }
+}
+
+fn sizes() -> Vec<u64> {
+    let mut v: Vec<u64> = (0..=84).map(|k| 2f64.powf(k as f64 / 4.0).round() as u64).collect();
+    v.insert(0, 0);
+    v.dedup();
+    v
+}
+
+/// The measurement file the program would write on that network, three equal samples
+/// per size: a late receiver waits for rendezvous sends (0.5 s here).
+fn measurements() -> String {
+    let mut m = String::new();
+    for s in sizes() {
+        for _ in 0..3 {
+            m.push_str(&format!("pingpong {s} {:.12e}\n", one_way(s)));
+            if s < 65536 {
+                m.push_str(&format!(
+                    "send {s} {:.12e}\nrecv {s} {:.12e}\n",
+                    os(s as f64),
+                    or(s as f64)
+                ));
+            } else {
+                m.push_str(&format!("send {s} 0.5\nrecv {s} {:.12e}\n", one_way(s)));
+            }
+        }
+    }
+    m.push_str("gap 1 4e-6\nflops 0 2e9\nflops 0 2.2e9\ndetached 65536 0\n");
+    m
+}
+
+fn fitted(d: &Path) -> std::process::Output {
+    std::fs::write(d.join("p.toml"), PLATFORM).unwrap();
+    std::fs::write(d.join("m.txt"), measurements()).unwrap();
+    simpi()
+        .current_dir(d)
+        .args([
+            "calibrate",
+            "--from",
+            "m.txt",
+            "--platform",
+            "p.toml",
+            "-o",
+            "fit.toml",
+            "--plot",
+            "fit.svg",
+        ])
+        .output()
+        .unwrap()
+}
+
+/// Makespan in seconds of `simpi replay` with `args`.
+fn makespan(d: &Path, args: &[&str]) -> f64 {
+    let o = simpi()
+        .current_dir(d)
+        .arg("replay")
+        .args(args)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8(o.stdout).unwrap();
+    let ps: f64 = out
+        .split("\"makespan_ps\":")
+        .nth(1)
+        .and_then(|r| r.split([',', '}']).next())
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no makespan in {out}"));
+    ps * 1e-12
+}
+
+#[test]
+fn a_fit_of_closed_form_measurements_replays_their_one_way_times() {
+    let d = workdir("calibrate-closed");
+    let o = fitted(&d);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let report = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        report.contains("detached below 65536 bytes, flowing before the receive below 65536 bytes"),
+        "{report}"
+    );
+    assert!(!report.contains("warning"), "{report}");
+    let svg = std::fs::read_to_string(d.join("fit.svg")).unwrap();
+    assert!(
+        svg.contains("<svg") && svg.contains("one-way time") && svg.contains("</svg>"),
+        "{svg:.200}"
+    );
+    let preset = std::fs::read_to_string(d.join("fit.toml")).unwrap();
+    // The host speed is the median of the two kernel rates.
+    assert!(preset.contains("speed = 2.100000e9"), "{preset}");
+    // A ping-pong of s bytes (GOAL, times in ns) replayed with the fitted preset takes
+    // twice the chosen one-way time.
+    for s in [8u64, 1000, 30000, 100000, 2000000] {
+        let g = format!(
+            "num_ranks 2\nrank 0 {{ l1: send {s}b to 1 tag 0\nl2: recv {s}b from 1 tag 1\nl2 requires l1 }}\n\
+             rank 1 {{ l1: recv {s}b from 0 tag 0\nl2: send {s}b to 0 tag 1\nl2 requires l1 }}\n"
+        );
+        std::fs::write(d.join("pp.goal"), g).unwrap();
+        let t = makespan(
+            &d,
+            &[
+                "pp.goal",
+                "--model",
+                "hybrid",
+                "--platform",
+                "p.toml",
+                "--preset",
+                "fit.toml",
+            ],
+        );
+        let want = 2.0 * one_way(s);
+        assert!((t / want - 1.0).abs() < 1e-4, "{s} B: replayed {t}, chosen {want}");
+    }
+}
+
+#[test]
+fn loggops_parameters_come_from_the_preset_file_unless_given_on_the_line() {
+    let d = workdir("calibrate-loggops");
+    let preset =
+        "[protocol]\nos = \"\"\nor = \"\"\nasync_small = 0\ndetached = 65536\nenvelope = 16\ngrow_test_costs = true\n\
+                  [network]\nlat_factor = \"\"\nbw_factor = \"\"\n\
+                  [loggops]\nL = 3e-6\no = 1e-6\ng = 2e-6\nG = 5e-9\nO = 0\nS = 65535\n";
+    std::fs::write(d.join("l.toml"), preset).unwrap();
+    std::fs::write(
+        d.join("m.goal"),
+        "num_ranks 2\nrank 0 { l1: send 10b to 1 tag 0 }\nrank 1 { l1: recv 10b from 0 tag 0 }\n",
+    )
+    .unwrap();
+    // One eager message: o + L + o + (10 - 1) G = 1 + 3 + 1 + 0.045 us.
+    let t = makespan(&d, &["m.goal", "--model", "loggops", "--preset", "l.toml"]);
+    assert!((t - 5.045e-6).abs() < 1e-12, "{t}");
+    // -L on the line (in the time unit, ns) replaces the file's L only.
+    let t = makespan(
+        &d,
+        &["m.goal", "--model", "loggops", "--preset", "l.toml", "-L", "1000"],
+    );
+    assert!((t - 3.045e-6).abs() < 1e-12, "{t}");
+    // Without [loggops], the loggops model has nothing to take.
+    std::fs::write(d.join("n.toml"), &preset[..preset.find("[loggops]").unwrap()]).unwrap();
+    let o = simpi()
+        .current_dir(&d)
+        .args(["replay", "m.goal", "--model", "loggops", "--preset", "n.toml"])
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no [loggops] section"));
+}
+
+#[test]
+fn faults_have_their_exit_codes() {
+    let d = workdir("calibrate-faults");
+    std::fs::write(d.join("p.toml"), PLATFORM).unwrap();
+    // No launcher and no measurements: a bad command line.
+    let o = simpi()
+        .current_dir(&d)
+        .args(["calibrate", "--platform", "p.toml"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
+    // A malformed measurement: bad input, named by file and line.
+    std::fs::write(d.join("bad.txt"), "pingpong 8 1e-5\npingpong eight 1e-5\n").unwrap();
+    let o = simpi()
+        .current_dir(&d)
+        .args(["calibrate", "--from", "bad.txt", "--platform", "p.toml"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("bad.txt:2:"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    // A preset that is neither a name nor a file (exit 2), and a preset file with a
+    // bad value (exit 1, file and line).
+    let o = simpi()
+        .current_dir(&d)
+        .args(["replay", "x.goal", "--preset", "fast"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    std::fs::write(
+        d.join("bad.toml"),
+        "[protocol]\nos = \"\"\nor = \"\"\nasync_small = 0\ndetached = 1\nenvelope = 0\ngrow_test_costs = true\n[network]\nlat_factor = \"0:-2\"\nbw_factor = \"\"\n",
+    )
+    .unwrap();
+    std::fs::write(d.join("x.goal"), "num_ranks 1\nrank 0 { l1: calc 5 }\n").unwrap();
+    let o = simpi()
+        .current_dir(&d)
+        .args(["replay", "x.goal", "--platform", "p.toml", "--preset", "bad.toml"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("bad.toml:9:") && err.contains("latency factor"), "{err}");
+}
+
+#[test]
+fn a_real_mpi_is_measured_and_fitted() {
+    require("mpicc");
+    require("mpirun");
+    let d = workdir("calibrate-mpi");
+    std::fs::write(d.join("p.toml"), PLATFORM).unwrap();
+    let o = simpi()
+        .current_dir(&d)
+        .args([
+            "calibrate",
+            "--platform",
+            "p.toml",
+            "-o",
+            "mine.toml",
+            "--max-size",
+            "256KiB",
+            "--repeats",
+            "5",
+            "--measurements",
+            "m.txt",
+            "--",
+            "mpirun",
+            "-np",
+            "2",
+            "--oversubscribe",
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let m = std::fs::read_to_string(d.join("m.txt")).unwrap();
+    for kind in [
+        "pingpong 0 ",
+        "pingpong 262144 ",
+        "send 1024 ",
+        "recv 1024 ",
+        "gap 1 ",
+        "flops 0 ",
+    ] {
+        assert!(m.contains(kind), "no '{kind}' sample");
+    }
+    // Five samples per size and kind.
+    assert_eq!(m.lines().filter(|l| l.starts_with("pingpong 1024 ")).count(), 5);
+    let preset = std::fs::read_to_string(d.join("mine.toml")).unwrap();
+    assert!(
+        preset.contains("[protocol]") && preset.contains("[loggops]"),
+        "{preset}"
+    );
+}
