@@ -9,10 +9,12 @@
 #   NPB_DIR: a built NPB3.x-MPI tree (bin/is.W.x)
 #   NODES: nodes of the collective and NPB cases (default 8; point-to-point uses 2)
 #   PRESET: a preset file (simpi calibrate) replayed as a third prediction, "calibrated"
+#   BW, LAT: the testbed's link bandwidth and latency (default 100Mbps, 100us)
 # Sources are not part of simpi; see docs/validation.md for how they were obtained.
 set -euo pipefail
 osu=$(realpath "$1"); npb=$(realpath "$2"); out=${3:-bench-out/validation}
 n=${NODES:-8}
+bw=${BW:-100Mbps}; lat=${LAT:-100us}
 preset=${PRESET:+$(realpath "$PRESET")}
 here=$(cd "$(dirname "$0")/../.." && pwd)
 simpi="$here/target/release/simpi"
@@ -34,7 +36,7 @@ for c in "${cases[@]}"; do
   set -- $c
   name=$1; nodes=$2; shift 2
   d="$out/$name"; rm -rf "$d"; mkdir -p "$d"
-  "$simpi" testbed --nodes "$nodes" --bandwidth 100Mbps --latency 100us \
+  "$simpi" testbed --nodes "$nodes" --bandwidth "$bw" --latency "$lat" \
      --platform-out "$d/platform.toml" --xml-out "$d/platform.xml" --trace "$d/trace" -- "$@" \
      >"$d/stdout.txt" 2>"$d/stderr.txt"
   # Measured: from the common origin after MPI_Init to the last rank entering MPI_Finalize.

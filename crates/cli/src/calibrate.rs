@@ -144,7 +144,7 @@ pub fn run(a: CalibrateArgs) -> Result<(), (u8, String)> {
     let c = calibrate::fit(&m, route).map_err(input)?;
     let how = match &a.from {
         Some(f) => format!("from the measurements in {}", f.display()),
-        None => format!("by running simpi calibrate's program with: {}", a.launcher.join(" ")),
+        None => format!("from measurements taken with: {}", a.launcher.join(" ")),
     };
     let comment = format!(
         "simpi preset fitted by simpi calibrate {how}\n\

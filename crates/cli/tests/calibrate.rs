@@ -275,3 +275,23 @@ fn a_real_mpi_is_measured_and_fitted() {
         "{preset}"
     );
 }
+
+#[test]
+fn the_bundled_testbed_preset_reads_and_replays() {
+    // examples/testbed-100Mbps.preset.toml, fitted on the testbed (docs/validation.md):
+    // one 1 MB message over a 100 us, 12.5 MB/s route takes, with its rendezvous
+    // segment's factors, at least the bare transfer time (80 ms) and at most twice it.
+    let d = workdir("calibrate-bundled");
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/testbed-100Mbps.preset.toml");
+    std::fs::write(d.join("p.toml"), PLATFORM).unwrap();
+    std::fs::write(
+        d.join("m.goal"),
+        "num_ranks 2\nrank 0 { l1: send 1000000b to 1 tag 0 }\nrank 1 { l1: recv 1000000b from 0 tag 0 }\n",
+    )
+    .unwrap();
+    let t = makespan(
+        &d,
+        &["m.goal", "--platform", "p.toml", "--preset", example.to_str().unwrap()],
+    );
+    assert!(t > 0.08 && t < 0.16, "{t}");
+}

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import simpi
-from conftest import OSU_ALLREDUCE, OTF2_HANDWRITTEN, THESIS, cli, host_lines
+from conftest import OSU_ALLREDUCE, OTF2_HANDWRITTEN, THESIS, cli, host_lines, ping_goal
 
 # LogGOPSim's defaults, in ns: L=2500 o=1500 g=1000 G=6 O=0 S=65535.
 L, o, G = 2500, 1500, 6
@@ -199,3 +199,16 @@ def test_stochastic_model_takes_the_drawn_times(tmp_path):
         simpi.replay(THESIS, model="stochastic")
     with pytest.raises(ValueError, match="distributions is for model='stochastic'"):
         simpi.replay(THESIS, distributions=d)
+
+
+def test_a_preset_file_gives_loggops_its_parameters(tmp_path):
+    # A preset file as simpi calibrate writes it, with a [loggops] section in seconds.
+    # One 10-byte eager message: o + L + o + (10-1) G = 1 + 3 + 1 + 0.045 us.
+    preset = tmp_path / "l.toml"
+    preset.write_text(
+        '[protocol]\nos = ""\nor = ""\nasync_small = 0\ndetached = 65536\nenvelope = 16\n'
+        'grow_test_costs = true\n[network]\nlat_factor = ""\nbw_factor = ""\n'
+        "[loggops]\nL = 3e-6\no = 1e-6\ng = 2e-6\nG = 5e-9\nO = 0\nS = 65535\n"
+    )
+    res = simpi.replay(str(ping_goal(tmp_path, 10)), model="loggops", preset=str(preset))
+    assert res.makespan_ps == 5_045_000

@@ -309,7 +309,9 @@ def replay(
     LogGOPS's, in ``time_unit``, default ``"ns"``) and is refused when the chosen model
     or input would ignore it. ``coll`` forces algorithms, e.g. ``{"allreduce": "rdb"}``
     or ``["allreduce=rdb"]``; piece-wise factors take SimGrid's text or a dict
-    ``{bound: factor}`` (overheads ``{bound: (a, b)}``).
+    ``{bound: factor}`` (overheads ``{bound: (a, b)}``). ``preset`` is ``"smpi"``,
+    ``"plain"`` or the path of a preset file written by ``simpi calibrate`` (its LogGOPS
+    section also serves ``model="loggops"``).
 
     ``report`` records every operation's times for the per-rank breakdown, the call
     table and the spans (it costs memory on large runs). ``timeline`` writes a Chrome
