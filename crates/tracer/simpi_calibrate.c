@@ -12,8 +12,10 @@
  *             arrive (both sides start together after a barrier; rank 1 sleeps first);
  * then `gap 1 <s>`: time per message of 100 back-to-back one-byte sends at the
  * receiver; `detached <B> 0`: the smallest size whose MPI_Send waited for its late
- * receiver (bisection between the measured sizes); `flops 0 <rate>` per rank: the
- * rate of a multiply-add kernel while every rank runs it.
+ * receiver (bisection between the measured sizes); `bidir <B> <s>` for each size of at
+ * least 256 KiB: the time of an MPI_Sendrecv of B bytes each way at once (two flows
+ * through the same links in opposite directions); `flops 0 <rate>` per rank: the rate
+ * of a multiply-add kernel while every rank runs it.
  * Large sizes get fewer repeats (at least 5) so that no size takes much more than a
  * second per kind.
  */
@@ -26,6 +28,7 @@
 #define TAG 7
 #define STREAM 100
 #define MAX_SIZES 512
+#define BIDIR_FROM (256L * 1024)
 
 static int parse_list(const char *s, long *out, int max) {
     int n = 0;
@@ -200,6 +203,24 @@ int main(int argc, char **argv) {
         } else if (first_waiting == 0 && me == 0) {
             fprintf(out, "detached %ld 0\n", sizes[0]);
         }
+        /* Two flows at once, one each way: what each direction's traffic costs the other. */
+        char *rbuf = malloc(max_size);
+        if (!rbuf) MPI_Abort(MPI_COMM_WORLD, 3);
+        for (int s = 0; s < ns; s++) {
+            long bytes = sizes[s];
+            if (bytes < BIDIR_FROM) continue;
+            long reps = repeats < 5 ? repeats : 5;
+            for (long r = 0; r < reps; r++) {
+                MPI_Barrier(pair);
+                double t0 = MPI_Wtime();
+                MPI_Sendrecv(buf, (int)bytes, MPI_BYTE, 1 - me, TAG, rbuf, (int)bytes, MPI_BYTE, 1 - me, TAG, pair,
+                             MPI_STATUS_IGNORE);
+                a[r] = MPI_Wtime() - t0;
+            }
+            if (me == 0)
+                for (long r = 0; r < reps; r++) fprintf(out, "bidir %ld %.9e\n", bytes, a[r]);
+        }
+        free(rbuf);
         /* Gap: a stream of one-byte messages, timed at the receiver. */
         for (long r = 0; r < (repeats < 10 ? repeats : 10); r++) {
             MPI_Barrier(pair);

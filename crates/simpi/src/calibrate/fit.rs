@@ -223,7 +223,7 @@ pub fn fit(m: &Measurements, route: Route) -> Result<Calibration, Error> {
         tcp_gamma: None,
         cross_traffic: None,
     };
-    let preset = Preset { protocol, network };
+    let mut preset = Preset { protocol, network };
     preset
         .validate()
         .map_err(|m| fail(format!("the fitted preset is invalid: {m}")))?;
@@ -243,6 +243,30 @@ pub fn fit(m: &Measurements, route: Route) -> Result<Calibration, Error> {
         points: ping.iter().map(|&(b, t, _)| (b, t, model_one_way(b))).collect(),
         breaks,
     };
+    // An exchange, one message each way at once: in the flow model each direction's
+    // data shares its links with the other's reverse traffic, of weight c, so it takes
+    // the one-way time plus c times its transfer time x / (beta B).
+    let transfer = |b: u64| {
+        let xb = b + ENVELOPE;
+        xb as f64 / (preset.network.bw_factor.factor(xb) * route.bandwidth)
+    };
+    let bidir = m.medians(Kind::Bidir);
+    let c = (!bidir.is_empty()).then(|| {
+        let each: Vec<f64> = bidir
+            .iter()
+            .map(|&(b, t)| (t - model_one_way(b)) / transfer(b))
+            .collect();
+        median(&each).max(0.0)
+    });
+    let bidir_fit = c.map(|c| Fitted {
+        what: "simultaneous exchange, one message each way",
+        points: bidir
+            .iter()
+            .map(|&(b, t)| (b, t, model_one_way(b) + c * transfer(b)))
+            .collect(),
+        breaks: Vec::new(),
+    });
+    preset.network.cross_traffic = c;
 
     let loggops = loggops(&send_alone, &ping_e, m, detached)?;
     let host_speed = (!m.flops.is_empty()).then(|| median(&m.flops));
@@ -252,7 +276,7 @@ pub fn fit(m: &Measurements, route: Route) -> Result<Calibration, Error> {
             loggops: Some(loggops),
             host_speed,
         },
-        fits: std::iter::once(ping_fit).chain(fits).collect(),
+        fits: std::iter::once(ping_fit).chain(fits).chain(bidir_fit).collect(),
         notes,
     })
 }

@@ -7,6 +7,7 @@
 //!   arrive (the receive overhead, if the message flowed before its receive);
 //! - `gap B s`: time per message of a stream of back-to-back B-byte sends, at the
 //!   receiver;
+//! - `bidir B s`: time of an exchange of B bytes each way at once (MPI_Sendrecv);
 //! - `flops 0 r`: flop rate of one rank's compute kernel;
 //! - `detached B 0`: the smallest size whose MPI_Send waited for its late receiver
 //!   (found by bisection; absent if no measured size waited).
@@ -28,6 +29,8 @@ pub enum Kind {
     Recv,
     /// Time per message of a stream.
     Gap,
+    /// Time of a simultaneous exchange, one message each way.
+    Bidir,
 }
 
 impl Kind {
@@ -38,6 +41,7 @@ impl Kind {
             Kind::Send => "send",
             Kind::Recv => "recv",
             Kind::Gap => "gap",
+            Kind::Bidir => "bidir",
         }
     }
 }
@@ -166,6 +170,7 @@ pub fn parse(text: &str, name: &str) -> Result<Measurements, Error> {
             "send" => Kind::Send,
             "recv" => Kind::Recv,
             "gap" => Kind::Gap,
+            "bidir" => Kind::Bidir,
             "flops" => {
                 if value <= 0.0 {
                     return Err(bad("a flop rate is positive"));
@@ -179,7 +184,7 @@ pub fn parse(text: &str, name: &str) -> Result<Measurements, Error> {
             }
             other => {
                 return Err(bad(&format!(
-                    "'{other}' is not a measurement: expected pingpong, send, recv, gap, flops or detached"
+                    "'{other}' is not a measurement: expected pingpong, send, recv, gap, bidir, flops or detached"
                 )))
             }
         };

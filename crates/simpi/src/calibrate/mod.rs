@@ -50,6 +50,11 @@ pub fn report(c: &Calibration) -> String {
         seg(&p.network.lat_factor, "")
     ));
     s.push_str(&format!("bandwidth factor:\n{}", seg(&p.network.bw_factor, "")));
+    if let Some(c) = p.network.cross_traffic {
+        s.push_str(&format!(
+            "cross-traffic (weight of the reverse traffic, from the exchanges): {c:.4}\n"
+        ));
+    }
     if let Some(l) = &c.file.loggops {
         s.push_str(&format!(
             "LogGOPS: L={:.3} us o={:.3} us g={:.3} us G={:.4} ns/B O={:.4} ns/B S={} B\n",
