@@ -368,3 +368,91 @@ fn time_past_the_clocks_end_is_an_error_not_a_wrapped_answer() {
     let out = simulate(&mut w, &loggops(), quiet()).unwrap();
     assert_eq!(out.end_times[0].ps(), 10_000_000_000_000_000_000);
 }
+
+#[test]
+fn mutated_preset_and_measurement_files_give_errors_not_panics() {
+    use simpi::calibrate::{self, measurements};
+    use simpi::preset_file;
+    // Presets: the bundled one mutated; each that reads also replays a ping on a flat
+    // platform (what reads must run).
+    let d = scratch("preset");
+    let toml = d.join("p.toml");
+    std::fs::write(
+        &toml,
+        "[topology]\nkind = \"flat\"\nhosts = 2\nlink = { bandwidth = \"1GBps\", latency = \"1us\" }\n",
+    )
+    .unwrap();
+    let p = platform::load(&toml).unwrap();
+    let ping = d.join("ping.goal");
+    std::fs::write(
+        &ping,
+        "num_ranks 2\nrank 0 { l1: send 70000b to 1 tag 0 }\nrank 1 { l1: recv 70000b from 0 tag 0 }\n",
+    )
+    .unwrap();
+    let text = std::fs::read_to_string(root().join("examples/testbed-100Mbps.preset.toml")).unwrap();
+    let mut g = Gen(0x2545_f491_4f6c_dd1d);
+    let mut rejected = 0;
+    for m in mutants(&text, 600, &mut g) {
+        no_panic("the preset reader", &m, || match preset_file::parse(&m, "m.toml") {
+            Err(e) => {
+                rejected += 1;
+                assert!(e.to_string().starts_with("m.toml:"), "error without a place: {e}");
+            }
+            Ok(f) => {
+                let mut w = read(&ping, TimeUnit::Ns).unwrap();
+                let model = Model::Flow {
+                    platform: &p,
+                    hosts: vec![HostId(0), HostId(1)],
+                    preset: f.preset,
+                };
+                let _ = simulate(&mut w, &model, quiet());
+            }
+        });
+    }
+    bites(rejected, 100);
+    // Measurements: a consistent set (one-way 100 us + 10 ns/B, overheads 5 us, a
+    // detached limit at 64 KiB, exchanges, a stream, a kernel) mutated; each that reads
+    // is fitted, and a fitted preset must read back from the file it writes.
+    let route = calibrate::Route {
+        latency: 50e-6,
+        bandwidth: 1.25e7,
+    };
+    let mut text = String::new();
+    for k in 0..=40 {
+        let b = 2f64.powf(k as f64 / 2.0).round() as u64;
+        for _ in 0..3 {
+            text.push_str(&format!(
+                "pingpong {b} {:e}\nsend {b} 5e-6\nrecv {b} 5e-6\n",
+                1e-4 + 1e-8 * b as f64
+            ));
+            if b >= 262144 {
+                text.push_str(&format!("bidir {b} {:e}\n", 1.1e-4 + 1.1e-8 * b as f64));
+            }
+        }
+    }
+    text.push_str("gap 1 2e-6\nflops 0 1e9\ndetached 65536 0\n");
+    let mut rejected = 0;
+    for m in mutants(&text, 400, &mut g) {
+        no_panic(
+            "the measurements reader and the fit",
+            &m,
+            || match measurements::parse(&m, "m.txt") {
+                Err(e) => {
+                    rejected += 1;
+                    assert!(e.to_string().starts_with("m.txt"), "error without a place: {e}");
+                }
+                Ok(ms) => {
+                    if let Ok(c) = calibrate::fit(&ms, route) {
+                        let written = preset_file::to_text(&c.file, "fitted");
+                        if let Err(e) = preset_file::parse(&written, "fitted.toml") {
+                            panic!("a fitted preset does not read back: {e}\n{written}");
+                        }
+                        let _ = calibrate::report(&c);
+                        let _ = calibrate::fit_plot(&c.fits);
+                    }
+                }
+            },
+        );
+    }
+    bites(rejected, 50);
+}
