@@ -159,13 +159,8 @@ pub fn fit(m: &Measurements, route: Route) -> Result<Calibration, Error> {
         grow_test_costs: true,
     };
     let net_time = |b: u64, t: f64| {
-        let over = if protocol.is_detached(b) {
-            protocol.os.overhead(b) + protocol.or.overhead(b)
-        } else {
-            0.0
-        };
         // Noise can leave less than nothing: keep a sliver so relative errors exist.
-        (t - over).max(0.01 * t)
+        (t - overheads(&protocol, b)).max(0.01 * t)
     };
     let x = |b: u64| (b + ENVELOPE) as f64;
     // The overheads' errors are small beside the one-way time's: its error stands.
@@ -230,12 +225,8 @@ pub fn fit(m: &Measurements, route: Route) -> Result<Calibration, Error> {
     let model_one_way = |b: u64| {
         let p = &preset;
         let xb = b + ENVELOPE;
-        let over = if p.protocol.is_detached(b) {
-            p.protocol.os.overhead(b) + p.protocol.or.overhead(b)
-        } else {
-            0.0
-        };
-        over + p.network.lat_factor.factor(xb) * route.latency
+        overheads(&p.protocol, b)
+            + p.network.lat_factor.factor(xb) * route.latency
             + xb as f64 / (p.network.bw_factor.factor(xb) * route.bandwidth)
     };
     let ping_fit = Fitted {
@@ -279,6 +270,16 @@ pub fn fit(m: &Measurements, route: Route) -> Result<Calibration, Error> {
         fits: std::iter::once(ping_fit).chain(fits).chain(bidir_fit).collect(),
         notes,
     })
+}
+
+/// The software overheads a one-way message of `size` bytes pays: `os + or` if its send
+/// is detached, none for a rendezvous.
+fn overheads(p: &Protocol, size: u64) -> f64 {
+    if p.is_detached(size) {
+        p.os.overhead(size) + p.or.overhead(size)
+    } else {
+        0.0
+    }
 }
 
 /// A software overhead `a + b·size` per segment, from medians by size.
