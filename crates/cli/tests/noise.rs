@@ -28,12 +28,17 @@ fn scratch() -> PathBuf {
     d
 }
 
-/// A detour of 2.5 us every 50 us for 10 ms.
+/// A detour of 2.5 us every 50 us for 10 ms. Written once: the tests run as threads of
+/// one process, and a second write would truncate the file under a replay reading it.
 fn trace() -> String {
-    let p = scratch().join("noise.txt");
-    let t: String = (0..=200).map(|i| format!("{}\t2500\n", i * 50_000)).collect();
-    std::fs::write(&p, t).unwrap();
-    p.display().to_string()
+    static PATH: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    PATH.get_or_init(|| {
+        let p = scratch().join("noise.txt");
+        let t: String = (0..=200).map(|i| format!("{}\t2500\n", i * 50_000)).collect();
+        std::fs::write(&p, t).unwrap();
+        p.display().to_string()
+    })
+    .clone()
 }
 
 fn goal() -> String {
