@@ -4,7 +4,11 @@
  *   rank-<r>.tit     the calls in simpi's TIT dialect (docs/formats.md),
  *   rank-<r>.times   for each TIT line, its name and measured start and end (seconds),
  *   rank-<r>.counts  how often the program called every MPI function, traced or not.
- * Time between calls becomes `compute` lines in flops at SIMPI_TRACE_SPEED flop/s.
+ * Time between calls becomes `compute` lines in flops at SIMPI_TRACE_SPEED flop/s. With
+ * SIMPI_TRACE_COMPUTE=cpu the flops come from the thread's CPU time over that interval
+ * instead of the wall clock's: the work itself, without the time other processes held the
+ * CPU (ranks sharing cores; a model of shared CPUs adds that back). The .times files keep
+ * the wall clock.
  * Built with -DSIMPI_OTF2 (`simpi trace --otf2`), it also writes the same calls as an
  * OTF2 archive (traces.otf2; simpi_otf2.c): the O2(...) hooks vanish otherwise.
  *
@@ -47,6 +51,9 @@ static FILE *tit_out, *times_out;
 static int me = -1;
 static int active;
 static double epoch, last_exit, carry;
+/* SIMPI_TRACE_COMPUTE=cpu: thread CPU time at the last exit and not yet written. */
+static int cpu_compute;
+static double last_exit_cpu, carry_cpu;
 /* Whether calls go to a chained tracer (SIMPI_TRACE_NEXT, read when tracing starts). */
 static int chain_on;
 /* Chaining: when the chained call returned (ENDED(), after NEXT(...)(...)), 0 if unset. */
@@ -84,16 +91,28 @@ static double clock_now(void) {
 
 static double rel_now(void) { return clock_now() - epoch; }
 
+static double cpu_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 /* Starts a traced call: time since the previous call is the program's own computation. */
 static double enter(void) {
     double t = rel_now();
     call_end = 0;
     if (!active) return t;
     if (t > last_exit) carry += t - last_exit;
+    if (cpu_compute) {
+        double c = cpu_now();
+        if (c > last_exit_cpu) carry_cpu += c - last_exit_cpu;
+        last_exit_cpu = c;
+    }
     if (carry >= min_gap) {
-        fprintf(tit_out, "%d compute %.9g\n", me, carry * speed);
+        fprintf(tit_out, "%d compute %.9g\n", me, (cpu_compute ? carry_cpu : carry) * speed);
         fprintf(times_out, "compute %.9f %.9f\n", t - carry, t);
         carry = 0;
+        carry_cpu = 0;
         if (chain_on) {
             /* A chained tracer sees these writes as computation: the next gap gets them. */
             double t2 = rel_now();
@@ -114,6 +133,7 @@ static void leave(const char *name, double start) {
     fprintf(times_out, "%s %.9f %.9f\n", name, start, t);
     O2(o2_region(start, t);)
     last_exit = t;
+    if (cpu_compute) last_exit_cpu = cpu_now();
 }
 
 #define ENTER(fn)                                        \
@@ -498,6 +518,8 @@ static void start_tracing(double init_end) {
     if (d && *d) snprintf(out_dir, sizeof out_dir, "%s", d);
     if (s && atof(s) > 0) speed = atof(s);
     if (g && atof(g) >= 0) min_gap = atof(g);
+    const char *c = getenv("SIMPI_TRACE_COMPUTE");
+    cpu_compute = c && strcmp(c, "cpu") == 0;
     PMPI_Comm_rank(MPI_COMM_WORLD, &me);
     PMPI_Comm_size(MPI_COMM_WORLD, &n);
     mkdirs(out_dir);
@@ -543,6 +565,7 @@ static void start_tracing(double init_end) {
         epoch = t;
         last_exit = rel_now();
     }
+    if (cpu_compute) last_exit_cpu = cpu_now();
     active = 1;
     O2(o2_call(SIMPI_FN_MPI_Init); o2_region(last_exit, last_exit);)
     fprintf(tit_out, "%d init\n", me);

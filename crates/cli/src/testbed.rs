@@ -48,6 +48,11 @@ pub struct TestbedArgs {
     /// Run the program under simpi's tracer, writing the trace here.
     #[arg(long)]
     trace: Option<PathBuf>,
+    /// Write the trace's compute as wall-clock time between calls. By default it is each
+    /// rank's CPU time: the nodes share this machine's cores (the platform file says
+    /// so) and the replay shares them again.
+    #[arg(long)]
+    wall_compute: bool,
     /// Measure latency and bandwidth between nodes 0 and 1 and print them (JSON with --json).
     #[arg(long)]
     measure: bool,
@@ -96,6 +101,7 @@ pub fn run(a: TestbedArgs) -> Result<(), (u8, String)> {
         xml_out: a.xml_out,
         speed: a.speed,
         trace: a.trace,
+        wall_compute: a.wall_compute,
         measure: a.measure,
         json: a.json,
         mpirun_args: a.mpirun_args.split_whitespace().map(String::from).collect(),

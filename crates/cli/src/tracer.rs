@@ -19,6 +19,10 @@ pub struct TraceArgs {
     /// Shortest computation written on its own, in seconds (shorter gaps add up).
     #[arg(long, default_value = "1e-6")]
     min_compute: f64,
+    /// Write compute as each rank's CPU time between calls rather than the wall clock's
+    /// (for ranks that share cores, replayed on a platform that says so).
+    #[arg(long)]
+    cpu_compute: bool,
     /// The MPI compiler wrapper whose MPI the program runs with.
     #[arg(long, default_value = "mpicc")]
     mpicc: String,
@@ -68,6 +72,7 @@ pub fn run(a: TraceArgs) -> Result<(), (u8, String)> {
         output: a.output,
         speed: a.speed,
         min_compute: a.min_compute,
+        cpu_compute: a.cpu_compute,
         mpicc: a.mpicc,
         otf2: a.otf2,
         chain: a.chain,

@@ -13,6 +13,7 @@
 //! next operations at the moment its program may continue.
 
 pub(crate) mod core;
+pub mod cpu;
 pub mod loggops;
 pub mod record;
 pub mod smpi;

@@ -21,6 +21,7 @@ pub mod protocol;
 pub mod schedule;
 pub mod sink;
 
+pub use engine::cpu::CpuSharing;
 pub use engine::{CallRecord, OpRecord, OpTime, NO_MATCH, NO_PEER};
 pub use engine::{Outcome, Pending, Progress, RunStats, Stall, StalledRank};
 pub use error::Error;
@@ -66,7 +67,16 @@ pub fn run_smpi<N: NetworkModel>(
 ) -> Result<Outcome, Error> {
     assert!(hosts.len() >= sched.num_ranks() as usize, "every rank needs a host");
     let hosts = hosts[..sched.num_ranks() as usize].to_vec();
-    run_smpi_on(ScheduleStore::new(sched), net, proto, hosts, progress, record).0
+    run_smpi_on(
+        ScheduleStore::new(sched),
+        net,
+        proto,
+        hosts,
+        CpuSharing::none(),
+        progress,
+        record,
+    )
+    .0
 }
 
 /// [`run_smpi`] over the flow network of `platform` with `preset`'s parameters.
@@ -137,17 +147,21 @@ pub fn run_loggops_noisy_on<S: OpStore>(
 }
 
 /// Runs the operations of `store` with SMPI's protocol `proto` over `net`, rank `r` on
-/// `hosts[r]`; gives the store back with the result.
+/// `hosts[r]`, ranks sharing CPUs as `cpus` says; gives the store back with the result.
 pub fn run_smpi_on<S: OpStore, N: NetworkModel>(
     store: S,
     net: N,
     proto: Protocol,
     hosts: Vec<HostId>,
+    cpus: CpuSharing,
     progress: Option<&mut dyn FnMut(Progress)>,
     record: bool,
 ) -> (Result<Outcome, Error>, S) {
     assert_eq!(hosts.len(), store.num_ranks() as usize, "every rank needs a host");
-    let rules = SmpiRules::new(net, proto, hosts, store.cpus());
+    if let Err(e) = cpus.validate() {
+        return (Err(Error::BadParameter(e)), store);
+    }
+    let rules = SmpiRules::new(net, proto, hosts, store.cpus()).with_sharing(cpus);
     let mut e = Engine::new(store, rules, progress, record);
     let out = e.run_to_end();
     (out, e.into_store())

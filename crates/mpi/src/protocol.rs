@@ -26,6 +26,13 @@ pub struct Protocol {
     /// complete makes the next test's cost one base cost longer, until a test finds its
     /// request complete (one count for the whole simulation, as in SMPI).
     pub grow_test_costs: bool,
+    /// The overheads `os`, `or` and the cost of tests are work for the rank's CPU, so
+    /// ranks that share CPUs share it (a calibrated MPI over TCP). Off, they are time
+    /// the rank waits, as SMPI's are (sleeps).
+    pub cpu_overheads: bool,
+    /// A rank waiting inside MPI spins on its CPU (Open MPI's progress loop), so on
+    /// shared CPUs it takes a share from the ranks that work.
+    pub busy_wait: bool,
 }
 
 impl Protocol {
@@ -40,6 +47,8 @@ impl Protocol {
             envelope: 16,
             eager_all: false,
             grow_test_costs: true,
+            cpu_overheads: false,
+            busy_wait: false,
         }
     }
 

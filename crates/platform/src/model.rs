@@ -178,6 +178,7 @@ pub struct Platform {
     warnings: Vec<PlatformError>,
     all_hosts: OnceLock<Vec<Host>>,
     all_links: OnceLock<Vec<Link>>,
+    shared_cores: Option<u32>,
 }
 
 impl Platform {
@@ -202,6 +203,7 @@ impl Platform {
             warnings: Vec::new(),
             all_hosts: OnceLock::new(),
             all_links: OnceLock::new(),
+            shared_cores: None,
         };
         p.zones.push(Zone {
             name: name.to_string(),
@@ -482,6 +484,18 @@ impl Platform {
             Slot::Stored(i) => self.hosts[i as usize].name.clone(),
             Slot::Block(b, i) => self.blocks[b as usize].host_name(i),
         }
+    }
+
+    /// If every host runs on one machine (an emulated cluster such as `simpi testbed`),
+    /// that machine's cores: all ranks share them, whatever host they are on.
+    pub fn shared_cores(&self) -> Option<u32> {
+        self.shared_cores
+    }
+
+    /// Declares that every host runs on one machine with `cores` cores (`None`: each
+    /// host has its own cores).
+    pub fn set_shared_cores(&mut self, cores: Option<u32>) {
+        self.shared_cores = cores.map(|c| c.max(1));
     }
 
     /// A host's speed per core, flop/s.

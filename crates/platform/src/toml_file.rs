@@ -48,6 +48,8 @@ use toml::Spanned;
 #[serde(deny_unknown_fields)]
 struct File {
     name: Option<String>,
+    /// Every host runs on one machine with this many cores (an emulated cluster).
+    shared_cores: Option<Spanned<u32>>,
     topology: Option<Spanned<TopologyDesc>>,
     routing: Option<Spanned<String>>,
     #[serde(default)]
@@ -265,6 +267,12 @@ pub fn parse(text: &str, path: &Path) -> Result<Platform, PlatformError> {
             ))
         }
     };
+    if let Some(c) = &file.shared_cores {
+        if *c.get_ref() == 0 {
+            return cx.err(&c.span(), "shared_cores must be at least 1");
+        }
+        p.set_shared_cores(Some(*c.get_ref()));
+    }
     for w in cx.warnings.into_inner() {
         p.warn(w);
     }

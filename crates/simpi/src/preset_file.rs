@@ -10,6 +10,8 @@
 //! detached = 65536              # below: the sender goes on after os (rendezvous above)
 //! envelope = 0                  # bytes added to every message
 //! grow_test_costs = true        # SMPI's smpi/grow-injected-times
+//! cpu_overheads = true          # optional; os, or and tests are CPU work (shared CPUs)
+//! busy_wait = true              # optional; waiting ranks spin on their CPU
 //! [network]                     # simpi_net::FlowParams
 //! lat_factor = "0:1.9;1480:2.4" # factor on the route's latency, by size
 //! bw_factor = "0:0.6;1480:0.93" # factor on the flow's bandwidth share, by size
@@ -66,6 +68,10 @@ struct ProtocolDesc {
     detached: Spanned<u64>,
     envelope: Spanned<u64>,
     grow_test_costs: bool,
+    #[serde(default)]
+    cpu_overheads: bool,
+    #[serde(default)]
+    busy_wait: bool,
 }
 
 #[derive(Deserialize)]
@@ -137,6 +143,8 @@ pub fn parse(text: &str, name: &str) -> Result<PresetFile, Error> {
         envelope: *p.envelope.get_ref(),
         eager_all: false,
         grow_test_costs: p.grow_test_costs,
+        cpu_overheads: p.cpu_overheads,
+        busy_wait: p.busy_wait,
     };
     let n = f.network.get_ref();
     let network = FlowParams {
@@ -249,13 +257,16 @@ pub fn to_text(f: &PresetFile, comment: &str) -> String {
     let p = &f.preset.protocol;
     let n = &f.preset.network;
     s.push_str(&format!(
-        "[protocol]\nos = \"{}\"\nor = \"{}\"\nasync_small = {}\ndetached = {}\nenvelope = {}\ngrow_test_costs = {}\n",
+        "[protocol]\nos = \"{}\"\nor = \"{}\"\nasync_small = {}\ndetached = {}\nenvelope = {}\ngrow_test_costs = {}\n\
+         cpu_overheads = {}\nbusy_wait = {}\n",
         piecewise_text(&p.os),
         piecewise_text(&p.or),
         p.async_small,
         p.detached,
         p.envelope,
-        p.grow_test_costs
+        p.grow_test_costs,
+        p.cpu_overheads,
+        p.busy_wait
     ));
     s.push_str(&format!(
         "\n[network]\nlat_factor = \"{}\"\nbw_factor = \"{}\"\nweight_s = {:?}\n",

@@ -14,8 +14,8 @@ use simpi_mpi::live::OpRef;
 use simpi_mpi::noise::HostNoise;
 use simpi_mpi::CallRecord;
 use simpi_mpi::{
-    run_loggops_noisy_on, run_loggops_on, run_loggops_over, run_smpi_on, OpId, Outcome, Preset, Progress, Protocol,
-    Schedule, Stall,
+    run_loggops_noisy_on, run_loggops_on, run_loggops_over, run_smpi_on, CpuSharing, OpId, Outcome, Preset, Progress,
+    Protocol, Schedule, Stall,
 };
 use simpi_net::{
     ConstantNetwork, Distributions, FlowNetwork, LinkLoad, LogGops, NetworkModel, PacketNetwork, PacketParams,
@@ -133,6 +133,18 @@ fn mapped(hosts: &[HostId], p: u32) -> Result<Vec<HostId>, Error> {
     }
 }
 
+/// Which ranks share CPUs on `platform`, rank `r` on `hosts[r]`: all of them if the
+/// platform runs on one machine, else those on one host with fewer cores than ranks.
+pub fn cpu_sharing(platform: &Platform, hosts: &[HostId]) -> CpuSharing {
+    match platform.shared_cores() {
+        Some(c) => CpuSharing::from_machines(&vec![0; hosts.len()], |_| c),
+        None => {
+            let ids: Vec<u64> = hosts.iter().map(|h| h.0 as u64).collect();
+            CpuSharing::from_machines(&ids, |h| platform.host(HostId(h as _)).cores)
+        }
+    }
+}
+
 /// Runs the operations of `store` under `model`; gives the store back with the result.
 fn run_model<S: OpStore>(
     store: S,
@@ -159,7 +171,8 @@ fn run_model<S: OpStore>(
         } => {
             let mut net = FlowNetwork::new(platform, preset.network.clone());
             let hosts = mapped(hosts, p)?;
-            let ran = run_smpi_on(store, &mut net, preset.protocol.clone(), hosts, progress, record);
+            let cpus = cpu_sharing(platform, &hosts);
+            let ran = run_smpi_on(store, &mut net, preset.protocol.clone(), hosts, cpus, progress, record);
             with_links(ran, &net)
         }
         Model::Packet {
@@ -171,7 +184,10 @@ fn run_model<S: OpStore>(
             let mut net = PacketNetwork::new(platform, params.clone()).map_err(|e| Error::Setting(e.to_string()))?;
             let hosts = mapped(hosts, p)?;
             let ran = match rules {
-                HostRules::Smpi(protocol) => run_smpi_on(store, &mut net, protocol.clone(), hosts, progress, record),
+                HostRules::Smpi(protocol) => {
+                    let cpus = cpu_sharing(platform, &hosts);
+                    run_smpi_on(store, &mut net, protocol.clone(), hosts, cpus, progress, record)
+                }
                 HostRules::LogGops(m) => run_loggops_over(store, m, &mut net, hosts, progress, record),
             };
             with_links(ran, &net)
@@ -202,6 +218,7 @@ fn run_model<S: OpStore>(
                 ConstantNetwork::new(*time),
                 protocol.clone(),
                 hosts,
+                CpuSharing::none(),
                 progress,
                 record,
             ))

@@ -34,6 +34,8 @@ fn truth() -> Preset {
             envelope: 16,
             eager_all: false,
             grow_test_costs: true,
+            cpu_overheads: true,
+            busy_wait: true,
         },
         network: simpi::FlowParams {
             lat_factor: pw("0:1.9;1500:2.6;65551:9.0"),

@@ -142,6 +142,9 @@ pub struct TestbedConfig {
     pub speed: String,
     /// Run the program under simpi's tracer, writing the trace here.
     pub trace: Option<PathBuf>,
+    /// The trace's compute is wall-clock time between calls (else each rank's CPU time:
+    /// the nodes share this machine's cores, and the platform says so).
+    pub wall_compute: bool,
     /// Measure latency and bandwidth between nodes 0 and 1 and print them on standard output.
     pub measure: bool,
     /// Print the measurement as JSON.
@@ -468,6 +471,8 @@ fn run_job(a: &TestbedConfig, speed: f64, prefix: &str, scratch: &Path, interrup
         cmd.arg("-x").arg(format!("LD_PRELOAD={}", lib.display()));
         cmd.arg("-x").arg(format!("SIMPI_TRACE_DIR={}", dir.display()));
         cmd.arg("-x").arg(format!("SIMPI_TRACE_SPEED={speed:e}"));
+        let clock = if a.wall_compute { "wall" } else { "cpu" };
+        cmd.arg("-x").arg(format!("SIMPI_TRACE_COMPUTE={clock}"));
     }
     cmd.args(&a.mpirun_args);
     cmd.args(&a.command);
@@ -513,8 +518,11 @@ fn write_platforms(s: &Shape, speed: f64, toml: &Path, xml: &Path) -> Result<(),
         let us = format!("{:.6}", x * 1e6);
         format!("{}us", us.trim_end_matches('0').trim_end_matches('.'))
     };
+    // Every node runs on this machine: its ranks share its cores.
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut text = format!(
-        "# The network of `simpi testbed`: {} nodes, each with a full-duplex link to its switch.\nname = \"testbed\"\n[topology]\n",
+        "# The network of `simpi testbed`: {} nodes, each with a full-duplex link to its switch,\n\
+         # all running on this machine's {cores} cores.\nname = \"testbed\"\nshared_cores = {cores}\n[topology]\n",
         s.nodes
     );
     let link = format!(

@@ -242,6 +242,8 @@ pub struct TraceConfig {
     pub speed: f64,
     /// Shortest computation written on its own, in seconds (shorter gaps add up).
     pub min_compute: f64,
+    /// Compute is the thread's CPU time between calls rather than the wall clock's.
+    pub cpu_compute: bool,
     /// The MPI compiler wrapper whose MPI the program runs with.
     pub mpicc: String,
     /// Also write the calls as an OTF2 archive (`traces.otf2`) in the same directory,
@@ -301,6 +303,7 @@ pub fn run(c: &TraceConfig) -> Result<Traced, Error> {
         ("SIMPI_TRACE_DIR", dir.display().to_string()),
         ("SIMPI_TRACE_SPEED", format!("{:e}", c.speed)),
         ("SIMPI_TRACE_MIN_COMPUTE", format!("{:e}", c.min_compute)),
+        ("SIMPI_TRACE_COMPUTE", if c.cpu_compute { "cpu" } else { "wall" }.into()),
     ];
     // simpi's library first: a chained tracer calls PMPI_X itself, so one before simpi's
     // would hide the calls from it.

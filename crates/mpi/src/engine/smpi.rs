@@ -16,7 +16,14 @@
 //! a count shared by every rank, then looks at its request; finding it incomplete adds
 //! one to the count (`smpi/grow-injected-times`), finding it complete sets the count back
 //! to one and leaves a null request, which later tests find at no cost.
+//!
+//! Ranks that share a pool of cores ([`CpuSharing`]) run their compute, and with
+//! `Protocol::cpu_overheads` their overheads and test costs, as tasks of the pool
+//! (processor sharing, `engine::cpu`); a rank's tasks on one CPU still run one after
+//! the other, in the order they became ready. Ranks with CPUs of their own take the
+//! path below that needs no pool.
 
+use crate::engine::cpu::{CpuSharing, Pool};
 use crate::engine::{Core, OpStore, Rules};
 use crate::error::Error;
 use crate::matching::Envelope;
@@ -24,6 +31,7 @@ use crate::op::OpKind;
 use crate::protocol::Protocol;
 use simpi_kernel::{Seq, SimTime};
 use simpi_net::{HostId, NetworkModel, Token};
+use std::collections::VecDeque;
 
 /// An event of the SMPI rules.
 #[derive(Copy, Clone)]
@@ -38,6 +46,40 @@ pub enum Ev {
     RecvDone(u32),
     /// A test has paid its cost and looks at its request.
     TestDone(u32),
+    /// A CPU pool's first task may have ended (pool, generation it was set for).
+    CpuWake(u32, u32),
+}
+
+/// What follows when a task of a CPU pool ends.
+#[derive(Copy, Clone)]
+enum Then {
+    Calc(u32),
+    Test(u32),
+    SendPosted(u32),
+    RecvDone(u32),
+}
+
+/// A task running on a CPU pool.
+#[derive(Copy, Clone)]
+struct Task {
+    then: Then,
+    rank: u32,
+    /// The rank's CPU it occupies (receive overheads occupy none).
+    slot: Option<u32>,
+}
+
+/// The state of the ranks that share CPU pools.
+#[derive(Default)]
+struct Shared {
+    sharing: CpuSharing,
+    pools: Vec<Pool>,
+    tasks: Vec<Task>,
+    free_tasks: Vec<u32>,
+    /// Per rank: its tasks running.
+    rank_tasks: Vec<u32>,
+    /// Per rank CPU: occupied, and the operations waiting for it in order.
+    slot_busy: Vec<bool>,
+    waiting: Vec<VecDeque<u32>>,
 }
 
 /// A message between its posting and its receipt.
@@ -66,6 +108,7 @@ pub struct SmpiRules<N> {
     done: Vec<Token>,
     /// SMPI's shared test count.
     test_count: u64,
+    shared: Shared,
     error: Option<Error>,
 }
 
@@ -83,8 +126,34 @@ impl<N: NetworkModel> SmpiRules<N> {
             free_slots: Vec::new(),
             done: Vec::new(),
             test_count: 1,
+            shared: Shared::default(),
             error: None,
         }
+    }
+
+    /// The same rules with ranks sharing CPU pools as `sharing` says.
+    pub fn with_sharing(mut self, sharing: CpuSharing) -> SmpiRules<N> {
+        if !sharing.any() {
+            return self;
+        }
+        let ranks = self.hosts.len();
+        let mut per_pool = vec![0u64; sharing.cores.len()];
+        for r in 0..ranks as u32 {
+            if let Some(p) = sharing.pool(r) {
+                per_pool[p as usize] += 1;
+            }
+        }
+        self.shared = Shared {
+            pools: (sharing.cores.iter().zip(&per_pool))
+                .map(|(&c, &n)| Pool::new(c, n, self.proto.busy_wait))
+                .collect(),
+            rank_tasks: vec![0; ranks],
+            slot_busy: vec![false; ranks * self.cpus],
+            waiting: vec![VecDeque::new(); ranks * self.cpus],
+            sharing,
+            ..Shared::default()
+        };
+        self
     }
 
     fn fail(&mut self, e: impl Into<Error>) {
@@ -103,6 +172,14 @@ impl<N: NetworkModel> SmpiRules<N> {
             return;
         }
         let c = op.rank as usize * self.cpus + op.cpu as usize;
+        if let Some(pool) = self.shared.sharing.pool(op.rank) {
+            if self.shared.slot_busy[c] {
+                self.shared.waiting[c].push_back(id);
+            } else {
+                self.begin_shared(core, t, id, pool, c as u32);
+            }
+            return;
+        }
         if self.cpu[c] > t {
             core.queue.reschedule(self.cpu[c], seq, Ev::Start(id));
             return;
@@ -138,6 +215,148 @@ impl<N: NetworkModel> SmpiRules<N> {
                 core.queue.schedule(t.saturating_add(os), Ev::SendPosted(id));
             }
         }
+    }
+
+    /// Starts operation `id` (not a receive) of a rank on CPU pool `pool`, its CPU
+    /// `slot` free.
+    fn begin_shared<S: OpStore>(&mut self, core: &mut Core<S, Ev>, t: u64, id: u32, pool: u32, slot: u32) {
+        let op = *core.store.op(id);
+        core.started(id);
+        core.mark_start(id, t);
+        let on_cpu = self.proto.cpu_overheads;
+        if op.kind == OpKind::Calc {
+            let (cost, then) = if core.store.is_test(id) {
+                if core.store.test_found(id) {
+                    (0, Then::Calc(id))
+                } else {
+                    (op.size.saturating_mul(self.test_count), Then::Test(id))
+                }
+            } else {
+                (op.size, Then::Calc(id))
+            };
+            match then {
+                _ if cost == 0 => {
+                    core.queue.schedule(t, Ev::CalcDone(id));
+                }
+                Then::Test(_) if !on_cpu => {
+                    self.shared.slot_busy[slot as usize] = true;
+                    core.queue.schedule(t.saturating_add(cost), Ev::TestDone(id));
+                }
+                _ => self.add_task(core, t, pool, cost, then, op.rank, Some(slot)),
+            }
+            return;
+        }
+        let os = if self.proto.is_detached(op.size) {
+            SimTime::from_secs_f64(self.proto.os.overhead(op.size)).ps()
+        } else {
+            0
+        };
+        if os == 0 {
+            self.post_send(core, t, id);
+        } else if on_cpu {
+            self.add_task(core, t, pool, os, Then::SendPosted(id), op.rank, Some(slot));
+        } else {
+            self.shared.slot_busy[slot as usize] = true;
+            core.queue.schedule(t.saturating_add(os), Ev::SendPosted(id));
+        }
+    }
+
+    /// Runs `work` picoseconds on `pool` for `rank`, occupying its CPU `slot` if any.
+    #[allow(clippy::too_many_arguments)]
+    fn add_task<S: OpStore>(
+        &mut self,
+        core: &mut Core<S, Ev>,
+        t: u64,
+        pool: u32,
+        work: u64,
+        then: Then,
+        rank: u32,
+        slot: Option<u32>,
+    ) {
+        let sh = &mut self.shared;
+        if let Some(s) = slot {
+            sh.slot_busy[s as usize] = true;
+        }
+        let task = Task { then, rank, slot };
+        let k = match sh.free_tasks.pop() {
+            Some(k) => {
+                sh.tasks[k as usize] = task;
+                k
+            }
+            None => {
+                sh.tasks.push(task);
+                sh.tasks.len() as u32 - 1
+            }
+        };
+        let first = sh.rank_tasks[rank as usize] == 0;
+        sh.rank_tasks[rank as usize] += 1;
+        sh.pools[pool as usize].add(t, work, k, first);
+        self.wake(core, pool);
+    }
+
+    /// Sets the wake-up of `pool` for its first task's end.
+    fn wake<S: OpStore>(&mut self, core: &mut Core<S, Ev>, pool: u32) {
+        let p = &self.shared.pools[pool as usize];
+        if let Some(end) = p.next_end() {
+            core.queue.schedule(end, Ev::CpuWake(pool, p.generation));
+        }
+    }
+
+    /// `pool`'s tasks that have ended by `t` end, in the order of their ends.
+    fn pool_woken<S: OpStore>(&mut self, core: &mut Core<S, Ev>, t: u64, pool: u32, generation: u32) {
+        if self.shared.pools[pool as usize].generation != generation {
+            return; // Set before a later change.
+        }
+        while let Some(k) = self.shared.pools[pool as usize].pop_ended(t) {
+            let task = self.shared.tasks[k as usize];
+            self.shared.free_tasks.push(k);
+            let n = &mut self.shared.rank_tasks[task.rank as usize];
+            *n -= 1;
+            if *n == 0 {
+                self.shared.pools[pool as usize].rank_idle();
+            }
+            match task.then {
+                Then::Calc(id) | Then::RecvDone(id) => core.data_in_and_complete(id, t),
+                Then::Test(id) => self.test_done(core, t, id),
+                Then::SendPosted(id) => self.post_send(core, t, id),
+            }
+            if let Some(s) = task.slot {
+                self.release(core, t, pool, s);
+            }
+        }
+        self.wake(core, pool);
+    }
+
+    /// CPU `slot` of a rank on `pool` is free at `t`: the operations waiting for it
+    /// start, until one occupies it.
+    fn release<S: OpStore>(&mut self, core: &mut Core<S, Ev>, t: u64, pool: u32, slot: u32) {
+        self.shared.slot_busy[slot as usize] = false;
+        while !self.shared.slot_busy[slot as usize] {
+            let Some(next) = self.shared.waiting[slot as usize].pop_front() else {
+                break;
+            };
+            self.begin_shared(core, t, next, pool, slot);
+        }
+    }
+
+    /// A sleep (overhead or test cost off the CPU pool) of operation `id` ended: frees
+    /// its rank's CPU if the rank is on a pool.
+    fn sleep_ended<S: OpStore>(&mut self, core: &mut Core<S, Ev>, t: u64, id: u32) {
+        let op = *core.store.op(id);
+        if let Some(pool) = self.shared.sharing.pool(op.rank) {
+            let c = op.rank * self.cpus as u32 + op.cpu as u32;
+            self.release(core, t, pool, c);
+        }
+    }
+
+    /// A test has paid its cost: it looks at its request.
+    fn test_done<S: OpStore>(&mut self, core: &mut Core<S, Ev>, t: u64, id: u32) {
+        if core.store.test_look(id) {
+            self.test_count = 1;
+        } else if self.proto.grow_test_costs {
+            self.test_count += 1;
+        }
+        core.data_in_and_complete(id, t);
     }
 
     fn post_send<S: OpStore>(&mut self, core: &mut Core<S, Ev>, t: u64, id: u32) {
@@ -254,6 +473,12 @@ impl<N: NetworkModel> SmpiRules<N> {
         };
         if or == 0 {
             core.data_in_and_complete(recv, t);
+        } else if let (Some(pool), true) = (
+            self.shared.sharing.pool(core.store.op(recv).rank),
+            self.proto.cpu_overheads,
+        ) {
+            let rank = core.store.op(recv).rank;
+            self.add_task(core, t, pool, or, Then::RecvDone(recv), rank, None);
         } else {
             let r = *core.store.op(recv);
             let c = r.rank as usize * self.cpus + r.cpu as usize;
@@ -299,14 +524,14 @@ impl<S: OpStore, N: NetworkModel> Rules<S> for SmpiRules<N> {
             Ev::Start(id) => self.start(core, t, seq, id),
             Ev::CalcDone(id) | Ev::RecvDone(id) => core.data_in_and_complete(id, t),
             Ev::TestDone(id) => {
-                if core.store.test_look(id) {
-                    self.test_count = 1;
-                } else if self.proto.grow_test_costs {
-                    self.test_count += 1;
-                }
-                core.data_in_and_complete(id, t);
+                self.test_done(core, t, id);
+                self.sleep_ended(core, t, id);
             }
-            Ev::SendPosted(id) => self.post_send(core, t, id),
+            Ev::SendPosted(id) => {
+                self.post_send(core, t, id);
+                self.sleep_ended(core, t, id);
+            }
+            Ev::CpuWake(pool, generation) => self.pool_woken(core, t, pool, generation),
         }
     }
 

@@ -157,6 +157,10 @@ pub fn fit(m: &Measurements, route: Route) -> Result<Calibration, Error> {
         envelope: ENVELOPE,
         eager_all: false,
         grow_test_costs: true,
+        // The overheads were measured as time the MPI library spent on a CPU, and
+        // Open MPI and MPICH spin while they wait: on shared CPUs both take shares.
+        cpu_overheads: true,
+        busy_wait: true,
     };
     let net_time = |b: u64, t: f64| {
         // Noise can leave less than nothing: keep a sliver so relative errors exist.

@@ -1,0 +1,138 @@
+//! Ranks that share CPUs (issue 21, item 2): compute shares a host's cores as SimGrid's
+//! CPU model shares them, a platform run on one machine shares that machine's cores
+//! among all its hosts, and a preset whose overheads are CPU work and whose ranks spin
+//! while they wait slows a sender by the share it gets. Expected times by hand.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn simpi(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_simpi")).args(args).output().unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// Writes `files` into a directory of this test's own.
+fn dir(name: &str, files: &[(&str, &str)]) -> PathBuf {
+    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("shared-cpus-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    for (f, t) in files {
+        std::fs::write(d.join(f), t).unwrap();
+    }
+    d
+}
+
+/// Each rank's end in picoseconds, from `simpi replay --json`.
+fn ends(args: &[&str]) -> Vec<u64> {
+    let out = simpi(&[&["replay", "--json"], args].concat());
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let json = text(&out.stdout);
+    json.split("\"end_ps\": ")
+        .skip(1)
+        .map(|s| s.split('}').next().unwrap().trim().parse().unwrap())
+        .collect()
+}
+
+const S: u64 = 1_000_000_000_000;
+const US: u64 = 1_000_000;
+
+fn platform(head: &str, hosts: u32, cores: u32) -> String {
+    format!(
+        "{head}[topology]\nkind = \"flat\"\nhosts = {hosts}\nspeed = \"1Gf\"\ncores = {cores}\n\
+         link = {{ bandwidth = \"1GBps\", latency = \"1us\" }}\n"
+    )
+}
+
+#[test]
+fn ranks_on_a_host_with_fewer_cores_share_them_for_compute() {
+    // Four ranks computing 1 Gflop each on one host of two 1 Gf/s cores: each gets half
+    // a core, all end at 2 s. If rank 3 computes 3 Gflop, it too has done 1 Gflop at 2 s
+    // when the others end; its other 2 run alone on a core: it ends at 4 s.
+    let p = platform("", 1, 2);
+    let even = "0 init\n1 init\n2 init\n3 init\n0 compute 1e9\n1 compute 1e9\n2 compute 1e9\n3 compute 1e9\n";
+    let odd = even.replace("3 compute 1e9", "3 compute 3e9");
+    let d = dir("host", &[("p.toml", &p), ("even.tit", even), ("odd.tit", &odd)]);
+    let args = |t: &str| {
+        vec![
+            d.join(t).display().to_string(),
+            "--platform".into(),
+            d.join("p.toml").display().to_string(),
+        ]
+    };
+    let run = |t: &str| ends(&args(t).iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(run("even.tit"), vec![2 * S; 4]);
+    assert_eq!(run("odd.tit"), vec![2 * S, 2 * S, 2 * S, 4 * S]);
+    // Four cores: no sharing.
+    let p4 = platform("", 1, 4);
+    let d4 = dir("host4", &[("p.toml", &p4), ("odd.tit", &odd)]);
+    let out = ends(&[
+        d4.join("odd.tit").to_str().unwrap(),
+        "--platform",
+        d4.join("p.toml").to_str().unwrap(),
+    ]);
+    assert_eq!(out, vec![S, S, S, 3 * S]);
+}
+
+#[test]
+fn hosts_of_one_machine_share_its_cores() {
+    // Two hosts of one 1-core machine: rank 0 computes 3 Gflop, rank 1 1 Gflop. Both at
+    // half speed until rank 1 ends at 2 s; rank 0 has 2 Gflop left alone: ends at 4 s.
+    let p = platform("shared_cores = 1\n", 2, 1);
+    let t = "0 init\n1 init\n0 compute 3e9\n1 compute 1e9\n";
+    let d = dir("machine", &[("p.toml", &p), ("t.tit", t)]);
+    let (pt, tt) = (d.join("p.toml"), d.join("t.tit"));
+    assert_eq!(
+        ends(&[tt.to_str().unwrap(), "--platform", pt.to_str().unwrap()]),
+        vec![4 * S, 2 * S]
+    );
+    // Without the line, each host has its core.
+    let own = platform("", 2, 1);
+    std::fs::write(&pt, own).unwrap();
+    assert_eq!(
+        ends(&[tt.to_str().unwrap(), "--platform", pt.to_str().unwrap()]),
+        vec![3 * S, S]
+    );
+}
+
+#[test]
+fn spinning_waiters_slow_an_overhead_that_is_cpu_work() {
+    // Eight ranks on one machine of two cores. Rank 0 sends 100 bytes to rank 1; its send
+    // overhead is 10 us of CPU work. Ranks 1-7 wait, spinning: rank 0 gets 2/8 of a core,
+    // so the overhead takes 40 us instead of 10, and rank 1's receive ends 30 us later.
+    let p = platform("shared_cores = 2\n", 8, 1);
+    let mut t: String = (0..8).map(|r| format!("{r} init\n")).collect();
+    t += "0 send 1 0 100\n1 recv 0 0 100\n";
+    let preset = |cpu: bool, spin: bool| {
+        format!(
+            "[protocol]\nos = \"0:1e-5:0\"\nor = \"0:0:0\"\nasync_small = 65536\ndetached = 65536\n\
+             envelope = 0\ngrow_test_costs = true\ncpu_overheads = {cpu}\nbusy_wait = {spin}\n\
+             [network]\nlat_factor = \"0:1\"\nbw_factor = \"0:1\"\n"
+        )
+    };
+    let d = dir(
+        "spin",
+        &[
+            ("p.toml", &p),
+            ("t.tit", &t),
+            ("sleep.toml", &preset(false, true)),
+            ("alone.toml", &preset(true, false)),
+            ("spin.toml", &preset(true, true)),
+        ],
+    );
+    let run = |preset: &str| {
+        ends(&[
+            d.join("t.tit").to_str().unwrap(),
+            "--platform",
+            d.join("p.toml").to_str().unwrap(),
+            "--preset",
+            d.join(preset).to_str().unwrap(),
+        ])
+    };
+    let (sleep, alone, spin) = (run("sleep.toml"), run("alone.toml"), run("spin.toml"));
+    assert_eq!(sleep[0], 10 * US, "an overhead off the CPU is a 10 us wait");
+    assert_eq!(alone, sleep, "working alone, a CPU overhead takes its own time");
+    assert_eq!(spin[0], 40 * US);
+    assert_eq!(spin[1] - sleep[1], 30 * US);
+}
