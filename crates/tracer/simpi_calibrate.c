@@ -15,7 +15,12 @@
  * receiver (bisection between the measured sizes); `bidir <B> <s>` for each size of at
  * least 256 KiB: the time of an MPI_Sendrecv of B bytes each way at once (two flows
  * through the same links in opposite directions); `flops 0 <rate>` per rank: the rate
- * of a multiply-add kernel while every rank runs it.
+ * of a multiply-add kernel while every rank runs it; `solo 0 <rate>`: rank 0's kernel
+ * while the other ranks sleep outside MPI; `spin <k> <rate>`: rank 0's kernel while the
+ * k other ranks wait inside MPI_Recv (where an MPI that busy-waits spins: on ranks that
+ * share cores, the difference says how much of a core a waiting rank takes).
+ * Ranks 2 and up sleep outside MPI while ranks 0 and 1 measure, so that a run with more
+ * ranks than cores measures the pair as if it were alone.
  * Large sizes get fewer repeats (at least 5) so that no size takes much more than a
  * second per kind.
  */
@@ -29,6 +34,8 @@
 #define STREAM 100
 #define MAX_SIZES 512
 #define BIDIR_FROM (256L * 1024)
+#define QUIET 8
+#define KERNEL_REPEATS 3
 
 static int parse_list(const char *s, long *out, int max) {
     int n = 0;
@@ -87,6 +94,42 @@ static double late_exchange(MPI_Comm pair, int me, char *buf, long bytes, double
     return t1 - t0;
 }
 
+/* The rate of a multiply-add kernel: four independent chains, 8 flops per iteration. */
+static double kernel_rate(void) {
+    long iters = 20000000;
+    double x0 = 1.0, x1 = 1.1, x2 = 1.2, x3 = 1.3, m = 0.999999, c = 1e-7;
+    double t0 = MPI_Wtime();
+    for (long i = 0; i < iters; i++) {
+        x0 = x0 * m + c;
+        x1 = x1 * m + c;
+        x2 = x2 * m + c;
+        x3 = x3 * m + c;
+    }
+    double rate = 8.0 * (double)iters / (MPI_Wtime() - t0);
+    if (x0 + x1 + x2 + x3 == 42.0) rate += 1.0; /* keeps the loop */
+    return rate;
+}
+
+/* Waits for rank 0's word on `tag` without spinning inside MPI: a probe every 10 ms
+ * (each probe runs the MPI library's progress: rarely, so that sleepers do not disturb
+ * the pair measured). */
+static void quiet_wait(int tag) {
+    int flag = 0;
+    char c;
+    for (;;) {
+        MPI_Iprobe(0, tag, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+        if (flag) break;
+        sleep_for(1e-2);
+    }
+    MPI_Recv(&c, 1, MPI_CHAR, 0, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+}
+
+/* Rank 0 tells ranks `from` and up that the wait on `tag` is over. */
+static void release(int from, int n, int tag) {
+    char c = 0;
+    for (int r = from; r < n; r++) MPI_Send(&c, 1, MPI_CHAR, r, tag, MPI_COMM_WORLD);
+}
+
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     int me, n;
@@ -113,20 +156,10 @@ int main(int argc, char **argv) {
     MPI_Comm pair;
     MPI_Comm_split(MPI_COMM_WORLD, me < 2 ? 0 : MPI_UNDEFINED, me, &pair);
 
-    /* Compute kernel: four independent multiply-add chains, 8 flops per iteration. */
+    /* The compute kernel on every rank at once. */
     {
-        long iters = 20000000;
-        double x0 = 1.0, x1 = 1.1, x2 = 1.2, x3 = 1.3, m = 0.999999, c = 1e-7;
         MPI_Barrier(MPI_COMM_WORLD);
-        double t0 = MPI_Wtime();
-        for (long i = 0; i < iters; i++) {
-            x0 = x0 * m + c;
-            x1 = x1 * m + c;
-            x2 = x2 * m + c;
-            x3 = x3 * m + c;
-        }
-        double rate = 8.0 * (double)iters / (MPI_Wtime() - t0);
-        if (x0 + x1 + x2 + x3 == 42.0) rate += 1.0; /* keeps the loop */
+        double rate = kernel_rate();
         double *rates = me == 0 ? malloc(sizeof(double) * n) : NULL;
         MPI_Gather(&rate, 1, MPI_DOUBLE, rates, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
         if (me == 0) {
@@ -134,7 +167,28 @@ int main(int argc, char **argv) {
             free(rates);
         }
     }
+    /* Rank 0's kernel alone, then while the others wait inside MPI. */
+    for (int spin = 0; spin < 2; spin++) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (me == 0) {
+            sleep_for(0.01); /* the others are waiting by then */
+            for (int r = 0; r < KERNEL_REPEATS; r++) {
+                double rate = kernel_rate();
+                if (spin)
+                    fprintf(out, "spin %d %.9e\n", n - 1, rate);
+                else
+                    fprintf(out, "solo 0 %.9e\n", rate);
+            }
+            release(1, n, QUIET);
+        } else if (spin) {
+            char c;
+            MPI_Recv(&c, 1, MPI_CHAR, 0, QUIET, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        } else {
+            quiet_wait(QUIET);
+        }
+    }
 
+    if (me >= 2) quiet_wait(QUIET);
     if (pair != MPI_COMM_NULL) {
         int first_waiting = -1;
         double last_late = 1e-3;
@@ -242,6 +296,7 @@ int main(int argc, char **argv) {
         }
         MPI_Comm_free(&pair);
     }
+    if (me == 0) release(2, n, QUIET);
     MPI_Barrier(MPI_COMM_WORLD);
     if (out && fclose(out) != 0) {
         perror(argv[1]);

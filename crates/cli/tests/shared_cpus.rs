@@ -104,10 +104,10 @@ fn spinning_waiters_slow_an_overhead_that_is_cpu_work() {
     let p = platform("shared_cores = 2\n", 8, 1);
     let mut t: String = (0..8).map(|r| format!("{r} init\n")).collect();
     t += "0 send 1 0 100\n1 recv 0 0 100\n";
-    let preset = |cpu: bool, spin: bool| {
+    let preset = |cpu: bool, spin: f64| {
         format!(
             "[protocol]\nos = \"0:1e-5:0\"\nor = \"0:0:0\"\nasync_small = 65536\ndetached = 65536\n\
-             envelope = 0\ngrow_test_costs = true\ncpu_overheads = {cpu}\nbusy_wait = {spin}\n\
+             envelope = 0\ngrow_test_costs = true\ncpu_overheads = {cpu}\nbusy_wait = {spin:?}\n\
              [network]\nlat_factor = \"0:1\"\nbw_factor = \"0:1\"\n"
         )
     };
@@ -116,9 +116,10 @@ fn spinning_waiters_slow_an_overhead_that_is_cpu_work() {
         &[
             ("p.toml", &p),
             ("t.tit", &t),
-            ("sleep.toml", &preset(false, true)),
-            ("alone.toml", &preset(true, false)),
-            ("spin.toml", &preset(true, true)),
+            ("sleep.toml", &preset(false, 1.0)),
+            ("alone.toml", &preset(true, 0.0)),
+            ("spin.toml", &preset(true, 1.0)),
+            ("half.toml", &preset(true, 0.5)),
         ],
     );
     let run = |preset: &str| {
@@ -135,4 +136,6 @@ fn spinning_waiters_slow_an_overhead_that_is_cpu_work() {
     assert_eq!(alone, sleep, "working alone, a CPU overhead takes its own time");
     assert_eq!(spin[0], 40 * US);
     assert_eq!(spin[1] - sleep[1], 30 * US);
+    // Waiting ranks claiming half of a working one's share: 2 / (1 + 7/2) of a core.
+    assert_eq!(run("half.toml")[0], 22_500_000);
 }

@@ -30,9 +30,11 @@ pub struct Protocol {
     /// ranks that share CPUs share it (a calibrated MPI over TCP). Off, they are time
     /// the rank waits, as SMPI's are (sleeps).
     pub cpu_overheads: bool,
-    /// A rank waiting inside MPI spins on its CPU (Open MPI's progress loop), so on
-    /// shared CPUs it takes a share from the ranks that work.
-    pub busy_wait: bool,
+    /// How much of a CPU a rank waiting inside MPI claims, relative to a rank that works
+    /// (0 to 1): an MPI that spins in its progress loop (Open MPI, MPICH) takes a share
+    /// of shared CPUs from the ranks that work; one that yields takes less; 0 is SMPI's
+    /// (waiting costs nothing).
+    pub busy_wait: f64,
 }
 
 impl Protocol {
@@ -48,7 +50,7 @@ impl Protocol {
             eager_all: false,
             grow_test_costs: true,
             cpu_overheads: false,
-            busy_wait: false,
+            busy_wait: 0.0,
         }
     }
 
@@ -90,6 +92,9 @@ impl Protocol {
             if let Some(v) = p.values().find(|v| !(v.is_finite() && *v >= 0.0)) {
                 return Err(format!("{name}: {v} is not a finite number >= 0"));
             }
+        }
+        if !(0.0..=1.0).contains(&self.busy_wait) {
+            return Err(format!("busy_wait: {} is not a number from 0 to 1", self.busy_wait));
         }
         if self.async_small > self.detached {
             return Err("the asynchronous threshold must not exceed the detached one (as in SimGrid)".into());

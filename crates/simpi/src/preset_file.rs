@@ -11,7 +11,7 @@
 //! envelope = 0                  # bytes added to every message
 //! grow_test_costs = true        # SMPI's smpi/grow-injected-times
 //! cpu_overheads = true          # optional; os, or and tests are CPU work (shared CPUs)
-//! busy_wait = true              # optional; waiting ranks spin on their CPU
+//! busy_wait = 0.4               # optional (0); a waiting rank's claim on shared CPUs, 0-1
 //! [network]                     # simpi_net::FlowParams
 //! lat_factor = "0:1.9;1480:2.4" # factor on the route's latency, by size
 //! bw_factor = "0:0.6;1480:0.93" # factor on the flow's bandwidth share, by size
@@ -71,7 +71,7 @@ struct ProtocolDesc {
     #[serde(default)]
     cpu_overheads: bool,
     #[serde(default)]
-    busy_wait: bool,
+    busy_wait: Option<Spanned<f64>>,
 }
 
 #[derive(Deserialize)]
@@ -144,8 +144,16 @@ pub fn parse(text: &str, name: &str) -> Result<PresetFile, Error> {
         eager_all: false,
         grow_test_costs: p.grow_test_costs,
         cpu_overheads: p.cpu_overheads,
-        busy_wait: p.busy_wait,
+        busy_wait: p.busy_wait.as_ref().map_or(0.0, |w| *w.get_ref()),
     };
+    if let Some(w) = &p.busy_wait {
+        if !(0.0..=1.0).contains(w.get_ref()) {
+            return Err(at(
+                Some(w.span()),
+                format!("busy_wait: {} is not a number from 0 to 1", w.get_ref()),
+            ));
+        }
+    }
     let n = f.network.get_ref();
     let network = FlowParams {
         lat_factor: pw(&n.lat_factor, "lat_factor")?,
@@ -258,7 +266,7 @@ pub fn to_text(f: &PresetFile, comment: &str) -> String {
     let n = &f.preset.network;
     s.push_str(&format!(
         "[protocol]\nos = \"{}\"\nor = \"{}\"\nasync_small = {}\ndetached = {}\nenvelope = {}\ngrow_test_costs = {}\n\
-         cpu_overheads = {}\nbusy_wait = {}\n",
+         cpu_overheads = {}\nbusy_wait = {:?}\n",
         piecewise_text(&p.os),
         piecewise_text(&p.or),
         p.async_small,

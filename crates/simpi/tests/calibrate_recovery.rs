@@ -35,7 +35,7 @@ fn truth() -> Preset {
             eager_all: false,
             grow_test_costs: true,
             cpu_overheads: true,
-            busy_wait: true,
+            busy_wait: 1.0,
         },
         network: simpi::FlowParams {
             lat_factor: pw("0:1.9;1500:2.6;65551:9.0"),

@@ -416,6 +416,7 @@ fn mutated_preset_and_measurement_files_give_errors_not_panics() {
     let route = calibrate::Route {
         latency: 50e-6,
         bandwidth: 1.25e7,
+        shared_cores: Some(2),
     };
     let mut text = String::new();
     for k in 0..=40 {
@@ -430,7 +431,7 @@ fn mutated_preset_and_measurement_files_give_errors_not_panics() {
             }
         }
     }
-    text.push_str("gap 1 2e-6\nflops 0 1e9\ndetached 65536 0\n");
+    text.push_str("gap 1 2e-6\nflops 0 1e9\nsolo 0 2e9\nspin 7 1e9\ndetached 65536 0\n");
     let mut rejected = 0;
     for m in mutants(&text, 400, &mut g) {
         no_panic(

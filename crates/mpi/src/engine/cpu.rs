@@ -4,8 +4,9 @@
 //! at `min(1, C / n)` of a core: what SimGrid's CPU model gives actors executing on
 //! one host (equal shares of `speed × cores`, none faster than one core), and what an
 //! operating system's fair scheduler gives runnable threads. With busy waiting
-//! (`Protocol::busy_wait`), a rank of the pool that has no task is waiting inside MPI
-//! and spinning (as Open MPI's progress loop does), so it competes too: `n` counts it.
+//! (`Protocol::busy_wait` = `w` > 0), a rank of the pool that has no task is waiting
+//! inside MPI and spinning (as Open MPI's progress loop does), so it competes too: `n`
+//! counts it as `w` of a task.
 //!
 //! The pool keeps a virtual clock: the work one task has received since the start,
 //! in picoseconds scaled by `2^SHIFT`. A task of `w` picoseconds started at virtual
@@ -17,6 +18,8 @@ use std::collections::BinaryHeap;
 
 /// Fixed-point bits of the virtual clock below one picosecond.
 const SHIFT: u32 = 20;
+/// A task's weight in the count of competitors (a spinning rank's is a fraction of it).
+const TASK: u128 = 1 << 10;
 
 /// Which ranks share which cores: the input of a run.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -93,10 +96,12 @@ impl CpuSharing {
 /// One pool's tasks under processor sharing.
 #[derive(Debug)]
 pub(crate) struct Pool {
+    /// Cores, in units of `TASK`.
     cores: u128,
-    /// Ranks placed on the pool (the spinners when `busy_wait`).
+    /// Ranks placed on the pool (the spinners when they wait).
     ranks: u64,
-    busy_wait: bool,
+    /// A waiting rank's weight, in units of `TASK`.
+    spin: u128,
     /// Tasks running now.
     tasks: u64,
     /// Ranks with at least one task, and each rank's task count.
@@ -112,11 +117,13 @@ pub(crate) struct Pool {
 }
 
 impl Pool {
-    pub(crate) fn new(cores: u32, ranks: u64, busy_wait: bool) -> Pool {
+    /// A pool of `cores` for `ranks` ranks, a waiting rank claiming `spin` (0 to 1) of
+    /// what a working one does.
+    pub(crate) fn new(cores: u32, ranks: u64, spin: f64) -> Pool {
         Pool {
-            cores: cores.max(1) as u128,
+            cores: cores.max(1) as u128 * TASK,
             ranks,
-            busy_wait,
+            spin: (spin.clamp(0.0, 1.0) * TASK as f64).round() as u128,
             tasks: 0,
             busy_ranks: 0,
             virtual_now: 0,
@@ -127,14 +134,10 @@ impl Pool {
         }
     }
 
-    /// How many compete for the cores.
+    /// How many compete for the cores, in units of `TASK`.
     fn competitors(&self) -> u128 {
-        let idle_spinners = if self.busy_wait {
-            self.ranks.saturating_sub(self.busy_ranks)
-        } else {
-            0
-        };
-        (self.tasks + idle_spinners) as u128
+        let waiting = self.ranks.saturating_sub(self.busy_ranks) as u128;
+        self.tasks as u128 * TASK + waiting * self.spin
     }
 
     /// Moves the virtual clock to `t`.
@@ -170,6 +173,7 @@ impl Pool {
         } else {
             (left * n).div_ceil(self.cores << SHIFT)
         };
+        // (n and cores share the unit TASK: their ratio is the share.)
         Some(self.at.saturating_add(u64::try_from(dt).unwrap_or(u64::MAX)))
     }
 
@@ -198,8 +202,8 @@ mod tests {
     use super::*;
 
     /// Runs tasks `(start, work)` on a pool; gives each one's end.
-    fn ends(cores: u32, ranks: u64, busy_wait: bool, tasks: &[(u64, u64)]) -> Vec<u64> {
-        let mut p = Pool::new(cores, ranks, busy_wait);
+    fn ends(cores: u32, ranks: u64, spin: f64, tasks: &[(u64, u64)]) -> Vec<u64> {
+        let mut p = Pool::new(cores, ranks, spin);
         let mut out = vec![0; tasks.len()];
         let mut next = 0;
         loop {
@@ -225,38 +229,40 @@ mod tests {
 
     #[test]
     fn no_more_tasks_than_cores_run_at_full_speed() {
-        assert_eq!(ends(2, 2, false, &[(0, 1000), (5, 300)]), vec![1000, 305]);
+        assert_eq!(ends(2, 2, 0.0, &[(0, 1000), (5, 300)]), vec![1000, 305]);
     }
 
     #[test]
     fn four_equal_tasks_on_two_cores_take_twice_as_long() {
-        assert_eq!(ends(2, 4, false, &[(0, 1000); 4]), vec![2000; 4]);
+        assert_eq!(ends(2, 4, 0.0, &[(0, 1000); 4]), vec![2000; 4]);
     }
 
     #[test]
     fn shares_change_as_tasks_come_and_go() {
         // One core. A (work 10) alone for 4, then with B (work 2): both at 1/2, B ends
         // at 4 + 4 = 8, A has 6 - 2 = 4 left alone: ends at 12.
-        assert_eq!(ends(1, 2, false, &[(0, 10), (4, 2)]), vec![12, 8]);
+        assert_eq!(ends(1, 2, 0.0, &[(0, 10), (4, 2)]), vec![12, 8]);
         // Three tasks on two cores: each at 2/3. Work 2, 4, 4 from 0: the first ends
         // at 3 (2 / (2/3)); the others have 2 left, now at full speed: end at 5.
-        assert_eq!(ends(2, 3, false, &[(0, 2), (0, 4), (0, 4)]), vec![3, 5, 5]);
+        assert_eq!(ends(2, 3, 0.0, &[(0, 2), (0, 4), (0, 4)]), vec![3, 5, 5]);
     }
 
     #[test]
     fn spinning_ranks_slow_the_working_ones() {
         // Eight ranks on two cores, one working, seven spinning: a quarter of a core.
-        assert_eq!(ends(2, 8, true, &[(0, 1000)]), vec![4000]);
+        assert_eq!(ends(2, 8, 1.0, &[(0, 1000)]), vec![4000]);
         // Without busy waiting it runs alone at full speed.
-        assert_eq!(ends(2, 8, false, &[(0, 1000)]), vec![1000]);
+        assert_eq!(ends(2, 8, 0.0, &[(0, 1000)]), vec![1000]);
+        // Spinners claiming half a working rank's share: 2 / (1 + 7/2) of a core.
+        assert_eq!(ends(2, 8, 0.5, &[(0, 1000)]), vec![2250]);
     }
 
     #[test]
     fn uneven_rates_round_up_to_the_picosecond() {
         // Three tasks on one core: 1/3 each. Work 1 ends at 3; then two at 1/2.
-        assert_eq!(ends(1, 3, false, &[(0, 1), (0, 2), (0, 2)]), vec![3, 5, 5]);
+        assert_eq!(ends(1, 3, 0.0, &[(0, 1), (0, 2), (0, 2)]), vec![3, 5, 5]);
         // Seven tasks on three cores, 10 ps each: 70/3 = 23.33, rounded up to 24.
-        assert_eq!(ends(3, 7, false, &[(0, 10); 7]), vec![24; 7]);
+        assert_eq!(ends(3, 7, 0.0, &[(0, 10); 7]), vec![24; 7]);
     }
 
     #[test]

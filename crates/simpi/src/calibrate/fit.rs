@@ -28,6 +28,9 @@ pub struct Route {
     pub latency: f64,
     /// The route's narrowest link bandwidth, bytes per second.
     pub bandwidth: f64,
+    /// The cores all ranks of the run share, if the platform says they run on one
+    /// machine (`shared_cores`): what tells a waiting rank's claim on them.
+    pub shared_cores: Option<u32>,
 }
 
 /// One fitted quantity: its measured medians and the fitted curve at each size.
@@ -157,10 +160,9 @@ pub fn fit(m: &Measurements, route: Route) -> Result<Calibration, Error> {
         envelope: ENVELOPE,
         eager_all: false,
         grow_test_costs: true,
-        // The overheads were measured as time the MPI library spent on a CPU, and
-        // Open MPI and MPICH spin while they wait: on shared CPUs both take shares.
+        // The overheads were measured as time the MPI library spent on a CPU.
         cpu_overheads: true,
-        busy_wait: true,
+        busy_wait: spin_weight(m, route.shared_cores, &mut notes),
     };
     let net_time = |b: u64, t: f64| {
         // Noise can leave less than nothing: keep a sliver so relative errors exist.
@@ -274,6 +276,36 @@ pub fn fit(m: &Measurements, route: Route) -> Result<Calibration, Error> {
         fits: std::iter::once(ping_fit).chain(fits).chain(bidir_fit).collect(),
         notes,
     })
+}
+
+/// A waiting rank's claim on shared cores relative to a working rank's, from rank 0's
+/// kernel alone (`solo`, rate `r`) and while `k` ranks wait inside MPI (`spin`, rate
+/// `s`) on `c` shared cores: processor sharing gives `s = r · min(1, c / (1 + w k))`,
+/// so `w = (c r / s - 1) / k`, within 0 and 1. When it cannot be measured (no samples,
+/// or the ranks have a core each), 1: Open MPI and MPICH spin by default.
+fn spin_weight(m: &Measurements, cores: Option<u32>, notes: &mut Vec<String>) -> f64 {
+    let (Some(c), false, false) = (cores, m.solo.is_empty(), m.spin.is_empty()) else {
+        notes.push(
+            "a waiting rank's claim on shared CPUs was not measured (run on a platform with shared_cores and more ranks than cores): busy_wait = 1, a spinning MPI".into(),
+        );
+        return 1.0;
+    };
+    let k = m.spin[0].0 as f64;
+    if k + 1.0 <= c as f64 {
+        notes.push(format!(
+            "{} ranks had {c} cores: a waiting rank's claim on them cannot show; busy_wait = 1, a spinning MPI",
+            k + 1.0
+        ));
+        return 1.0;
+    }
+    let r = median(&m.solo);
+    let s = median(&m.spin.iter().map(|p| p.1).collect::<Vec<_>>());
+    let w = ((c as f64 * r / s - 1.0) / k).clamp(0.0, 1.0);
+    notes.push(format!(
+        "rank 0's kernel ran at {:.3} of its speed while {k} ranks waited in MPI on {c} cores: busy_wait = {w:.3}",
+        s / r
+    ));
+    w
 }
 
 /// The software overheads a one-way message of `size` bytes pays: `os + or` if its send

@@ -8,7 +8,9 @@
 //! - `gap B s`: time per message of a stream of back-to-back B-byte sends, at the
 //!   receiver;
 //! - `bidir B s`: time of an exchange of B bytes each way at once (MPI_Sendrecv);
-//! - `flops 0 r`: flop rate of one rank's compute kernel;
+//! - `flops 0 r`: flop rate of one rank's compute kernel, every rank running it;
+//! - `solo 0 r`: rank 0's kernel while the other ranks sleep outside MPI;
+//! - `spin K r`: rank 0's kernel while the K other ranks wait inside MPI;
 //! - `detached B 0`: the smallest size whose MPI_Send waited for its late receiver
 //!   (found by bisection; absent if no measured size waited).
 //!
@@ -53,6 +55,10 @@ pub struct Measurements {
     pub times: BTreeMap<Kind, BTreeMap<u64, Vec<f64>>>,
     /// Flop rates of the compute kernel.
     pub flops: Vec<f64>,
+    /// Rank 0's kernel rates with the others asleep.
+    pub solo: Vec<f64>,
+    /// Rank 0's kernel rates with the others waiting in MPI, and how many those are.
+    pub spin: Vec<(u64, f64)>,
     /// The smallest size whose send waited for its receiver, if one did.
     pub detached: Option<u64>,
 }
@@ -118,6 +124,12 @@ impl Measurements {
         for f in &self.flops {
             s.push_str(&format!("flops 0 {f:.9e}\n"));
         }
+        for f in &self.solo {
+            s.push_str(&format!("solo 0 {f:.9e}\n"));
+        }
+        for (k, f) in &self.spin {
+            s.push_str(&format!("spin {k} {f:.9e}\n"));
+        }
         if let Some(d) = self.detached {
             s.push_str(&format!("detached {d} 0\n"));
         }
@@ -171,11 +183,15 @@ pub fn parse(text: &str, name: &str) -> Result<Measurements, Error> {
             "recv" => Kind::Recv,
             "gap" => Kind::Gap,
             "bidir" => Kind::Bidir,
-            "flops" => {
+            "flops" | "solo" | "spin" => {
                 if value <= 0.0 {
                     return Err(bad("a flop rate is positive"));
                 }
-                m.flops.push(value);
+                match *kind {
+                    "flops" => m.flops.push(value),
+                    "solo" => m.solo.push(value),
+                    _ => m.spin.push((bytes, value)),
+                }
                 continue;
             }
             "detached" => {
@@ -184,7 +200,7 @@ pub fn parse(text: &str, name: &str) -> Result<Measurements, Error> {
             }
             other => {
                 return Err(bad(&format!(
-                    "'{other}' is not a measurement: expected pingpong, send, recv, gap, bidir, flops or detached"
+                    "'{other}' is not a measurement: expected pingpong, send, recv, gap, bidir, flops, solo, spin or detached"
                 )))
             }
         };

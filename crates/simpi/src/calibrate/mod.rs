@@ -103,5 +103,6 @@ pub fn route_between(
     Ok(Route {
         latency: r.latency,
         bandwidth,
+        shared_cores: platform.shared_cores(),
     })
 }
