@@ -187,33 +187,44 @@ impl<N: NetworkModel> SmpiRules<N> {
         core.started(id);
         core.mark_start(id, t);
         if op.kind == OpKind::Calc {
-            let (cost, done) = if core.store.is_test(id) {
-                if core.store.test_found(id) {
-                    (0, Ev::CalcDone(id))
-                } else {
-                    (op.size.saturating_mul(self.test_count), Ev::TestDone(id))
-                }
-            } else {
-                (op.size, Ev::CalcDone(id))
-            };
+            let (cost, looks) = self.calc_cost(core, id, op.size);
+            let done = if looks { Ev::TestDone(id) } else { Ev::CalcDone(id) };
             // Saturates at the clock's end, which the run reports.
             let end = t.saturating_add(cost);
             self.cpu[c] = end;
             core.queue.schedule(end, done);
         } else {
-            // SMPI charges `os` to detached sends only (a blocking rendezvous MPI_Send
-            // pays none).
-            let os = if self.proto.is_detached(op.size) {
-                SimTime::from_secs_f64(self.proto.os.overhead(op.size)).ps()
-            } else {
-                0
-            };
+            let os = self.send_overhead(op.size);
             self.cpu[c] = t.saturating_add(os);
             if os == 0 {
                 self.post_send(core, t, id);
             } else {
                 core.queue.schedule(t.saturating_add(os), Ev::SendPosted(id));
             }
+        }
+    }
+
+    /// What compute op `id` of `size` picoseconds costs, and whether it is a test that
+    /// looks at its request when paid: a test already found complete costs nothing.
+    #[inline]
+    fn calc_cost<S: OpStore>(&self, core: &Core<S, Ev>, id: u32, size: u64) -> (u64, bool) {
+        if !core.store.is_test(id) {
+            (size, false)
+        } else if core.store.test_found(id) {
+            (0, false)
+        } else {
+            (size.saturating_mul(self.test_count), true)
+        }
+    }
+
+    /// The overhead of a send of `size` bytes, in picoseconds: SMPI charges `os` to
+    /// detached sends only (a blocking rendezvous MPI_Send pays none).
+    #[inline]
+    fn send_overhead(&self, size: u64) -> u64 {
+        if self.proto.is_detached(size) {
+            SimTime::from_secs_f64(self.proto.os.overhead(size)).ps()
+        } else {
+            0
         }
     }
 
@@ -225,15 +236,8 @@ impl<N: NetworkModel> SmpiRules<N> {
         core.mark_start(id, t);
         let on_cpu = self.proto.cpu_overheads;
         if op.kind == OpKind::Calc {
-            let (cost, then) = if core.store.is_test(id) {
-                if core.store.test_found(id) {
-                    (0, Then::Calc(id))
-                } else {
-                    (op.size.saturating_mul(self.test_count), Then::Test(id))
-                }
-            } else {
-                (op.size, Then::Calc(id))
-            };
+            let (cost, looks) = self.calc_cost(core, id, op.size);
+            let then = if looks { Then::Test(id) } else { Then::Calc(id) };
             match then {
                 _ if cost == 0 => {
                     core.queue.schedule(t, Ev::CalcDone(id));
@@ -246,11 +250,7 @@ impl<N: NetworkModel> SmpiRules<N> {
             }
             return;
         }
-        let os = if self.proto.is_detached(op.size) {
-            SimTime::from_secs_f64(self.proto.os.overhead(op.size)).ps()
-        } else {
-            0
-        };
+        let os = self.send_overhead(op.size);
         if os == 0 {
             self.post_send(core, t, id);
         } else if on_cpu {
