@@ -161,7 +161,8 @@ pub fn time(s: &str, unit: TimeUnit) -> Result<u64, String> {
         m.checked_mul(scale).ok_or_else(too_big)?
     } else {
         match u32::try_from(-exp).ok().and_then(|e| 10u128.checked_pow(e)) {
-            Some(div) => (m + div / 2) / div,
+            // Rounded half up; `m + div / 2` could pass u128's end with 38 digits.
+            Some(div) => m / div + u128::from(m % div >= div - div / 2),
             None => 0,
         }
     };
@@ -174,6 +175,15 @@ mod tests {
 
     fn parse(text: &str) -> Result<NoiseTrace, NoiseError> {
         parse_noise(text.as_bytes(), "n.txt", TimeUnit::Ns)
+    }
+
+    #[test]
+    fn a_long_fraction_rounds_without_overflow() {
+        // Found by the `noise` fuzz target: 41 significant digits below the picosecond.
+        let long = "3.1000018446744073709551684706447437095511";
+        assert_eq!(time(long, TimeUnit::Ps), Ok(3));
+        assert_eq!(time("3.5000000000000000000000000000000000000001", TimeUnit::Ps), Ok(4));
+        assert_eq!(time("2.4999999999999999999999999999999999999999", TimeUnit::Ps), Ok(2));
     }
 
     #[test]
