@@ -43,16 +43,16 @@ impl CpuSharing {
     /// cores (`cores_of`). A machine running no more ranks than it has cores gives each
     /// its own: sharing would change nothing, and the engine's faster path stays.
     pub fn from_machines(machine_of_rank: &[u64], cores_of: impl Fn(u64) -> u32) -> CpuSharing {
+        // Sorted, each machine's ranks are one run: counted in one pass (a platform
+        // may have a million hosts).
         let mut ids: Vec<u64> = machine_of_rank.to_vec();
         ids.sort_unstable();
-        ids.dedup();
-        let count = |m: u64| machine_of_rank.iter().filter(|&&x| x == m).count();
         let mut pools = Vec::new();
         let mut cores = Vec::new();
-        for &m in &ids {
-            let c = cores_of(m).max(1);
-            if count(m) > c as usize {
-                pools.push(m);
+        for run in ids.chunk_by(|a, b| a == b) {
+            let c = cores_of(run[0]).max(1);
+            if run.len() > c as usize {
+                pools.push(run[0]);
                 cores.push(c);
             }
         }
