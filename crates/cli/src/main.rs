@@ -8,6 +8,7 @@ mod convert;
 mod platform_cmd;
 mod progress;
 mod replay;
+mod run;
 mod schedgen;
 mod sweep;
 mod sweep_python;
@@ -62,6 +63,9 @@ enum Command {
     /// writes the preset file `simpi replay --preset FILE` reads: `simpi calibrate -o
     /// p.toml --platform P -- mpirun -np 2`.
     Calibrate(calibrate::CalibrateArgs),
+    /// Run a real C MPI program, built with simpicc, on a simulated cluster: `simpi
+    /// run -np 4 ./app args` (on-line simulation).
+    Run(Box<run::RunArgs>),
 }
 
 /// Exit code for malformed input.
@@ -78,7 +82,7 @@ pub fn given(m: &ArgMatches, id: &str) -> bool {
 
 fn main() -> ExitCode {
     restore_default_sigpipe();
-    let matches = Cli::command().get_matches();
+    let matches = Cli::command().get_matches_from(mpiexec_style(std::env::args_os()));
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let sub = |name: &str| {
         matches
@@ -98,6 +102,7 @@ fn main() -> ExitCode {
         Command::Testbed(a) => testbed::run(a),
         Command::Bench(a) => bench::run(a),
         Command::Calibrate(a) => calibrate::run(a),
+        Command::Run(a) => run::run(*a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -106,6 +111,31 @@ fn main() -> ExitCode {
             ExitCode::from(code)
         }
     }
+}
+
+/// `simpi run -np N ...` as mpiexec users type it: `-np` becomes `--np` (clap has no
+/// long options with one dash), among simpi's options only, never in the program's.
+fn mpiexec_style(args: impl Iterator<Item = std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    let mut v: Vec<std::ffi::OsString> = args.collect();
+    if v.get(1).is_none_or(|a| a != "run") {
+        return v;
+    }
+    let mut i = 2;
+    while i < v.len() {
+        let a = v[i].to_string_lossy();
+        if a == "-np" {
+            v[i] = "--np".into();
+            i += 2;
+        } else if run::TAKES_VALUE.contains(&a.as_ref()) {
+            i += 2;
+        } else if a.starts_with('-') && a != "--" {
+            i += 1;
+        } else {
+            // The program: what follows is its own.
+            break;
+        }
+    }
+    v
 }
 
 /// Output piped into a command that stops reading (`simpi ... | head`) ends simpi quietly,

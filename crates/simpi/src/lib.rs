@@ -12,6 +12,7 @@ mod error;
 pub mod html;
 pub mod memory;
 pub mod montecarlo;
+pub mod online;
 pub mod preset_file;
 pub mod replay;
 pub mod report;

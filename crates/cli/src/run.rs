@@ -1,0 +1,183 @@
+//! `simpi run`: runs a real MPI program, built with `simpicc`, on a simulated cluster
+//! (on-line simulation), and reports the simulated time.
+
+use crate::{EXIT_INPUT, EXIT_STALL, EXIT_USAGE};
+use clap::Args;
+use simpi::online::{self, Compute, RunOptions};
+use simpi::settings::{ModelName, Naming, PresetName, ReplaySettings, Setting, Syntax};
+use simpi::setup::Machine;
+use simpi::Error;
+use simpi::SimTime;
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+#[derive(Args)]
+#[command(
+    after_help = "Without --platform the machine is a flat cluster of one host per rank: \
+1 Gflop/s hosts, 1.25 GB/s links of 1 us latency, a 10 GB/s backbone, under SMPI's \
+hybrid model and preset.\n\nThe program must be built with simpicc (target/release/simpicc). \
+`simpi run -np 4 ./app` and `simpi run -n 4 ./app` (mpiexec's form) both work; the ranks' \
+output goes to this terminal, simpi's summary to standard error."
+)]
+pub struct RunArgs {
+    /// Ranks to start (`-np N` is accepted too).
+    #[arg(short = 'n', long = "np", value_parser = clap::value_parser!(u32).range(1..))]
+    np: u32,
+    /// Platform file (.toml, or SimGrid .xml) [default: a flat cluster, see below].
+    #[arg(long)]
+    platform: Option<PathBuf>,
+    /// Host file: rank r runs on the host named on line r.
+    #[arg(long)]
+    hostfile: Option<PathBuf>,
+    /// The network model: hybrid, flow, packet or constant [default: hybrid].
+    #[arg(long, value_parser = ["hybrid", "flow", "packet", "constant"])]
+    model: Option<String>,
+    /// The hybrid model's parameters: smpi, plain, or a preset file.
+    #[arg(long, default_value = "smpi", value_name = "smpi|plain|FILE", value_parser = simpi::settings::PresetName::parse)]
+    preset: PresetName,
+    /// Use this algorithm for a collective, e.g. `--coll bcast=binomial` (repeatable).
+    #[arg(long = "coll", value_name = "OP=ALGO")]
+    coll: Vec<String>,
+    /// Whose decision rules pick collective algorithms: ompi, mpich or first.
+    #[arg(long, default_value = "ompi", value_parser = ["ompi", "mpich", "first"])]
+    coll_selector: String,
+    /// What CPU time between MPI calls counts for: none (only the network and the calls
+    /// take time) or measure (the process's CPU time, times --compute-scale).
+    #[arg(long, default_value = "measure", value_parser = ["none", "measure"])]
+    compute: String,
+    /// With --compute measure: how much slower the simulated host is than this
+    /// machine's core (2: a burst of 1 ms here takes 2 ms there).
+    #[arg(long, default_value_t = 1.0)]
+    compute_scale: f64,
+    /// Write the result as JSON to this file.
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// The program and its arguments.
+    #[arg(
+        required = true,
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        value_name = "PROGRAM"
+    )]
+    command: Vec<OsString>,
+}
+
+/// The options of `simpi run` that take a separate value (to find where the
+/// program's own arguments begin).
+pub const TAKES_VALUE: &[&str] = &[
+    "-n",
+    "--np",
+    "--platform",
+    "--hostfile",
+    "--model",
+    "--preset",
+    "--coll",
+    "--coll-selector",
+    "--compute",
+    "--compute-scale",
+    "--json",
+];
+
+const NAMING: Naming = Naming {
+    name: |s| match s {
+        Setting::Model => "--model",
+        Setting::Platform => "--platform",
+        Setting::Preset => "--preset",
+        Setting::HostFile => "--hostfile",
+        _ => "an option",
+    },
+    syntax: Syntax::Flags,
+};
+
+/// The default machine: a flat cluster of `n` hosts.
+fn default_platform(n: u32) -> String {
+    format!(
+        "name = \"simpi-run-default\"\n[topology]\nkind = \"flat\"\nhosts = {n}\nspeed = \"1Gf\"\n\
+         link = {{ bandwidth = \"1.25GBps\", latency = \"1us\", sharing = \"split-duplex\" }}\n\
+         backbone = {{ bandwidth = \"10GBps\", latency = \"0us\", sharing = \"shared\" }}\n"
+    )
+}
+
+/// Runs `simpi run`.
+pub fn run(a: RunArgs) -> Result<(), (u8, String)> {
+    let usage = |m: String| (EXIT_USAGE, m);
+    if !(a.compute_scale.is_finite() && a.compute_scale > 0.0) {
+        return Err(usage(format!(
+            "--compute-scale must be a positive number, not {}",
+            a.compute_scale
+        )));
+    }
+    let compute = match a.compute.as_str() {
+        "none" => Compute::None,
+        _ => Compute::Measure {
+            ps_per_ns: 1000.0 * a.compute_scale,
+        },
+    };
+    let model = match a.model.as_deref() {
+        Some("flow") => ModelName::Flow,
+        Some("packet") => ModelName::Packet,
+        Some("constant") => ModelName::Constant,
+        _ => ModelName::Hybrid,
+    };
+    // Without a platform, a generated one in a private file, removed once loaded.
+    let generated = match (&a.platform, model) {
+        (None, m) if m != ModelName::Constant => {
+            let path = std::env::temp_dir().join(format!("simpi-run-{}.toml", std::process::id()));
+            std::fs::write(&path, default_platform(a.np))
+                .map_err(|e| (EXIT_INPUT, format!("{}: {e}", path.display())))?;
+            Some(path)
+        }
+        _ => None,
+    };
+    let mut s = ReplaySettings {
+        model: Some(model),
+        platform: a.platform.clone().or_else(|| generated.clone()),
+        preset: a.preset.clone(),
+        hostfile: a.hostfile.clone(),
+        coll: a.coll.clone(),
+        coll_selector: a.coll_selector.clone(),
+        ..ReplaySettings::default()
+    };
+    s.given.insert(Setting::Model);
+    let machine = s.model_spec().and_then(|spec| Machine::new(&spec, a.np));
+    if let Some(p) = &generated {
+        let _ = std::fs::remove_file(p);
+    }
+    let machine = machine.map_err(|e| (if e.is_input() { EXIT_INPUT } else { EXIT_USAGE }, e.to_string()))?;
+    let colls = s.collectives(NAMING).map_err(usage)?;
+    let started = std::time::Instant::now();
+    let out = online::run(RunOptions {
+        program: a.command[0].clone(),
+        args: a.command[1..].to_vec(),
+        ranks: a.np,
+        model: machine.model(),
+        colls: &colls,
+        compute,
+    })
+    .map_err(|e| match e {
+        Error::Stall(_) => (EXIT_STALL, e.to_string()),
+        Error::Setting(_) => (EXIT_USAGE, e.to_string()),
+        _ => (EXIT_INPUT, e.to_string()),
+    })?;
+    let wall = started.elapsed().as_secs_f64();
+    let makespan: SimTime = out.makespan();
+    eprintln!(
+        "simpi run: {} ranks, simulated time {:.9} s, {} MPI calls simulated in {:.3} s",
+        a.np,
+        makespan.as_secs_f64(),
+        out.calls,
+        wall
+    );
+    if let Some(path) = &a.json {
+        let ends: Vec<String> = out.end_times.iter().map(|t| format!("{}", t.as_secs_f64())).collect();
+        let text = format!(
+            "{{\"ranks\": {}, \"makespan_s\": {}, \"calls\": {}, \"wall_s\": {wall}, \"end_times_s\": [{}]}}\n",
+            a.np,
+            makespan.as_secs_f64(),
+            out.calls,
+            ends.join(", ")
+        );
+        std::fs::write(path, text).map_err(|e| (EXIT_INPUT, format!("{}: {e}", path.display())))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,260 @@
+/* simpi's mpi.h: the MPI calls simpi simulates, with the handle values and constants
+ * of the MPI 5.0 standard ABI (handles are pointers to incomplete types; predefined
+ * handles are small integers). Link with libsimpi_mpi (simpicc does) and run the
+ * program with `simpi run -np N ./program`. A call not declared here is not
+ * simulated yet. */
+#ifndef SIMPI_MPI_H
+#define SIMPI_MPI_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MPI_VERSION 5
+#define MPI_SUBVERSION 0
+
+typedef intptr_t MPI_Aint;
+typedef int64_t MPI_Offset;
+typedef int64_t MPI_Count;
+typedef int MPI_Fint;
+
+typedef struct MPI_Status {
+    int MPI_SOURCE;
+    int MPI_TAG;
+    int MPI_ERROR;
+    int mpi_private[5];
+} MPI_Status;
+
+typedef struct MPI_ABI_Op *MPI_Op;
+typedef struct MPI_ABI_Comm *MPI_Comm;
+typedef struct MPI_ABI_Group *MPI_Group;
+typedef struct MPI_ABI_Win *MPI_Win;
+typedef struct MPI_ABI_File *MPI_File;
+typedef struct MPI_ABI_Session *MPI_Session;
+typedef struct MPI_ABI_Message *MPI_Message;
+typedef struct MPI_ABI_Info *MPI_Info;
+typedef struct MPI_ABI_Errhandler *MPI_Errhandler;
+typedef struct MPI_ABI_Request *MPI_Request;
+typedef struct MPI_ABI_Datatype *MPI_Datatype;
+
+/* Operations */
+#define MPI_OP_NULL ((MPI_Op)0x020)
+#define MPI_SUM     ((MPI_Op)0x021)
+#define MPI_MIN     ((MPI_Op)0x022)
+#define MPI_MAX     ((MPI_Op)0x023)
+#define MPI_PROD    ((MPI_Op)0x024)
+#define MPI_BAND    ((MPI_Op)0x028)
+#define MPI_BOR     ((MPI_Op)0x029)
+#define MPI_BXOR    ((MPI_Op)0x02a)
+#define MPI_LAND    ((MPI_Op)0x030)
+#define MPI_LOR     ((MPI_Op)0x031)
+#define MPI_LXOR    ((MPI_Op)0x032)
+#define MPI_MINLOC  ((MPI_Op)0x038)
+#define MPI_MAXLOC  ((MPI_Op)0x039)
+#define MPI_REPLACE ((MPI_Op)0x03c)
+#define MPI_NO_OP   ((MPI_Op)0x03d)
+
+/* Other predefined handles */
+#define MPI_COMM_NULL        ((MPI_Comm)0x100)
+#define MPI_COMM_WORLD       ((MPI_Comm)0x101)
+#define MPI_COMM_SELF        ((MPI_Comm)0x102)
+#define MPI_GROUP_NULL       ((MPI_Group)0x108)
+#define MPI_GROUP_EMPTY      ((MPI_Group)0x109)
+#define MPI_WIN_NULL         ((MPI_Win)0x110)
+#define MPI_FILE_NULL        ((MPI_File)0x118)
+#define MPI_SESSION_NULL     ((MPI_Session)0x120)
+#define MPI_MESSAGE_NULL     ((MPI_Message)0x128)
+#define MPI_MESSAGE_NO_PROC  ((MPI_Message)0x129)
+#define MPI_INFO_NULL        ((MPI_Info)0x130)
+#define MPI_INFO_ENV         ((MPI_Info)0x131)
+#define MPI_ERRHANDLER_NULL  ((MPI_Errhandler)0x140)
+#define MPI_ERRORS_ARE_FATAL ((MPI_Errhandler)0x141)
+#define MPI_ERRORS_RETURN    ((MPI_Errhandler)0x142)
+#define MPI_ERRORS_ABORT     ((MPI_Errhandler)0x143)
+#define MPI_REQUEST_NULL     ((MPI_Request)0x180)
+
+/* Datatypes */
+#define MPI_DATATYPE_NULL           ((MPI_Datatype)0x200)
+#define MPI_AINT                    ((MPI_Datatype)0x201)
+#define MPI_COUNT                   ((MPI_Datatype)0x202)
+#define MPI_OFFSET                  ((MPI_Datatype)0x203)
+#define MPI_PACKED                  ((MPI_Datatype)0x207)
+#define MPI_SHORT                   ((MPI_Datatype)0x208)
+#define MPI_INT                     ((MPI_Datatype)0x209)
+#define MPI_LONG                    ((MPI_Datatype)0x20a)
+#define MPI_LONG_LONG               ((MPI_Datatype)0x20b)
+#define MPI_LONG_LONG_INT           MPI_LONG_LONG
+#define MPI_UNSIGNED_SHORT          ((MPI_Datatype)0x20c)
+#define MPI_UNSIGNED                ((MPI_Datatype)0x20d)
+#define MPI_UNSIGNED_LONG           ((MPI_Datatype)0x20e)
+#define MPI_UNSIGNED_LONG_LONG      ((MPI_Datatype)0x20f)
+#define MPI_FLOAT                   ((MPI_Datatype)0x210)
+#define MPI_C_FLOAT_COMPLEX         ((MPI_Datatype)0x212)
+#define MPI_C_COMPLEX               MPI_C_FLOAT_COMPLEX
+#define MPI_CXX_FLOAT_COMPLEX       ((MPI_Datatype)0x213)
+#define MPI_DOUBLE                  ((MPI_Datatype)0x214)
+#define MPI_C_DOUBLE_COMPLEX        ((MPI_Datatype)0x216)
+#define MPI_CXX_DOUBLE_COMPLEX      ((MPI_Datatype)0x217)
+#define MPI_INTEGER                 ((MPI_Datatype)0x218)
+#define MPI_LOGICAL                 ((MPI_Datatype)0x219)
+#define MPI_REAL                    ((MPI_Datatype)0x21a)
+#define MPI_COMPLEX                 ((MPI_Datatype)0x21b)
+#define MPI_DOUBLE_PRECISION        ((MPI_Datatype)0x21c)
+#define MPI_DOUBLE_COMPLEX          ((MPI_Datatype)0x21d)
+#define MPI_LONG_DOUBLE             ((MPI_Datatype)0x220)
+#define MPI_C_LONG_DOUBLE_COMPLEX   ((MPI_Datatype)0x224)
+#define MPI_CXX_LONG_DOUBLE_COMPLEX ((MPI_Datatype)0x225)
+#define MPI_FLOAT_INT               ((MPI_Datatype)0x228)
+#define MPI_DOUBLE_INT              ((MPI_Datatype)0x229)
+#define MPI_LONG_INT                ((MPI_Datatype)0x22a)
+#define MPI_2INT                    ((MPI_Datatype)0x22b)
+#define MPI_SHORT_INT               ((MPI_Datatype)0x22c)
+#define MPI_LONG_DOUBLE_INT         ((MPI_Datatype)0x22d)
+#define MPI_2REAL                   ((MPI_Datatype)0x230)
+#define MPI_2DOUBLE_PRECISION       ((MPI_Datatype)0x231)
+#define MPI_2INTEGER                ((MPI_Datatype)0x232)
+#define MPI_C_BOOL                  ((MPI_Datatype)0x238)
+#define MPI_CXX_BOOL                ((MPI_Datatype)0x239)
+#define MPI_WCHAR                   ((MPI_Datatype)0x23c)
+#define MPI_INT8_T                  ((MPI_Datatype)0x240)
+#define MPI_UINT8_T                 ((MPI_Datatype)0x241)
+#define MPI_CHAR                    ((MPI_Datatype)0x243)
+#define MPI_SIGNED_CHAR             ((MPI_Datatype)0x244)
+#define MPI_UNSIGNED_CHAR           ((MPI_Datatype)0x245)
+#define MPI_BYTE                    ((MPI_Datatype)0x247)
+#define MPI_INT16_T                 ((MPI_Datatype)0x248)
+#define MPI_UINT16_T                ((MPI_Datatype)0x249)
+#define MPI_INT32_T                 ((MPI_Datatype)0x250)
+#define MPI_UINT32_T                ((MPI_Datatype)0x251)
+#define MPI_INT64_T                 ((MPI_Datatype)0x258)
+#define MPI_UINT64_T                ((MPI_Datatype)0x259)
+#define MPI_INTEGER1                ((MPI_Datatype)0x2c0)
+#define MPI_CHARACTER               ((MPI_Datatype)0x2c3)
+#define MPI_INTEGER2                ((MPI_Datatype)0x2c8)
+#define MPI_INTEGER4                ((MPI_Datatype)0x2d0)
+#define MPI_REAL4                   ((MPI_Datatype)0x2d2)
+#define MPI_INTEGER8                ((MPI_Datatype)0x2d8)
+#define MPI_REAL8                   ((MPI_Datatype)0x2da)
+#define MPI_COMPLEX8                ((MPI_Datatype)0x2db)
+#define MPI_INTEGER16               ((MPI_Datatype)0x2e0)
+#define MPI_REAL16                  ((MPI_Datatype)0x2e2)
+#define MPI_COMPLEX16               ((MPI_Datatype)0x2e3)
+#define MPI_COMPLEX32               ((MPI_Datatype)0x2eb)
+
+/* Error classes */
+enum {
+    MPI_SUCCESS = 0, MPI_ERR_BUFFER = 1, MPI_ERR_COUNT = 2, MPI_ERR_TYPE = 3,
+    MPI_ERR_TAG = 4, MPI_ERR_COMM = 5, MPI_ERR_RANK = 6, MPI_ERR_REQUEST = 7,
+    MPI_ERR_ROOT = 8, MPI_ERR_GROUP = 9, MPI_ERR_OP = 10, MPI_ERR_TOPOLOGY = 11,
+    MPI_ERR_DIMS = 12, MPI_ERR_ARG = 13, MPI_ERR_UNKNOWN = 14, MPI_ERR_TRUNCATE = 15,
+    MPI_ERR_OTHER = 16, MPI_ERR_INTERN = 17, MPI_ERR_PENDING = 18, MPI_ERR_IN_STATUS = 19,
+    MPI_ERR_NO_MEM = 39, MPI_ERR_UNSUPPORTED_OPERATION = 58, MPI_ERR_ERRHANDLER = 61,
+    MPI_ERR_LASTCODE = 0x3fff
+};
+
+/* Buffer addresses and ignored arguments */
+#define MPI_BOTTOM          ((void *)0)
+#define MPI_IN_PLACE        ((void *)1)
+#define MPI_STATUS_IGNORE   ((MPI_Status *)0)
+#define MPI_STATUSES_IGNORE ((MPI_Status *)0)
+#define MPI_ERRCODES_IGNORE ((int *)0)
+
+/* Sentinels and limits */
+enum {
+    MPI_ANY_SOURCE = -1, MPI_PROC_NULL = -2, MPI_ROOT = -3, MPI_ANY_TAG = -31,
+    MPI_KEYVAL_INVALID = -127, MPI_UNDEFINED = -32766
+};
+enum {
+    MPI_THREAD_SINGLE = 0, MPI_THREAD_FUNNELED = 1, MPI_THREAD_SERIALIZED = 2,
+    MPI_THREAD_MULTIPLE = 7
+};
+enum { MPI_IDENT = 101, MPI_CONGRUENT = 102, MPI_SIMILAR = 103, MPI_UNEQUAL = 104 };
+#define MPI_MAX_PROCESSOR_NAME 256
+#define MPI_MAX_ERROR_STRING 512
+#define MPI_MAX_LIBRARY_VERSION_STRING 8192
+#define MPI_MAX_OBJECT_NAME 128
+
+/* Start, end, identity, time */
+int MPI_Init(int *argc, char ***argv);
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided);
+int MPI_Finalize(void);
+int MPI_Initialized(int *flag);
+int MPI_Finalized(int *flag);
+int MPI_Query_thread(int *provided);
+int MPI_Is_thread_main(int *flag);
+int MPI_Abort(MPI_Comm comm, int errorcode);
+int MPI_Comm_rank(MPI_Comm comm, int *rank);
+int MPI_Comm_size(MPI_Comm comm, int *size);
+double MPI_Wtime(void);
+double MPI_Wtick(void);
+int MPI_Get_processor_name(char *name, int *resultlen);
+int MPI_Get_version(int *version, int *subversion);
+int MPI_Get_library_version(char *version, int *resultlen);
+int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
+int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler);
+int MPI_Error_class(int errorcode, int *errorclass);
+int MPI_Error_string(int errorcode, char *string, int *resultlen);
+int MPI_Type_size(MPI_Datatype datatype, int *size);
+int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count);
+
+/* Point to point */
+int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+             MPI_Status *status);
+int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+              MPI_Request *request);
+int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request *request);
+int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request *request);
+int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request *request);
+int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+              MPI_Request *request);
+int MPI_Wait(MPI_Request *request, MPI_Status *status);
+int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]);
+int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                 MPI_Comm comm, MPI_Status *status);
+/* Declared so programs that mention them build; they fail with
+ * MPI_ERR_UNSUPPORTED_OPERATION when called (not simulated yet). */
+int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status);
+int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[]);
+int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status);
+int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
+int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
+int MPI_Cancel(MPI_Request *request);
+int MPI_Request_free(MPI_Request *request);
+
+/* Collectives (MPI_COMM_WORLD) */
+int MPI_Barrier(MPI_Comm comm);
+int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
+int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+               int root, MPI_Comm comm);
+int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                  MPI_Comm comm);
+int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+             MPI_Comm comm);
+int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+               MPI_Comm comm);
+int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+               int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,364 @@
+//! The rank's side of the conversation with `simpi run`: the connection, the
+//! simulated clock, the requests in flight, and how every entry point runs and reports
+//! errors.
+
+use simpi_wire::{abi, read_frame, write_frame, Call, Completion, Reply, Request, ENV_FD};
+use std::collections::HashMap;
+use std::ffi::c_int;
+use std::os::fd::FromRawFd;
+use std::os::unix::net::UnixStream;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+
+/// `MPI_Status`, laid out as the ABI's: source, tag, error and five private ints, of
+/// which simpi keeps the received byte count in the first two.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Status {
+    /// MPI_SOURCE.
+    pub source: c_int,
+    /// MPI_TAG.
+    pub tag: c_int,
+    /// MPI_ERROR.
+    pub error: c_int,
+    private: [c_int; 5],
+}
+
+impl Status {
+    /// A status for `bytes` received from `source` with `tag`.
+    pub fn new(source: c_int, tag: c_int, bytes: u64) -> Status {
+        let mut s = Status {
+            source,
+            tag,
+            error: abi::err::SUCCESS,
+            private: [0; 5],
+        };
+        s.private[0] = bytes as u32 as c_int;
+        s.private[1] = (bytes >> 32) as u32 as c_int;
+        s
+    }
+
+    /// The received byte count.
+    pub fn bytes(&self) -> u64 {
+        (self.private[0] as u32 as u64) | ((self.private[1] as u32 as u64) << 32)
+    }
+
+    /// Writes `self` to `p` unless it is MPI_STATUS_IGNORE.
+    ///
+    /// # Safety
+    /// `p` is null or points to a writable `MPI_Status`.
+    pub unsafe fn store(self, p: *mut Status) {
+        if !p.is_null() {
+            *p = self;
+        }
+    }
+}
+
+/// An error: the MPI error class and what went wrong.
+pub type Failure = (c_int, String);
+
+/// What a request of this rank is.
+#[derive(Clone, Copy)]
+pub enum Pending {
+    /// A send: nothing comes back.
+    Send,
+    /// A receive into `buf` of `capacity` bytes.
+    Recv {
+        /// The buffer's address.
+        buf: usize,
+        /// Its size in bytes.
+        capacity: u64,
+    },
+    /// A request on MPI_PROC_NULL: complete at once, with an empty status.
+    Null,
+}
+
+/// The rank's connection and state.
+pub struct Client {
+    sock: UnixStream,
+    /// This rank.
+    pub rank: u32,
+    /// Ranks in MPI_COMM_WORLD.
+    pub size: u32,
+    now_ps: u64,
+    /// Simulated picoseconds per nanosecond of CPU time (0: compute not simulated).
+    scale: f64,
+    cpu_at_reply: u64,
+    next_request: u64,
+    /// The requests in flight, by the value `MPI_Request` holds.
+    pub requests: HashMap<u64, Pending>,
+    /// MPI_ERRORS_RETURN is set on MPI_COMM_WORLD.
+    pub errors_return: bool,
+}
+
+static CLIENT: Mutex<Option<Client>> = Mutex::new(None);
+static FINALIZED: AtomicBool = AtomicBool::new(false);
+
+/// The first request value (above every predefined handle, so none is mistaken for
+/// MPI_REQUEST_NULL).
+const FIRST_REQUEST: u64 = 0x1000;
+
+/// This process's CPU time in nanoseconds.
+fn cpu_ns() -> u64 {
+    let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `t` is a valid timespec to write.
+    unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut t) };
+    (t.tv_sec as u64)
+        .saturating_mul(1_000_000_000)
+        .saturating_add(t.tv_nsec as u64)
+}
+
+/// Prints `msg` as simpi's and ends this process with `code`.
+fn die(msg: &str, code: i32) -> ! {
+    eprintln!("simpi: {msg}");
+    std::process::exit(code)
+}
+
+impl Client {
+    /// Connects to `simpi run` through the socket it passed in `SIMPI_RUN_FD`.
+    fn connect() -> Result<Client, Failure> {
+        let fd: i32 = std::env::var(ENV_FD).ok().and_then(|v| v.parse().ok()).ok_or_else(|| {
+            (
+                abi::err::OTHER,
+                "this program uses simpi's MPI library: run it with `simpi run -np N PROGRAM`".to_string(),
+            )
+        })?;
+        // SAFETY: the launcher opened this descriptor for this process and nothing
+        // else in it owns the descriptor.
+        let sock = unsafe { UnixStream::from_raw_fd(fd) };
+        let mut c = Client {
+            sock,
+            rank: 0,
+            size: 0,
+            now_ps: 0,
+            scale: 0.0,
+            cpu_at_reply: 0,
+            next_request: FIRST_REQUEST,
+            requests: HashMap::new(),
+            errors_return: false,
+        };
+        match c.exchange(&Request::Hello) {
+            Reply::Welcome {
+                rank,
+                size,
+                now_ps,
+                compute_scale,
+            } => {
+                c.rank = rank;
+                c.size = size;
+                c.now_ps = now_ps;
+                c.scale = compute_scale;
+                c.cpu_at_reply = cpu_ns();
+                Ok(c)
+            }
+            _ => die("simpi run answered MPI_Init with something else", 1),
+        }
+    }
+
+    fn exchange(&mut self, req: &Request) -> Reply {
+        if write_frame(&mut self.sock, &req.encode()).is_err() {
+            die("lost the connection to simpi run", 1);
+        }
+        let body = match read_frame(&mut self.sock) {
+            Ok(Some(b)) => b,
+            _ => die("lost the connection to simpi run", 1),
+        };
+        match Reply::decode(&body) {
+            Ok(Reply::Fail { message }) => die(&message, 1),
+            Ok(r) => r,
+            Err(e) => die(&e.to_string(), 1),
+        }
+    }
+
+    /// Sends `call` (with the CPU time since the last return) and waits until the
+    /// simulation lets the rank go on; returns what it received.
+    pub fn call(&mut self, call: Call) -> Vec<Completion> {
+        let compute_ns = cpu_ns().saturating_sub(self.cpu_at_reply);
+        match self.exchange(&Request::Call { compute_ns, call }) {
+            Reply::Done { now_ps, completions } => {
+                self.now_ps = now_ps;
+                self.cpu_at_reply = cpu_ns();
+                completions
+            }
+            _ => die("simpi run answered a call with something else", 1),
+        }
+    }
+
+    /// The simulated time now, in seconds: the last return's time plus the CPU time
+    /// since, scaled.
+    pub fn wtime(&self) -> f64 {
+        let since = cpu_ns().saturating_sub(self.cpu_at_reply) as f64 * self.scale;
+        (self.now_ps as f64 + since) * 1e-12
+    }
+
+    /// A new request value.
+    pub fn new_request(&mut self, p: Pending) -> u64 {
+        let q = self.next_request;
+        self.next_request += 1;
+        self.requests.insert(q, p);
+        q
+    }
+
+    /// Tells `simpi run` the rank aborts, and exits.
+    pub fn abort(&mut self, code: c_int, message: &str) -> ! {
+        let _ = write_frame(
+            &mut self.sock,
+            &Request::Abort {
+                code,
+                message: message.to_string(),
+            }
+            .encode(),
+        );
+        std::process::exit(if code == 0 { 1 } else { code })
+    }
+
+    /// Checks that `comm` is a communicator this library simulates (MPI_COMM_WORLD),
+    /// or MPI_COMM_SELF where `self_ok`.
+    pub fn check_comm(&self, comm: usize, self_ok: bool) -> Result<(), Failure> {
+        match comm as u64 {
+            abi::COMM_WORLD => Ok(()),
+            abi::COMM_SELF if self_ok => Ok(()),
+            abi::COMM_NULL => Err((abi::err::COMM, "MPI_COMM_NULL is not a communicator to use".into())),
+            c => Err((
+                abi::err::COMM,
+                format!("communicator {c:#x}: simpi simulates MPI_COMM_WORLD only so far"),
+            )),
+        }
+    }
+
+    /// Checks a destination or source rank (`wild` allows MPI_ANY_SOURCE); `Ok(None)`
+    /// for MPI_PROC_NULL.
+    pub fn check_rank(&self, r: c_int, wild: bool) -> Result<Option<i32>, Failure> {
+        match r {
+            abi::PROC_NULL => Ok(None),
+            abi::ANY_SOURCE if wild => Ok(Some(r)),
+            r if r >= 0 && (r as u32) < self.size => Ok(Some(r)),
+            r => Err((
+                abi::err::RANK,
+                format!("rank {r} is not in MPI_COMM_WORLD (size {})", self.size),
+            )),
+        }
+    }
+}
+
+/// Checks a tag (`wild` allows MPI_ANY_TAG).
+pub fn check_tag(tag: c_int, wild: bool) -> Result<(), Failure> {
+    if (0..=abi::TAG_UB).contains(&tag) || (wild && tag == abi::ANY_TAG) {
+        Ok(())
+    } else {
+        Err((abi::err::TAG, format!("tag {tag} is not between 0 and {}", abi::TAG_UB)))
+    }
+}
+
+/// The byte size of `count` elements of predefined `datatype`.
+pub fn bytes_of(count: i64, datatype: usize) -> Result<u64, Failure> {
+    if count < 0 {
+        return Err((abi::err::COUNT, format!("count {count} is negative")));
+    }
+    let t = abi::datatype(datatype as u64).ok_or_else(|| {
+        (
+            abi::err::TYPE,
+            format!("datatype {datatype:#x}: simpi supports the predefined datatypes only so far"),
+        )
+    })?;
+    (count as u64)
+        .checked_mul(t.size)
+        .ok_or_else(|| (abi::err::COUNT, format!("{count} elements of {} overflow", t.name)))
+}
+
+/// The `len` bytes at `buf` (none if `len` is 0).
+///
+/// # Safety
+/// `buf` points to `len` readable bytes when `len > 0`.
+pub unsafe fn read_buf(buf: *const u8, len: u64) -> Result<Vec<u8>, Failure> {
+    if len == 0 {
+        return Ok(Vec::new());
+    }
+    if buf.is_null() {
+        return Err((abi::err::BUFFER, format!("a null buffer for {len} bytes")));
+    }
+    Ok(std::slice::from_raw_parts(buf, len as usize).to_vec())
+}
+
+/// Copies `data` to `buf`, which holds `capacity` bytes; a longer message is
+/// MPI_ERR_TRUNCATE.
+///
+/// # Safety
+/// `buf` points to `capacity` writable bytes.
+pub unsafe fn write_buf(buf: *mut u8, capacity: u64, data: &[u8]) -> Result<(), Failure> {
+    if data.len() as u64 > capacity {
+        return Err((
+            abi::err::TRUNCATE,
+            format!("a message of {} bytes arrived in a buffer of {capacity}", data.len()),
+        ));
+    }
+    if !data.is_empty() {
+        std::ptr::copy_nonoverlapping(data.as_ptr(), buf, data.len());
+    }
+    Ok(())
+}
+
+/// Runs entry point `name` on the initialized client: an error goes to the error
+/// handler (fatal by default: the run ends); a panic never crosses into C.
+pub fn entry(name: &str, f: impl FnOnce(&mut Client) -> Result<(), Failure>) -> c_int {
+    let run = catch_unwind(AssertUnwindSafe(|| {
+        let mut guard = CLIENT.lock().unwrap_or_else(|p| p.into_inner());
+        let Some(c) = guard.as_mut() else {
+            let when = if FINALIZED.load(Ordering::SeqCst) {
+                "after MPI_Finalize"
+            } else {
+                "before MPI_Init"
+            };
+            die(&format!("{name} called {when}"), 1);
+        };
+        match f(c) {
+            Ok(()) => abi::err::SUCCESS,
+            Err((code, msg)) if c.errors_return => {
+                let _ = msg;
+                code
+            }
+            Err((code, msg)) => {
+                let text = format!("rank {}: {name}: {msg}", c.rank);
+                eprintln!("simpi: {text}");
+                c.abort(code, &text)
+            }
+        }
+    }));
+    run.unwrap_or_else(|_| die(&format!("{name}: internal error (a bug in simpi)"), 1))
+}
+
+/// MPI_Init's work: connects once.
+pub fn init(name: &str) -> c_int {
+    let run = catch_unwind(|| {
+        let mut guard = CLIENT.lock().unwrap_or_else(|p| p.into_inner());
+        if guard.is_some() || FINALIZED.load(Ordering::SeqCst) {
+            die(&format!("{name} called twice"), 1);
+        }
+        match Client::connect() {
+            Ok(c) => *guard = Some(c),
+            Err((_, msg)) => die(&msg, 1),
+        }
+        abi::err::SUCCESS
+    });
+    run.unwrap_or_else(|_| die(&format!("{name}: internal error (a bug in simpi)"), 1))
+}
+
+/// MPI_Finalize's work: the last call, then the connection closes.
+pub fn finalize() -> c_int {
+    let code = entry("MPI_Finalize", |c| {
+        c.call(Call::Finalize);
+        Ok(())
+    });
+    let mut guard = CLIENT.lock().unwrap_or_else(|p| p.into_inner());
+    *guard = None;
+    FINALIZED.store(true, Ordering::SeqCst);
+    code
+}
+
+/// Whether MPI_Init and MPI_Finalize were called.
+pub fn state() -> (bool, bool) {
+    let fin = FINALIZED.load(Ordering::SeqCst);
+    let init = fin || CLIENT.lock().unwrap_or_else(|p| p.into_inner()).is_some();
+    (init, fin)
+}

@@ -1,0 +1,301 @@
+//! Collective calls on MPI_COMM_WORLD: each rank sends its contribution; the simulator
+//! times the chosen algorithm and answers with the rank's result.
+
+use crate::client::{bytes_of, entry, read_buf, write_buf, Client, Failure};
+use simpi_wire::{abi, Call, CollKind, Collective};
+use std::ffi::{c_int, c_void};
+
+fn in_place(p: *const c_void) -> bool {
+    p as usize == abi::IN_PLACE
+}
+
+/// Makes the call and returns the rank's result.
+#[allow(clippy::too_many_arguments)]
+fn collective(
+    c: &mut Client,
+    comm: usize,
+    kind: CollKind,
+    root: c_int,
+    op: usize,
+    datatype: u64,
+    count: u64,
+    data: Vec<u8>,
+) -> Result<Vec<u8>, Failure> {
+    c.check_comm(comm, false)?;
+    if root < 0 || root as u32 >= c.size {
+        return Err((
+            abi::err::ROOT,
+            format!("root {root} is not in MPI_COMM_WORLD (size {})", c.size),
+        ));
+    }
+    let reduction = matches!(
+        kind,
+        CollKind::Reduce | CollKind::Allreduce | CollKind::Scan | CollKind::Exscan | CollKind::ReduceScatterBlock
+    );
+    if reduction && abi::op_name(op as u64).is_none() {
+        return Err((
+            abi::err::OP,
+            format!("operation {op:#x}: simpi computes the predefined operations only so far"),
+        ));
+    }
+    let done = c.call(Call::Collective(Collective {
+        kind,
+        root: root as u32,
+        op: if reduction { op as u64 } else { 0 },
+        datatype,
+        count,
+        data,
+    }));
+    Ok(done.into_iter().next().map(|m| m.data).unwrap_or_default())
+}
+
+/// The arguments of a reduction: its contribution and vector length in bytes.
+unsafe fn contribution(
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    count: c_int,
+    dt: usize,
+) -> Result<(Vec<u8>, u64), Failure> {
+    let len = bytes_of(count.into(), dt)?;
+    let from = if in_place(sendbuf) {
+        recvbuf as *const u8
+    } else {
+        sendbuf as *const u8
+    };
+    Ok((read_buf(from, len)?, len))
+}
+
+#[no_mangle]
+pub extern "C" fn MPI_Barrier(comm: usize) -> c_int {
+    entry("MPI_Barrier", |c| {
+        collective(c, comm, CollKind::Barrier, 0, 0, abi::BYTE, 0, Vec::new()).map(drop)
+    })
+}
+
+/// # Safety
+/// As the MPI standard's.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Bcast(buf: *mut c_void, count: c_int, datatype: usize, root: c_int, comm: usize) -> c_int {
+    entry("MPI_Bcast", |c| {
+        let len = bytes_of(count.into(), datatype)?;
+        let data = if root == c.rank as c_int {
+            read_buf(buf as *const u8, len)?
+        } else {
+            Vec::new()
+        };
+        let out = collective(c, comm, CollKind::Bcast, root, 0, abi::BYTE, len, data)?;
+        if root != c.rank as c_int {
+            write_buf(buf as *mut u8, len, &out)?;
+        }
+        Ok(())
+    })
+}
+
+/// # Safety
+/// As the MPI standard's.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Reduce(
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    count: c_int,
+    datatype: usize,
+    op: usize,
+    root: c_int,
+    comm: usize,
+) -> c_int {
+    entry("MPI_Reduce", |c| {
+        let (data, len) = contribution(sendbuf, recvbuf, count, datatype)?;
+        let out = collective(c, comm, CollKind::Reduce, root, op, datatype as u64, count as u64, data)?;
+        if root == c.rank as c_int {
+            write_buf(recvbuf as *mut u8, len, &out)?;
+        }
+        Ok(())
+    })
+}
+
+macro_rules! reductions {
+    ($($name:ident $kind:expr;)*) => {$(
+        /// # Safety
+        /// As the MPI standard's.
+        #[no_mangle]
+        pub unsafe extern "C" fn $name(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: usize, op: usize, comm: usize) -> c_int {
+            entry(stringify!($name), |c| {
+                let (data, len) = contribution(sendbuf, recvbuf, count, datatype)?;
+                let out = collective(c, comm, $kind, 0, op, datatype as u64, count as u64, data)?;
+                // Exscan leaves rank 0's buffer as it was (its result is undefined).
+                if !out.is_empty() || len == 0 {
+                    write_buf(recvbuf as *mut u8, len, &out)?;
+                }
+                Ok(())
+            })
+        }
+    )*};
+}
+reductions! {
+    MPI_Allreduce CollKind::Allreduce;
+    MPI_Scan CollKind::Scan;
+    MPI_Exscan CollKind::Exscan;
+}
+
+/// # Safety
+/// As the MPI standard's.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Reduce_scatter_block(
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    datatype: usize,
+    op: usize,
+    comm: usize,
+) -> c_int {
+    entry("MPI_Reduce_scatter_block", |c| {
+        let block = bytes_of(recvcount.into(), datatype)?;
+        let all = block
+            .checked_mul(c.size.into())
+            .ok_or((abi::err::COUNT, "the vector overflows".to_string()))?;
+        let from = if in_place(sendbuf) {
+            recvbuf as *const u8
+        } else {
+            sendbuf as *const u8
+        };
+        let data = read_buf(from, all)?;
+        let out = collective(
+            c,
+            comm,
+            CollKind::ReduceScatterBlock,
+            0,
+            op,
+            datatype as u64,
+            recvcount as u64,
+            data,
+        )?;
+        write_buf(recvbuf as *mut u8, block, &out)
+    })
+}
+
+/// The bytes of one rank's block: the send side's, or the receive side's where the
+/// send buffer is MPI_IN_PLACE.
+fn block_of(send_in_place: bool, scount: c_int, stype: usize, rcount: c_int, rtype: usize) -> Result<u64, Failure> {
+    if send_in_place {
+        bytes_of(rcount.into(), rtype)
+    } else {
+        bytes_of(scount.into(), stype)
+    }
+}
+
+/// # Safety
+/// As the MPI standard's.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Gather(
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: usize,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: usize,
+    root: c_int,
+    comm: usize,
+) -> c_int {
+    entry("MPI_Gather", |c| {
+        let me = c.rank as c_int == root;
+        let place = me && in_place(sendbuf);
+        let block = block_of(place, sendcount, sendtype, recvcount, recvtype)?;
+        let data = if place {
+            read_buf((recvbuf as *const u8).add((block * c.rank as u64) as usize), block)?
+        } else {
+            read_buf(sendbuf as *const u8, block)?
+        };
+        let out = collective(c, comm, CollKind::Gather, root, 0, abi::BYTE, block, data)?;
+        if me {
+            write_buf(recvbuf as *mut u8, block * c.size as u64, &out)?;
+        }
+        Ok(())
+    })
+}
+
+/// # Safety
+/// As the MPI standard's.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Allgather(
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: usize,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: usize,
+    comm: usize,
+) -> c_int {
+    entry("MPI_Allgather", |c| {
+        let place = in_place(sendbuf);
+        let block = block_of(place, sendcount, sendtype, recvcount, recvtype)?;
+        let data = if place {
+            read_buf((recvbuf as *const u8).add((block * c.rank as u64) as usize), block)?
+        } else {
+            read_buf(sendbuf as *const u8, block)?
+        };
+        let out = collective(c, comm, CollKind::Allgather, 0, 0, abi::BYTE, block, data)?;
+        write_buf(recvbuf as *mut u8, block * c.size as u64, &out)
+    })
+}
+
+/// # Safety
+/// As the MPI standard's.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Scatter(
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: usize,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: usize,
+    root: c_int,
+    comm: usize,
+) -> c_int {
+    entry("MPI_Scatter", |c| {
+        let me = c.rank as c_int == root;
+        let place = me && in_place(recvbuf);
+        // The block is the receive side's, or the root's send side's when it keeps
+        // its own block in place.
+        let block = if place {
+            bytes_of(sendcount.into(), sendtype)?
+        } else {
+            bytes_of(recvcount.into(), recvtype)?
+        };
+        let data = if me {
+            read_buf(sendbuf as *const u8, block * c.size as u64)?
+        } else {
+            Vec::new()
+        };
+        let out = collective(c, comm, CollKind::Scatter, root, 0, abi::BYTE, block, data)?;
+        if !place {
+            write_buf(recvbuf as *mut u8, block, &out)?;
+        }
+        Ok(())
+    })
+}
+
+/// # Safety
+/// As the MPI standard's.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Alltoall(
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: usize,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: usize,
+    comm: usize,
+) -> c_int {
+    entry("MPI_Alltoall", |c| {
+        let place = in_place(sendbuf);
+        let block = block_of(place, sendcount, sendtype, recvcount, recvtype)?;
+        let from = if place {
+            recvbuf as *const u8
+        } else {
+            sendbuf as *const u8
+        };
+        let data = read_buf(from, block * c.size as u64)?;
+        let out = collective(c, comm, CollKind::Alltoall, 0, 0, abi::BYTE, block, data)?;
+        write_buf(recvbuf as *mut u8, block * c.size as u64, &out)
+    })
+}

@@ -1,0 +1,255 @@
+//! Start, end, the rank's identity, time, error handlers and datatype sizes: calls
+//! answered without the simulator (except MPI_Finalize's last call).
+
+use crate::client::{bytes_of, entry, finalize, init, state, Status};
+use simpi_wire::abi;
+use std::ffi::{c_char, c_int};
+
+/// The library's version string.
+const VERSION: &str = concat!(
+    "simpi ",
+    env!("CARGO_PKG_VERSION"),
+    " (simulated MPI, MPI 5.0 ABI handles)"
+);
+
+/// # Safety
+/// As MPI_Init: `argc` and `argv` are null or the program's.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Init(_argc: *mut c_int, _argv: *mut *mut *mut c_char) -> c_int {
+    init("MPI_Init")
+}
+
+/// # Safety
+/// As MPI_Init_thread: `provided` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Init_thread(
+    _argc: *mut c_int,
+    _argv: *mut *mut *mut c_char,
+    _required: c_int,
+    provided: *mut c_int,
+) -> c_int {
+    let code = init("MPI_Init_thread");
+    if !provided.is_null() {
+        // One thread per rank calls MPI: that is what the simulation supports.
+        *provided = 0;
+    }
+    code
+}
+
+#[no_mangle]
+pub extern "C" fn MPI_Finalize() -> c_int {
+    finalize()
+}
+
+/// # Safety
+/// `flag` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Initialized(flag: *mut c_int) -> c_int {
+    *flag = state().0 as c_int;
+    abi::err::SUCCESS
+}
+
+/// # Safety
+/// `flag` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Finalized(flag: *mut c_int) -> c_int {
+    *flag = state().1 as c_int;
+    abi::err::SUCCESS
+}
+
+/// # Safety
+/// `provided` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Query_thread(provided: *mut c_int) -> c_int {
+    *provided = 0;
+    abi::err::SUCCESS
+}
+
+/// # Safety
+/// `flag` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Is_thread_main(flag: *mut c_int) -> c_int {
+    *flag = 1;
+    abi::err::SUCCESS
+}
+
+#[no_mangle]
+pub extern "C" fn MPI_Abort(_comm: usize, code: c_int) -> c_int {
+    entry("MPI_Abort", |c| {
+        let text = format!("rank {} called MPI_Abort({code})", c.rank);
+        c.abort(code, &text)
+    })
+}
+
+/// # Safety
+/// `rank` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Comm_rank(comm: usize, rank: *mut c_int) -> c_int {
+    entry("MPI_Comm_rank", |c| {
+        c.check_comm(comm, true)?;
+        *rank = if comm as u64 == abi::COMM_SELF {
+            0
+        } else {
+            c.rank as c_int
+        };
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `size` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Comm_size(comm: usize, size: *mut c_int) -> c_int {
+    entry("MPI_Comm_size", |c| {
+        c.check_comm(comm, true)?;
+        *size = if comm as u64 == abi::COMM_SELF {
+            1
+        } else {
+            c.size as c_int
+        };
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn MPI_Wtime() -> f64 {
+    let mut t = 0.0;
+    entry("MPI_Wtime", |c| {
+        t = c.wtime();
+        Ok(())
+    });
+    t
+}
+
+#[no_mangle]
+pub extern "C" fn MPI_Wtick() -> f64 {
+    // The simulated clock counts picoseconds.
+    1e-12
+}
+
+/// Copies `s` and a terminating NUL into `buf` of `cap` bytes; the length to `len`.
+unsafe fn put_str(s: &str, buf: *mut c_char, cap: usize, len: *mut c_int) {
+    let n = s.len().min(cap.saturating_sub(1));
+    std::ptr::copy_nonoverlapping(s.as_ptr() as *const c_char, buf, n);
+    *buf.add(n) = 0;
+    if !len.is_null() {
+        *len = n as c_int;
+    }
+}
+
+/// # Safety
+/// `name` holds MPI_MAX_PROCESSOR_NAME (256) bytes; `len` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Get_processor_name(name: *mut c_char, len: *mut c_int) -> c_int {
+    entry("MPI_Get_processor_name", |c| {
+        put_str(&format!("simpi-host-{}", c.rank), name, 256, len);
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `version` and `subversion` are writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Get_version(version: *mut c_int, subversion: *mut c_int) -> c_int {
+    *version = 5;
+    *subversion = 0;
+    abi::err::SUCCESS
+}
+
+/// # Safety
+/// `buf` holds MPI_MAX_LIBRARY_VERSION_STRING (8192) bytes; `len` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Get_library_version(buf: *mut c_char, len: *mut c_int) -> c_int {
+    put_str(VERSION, buf, 8192, len);
+    abi::err::SUCCESS
+}
+
+#[no_mangle]
+pub extern "C" fn MPI_Comm_set_errhandler(comm: usize, handler: usize) -> c_int {
+    entry("MPI_Comm_set_errhandler", |c| {
+        c.check_comm(comm, false)?;
+        c.errors_return = match handler as u64 {
+            abi::ERRORS_RETURN => true,
+            abi::ERRORS_ARE_FATAL | abi::ERRORS_ABORT => false,
+            h => {
+                return Err((
+                    abi::err::ERRHANDLER,
+                    format!("error handler {h:#x}: simpi has the predefined ones only so far"),
+                ))
+            }
+        };
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `handler` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Comm_get_errhandler(comm: usize, handler: *mut usize) -> c_int {
+    entry("MPI_Comm_get_errhandler", |c| {
+        c.check_comm(comm, false)?;
+        *handler = if c.errors_return {
+            abi::ERRORS_RETURN
+        } else {
+            abi::ERRORS_ARE_FATAL
+        } as usize;
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `class` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Error_class(code: c_int, class: *mut c_int) -> c_int {
+    *class = code;
+    abi::err::SUCCESS
+}
+
+/// # Safety
+/// `buf` holds MPI_MAX_ERROR_STRING (512) bytes; `len` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Error_string(code: c_int, buf: *mut c_char, len: *mut c_int) -> c_int {
+    let text = match code {
+        abi::err::SUCCESS => "no error".to_string(),
+        abi::err::BUFFER => "invalid buffer".into(),
+        abi::err::COUNT => "invalid count".into(),
+        abi::err::TYPE => "invalid datatype".into(),
+        abi::err::TAG => "invalid tag".into(),
+        abi::err::COMM => "invalid communicator".into(),
+        abi::err::RANK => "invalid rank".into(),
+        abi::err::REQUEST => "invalid request".into(),
+        abi::err::ROOT => "invalid root".into(),
+        abi::err::OP => "invalid operation".into(),
+        abi::err::TRUNCATE => "message truncated".into(),
+        abi::err::UNSUPPORTED_OPERATION => "operation not simulated by simpi yet".into(),
+        c => format!("MPI error {c}"),
+    };
+    put_str(&text, buf, 512, len);
+    abi::err::SUCCESS
+}
+
+/// # Safety
+/// `size` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Type_size(datatype: usize, size: *mut c_int) -> c_int {
+    entry("MPI_Type_size", |_| {
+        *size = bytes_of(1, datatype)? as c_int;
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `status` points to a status a receive filled; `count` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Get_count(status: *const Status, datatype: usize, count: *mut c_int) -> c_int {
+    entry("MPI_Get_count", |_| {
+        let size = bytes_of(1, datatype)?;
+        let bytes = (*status).bytes();
+        *count = if size == 0 || !bytes.is_multiple_of(size) {
+            abi::UNDEFINED
+        } else {
+            (bytes / size) as c_int
+        };
+        Ok(())
+    })
+}

@@ -1,0 +1,300 @@
+//! Point-to-point calls. Synchronous, ready and buffered sends are simulated as
+//! standard sends (the protocol's thresholds decide eager or rendezvous, as for any
+//! send).
+
+use crate::client::{bytes_of, check_tag, entry, read_buf, write_buf, Client, Failure, Pending, Status};
+use simpi_wire::{abi, Call};
+use std::ffi::{c_int, c_void};
+
+unsafe fn send(
+    c: &mut Client,
+    buf: *const c_void,
+    count: c_int,
+    dt: usize,
+    dest: c_int,
+    tag: c_int,
+    comm: usize,
+) -> Result<(), Failure> {
+    c.check_comm(comm, false)?;
+    check_tag(tag, false)?;
+    let len = bytes_of(count.into(), dt)?;
+    let Some(to) = c.check_rank(dest, false)? else {
+        return Ok(());
+    };
+    let data = read_buf(buf as *const u8, len)?;
+    c.call(Call::Send {
+        to: to as u32,
+        tag,
+        data,
+    });
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+unsafe fn recv(
+    c: &mut Client,
+    buf: *mut c_void,
+    count: c_int,
+    dt: usize,
+    source: c_int,
+    tag: c_int,
+    comm: usize,
+    status: *mut Status,
+) -> Result<(), Failure> {
+    c.check_comm(comm, false)?;
+    check_tag(tag, true)?;
+    let capacity = bytes_of(count.into(), dt)?;
+    let Some(from) = c.check_rank(source, true)? else {
+        Status::new(abi::PROC_NULL, abi::ANY_TAG, 0).store(status);
+        return Ok(());
+    };
+    let done = c.call(Call::Recv { from, tag, capacity });
+    let m = done
+        .into_iter()
+        .next()
+        .ok_or((abi::err::INTERN, "no message in the reply".to_string()))?;
+    write_buf(buf as *mut u8, capacity, &m.data)?;
+    Status::new(m.source, m.tag, m.data.len() as u64).store(status);
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+unsafe fn isend(
+    c: &mut Client,
+    buf: *const c_void,
+    count: c_int,
+    dt: usize,
+    dest: c_int,
+    tag: c_int,
+    comm: usize,
+    request: *mut usize,
+) -> Result<(), Failure> {
+    c.check_comm(comm, false)?;
+    check_tag(tag, false)?;
+    let len = bytes_of(count.into(), dt)?;
+    let Some(to) = c.check_rank(dest, false)? else {
+        *request = c.new_request(Pending::Null) as usize;
+        return Ok(());
+    };
+    let data = read_buf(buf as *const u8, len)?;
+    let q = c.new_request(Pending::Send);
+    c.call(Call::Isend {
+        to: to as u32,
+        tag,
+        request: q,
+        data,
+    });
+    *request = q as usize;
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+unsafe fn irecv(
+    c: &mut Client,
+    buf: *mut c_void,
+    count: c_int,
+    dt: usize,
+    source: c_int,
+    tag: c_int,
+    comm: usize,
+    request: *mut usize,
+) -> Result<(), Failure> {
+    c.check_comm(comm, false)?;
+    check_tag(tag, true)?;
+    let capacity = bytes_of(count.into(), dt)?;
+    let Some(from) = c.check_rank(source, true)? else {
+        *request = c.new_request(Pending::Null) as usize;
+        return Ok(());
+    };
+    let q = c.new_request(Pending::Recv {
+        buf: buf as usize,
+        capacity,
+    });
+    c.call(Call::Irecv {
+        from,
+        tag,
+        capacity,
+        request: q,
+    });
+    *request = q as usize;
+    Ok(())
+}
+
+/// Waits for `requests` (MPI_REQUEST_NULL entries complete at once), fills their
+/// statuses (`statuses` null: ignored) and sets each to MPI_REQUEST_NULL.
+unsafe fn wait_all(c: &mut Client, requests: &mut [usize], statuses: *mut Status) -> Result<(), Failure> {
+    let mut kinds = Vec::with_capacity(requests.len());
+    for &q in requests.iter() {
+        let k = if q as u64 == abi::REQUEST_NULL {
+            None
+        } else {
+            Some(
+                *c.requests
+                    .get(&(q as u64))
+                    .ok_or_else(|| (abi::err::REQUEST, format!("request {q:#x} is not one of this rank's")))?,
+            )
+        };
+        kinds.push(k);
+    }
+    let in_flight: Vec<u64> = requests
+        .iter()
+        .zip(&kinds)
+        .filter(|(_, k)| matches!(k, Some(Pending::Send | Pending::Recv { .. })))
+        .map(|(&q, _)| q as u64)
+        .collect();
+    let mut done = if in_flight.is_empty() {
+        Vec::new().into_iter()
+    } else {
+        c.call(Call::Wait { requests: in_flight }).into_iter()
+    };
+    for (i, (q, k)) in requests.iter_mut().zip(kinds).enumerate() {
+        let status = match k {
+            None => Status::new(abi::ANY_SOURCE, abi::ANY_TAG, 0),
+            Some(Pending::Null) => Status::new(abi::PROC_NULL, abi::ANY_TAG, 0),
+            Some(Pending::Send) => {
+                done.next();
+                Status::new(abi::ANY_SOURCE, abi::ANY_TAG, 0)
+            }
+            Some(Pending::Recv { buf, capacity }) => {
+                let m = done
+                    .next()
+                    .ok_or((abi::err::INTERN, "a completion is missing".to_string()))?;
+                write_buf(buf as *mut u8, capacity, &m.data)?;
+                Status::new(m.source, m.tag, m.data.len() as u64)
+            }
+        };
+        if k.is_some() {
+            c.requests.remove(&(*q as u64));
+        }
+        *q = abi::REQUEST_NULL as usize;
+        if !statuses.is_null() {
+            status.store(statuses.add(i));
+        }
+    }
+    Ok(())
+}
+
+macro_rules! sends {
+    ($($name:ident)*) => {$(
+        /// # Safety
+        /// As the MPI standard's: `buf` holds `count` elements of `datatype`.
+        #[no_mangle]
+        pub unsafe extern "C" fn $name(buf: *const c_void, count: c_int, datatype: usize, dest: c_int, tag: c_int, comm: usize) -> c_int {
+            entry(stringify!($name), |c| send(c, buf, count, datatype, dest, tag, comm))
+        }
+    )*};
+}
+sends!(MPI_Send MPI_Ssend MPI_Rsend MPI_Bsend);
+
+macro_rules! isends {
+    ($($name:ident)*) => {$(
+        /// # Safety
+        /// As the MPI standard's: `buf` holds `count` elements of `datatype` until the
+        /// request completes; `request` is writable.
+        #[no_mangle]
+        pub unsafe extern "C" fn $name(buf: *const c_void, count: c_int, datatype: usize, dest: c_int, tag: c_int, comm: usize, request: *mut usize) -> c_int {
+            entry(stringify!($name), |c| isend(c, buf, count, datatype, dest, tag, comm, request))
+        }
+    )*};
+}
+isends!(MPI_Isend MPI_Issend MPI_Irsend MPI_Ibsend);
+
+/// # Safety
+/// As the MPI standard's: `buf` holds `count` elements of `datatype`.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Recv(
+    buf: *mut c_void,
+    count: c_int,
+    datatype: usize,
+    source: c_int,
+    tag: c_int,
+    comm: usize,
+    status: *mut Status,
+) -> c_int {
+    entry("MPI_Recv", |c| recv(c, buf, count, datatype, source, tag, comm, status))
+}
+
+/// # Safety
+/// As the MPI standard's: `buf` holds `count` elements of `datatype` until the
+/// request completes; `request` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Irecv(
+    buf: *mut c_void,
+    count: c_int,
+    datatype: usize,
+    source: c_int,
+    tag: c_int,
+    comm: usize,
+    request: *mut usize,
+) -> c_int {
+    entry("MPI_Irecv", |c| {
+        irecv(c, buf, count, datatype, source, tag, comm, request)
+    })
+}
+
+/// # Safety
+/// `request` points to a request; `status` is writable or MPI_STATUS_IGNORE.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Wait(request: *mut usize, status: *mut Status) -> c_int {
+    entry("MPI_Wait", |c| {
+        wait_all(c, std::slice::from_raw_parts_mut(request, 1), status)
+    })
+}
+
+/// # Safety
+/// `requests` holds `count` requests; `statuses` holds `count` or is
+/// MPI_STATUSES_IGNORE.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Waitall(count: c_int, requests: *mut usize, statuses: *mut Status) -> c_int {
+    entry("MPI_Waitall", |c| {
+        if count < 0 {
+            return Err((abi::err::COUNT, format!("count {count} is negative")));
+        }
+        if count == 0 {
+            return Ok(());
+        }
+        wait_all(c, std::slice::from_raw_parts_mut(requests, count as usize), statuses)
+    })
+}
+
+/// # Safety
+/// As the MPI standard's.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Sendrecv(
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: usize,
+    dest: c_int,
+    sendtag: c_int,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: usize,
+    source: c_int,
+    recvtag: c_int,
+    comm: usize,
+    status: *mut Status,
+) -> c_int {
+    entry("MPI_Sendrecv", |c| {
+        let mut q = [0usize; 2];
+        irecv(c, recvbuf, recvcount, recvtype, source, recvtag, comm, &mut q[0])?;
+        isend(c, sendbuf, sendcount, sendtype, dest, sendtag, comm, &mut q[1])?;
+        let mut st = [Status::default(); 2];
+        wait_all(c, &mut q, st.as_mut_ptr())?;
+        st[0].store(status);
+        Ok(())
+    })
+}
+
+macro_rules! not_yet {
+    ($($name:ident)*) => {$(
+        /// Not simulated yet: MPI_ERR_UNSUPPORTED_OPERATION through the error handler.
+        #[no_mangle]
+        pub extern "C" fn $name() -> c_int {
+            entry(stringify!($name), |_| Err((
+                abi::err::UNSUPPORTED_OPERATION,
+                "not simulated by simpi yet".to_string(),
+            )))
+        }
+    )*};
+}
+not_yet!(MPI_Test MPI_Testall MPI_Testany MPI_Testsome MPI_Waitany MPI_Waitsome MPI_Iprobe MPI_Probe MPI_Cancel MPI_Request_free);

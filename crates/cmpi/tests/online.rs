@@ -1,0 +1,105 @@
+//! Real C programs built with simpicc, run by the on-line simulator. Times are worked
+//! out by hand under the constant network (every message 5 us) and the flow protocol
+//! (every send detached, no overheads); results are checked by the programs themselves
+//! against what MPI defines (they exit 1 on a wrong byte).
+
+use simpi::online::{run, Compute, RunOptions, RunOutcome};
+use simpi::replay::Model;
+use simpi::workload::CollChoice;
+use simpi::{Error, Protocol, SimTime};
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::OnceLock;
+
+const US: u64 = 1_000_000;
+
+/// The test programs, compiled once per test binary into a private directory.
+fn built() -> &'static PathBuf {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("simpi-online-tests-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/programs");
+        for name in ["pingpong", "collectives", "failures", "anysource"] {
+            let status = Command::new(env!("CARGO_BIN_EXE_simpicc"))
+                .args(["-O1", "-Wall", "-Werror", "-o"])
+                .arg(dir.join(name))
+                .arg(src.join(format!("{name}.c")))
+                .status()
+                .expect("simpicc runs");
+            assert!(status.success(), "simpicc failed on {name}.c");
+        }
+        dir
+    })
+}
+
+fn simulate(program: &str, args: &[&str], ranks: u32) -> Result<RunOutcome, Error> {
+    let colls = CollChoice::by_name("ompi").unwrap();
+    run(RunOptions {
+        program: built().join(program).into_os_string(),
+        args: args.iter().map(OsString::from).collect(),
+        ranks,
+        model: Model::Constant {
+            time: SimTime(5 * US),
+            protocol: Protocol::flow(),
+        },
+        colls: &colls,
+        compute: Compute::None,
+    })
+}
+
+#[test]
+fn a_ping_pong_takes_two_message_times_per_round_and_wtime_sees_them() {
+    // Ten rounds of two 5 us messages: rank 0 ends at 100 us; rank 1's last send is
+    // detached, so it ends when its last message arrived, at 95 us. Rank 0 checks
+    // that MPI_Wtime measured the 100 us.
+    let out = simulate("pingpong", &["100e-6"], 2).unwrap();
+    assert_eq!(out.end_times, vec![SimTime(100 * US), SimTime(95 * US)]);
+    // Each rank: 10 sends and 10 receives, plus MPI_Finalize.
+    assert_eq!(out.calls, 42);
+    // A wrong expectation makes rank 0 fail: the check in the program can fail.
+    let e = simulate("pingpong", &["99e-6"], 2).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("rank 0 ended without calling MPI_Finalize (exit status 1)"),
+        "{e}"
+    );
+}
+
+#[test]
+fn every_collective_gives_each_rank_the_result_mpi_defines() {
+    for ranks in [1, 3, 4] {
+        simulate("collectives", &[], ranks).unwrap_or_else(|e| panic!("{ranks} ranks: {e}"));
+    }
+}
+
+#[test]
+fn any_source_receives_match_in_simulated_time_order_and_runs_repeat_bit_for_bit() {
+    // Rank r sends to rank 0 at (r - 1) x 5 us: rank 0's receives end at 5, 10, 15 us.
+    let a = simulate("anysource", &[], 4).unwrap();
+    assert_eq!(a.end_times[0], SimTime(15 * US));
+    let b = simulate("anysource", &[], 4).unwrap();
+    assert_eq!(a.end_times, b.end_times);
+}
+
+#[test]
+fn a_failing_rank_ends_the_run_with_a_report_naming_it() {
+    let cases = [
+        (
+            "crash",
+            "rank 1 ended without calling MPI_Finalize (killed by signal 11)",
+        ),
+        ("exit", "rank 1 ended without calling MPI_Finalize (exit status 4)"),
+        ("abort", "rank 1 called MPI_Abort with error code 7"),
+        ("badrank", "rank 99 is not in MPI_COMM_WORLD (size 2)"),
+    ];
+    for (mode, want) in cases {
+        let e = simulate("failures", &[mode], 2).unwrap_err();
+        assert!(e.to_string().contains(want), "{mode}: {e}");
+    }
+    let e = simulate("failures", &["deadlock"], 2).unwrap_err();
+    assert!(e.is_stall(), "deadlock: {e}");
+    // With MPI_ERRORS_RETURN the bad send returns MPI_ERR_RANK and the run goes on.
+    simulate("failures", &["errreturn"], 2).unwrap();
+}

@@ -1,0 +1,33 @@
+/* One way to fail per first argument: crash (rank 1 dies of SIGSEGV), exit (rank 1
+ * exits without MPI_Finalize), abort (rank 1 calls MPI_Abort), deadlock (both ranks
+ * receive first), badrank (a send to rank 99: fatal by default), errreturn (the same
+ * with MPI_ERRORS_RETURN: the call returns MPI_ERR_RANK and the run goes on). */
+#include <mpi.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int main(int argc, char **argv) {
+    int rank, v = 0;
+    const char *mode = argc > 1 ? argv[1] : "";
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (!strcmp(mode, "crash") && rank == 1) raise(SIGSEGV);
+    if (!strcmp(mode, "exit") && rank == 1) exit(4);
+    if (!strcmp(mode, "abort") && rank == 1) MPI_Abort(MPI_COMM_WORLD, 7);
+    if (!strcmp(mode, "deadlock")) {
+        MPI_Recv(&v, 1, MPI_INT, 1 - rank, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Send(&v, 1, MPI_INT, 1 - rank, 0, MPI_COMM_WORLD);
+    }
+    if (!strcmp(mode, "badrank")) MPI_Send(&v, 1, MPI_INT, 99, 0, MPI_COMM_WORLD);
+    if (!strcmp(mode, "errreturn")) {
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+        int e = MPI_Send(&v, 1, MPI_INT, 99, 0, MPI_COMM_WORLD);
+        if (e != MPI_ERR_RANK) return 1;
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Finalize();
+    return 0;
+}

@@ -1,0 +1,192 @@
+//! The data of collectives: what each rank contributes, and what each gets back when
+//! the simulation says its part of the call is done. The engine simulates the
+//! algorithm's messages for the time; the results are computed here from all the
+//! contributions, which is exact because a rank's part of a collective cannot end
+//! before every contribution its result depends on was made.
+
+use super::reduce::combine;
+use simpi_wire::{CollKind, Collective};
+
+/// One collective call, as all ranks make it.
+struct Instance {
+    first: Collective,
+    /// The rank whose call `first` is.
+    first_rank: u32,
+    contributions: Vec<Option<Vec<u8>>>,
+    /// Ranks that took their result.
+    delivered: u32,
+}
+
+/// The collectives in progress on MPI_COMM_WORLD, by sequence number (the k-th
+/// collective call of every rank is the same call).
+pub struct Collectives {
+    size: u32,
+    next: Vec<u64>,
+    open: std::collections::HashMap<u64, Instance>,
+}
+
+impl Collectives {
+    /// No collective yet, for `size` ranks.
+    pub fn new(size: u32) -> Collectives {
+        Collectives {
+            size,
+            next: vec![0; size as usize],
+            open: Default::default(),
+        }
+    }
+
+    /// Rank `rank` makes its next collective call `c`; returns the call's number. A
+    /// call that differs from the other ranks' in kind, root or size is an error.
+    pub fn join(&mut self, rank: u32, c: Collective) -> Result<u64, String> {
+        let seq = self.next[rank as usize];
+        self.next[rank as usize] += 1;
+        let size = self.size as usize;
+        let inst = self.open.entry(seq).or_insert_with(|| Instance {
+            first: Collective {
+                data: Vec::new(),
+                ..c.clone()
+            },
+            first_rank: rank,
+            contributions: vec![None; size],
+            delivered: 0,
+        });
+        let f = &inst.first;
+        if f.kind != c.kind || f.root != c.root || f.count != c.count || f.datatype != c.datatype || f.op != c.op {
+            return Err(format!(
+                "collective call #{seq} on MPI_COMM_WORLD differs between ranks: rank {} called {:?} \
+                 (root {}, count {}, datatype {:#x}, op {:#x}), rank {rank} {:?} (root {}, count {}, \
+                 datatype {:#x}, op {:#x})",
+                inst.first_rank, f.kind, f.root, f.count, f.datatype, f.op, c.kind, c.root, c.count, c.datatype, c.op
+            ));
+        }
+        inst.contributions[rank as usize] = Some(c.data);
+        Ok(seq)
+    }
+
+    /// What rank `rank` receives from call `seq`, now that its part is done.
+    pub fn result(&mut self, rank: u32, seq: u64) -> Result<Vec<u8>, String> {
+        let n = self.size as usize;
+        let inst = self
+            .open
+            .get_mut(&seq)
+            .ok_or_else(|| format!("collective #{seq} is unknown"))?;
+        let c = &inst.first;
+        let r = rank as usize;
+        let missing = |i: usize| format!("collective #{seq}: rank {i}'s contribution is not there yet");
+        let part = |i: usize| inst.contributions[i].as_deref().ok_or_else(|| missing(i));
+        let block = |data: &[u8], i: usize, len: usize| -> Result<Vec<u8>, String> {
+            data.get(i * len..(i + 1) * len)
+                .map(<[u8]>::to_vec)
+                .ok_or_else(|| format!("collective #{seq}: a buffer of {} bytes has no block {i}", data.len()))
+        };
+        let reduce_over = |ranks: std::ops::Range<usize>| -> Result<Vec<u8>, String> {
+            let mut acc: Option<Vec<u8>> = None;
+            for i in ranks {
+                let x = part(i)?;
+                match &mut acc {
+                    None => acc = Some(x.to_vec()),
+                    Some(a) => combine(c.op, c.datatype, a, x)?,
+                }
+            }
+            Ok(acc.unwrap_or_default())
+        };
+        let out = match c.kind {
+            CollKind::Barrier => Vec::new(),
+            CollKind::Bcast => part(c.root as usize)?.to_vec(),
+            CollKind::Reduce if rank != c.root => Vec::new(),
+            CollKind::Reduce | CollKind::Allreduce => reduce_over(0..n)?,
+            CollKind::Scan => reduce_over(0..r + 1)?,
+            CollKind::Exscan => reduce_over(0..r)?,
+            CollKind::ReduceScatterBlock => {
+                let all = reduce_over(0..n)?;
+                block(&all, r, all.len() / n.max(1))?
+            }
+            CollKind::Gather if rank != c.root => Vec::new(),
+            CollKind::Gather | CollKind::Allgather => {
+                let mut all = Vec::new();
+                for i in 0..n {
+                    all.extend_from_slice(part(i)?);
+                }
+                all
+            }
+            CollKind::Scatter => block(part(c.root as usize)?, r, c.count as usize)?,
+            CollKind::Alltoall => {
+                let mut mine = Vec::new();
+                for i in 0..n {
+                    mine.extend(block(part(i)?, r, c.count as usize)?);
+                }
+                mine
+            }
+        };
+        inst.delivered += 1;
+        if inst.delivered == self.size {
+            self.open.remove(&seq);
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use simpi_wire::abi;
+
+    fn call(kind: CollKind, count: u64, data: Vec<u8>) -> Collective {
+        Collective {
+            kind,
+            root: 1,
+            op: abi::OP_SUM,
+            datatype: abi::INT,
+            count,
+            data,
+        }
+    }
+
+    fn ints(v: &[i32]) -> Vec<u8> {
+        v.iter().flat_map(|x| x.to_le_bytes()).collect()
+    }
+
+    #[test]
+    fn reductions_scans_and_exchanges_give_each_rank_its_mpi_result() {
+        let mut c = Collectives::new(3);
+        // Allreduce of [r, 10 r] over 3 ranks: [0+1+2, 0+10+20].
+        for r in 0..3 {
+            assert_eq!(
+                c.join(r, call(CollKind::Allreduce, 2, ints(&[r as i32, 10 * r as i32]))),
+                Ok(0)
+            );
+        }
+        for r in 0..3 {
+            assert_eq!(c.result(r, 0).unwrap(), ints(&[3, 30]));
+        }
+        // Scan and exscan of r + 1: rank r gets (r+1)(r+2)/2 and r(r+1)/2.
+        for r in 0..3 {
+            c.join(r, call(CollKind::Scan, 1, ints(&[r as i32 + 1]))).unwrap();
+        }
+        assert_eq!(c.result(2, 1).unwrap(), ints(&[6]));
+        assert_eq!(c.result(1, 1).unwrap(), ints(&[3]));
+        // Alltoall of one 4-byte block per pair: rank s sends 10 s + d to d.
+        for s in 0..3 {
+            let blocks: Vec<i32> = (0..3).map(|d| 10 * s + d).collect();
+            c.join(s as u32, call(CollKind::Alltoall, 4, ints(&blocks))).unwrap();
+        }
+        assert_eq!(c.result(1, 2).unwrap(), ints(&[1, 11, 21]));
+        // Scatter from root 1 of three blocks; rank 2 gets the third.
+        for r in 0..3 {
+            let data = if r == 1 { ints(&[7, 8, 9]) } else { Vec::new() };
+            c.join(r, call(CollKind::Scatter, 4, data)).unwrap();
+        }
+        assert_eq!(c.result(2, 3).unwrap(), ints(&[9]));
+    }
+
+    #[test]
+    fn ranks_that_disagree_on_a_collective_are_an_error() {
+        let mut c = Collectives::new(2);
+        c.join(0, call(CollKind::Bcast, 4, ints(&[1]))).unwrap();
+        let e = c.join(1, call(CollKind::Allreduce, 4, ints(&[1]))).unwrap_err();
+        assert!(
+            e.contains("rank 0 called Bcast") && e.contains("rank 1 Allreduce"),
+            "{e}"
+        );
+    }
+}

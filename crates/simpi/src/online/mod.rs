@@ -1,0 +1,478 @@
+//! On-line simulation: `simpi run` starts the real program once per rank, each rank's
+//! process loaded with simpi's MPI library (crate `simpi-cmpi`), and simulates every
+//! MPI call that involves other ranks with the same engine, models and collective
+//! algorithms as replay, through the driver API (`simpi_mpi::driver`).
+//!
+//! Determinism: the ranks run in parallel between MPI calls, but the simulator takes
+//! their calls in the order of the simulation (all ranks that may go on at the current
+//! simulated time, in rank order), never in the order they arrive on the wall clock.
+//! With `Compute::None` the simulated times depend only on the calls.
+
+mod collect;
+mod ranks;
+mod reduce;
+
+use crate::replay::{cpu_sharing, HostRules, Model};
+use crate::workload::CollChoice;
+use crate::Error;
+use collect::Collectives;
+use ranks::Ranks;
+use simpi_kernel::SimTime;
+use simpi_mpi::coll::{CollSpec, Collective as Coll};
+use simpi_mpi::driver::{Call as DCall, Driver, Handle, Posted};
+use simpi_mpi::engine::smpi::SmpiRules;
+use simpi_mpi::engine::Rules;
+use simpi_mpi::live::Live;
+use simpi_mpi::{CpuSharing, Outcome};
+use simpi_net::{ConstantNetwork, FlowNetwork, PacketNetwork};
+use simpi_platform::HostId;
+use simpi_wire::{abi, Call, CollKind, Collective, Completion, Reply, Request};
+use std::collections::HashMap;
+use std::ffi::OsString;
+
+/// What CPU time between MPI calls counts for.
+#[derive(Clone, Copy, Debug)]
+pub enum Compute {
+    /// Nothing: only the network and the MPI calls take simulated time.
+    None,
+    /// Measured CPU time, times `ps_per_ns` simulated picoseconds per nanosecond.
+    Measure {
+        /// Simulated picoseconds per nanosecond of this machine's CPU time (1000: the
+        /// simulated host is as fast as this machine's core).
+        ps_per_ns: f64,
+    },
+}
+
+/// How to run a program.
+pub struct RunOptions<'a> {
+    /// The program.
+    pub program: OsString,
+    /// Its arguments.
+    pub args: Vec<OsString>,
+    /// Ranks.
+    pub ranks: u32,
+    /// The model (flow, hybrid, packet under SMPI's protocol, or constant).
+    pub model: Model<'a>,
+    /// The collective algorithms.
+    pub colls: &'a CollChoice,
+    /// What compute counts for.
+    pub compute: Compute,
+}
+
+/// What a run gives back.
+#[derive(Debug)]
+pub struct RunOutcome {
+    /// When each rank called MPI_Finalize, in simulated time.
+    pub end_times: Vec<SimTime>,
+    /// MPI calls simulated.
+    pub calls: u64,
+}
+
+impl RunOutcome {
+    /// The latest end time.
+    pub fn makespan(&self) -> SimTime {
+        self.end_times.iter().copied().max().unwrap_or_default()
+    }
+}
+
+/// Runs the program of `opts` on the simulated machine.
+pub fn run(opts: RunOptions<'_>) -> Result<RunOutcome, Error> {
+    if opts.ranks == 0 {
+        return Err(Error::Setting("simpi run needs at least one rank".into()));
+    }
+    if let Compute::Measure { ps_per_ns } = opts.compute {
+        if !(ps_per_ns.is_finite() && ps_per_ns > 0.0) {
+            return Err(Error::Setting(format!(
+                "the compute scale must be a positive number, not {ps_per_ns}"
+            )));
+        }
+    }
+    let n = opts.ranks;
+    let hosts_of = |hosts: &[HostId]| -> Result<Vec<HostId>, Error> {
+        hosts
+            .get(..n as usize)
+            .map(<[HostId]>::to_vec)
+            .ok_or_else(|| Error::Setting(format!("{n} ranks but only {} are mapped to hosts", hosts.len())))
+    };
+    match &opts.model {
+        Model::Flow {
+            platform,
+            hosts,
+            preset,
+        } => {
+            let hosts = hosts_of(hosts)?;
+            let cpus = cpu_sharing(platform, &hosts);
+            let net = FlowNetwork::new(platform, preset.network.clone());
+            let rules = SmpiRules::new(net, preset.protocol.clone(), hosts, 1).with_sharing(cpus);
+            Session::new(&opts).drive(Driver::new(n, rules))
+        }
+        Model::Packet {
+            platform,
+            hosts,
+            rules: HostRules::Smpi(protocol),
+            params,
+        } => {
+            let hosts = hosts_of(hosts)?;
+            let cpus = cpu_sharing(platform, &hosts);
+            let net = PacketNetwork::new(platform, params.clone()).map_err(|e| Error::Setting(e.to_string()))?;
+            let rules = SmpiRules::new(net, protocol.clone(), hosts, 1).with_sharing(cpus);
+            Session::new(&opts).drive(Driver::new(n, rules))
+        }
+        Model::Constant { time, protocol } => {
+            let hosts = (0..n).map(HostId).collect();
+            let rules = SmpiRules::new(ConstantNetwork::new(*time), protocol.clone(), hosts, 1)
+                .with_sharing(CpuSharing::none());
+            Session::new(&opts).drive(Driver::new(n, rules))
+        }
+        _ => Err(Error::Setting(
+            "simpi run simulates with --model flow, hybrid, packet (SMPI's protocol) or constant".into(),
+        )),
+    }
+}
+
+/// What a rank's reply will hold once the simulation lets it go on.
+enum Awaiting {
+    /// The answer to MPI_Init.
+    Welcome,
+    /// Nothing but the time.
+    Nothing,
+    /// A blocking receive's message.
+    Recv(Handle),
+    /// Requests' completions: the driver's handle and whether it is a receive.
+    Wait(Vec<(Handle, bool)>),
+    /// A collective's result.
+    Coll(u64),
+}
+
+/// The state of one run.
+struct Session<'o> {
+    opts: &'o RunOptions<'o>,
+    colls: Collectives,
+    awaiting: Vec<Awaiting>,
+    /// Per rank: its request ids, with the driver's handle and whether it receives.
+    requests: Vec<HashMap<u64, (Handle, bool)>>,
+    /// Messages sent and not yet matched, by send handle.
+    sent: HashMap<Handle, Completion>,
+    /// Messages matched, by receive handle.
+    arrived: HashMap<Handle, Completion>,
+    /// Per rank: it called MPI_Finalize.
+    finalized: Vec<bool>,
+    next_handle: Handle,
+    calls: u64,
+}
+
+impl<'o> Session<'o> {
+    fn new(opts: &'o RunOptions<'o>) -> Session<'o> {
+        let n = opts.ranks as usize;
+        Session {
+            opts,
+            colls: Collectives::new(opts.ranks),
+            awaiting: (0..n).map(|_| Awaiting::Welcome).collect(),
+            requests: vec![HashMap::new(); n],
+            sent: HashMap::new(),
+            arrived: HashMap::new(),
+            finalized: vec![false; n],
+            next_handle: 0,
+            calls: 0,
+        }
+    }
+
+    /// Starts the ranks and runs them to the end; kills them all on an error.
+    fn drive<R: Rules<Live<Posted>>>(mut self, d: Driver<R>) -> Result<RunOutcome, Error> {
+        let mut ranks = Ranks::start(&self.opts.program, &self.opts.args, self.opts.ranks).map_err(Error::Setting)?;
+        match self.simulate(d, &mut ranks) {
+            Ok(outcome) => {
+                let failed = ranks.wait_all();
+                if let Some((r, how)) = failed.first() {
+                    return Err(Error::Input(format!("rank {r} failed after MPI_Finalize ({how})")));
+                }
+                Ok(RunOutcome {
+                    end_times: outcome.end_times,
+                    calls: self.calls,
+                })
+            }
+            Err(e) => {
+                ranks.kill_all();
+                Err(e)
+            }
+        }
+    }
+
+    fn simulate<R: Rules<Live<Posted>>>(&mut self, mut d: Driver<R>, ranks: &mut Ranks) -> Result<Outcome, Error> {
+        let n = self.opts.ranks;
+        for r in 0..n {
+            match ranks.receive(r).map_err(Error::Input)? {
+                Request::Hello => {}
+                Request::Abort { code, message } => return Err(aborted(r, code, &message)),
+                Request::Call { .. } => {
+                    return Err(Error::Input(format!("rank {r} made an MPI call before MPI_Init")));
+                }
+            }
+        }
+        let mut go = d.run().map_err(engine_error)?;
+        while !go.is_empty() {
+            self.collect_matches(&mut d);
+            let now = d.now().0;
+            for &r in &go {
+                let reply = self.reply(r, now).map_err(Error::Input)?;
+                ranks.answer(r, &reply).map_err(Error::Input)?;
+            }
+            for &r in &go {
+                match ranks.receive(r).map_err(Error::Input)? {
+                    Request::Hello => return Err(Error::Input(format!("rank {r} called MPI_Init twice"))),
+                    Request::Abort { code, message } => return Err(aborted(r, code, &message)),
+                    Request::Call { compute_ns, call } => {
+                        self.calls += 1;
+                        self.post(&mut d, r, compute_ns, call)?;
+                        // A finalized rank never goes on again: it is answered now.
+                        if self.finalized[r as usize] {
+                            ranks
+                                .answer(
+                                    r,
+                                    &Reply::Done {
+                                        now_ps: now,
+                                        completions: Vec::new(),
+                                    },
+                                )
+                                .map_err(Error::Input)?;
+                        }
+                    }
+                }
+            }
+            go = d.run().map_err(engine_error)?;
+        }
+        match d.finish() {
+            Err(simpi_mpi::Error::Stall(stall)) => {
+                let describe = |id: simpi_mpi::OpId| format!("operation {}", id.0);
+                Err(Error::Stall(stall.render(10, &describe)))
+            }
+            r => r.map_err(engine_error),
+        }
+    }
+
+    fn handle(&mut self) -> Handle {
+        self.next_handle += 1;
+        self.next_handle
+    }
+
+    fn collect_matches<R: Rules<Live<Posted>>>(&mut self, d: &mut Driver<R>) {
+        for (s, r) in d.take_matches() {
+            if let Some(c) = self.sent.remove(&s) {
+                self.arrived.insert(r, c);
+            }
+        }
+    }
+
+    /// Posts rank `r`'s compute and call.
+    fn post<R: Rules<Live<Posted>>>(
+        &mut self,
+        d: &mut Driver<R>,
+        r: u32,
+        compute_ns: u64,
+        call: Call,
+    ) -> Result<(), Error> {
+        let n = self.opts.ranks;
+        if let Compute::Measure { ps_per_ns } = self.opts.compute {
+            let ps = (compute_ns as f64 * ps_per_ns).round();
+            if ps >= u64::MAX as f64 {
+                return Err(Error::Input(format!(
+                    "rank {r} computed {compute_ns} ns, beyond the simulated clock's range"
+                )));
+            }
+            if ps >= 1.0 {
+                d.post(r, DCall::Compute(ps as u64)).map_err(engine_error)?;
+            }
+        }
+        let source = |from: i32| -> Result<u32, Error> {
+            match from {
+                abi::ANY_SOURCE => Ok(simpi_mpi::ANY_SOURCE),
+                f if f >= 0 && (f as u32) < n => Ok(f as u32),
+                f => Err(Error::Input(format!(
+                    "rank {r} receives from rank {f}, which does not exist"
+                ))),
+            }
+        };
+        let tag_of = |tag: i32| {
+            if tag == abi::ANY_TAG {
+                simpi_mpi::ANY_TAG
+            } else {
+                tag as u32
+            }
+        };
+        let dest = |to: u32| -> Result<u32, Error> {
+            if to < n {
+                Ok(to)
+            } else {
+                Err(Error::Input(format!(
+                    "rank {r} sends to rank {to}, which does not exist"
+                )))
+            }
+        };
+        let awaiting = match call {
+            Call::Send { to, tag, data } => {
+                let h = self.handle();
+                let call = DCall::Send {
+                    to: dest(to)?,
+                    tag: tag as u32,
+                    bytes: data.len() as u64,
+                    handle: h,
+                };
+                self.sent.insert(h, completion(r as i32, tag, data));
+                d.post(r, call).map_err(engine_error)?;
+                Awaiting::Nothing
+            }
+            Call::Isend { to, tag, request, data } => {
+                let h = self.handle();
+                let call = DCall::Isend {
+                    to: dest(to)?,
+                    tag: tag as u32,
+                    bytes: data.len() as u64,
+                    handle: h,
+                };
+                self.sent.insert(h, completion(r as i32, tag, data));
+                self.requests[r as usize].insert(request, (h, false));
+                d.post(r, call).map_err(engine_error)?;
+                Awaiting::Nothing
+            }
+            Call::Recv { from, tag, capacity } => {
+                let h = self.handle();
+                let call = DCall::Recv {
+                    from: source(from)?,
+                    tag: tag_of(tag),
+                    bytes: capacity,
+                    handle: h,
+                };
+                d.post(r, call).map_err(engine_error)?;
+                Awaiting::Recv(h)
+            }
+            Call::Irecv {
+                from,
+                tag,
+                capacity,
+                request,
+            } => {
+                let h = self.handle();
+                let call = DCall::Irecv {
+                    from: source(from)?,
+                    tag: tag_of(tag),
+                    bytes: capacity,
+                    handle: h,
+                };
+                self.requests[r as usize].insert(request, (h, true));
+                d.post(r, call).map_err(engine_error)?;
+                Awaiting::Nothing
+            }
+            Call::Wait { requests } => {
+                let mut list = Vec::with_capacity(requests.len());
+                for q in requests {
+                    let hq = self.requests[r as usize]
+                        .remove(&q)
+                        .ok_or_else(|| Error::Input(format!("rank {r} waits for request {q}, which it never made")))?;
+                    list.push(hq);
+                }
+                d.post(r, DCall::Wait(list.iter().map(|&(h, _)| h).collect()))
+                    .map_err(engine_error)?;
+                Awaiting::Wait(list)
+            }
+            Call::Collective(c) => {
+                let spec = spec_of(&c, n, r)?;
+                let alg = self.opts.colls.choose(&spec);
+                let seq = self.colls.join(r, c).map_err(Error::Input)?;
+                d.post(r, DCall::Collective { spec, alg }).map_err(engine_error)?;
+                Awaiting::Coll(seq)
+            }
+            Call::Finalize => {
+                d.post(r, DCall::Finalize).map_err(engine_error)?;
+                self.finalized[r as usize] = true;
+                Awaiting::Nothing
+            }
+        };
+        self.awaiting[r as usize] = awaiting;
+        Ok(())
+    }
+
+    /// Rank `r`'s reply, now that it may go on at `now` picoseconds.
+    fn reply(&mut self, r: u32, now: u64) -> Result<Reply, String> {
+        let mut take = |h: Handle| {
+            self.arrived
+                .remove(&h)
+                .ok_or_else(|| format!("rank {r}: a receive completed without its message"))
+        };
+        let completions = match std::mem::replace(&mut self.awaiting[r as usize], Awaiting::Nothing) {
+            Awaiting::Welcome => {
+                return Ok(Reply::Welcome {
+                    rank: r,
+                    size: self.opts.ranks,
+                    now_ps: now,
+                    compute_scale: match self.opts.compute {
+                        Compute::None => 0.0,
+                        Compute::Measure { ps_per_ns } => ps_per_ns,
+                    },
+                })
+            }
+            Awaiting::Nothing => Vec::new(),
+            Awaiting::Recv(h) => vec![take(h)?],
+            Awaiting::Wait(list) => {
+                let mut v = Vec::with_capacity(list.len());
+                for (h, is_recv) in list {
+                    v.push(if is_recv {
+                        take(h)?
+                    } else {
+                        completion(-1, 0, Vec::new())
+                    });
+                }
+                v
+            }
+            Awaiting::Coll(seq) => vec![completion(-1, 0, self.colls.result(r, seq)?)],
+        };
+        Ok(Reply::Done {
+            now_ps: now,
+            completions,
+        })
+    }
+}
+
+fn completion(source: i32, tag: i32, data: Vec<u8>) -> Completion {
+    Completion { source, tag, data }
+}
+
+fn aborted(r: u32, code: i32, message: &str) -> Error {
+    Error::Input(format!("rank {r} called MPI_Abort with error code {code}: {message}"))
+}
+
+fn engine_error(e: simpi_mpi::Error) -> Error {
+    Error::Input(format!("simulation: {e}"))
+}
+
+/// The engine's description of collective `c` on rank `me` of `n`.
+fn spec_of(c: &Collective, n: u32, me: u32) -> Result<CollSpec, Error> {
+    let elem = abi::datatype(c.datatype).map(|t| t.size).unwrap_or(1).max(1);
+    let vector = c
+        .count
+        .checked_mul(elem)
+        .ok_or_else(|| Error::Input(format!("rank {me}: a collective of {} elements overflows", c.count)))?;
+    let (coll, bytes) = match c.kind {
+        CollKind::Barrier => (Coll::Barrier, 0),
+        CollKind::Bcast => (Coll::Bcast, c.count),
+        CollKind::Reduce => (Coll::Reduce, vector),
+        CollKind::Allreduce => (Coll::Allreduce, vector),
+        CollKind::Scan => (Coll::Scan, vector),
+        CollKind::Exscan => (Coll::Exscan, vector),
+        CollKind::Gather => (Coll::Gather, c.count),
+        CollKind::Allgather => (Coll::Allgather, c.count),
+        CollKind::Scatter => (Coll::Scatter, c.count),
+        CollKind::Alltoall => (Coll::Alltoall, c.count),
+        CollKind::ReduceScatterBlock => (Coll::ReduceScatter, vector.saturating_mul(n.into())),
+    };
+    if c.root >= n {
+        return Err(Error::Input(format!("rank {me}: root {} does not exist", c.root)));
+    }
+    let mut spec = CollSpec::new(coll, n, me, bytes);
+    spec.root = c.root;
+    spec.elem = elem;
+    if coll == Coll::ReduceScatter {
+        // Every rank gets one block of the vector.
+        spec.counts = vec![vector; n as usize];
+    }
+    Ok(spec)
+}

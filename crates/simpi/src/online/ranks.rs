@@ -1,0 +1,113 @@
+//! The ranks' processes: started from the program with a socket each, talked to one
+//! frame at a time, and all killed if the run ends early.
+
+use simpi_wire::{read_frame, write_frame, Reply, Request, ENV_FD, ENV_RANK};
+use std::ffi::OsString;
+use std::os::fd::AsRawFd;
+use std::os::unix::net::UnixStream;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::process::{Child, Command};
+
+/// The running ranks.
+pub struct Ranks {
+    children: Vec<Child>,
+    sockets: Vec<UnixStream>,
+}
+
+impl Ranks {
+    /// Starts `n` processes of `program args`, rank `r` with `SIMPI_RUN_RANK=r` and its
+    /// end of a socket in `SIMPI_RUN_FD`; their output is this process's.
+    pub fn start(program: &OsString, args: &[OsString], n: u32) -> Result<Ranks, String> {
+        let mut ranks = Ranks {
+            children: Vec::with_capacity(n as usize),
+            sockets: Vec::with_capacity(n as usize),
+        };
+        for r in 0..n {
+            let (mine, theirs) = UnixStream::pair().map_err(|e| format!("cannot make a socket for rank {r}: {e}"))?;
+            let fd = theirs.as_raw_fd();
+            let mut cmd = Command::new(program);
+            cmd.args(args).env(ENV_FD, fd.to_string()).env(ENV_RANK, r.to_string());
+            // SAFETY: between fork and exec this only calls fcntl, which is
+            // async-signal-safe; it lets the child keep its end of the socket.
+            unsafe {
+                cmd.pre_exec(move || {
+                    if libc::fcntl(fd, libc::F_SETFD, 0) == -1 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    Ok(())
+                });
+            }
+            match cmd.spawn() {
+                Ok(c) => ranks.children.push(c),
+                Err(e) => {
+                    ranks.kill_all();
+                    return Err(format!("cannot start {}: {e}", program.to_string_lossy()));
+                }
+            }
+            drop(theirs);
+            ranks.sockets.push(mine);
+        }
+        Ok(ranks)
+    }
+
+    /// Rank `r`'s next request; an error names the rank and how its process ended if
+    /// it closed its socket.
+    pub fn receive(&mut self, r: u32) -> Result<Request, String> {
+        match read_frame(&mut self.sockets[r as usize]) {
+            Ok(Some(body)) => Request::decode(&body).map_err(|e| format!("rank {r}: {e}")),
+            Ok(None) | Err(_) => Err(format!(
+                "rank {r} ended without calling MPI_Finalize ({})",
+                self.how_it_ended(r)
+            )),
+        }
+    }
+
+    /// Sends rank `r` its reply.
+    pub fn answer(&mut self, r: u32, reply: &Reply) -> Result<(), String> {
+        write_frame(&mut self.sockets[r as usize], &reply.encode()).map_err(|_| {
+            format!(
+                "rank {r} ended while waiting for an MPI call to return ({})",
+                self.how_it_ended(r)
+            )
+        })
+    }
+
+    /// How rank `r`'s process ended (waiting up to 2 s for it to end).
+    fn how_it_ended(&mut self, r: u32) -> String {
+        let child = &mut self.children[r as usize];
+        for _ in 0..200 {
+            if let Ok(Some(s)) = child.try_wait() {
+                return match (s.code(), s.signal()) {
+                    (Some(c), _) => format!("exit status {c}"),
+                    (_, Some(sig)) => format!("killed by signal {sig}"),
+                    _ => s.to_string(),
+                };
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        "still running".into()
+    }
+
+    /// Waits for every process to end; the ranks whose process failed, with how.
+    pub fn wait_all(&mut self) -> Vec<(u32, String)> {
+        let mut failed = Vec::new();
+        for (r, c) in self.children.iter_mut().enumerate() {
+            match c.wait() {
+                Ok(s) if s.success() => {}
+                Ok(s) => failed.push((r as u32, s.to_string())),
+                Err(e) => failed.push((r as u32, e.to_string())),
+            }
+        }
+        failed
+    }
+
+    /// Kills every process still running and reaps them.
+    pub fn kill_all(&mut self) {
+        for c in &mut self.children {
+            let _ = c.kill();
+        }
+        for c in &mut self.children {
+            let _ = c.wait();
+        }
+    }
+}

@@ -1,0 +1,194 @@
+//! The arithmetic of MPI's predefined reduction operations on predefined datatypes,
+//! done by the simulator on the ranks' real data.
+
+use simpi_wire::abi::{self, Elem, Num};
+
+/// `acc = acc op x`, element by element, for `datatype` (an ABI handle). Both slices
+/// hold whole elements. An operation the datatype does not support is an error naming
+/// both, as MPI_ERR_OP would be.
+pub fn combine(op: u64, datatype: u64, acc: &mut [u8], x: &[u8]) -> Result<(), String> {
+    let ty = abi::datatype(datatype).ok_or_else(|| format!("datatype {datatype:#x} is not a predefined one"))?;
+    let op_name = abi::op_name(op).ok_or_else(|| format!("operation {op:#x} is not a predefined one"))?;
+    if acc.len() != x.len() {
+        return Err(format!(
+            "{op_name}: contributions of {} and {} bytes",
+            acc.len(),
+            x.len()
+        ));
+    }
+    match op {
+        abi::OP_REPLACE => {
+            acc.copy_from_slice(x);
+            return Ok(());
+        }
+        abi::OP_NO_OP => return Ok(()),
+        _ => {}
+    }
+    let bad = || format!("{op_name} is not defined on {}", ty.name);
+    match ty.elem {
+        Elem::Num(n) => {
+            let w = n.size();
+            for (a, b) in acc.chunks_exact_mut(w).zip(x.chunks_exact(w)) {
+                num_op(op, n, a, b).ok_or_else(bad)?;
+            }
+        }
+        Elem::Pair(v, i) if op == abi::OP_MINLOC || op == abi::OP_MAXLOC => {
+            let w = ty.size as usize;
+            let off = v.size().next_multiple_of(i.size());
+            for (a, b) in acc.chunks_exact_mut(w).zip(x.chunks_exact(w)) {
+                let (va, vb) = (value(v, &a[..v.size()]), value(v, &b[..v.size()]));
+                let (ia, ib) = (value(i, &a[off..off + i.size()]), value(i, &b[off..off + i.size()]));
+                let better = if op == abi::OP_MINLOC { vb < va } else { vb > va };
+                // On a tie MPI keeps the smaller index.
+                if better || (vb == va && ib < ia) {
+                    a.copy_from_slice(b);
+                }
+            }
+        }
+        _ => return Err(bad()),
+    }
+    Ok(())
+}
+
+/// A number widened without loss, for comparisons.
+fn value(n: Num, b: &[u8]) -> Wide {
+    match n {
+        Num::I8 => Wide::I(b[0] as i8 as i128),
+        Num::I16 => Wide::I(i16::from_le_bytes([b[0], b[1]]) as i128),
+        Num::I32 => Wide::I(i32::from_le_bytes(b[..4].try_into().expect("4")) as i128),
+        Num::I64 => Wide::I(i64::from_le_bytes(b[..8].try_into().expect("8")) as i128),
+        Num::U8 => Wide::I(b[0] as i128),
+        Num::U16 => Wide::I(u16::from_le_bytes([b[0], b[1]]) as i128),
+        Num::U32 => Wide::I(u32::from_le_bytes(b[..4].try_into().expect("4")) as i128),
+        Num::U64 => Wide::I(u64::from_le_bytes(b[..8].try_into().expect("8")) as i128),
+        Num::F32 => Wide::F(f32::from_le_bytes(b[..4].try_into().expect("4")) as f64),
+        Num::F64 => Wide::F(f64::from_le_bytes(b[..8].try_into().expect("8"))),
+    }
+}
+
+/// A number widened for comparison.
+#[derive(PartialEq, PartialOrd)]
+enum Wide {
+    I(i128),
+    F(f64),
+}
+
+macro_rules! int_op {
+    ($t:ty, $op:expr, $a:expr, $b:expr) => {{
+        let x = <$t>::from_le_bytes($a[..].try_into().expect("width"));
+        let y = <$t>::from_le_bytes($b[..].try_into().expect("width"));
+        let r: $t = match $op {
+            abi::OP_SUM => x.wrapping_add(y),
+            abi::OP_PROD => x.wrapping_mul(y),
+            abi::OP_MIN => x.min(y),
+            abi::OP_MAX => x.max(y),
+            abi::OP_BAND => x & y,
+            abi::OP_BOR => x | y,
+            abi::OP_BXOR => x ^ y,
+            abi::OP_LAND => ((x != 0) && (y != 0)) as $t,
+            abi::OP_LOR => ((x != 0) || (y != 0)) as $t,
+            abi::OP_LXOR => ((x != 0) != (y != 0)) as $t,
+            _ => return None,
+        };
+        $a.copy_from_slice(&r.to_le_bytes());
+        Some(())
+    }};
+}
+
+macro_rules! float_op {
+    ($t:ty, $op:expr, $a:expr, $b:expr) => {{
+        let x = <$t>::from_le_bytes($a[..].try_into().expect("width"));
+        let y = <$t>::from_le_bytes($b[..].try_into().expect("width"));
+        let r: $t = match $op {
+            abi::OP_SUM => x + y,
+            abi::OP_PROD => x * y,
+            // As C's `a < b ? a : b`: a NaN operand is not skipped silently.
+            abi::OP_MIN => {
+                if y < x {
+                    y
+                } else {
+                    x
+                }
+            }
+            abi::OP_MAX => {
+                if y > x {
+                    y
+                } else {
+                    x
+                }
+            }
+            _ => return None,
+        };
+        $a.copy_from_slice(&r.to_le_bytes());
+        Some(())
+    }};
+}
+
+fn num_op(op: u64, n: Num, a: &mut [u8], b: &[u8]) -> Option<()> {
+    match n {
+        Num::I8 => int_op!(i8, op, a, b),
+        Num::I16 => int_op!(i16, op, a, b),
+        Num::I32 => int_op!(i32, op, a, b),
+        Num::I64 => int_op!(i64, op, a, b),
+        Num::U8 => int_op!(u8, op, a, b),
+        Num::U16 => int_op!(u16, op, a, b),
+        Num::U32 => int_op!(u32, op, a, b),
+        Num::U64 => int_op!(u64, op, a, b),
+        Num::F32 => float_op!(f32, op, a, b),
+        Num::F64 => float_op!(f64, op, a, b),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn doubles(v: &[f64]) -> Vec<u8> {
+        v.iter().flat_map(|x| x.to_le_bytes()).collect()
+    }
+
+    #[test]
+    fn sums_products_and_extremes_of_doubles_and_ints() {
+        let mut a = doubles(&[1.5, -2.0]);
+        combine(abi::OP_SUM, abi::DOUBLE, &mut a, &doubles(&[0.25, 4.0])).unwrap();
+        assert_eq!(a, doubles(&[1.75, 2.0]));
+        combine(abi::OP_PROD, abi::DOUBLE, &mut a, &doubles(&[2.0, 0.5])).unwrap();
+        assert_eq!(a, doubles(&[3.5, 1.0]));
+        let mut i: Vec<u8> = [7i32, -3].iter().flat_map(|x| x.to_le_bytes()).collect();
+        let j: Vec<u8> = [5i32, 9].iter().flat_map(|x| x.to_le_bytes()).collect();
+        combine(abi::OP_MIN, abi::INT, &mut i, &j).unwrap();
+        assert_eq!(i, [5i32, -3].iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>());
+        combine(abi::OP_BXOR, abi::INT, &mut i, &j).unwrap();
+        assert_eq!(
+            i,
+            [0i32, -3 ^ 9].iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>()
+        );
+    }
+
+    #[test]
+    fn maxloc_keeps_the_larger_value_and_the_smaller_index_on_ties() {
+        // MPI_DOUBLE_INT: a double, an int, 4 bytes of padding.
+        let pair = |v: f64, i: i32| {
+            let mut b = v.to_le_bytes().to_vec();
+            b.extend_from_slice(&i.to_le_bytes());
+            b.extend_from_slice(&[0; 4]);
+            b
+        };
+        let mut a = pair(2.0, 5);
+        combine(abi::OP_MAXLOC, 0x229, &mut a, &pair(2.0, 3)).unwrap();
+        assert_eq!(a, pair(2.0, 3));
+        combine(abi::OP_MAXLOC, 0x229, &mut a, &pair(1.0, 0)).unwrap();
+        assert_eq!(a, pair(2.0, 3));
+        combine(abi::OP_MINLOC, 0x229, &mut a, &pair(1.0, 9)).unwrap();
+        assert_eq!(a, pair(1.0, 9));
+    }
+
+    #[test]
+    fn undefined_combinations_are_errors() {
+        let mut a = doubles(&[1.0]);
+        assert!(combine(abi::OP_BAND, abi::DOUBLE, &mut a, &doubles(&[1.0])).is_err());
+        assert!(combine(abi::OP_MAXLOC, abi::DOUBLE, &mut a, &doubles(&[1.0])).is_err());
+        assert!(combine(0x999, abi::DOUBLE, &mut a, &doubles(&[1.0])).is_err());
+        assert!(combine(abi::OP_SUM, abi::BYTE, &mut [0u8], &[1u8]).is_err());
+    }
+}

@@ -1,0 +1,521 @@
+//! The conversation between simpi's MPI library, loaded into each rank's process, and
+//! `simpi run`, which simulates: framed messages over a Unix socket, one request and
+//! one reply at a time per rank, and the MPI 5.0 ABI handle values both sides read.
+//!
+//! A frame is a little-endian `u64` length followed by that many bytes. Every decoder
+//! checks lengths before it reads, so a truncated or corrupt frame is an error, never a
+//! panic.
+
+pub mod abi;
+mod codec;
+
+pub use codec::{read_frame, write_frame, Reader, Writer};
+
+/// A decoding failure: what was wrong with the frame.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WireError(pub String);
+
+impl std::fmt::Display for WireError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "malformed message between a rank and simpi run: {}", self.0)
+    }
+}
+
+impl std::error::Error for WireError {}
+
+/// The environment variable naming the socket's file descriptor in a rank's process.
+pub const ENV_FD: &str = "SIMPI_RUN_FD";
+/// The environment variable carrying the rank's number.
+pub const ENV_RANK: &str = "SIMPI_RUN_RANK";
+
+/// Which collective a [`Call::Collective`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CollKind {
+    /// MPI_Barrier.
+    Barrier,
+    /// MPI_Bcast.
+    Bcast,
+    /// MPI_Reduce.
+    Reduce,
+    /// MPI_Allreduce.
+    Allreduce,
+    /// MPI_Gather.
+    Gather,
+    /// MPI_Allgather.
+    Allgather,
+    /// MPI_Scatter.
+    Scatter,
+    /// MPI_Alltoall.
+    Alltoall,
+    /// MPI_Scan.
+    Scan,
+    /// MPI_Exscan.
+    Exscan,
+    /// MPI_Reduce_scatter_block.
+    ReduceScatterBlock,
+}
+
+const COLL_KINDS: [CollKind; 11] = [
+    CollKind::Barrier,
+    CollKind::Bcast,
+    CollKind::Reduce,
+    CollKind::Allreduce,
+    CollKind::Gather,
+    CollKind::Allgather,
+    CollKind::Scatter,
+    CollKind::Alltoall,
+    CollKind::Scan,
+    CollKind::Exscan,
+    CollKind::ReduceScatterBlock,
+];
+
+impl CollKind {
+    fn code(self) -> u8 {
+        COLL_KINDS.iter().position(|&k| k == self).unwrap_or(0) as u8
+    }
+
+    fn from_code(c: u8) -> Result<CollKind, WireError> {
+        COLL_KINDS
+            .get(c as usize)
+            .copied()
+            .ok_or_else(|| WireError(format!("unknown collective {c}")))
+    }
+}
+
+/// A collective call: the data a rank contributes and what it is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Collective {
+    /// Which collective.
+    pub kind: CollKind,
+    /// The root's rank (rooted collectives).
+    pub root: u32,
+    /// The reduction's operation (an ABI handle value; reductions only).
+    pub op: u64,
+    /// The element type (an ABI handle value).
+    pub datatype: u64,
+    /// Elements: of the vector (reductions, bcast), of one rank's block (gather,
+    /// scatter, allgather, alltoall, reduce_scatter_block).
+    pub count: u64,
+    /// What this rank contributes (empty where it contributes nothing).
+    pub data: Vec<u8>,
+}
+
+/// One MPI call that needs the other ranks, as a rank sends it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Call {
+    /// MPI_Send (and the modes simulated as it).
+    Send {
+        /// Destination rank.
+        to: u32,
+        /// Tag.
+        tag: i32,
+        /// The message.
+        data: Vec<u8>,
+    },
+    /// MPI_Recv: `from` may be [`abi::ANY_SOURCE`], `tag` [`abi::ANY_TAG`].
+    Recv {
+        /// Source rank.
+        from: i32,
+        /// Tag.
+        tag: i32,
+        /// Bytes the buffer holds.
+        capacity: u64,
+    },
+    /// MPI_Isend: `request` is the rank's name for it.
+    Isend {
+        /// Destination rank.
+        to: u32,
+        /// Tag.
+        tag: i32,
+        /// The request.
+        request: u64,
+        /// The message.
+        data: Vec<u8>,
+    },
+    /// MPI_Irecv.
+    Irecv {
+        /// Source rank.
+        from: i32,
+        /// Tag.
+        tag: i32,
+        /// Bytes the buffer holds.
+        capacity: u64,
+        /// The request.
+        request: u64,
+    },
+    /// MPI_Waitall over requests made by Isend and Irecv.
+    Wait {
+        /// The requests, in the order the reply answers them.
+        requests: Vec<u64>,
+    },
+    /// A collective on MPI_COMM_WORLD.
+    Collective(Collective),
+    /// MPI_Finalize.
+    Finalize,
+}
+
+/// What a rank sends to `simpi run`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Request {
+    /// The first message of a rank: it called MPI_Init.
+    Hello,
+    /// A call, after `compute_ns` nanoseconds of CPU time since the rank last returned
+    /// from the simulator.
+    Call {
+        /// CPU time spent since the last reply.
+        compute_ns: u64,
+        /// The call.
+        call: Call,
+    },
+    /// MPI_Abort, or an error the rank's error handler made fatal.
+    Abort {
+        /// The exit code asked for.
+        code: i32,
+        /// Why.
+        message: String,
+    },
+}
+
+/// One completed receive (or send) in a reply.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Completion {
+    /// The message's source (-1 for a send).
+    pub source: i32,
+    /// The message's tag.
+    pub tag: i32,
+    /// The bytes received (a collective's result; empty for a send).
+    pub data: Vec<u8>,
+}
+
+/// What `simpi run` answers.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Reply {
+    /// The answer to [`Request::Hello`].
+    Welcome {
+        /// The rank.
+        rank: u32,
+        /// Ranks in MPI_COMM_WORLD.
+        size: u32,
+        /// Simulated time in picoseconds.
+        now_ps: u64,
+        /// Simulated picoseconds per nanosecond of this machine's CPU time (0: compute
+        /// is not simulated).
+        compute_scale: f64,
+    },
+    /// The call returned at simulated time `now_ps`, with what it received.
+    Done {
+        /// Simulated time in picoseconds.
+        now_ps: u64,
+        /// One per receive (Recv), per request (Wait), or the collective's result.
+        completions: Vec<Completion>,
+    },
+    /// The call cannot complete: the run ends, and the rank should exit.
+    Fail {
+        /// Why.
+        message: String,
+    },
+}
+
+impl Request {
+    /// The frame's body.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut w = Writer::default();
+        match self {
+            Request::Hello => w.u8(0),
+            Request::Call { compute_ns, call } => {
+                w.u8(1);
+                w.u64(*compute_ns);
+                encode_call(&mut w, call);
+            }
+            Request::Abort { code, message } => {
+                w.u8(2);
+                w.i32(*code);
+                w.bytes(message.as_bytes());
+            }
+        }
+        w.into_bytes()
+    }
+
+    /// The request in a frame's body.
+    pub fn decode(body: &[u8]) -> Result<Request, WireError> {
+        let mut r = Reader::new(body);
+        let req = match r.u8()? {
+            0 => Request::Hello,
+            1 => Request::Call {
+                compute_ns: r.u64()?,
+                call: decode_call(&mut r)?,
+            },
+            2 => Request::Abort {
+                code: r.i32()?,
+                message: String::from_utf8_lossy(&r.bytes()?).into_owned(),
+            },
+            k => return Err(WireError(format!("unknown request {k}"))),
+        };
+        r.end()?;
+        Ok(req)
+    }
+}
+
+fn encode_call(w: &mut Writer, call: &Call) {
+    match call {
+        Call::Send { to, tag, data } => {
+            w.u8(0);
+            w.u32(*to);
+            w.i32(*tag);
+            w.bytes(data);
+        }
+        Call::Recv { from, tag, capacity } => {
+            w.u8(1);
+            w.i32(*from);
+            w.i32(*tag);
+            w.u64(*capacity);
+        }
+        Call::Isend { to, tag, request, data } => {
+            w.u8(2);
+            w.u32(*to);
+            w.i32(*tag);
+            w.u64(*request);
+            w.bytes(data);
+        }
+        Call::Irecv {
+            from,
+            tag,
+            capacity,
+            request,
+        } => {
+            w.u8(3);
+            w.i32(*from);
+            w.i32(*tag);
+            w.u64(*capacity);
+            w.u64(*request);
+        }
+        Call::Wait { requests } => {
+            w.u8(4);
+            w.u64(requests.len() as u64);
+            for q in requests {
+                w.u64(*q);
+            }
+        }
+        Call::Collective(c) => {
+            w.u8(5);
+            w.u8(c.kind.code());
+            w.u32(c.root);
+            w.u64(c.op);
+            w.u64(c.datatype);
+            w.u64(c.count);
+            w.bytes(&c.data);
+        }
+        Call::Finalize => w.u8(6),
+    }
+}
+
+fn decode_call(r: &mut Reader<'_>) -> Result<Call, WireError> {
+    Ok(match r.u8()? {
+        0 => Call::Send {
+            to: r.u32()?,
+            tag: r.i32()?,
+            data: r.bytes()?,
+        },
+        1 => Call::Recv {
+            from: r.i32()?,
+            tag: r.i32()?,
+            capacity: r.u64()?,
+        },
+        2 => Call::Isend {
+            to: r.u32()?,
+            tag: r.i32()?,
+            request: r.u64()?,
+            data: r.bytes()?,
+        },
+        3 => Call::Irecv {
+            from: r.i32()?,
+            tag: r.i32()?,
+            capacity: r.u64()?,
+            request: r.u64()?,
+        },
+        4 => {
+            let n = r.len_of(8)?;
+            let mut requests = Vec::with_capacity(n);
+            for _ in 0..n {
+                requests.push(r.u64()?);
+            }
+            Call::Wait { requests }
+        }
+        5 => Call::Collective(Collective {
+            kind: CollKind::from_code(r.u8()?)?,
+            root: r.u32()?,
+            op: r.u64()?,
+            datatype: r.u64()?,
+            count: r.u64()?,
+            data: r.bytes()?,
+        }),
+        6 => Call::Finalize,
+        k => return Err(WireError(format!("unknown call {k}"))),
+    })
+}
+
+impl Reply {
+    /// The frame's body.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut w = Writer::default();
+        match self {
+            Reply::Welcome {
+                rank,
+                size,
+                now_ps,
+                compute_scale,
+            } => {
+                w.u8(0);
+                w.u32(*rank);
+                w.u32(*size);
+                w.u64(*now_ps);
+                w.u64(compute_scale.to_bits());
+            }
+            Reply::Done { now_ps, completions } => {
+                w.u8(1);
+                w.u64(*now_ps);
+                w.u64(completions.len() as u64);
+                for c in completions {
+                    w.i32(c.source);
+                    w.i32(c.tag);
+                    w.bytes(&c.data);
+                }
+            }
+            Reply::Fail { message } => {
+                w.u8(2);
+                w.bytes(message.as_bytes());
+            }
+        }
+        w.into_bytes()
+    }
+
+    /// The reply in a frame's body.
+    pub fn decode(body: &[u8]) -> Result<Reply, WireError> {
+        let mut r = Reader::new(body);
+        let rep = match r.u8()? {
+            0 => Reply::Welcome {
+                rank: r.u32()?,
+                size: r.u32()?,
+                now_ps: r.u64()?,
+                compute_scale: f64::from_bits(r.u64()?),
+            },
+            1 => {
+                let now_ps = r.u64()?;
+                // Each completion takes at least 16 bytes.
+                let n = r.len_of(16)?;
+                let mut completions = Vec::with_capacity(n);
+                for _ in 0..n {
+                    completions.push(Completion {
+                        source: r.i32()?,
+                        tag: r.i32()?,
+                        data: r.bytes()?,
+                    });
+                }
+                Reply::Done { now_ps, completions }
+            }
+            2 => Reply::Fail {
+                message: String::from_utf8_lossy(&r.bytes()?).into_owned(),
+            },
+            k => return Err(WireError(format!("unknown reply {k}"))),
+        };
+        r.end()?;
+        Ok(rep)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_request_and_reply_decodes_to_itself() {
+        let reqs = vec![
+            Request::Hello,
+            Request::Call {
+                compute_ns: 7,
+                call: Call::Send {
+                    to: 3,
+                    tag: -5,
+                    data: vec![1, 2, 3],
+                },
+            },
+            Request::Call {
+                compute_ns: 0,
+                call: Call::Irecv {
+                    from: abi::ANY_SOURCE,
+                    tag: abi::ANY_TAG,
+                    capacity: 1 << 40,
+                    request: 9,
+                },
+            },
+            Request::Call {
+                compute_ns: 1,
+                call: Call::Wait { requests: vec![4, 5] },
+            },
+            Request::Call {
+                compute_ns: 2,
+                call: Call::Collective(Collective {
+                    kind: CollKind::ReduceScatterBlock,
+                    root: 0,
+                    op: abi::OP_SUM,
+                    datatype: abi::DOUBLE,
+                    count: 2,
+                    data: vec![0; 16],
+                }),
+            },
+            Request::Abort {
+                code: 3,
+                message: "bad".into(),
+            },
+        ];
+        for q in reqs {
+            assert_eq!(Request::decode(&q.encode()), Ok(q));
+        }
+        let reps = vec![
+            Reply::Welcome {
+                rank: 1,
+                size: 2,
+                now_ps: 3,
+                compute_scale: 0.5,
+            },
+            Reply::Done {
+                now_ps: 4,
+                completions: vec![Completion {
+                    source: 1,
+                    tag: 2,
+                    data: vec![9],
+                }],
+            },
+            Reply::Fail { message: "x".into() },
+        ];
+        for r in reps {
+            assert_eq!(Reply::decode(&r.encode()), Ok(r));
+        }
+    }
+
+    #[test]
+    fn truncated_or_padded_frames_are_errors() {
+        let body = Request::Call {
+            compute_ns: 1,
+            call: Call::Send {
+                to: 1,
+                tag: 0,
+                data: vec![7; 10],
+            },
+        }
+        .encode();
+        for cut in 0..body.len() {
+            assert!(Request::decode(&body[..cut]).is_err(), "cut at {cut}");
+        }
+        let mut long = body.clone();
+        long.push(0);
+        assert!(Request::decode(&long).is_err());
+        // A count that claims more elements than the frame holds.
+        let mut w = Writer::default();
+        w.u8(1);
+        w.u64(0);
+        w.u8(4);
+        w.u64(u64::MAX);
+        assert!(Request::decode(&w.into_bytes()).is_err());
+    }
+}
