@@ -2,7 +2,7 @@
 //! simulated clock, the requests in flight, and how every entry point runs and reports
 //! errors.
 
-use simpi_wire::{abi, read_frame, write_frame, Call, Completion, Reply, Request, ENV_FD};
+use simpi_wire::{abi, read_frame, spin_until_readable, write_frame, Call, Completion, Reply, Request, ENV_FD};
 use std::collections::HashMap;
 use std::ffi::c_int;
 use std::os::fd::FromRawFd;
@@ -95,6 +95,9 @@ pub struct Client {
 static CLIENT: Mutex<Option<Client>> = Mutex::new(None);
 static FINALIZED: AtomicBool = AtomicBool::new(false);
 
+/// How long a rank polls for the simulator's answer before it sleeps in a read.
+const SPIN: std::time::Duration = std::time::Duration::from_micros(200);
+
 /// The first request value (above every predefined handle, so none is mistaken for
 /// MPI_REQUEST_NULL).
 const FIRST_REQUEST: u64 = 0x1000;
@@ -160,6 +163,7 @@ impl Client {
         if write_frame(&mut self.sock, &req.encode()).is_err() {
             die("lost the connection to simpi run", 1);
         }
+        spin_until_readable(&self.sock, SPIN);
         let body = match read_frame(&mut self.sock) {
             Ok(Some(b)) => b,
             _ => die("lost the connection to simpi run", 1),

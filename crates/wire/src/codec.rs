@@ -105,6 +105,33 @@ pub fn write_frame(w: &mut impl Write, body: &[u8]) -> std::io::Result<()> {
     w.flush()
 }
 
+/// Waits up to `spin` for `sock` to have data, polling without sleeping (and yielding
+/// the CPU between polls), before a caller's blocking read: a round trip between a
+/// rank and the simulator then costs no wake-up from sleep when the answer comes
+/// quickly, which is most of what a blocking MPI call costs.
+pub fn spin_until_readable(sock: &std::os::unix::net::UnixStream, spin: std::time::Duration) {
+    use std::os::fd::AsRawFd;
+    let fd = sock.as_raw_fd();
+    let start = std::time::Instant::now();
+    let mut byte = 0u8;
+    loop {
+        // SAFETY: a one-byte peek into a valid buffer on an open socket.
+        let n = unsafe {
+            libc::recv(
+                fd,
+                (&mut byte as *mut u8).cast(),
+                1,
+                libc::MSG_PEEK | libc::MSG_DONTWAIT,
+            )
+        };
+        if n != -1 || start.elapsed() >= spin {
+            return;
+        }
+        // SAFETY: sched_yield has no preconditions.
+        unsafe { libc::sched_yield() };
+    }
+}
+
 /// Reads one frame's body; `Ok(None)` at a clean end of stream (the peer closed).
 pub fn read_frame(r: &mut impl Read) -> std::io::Result<Option<Vec<u8>>> {
     let mut len = [0u8; 8];

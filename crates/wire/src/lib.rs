@@ -9,7 +9,7 @@
 pub mod abi;
 mod codec;
 
-pub use codec::{read_frame, write_frame, Reader, Writer};
+pub use codec::{read_frame, spin_until_readable, write_frame, Reader, Writer};
 
 /// A decoding failure: what was wrong with the frame.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,12 +1,15 @@
 //! The ranks' processes: started from the program with a socket each, talked to one
 //! frame at a time, and all killed if the run ends early.
 
-use simpi_wire::{read_frame, write_frame, Reply, Request, ENV_FD, ENV_RANK};
+use simpi_wire::{read_frame, spin_until_readable, write_frame, Reply, Request, ENV_FD, ENV_RANK};
 use std::ffi::OsString;
 use std::os::fd::AsRawFd;
 use std::os::unix::net::UnixStream;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Child, Command};
+
+/// How long the simulator polls for a rank's next call before it sleeps in a read.
+const SPIN: std::time::Duration = std::time::Duration::from_micros(200);
 
 /// The running ranks.
 pub struct Ranks {
@@ -53,6 +56,7 @@ impl Ranks {
     /// Rank `r`'s next request; an error names the rank and how its process ended if
     /// it closed its socket.
     pub fn receive(&mut self, r: u32) -> Result<Request, String> {
+        spin_until_readable(&self.sockets[r as usize], SPIN);
         match read_frame(&mut self.sockets[r as usize]) {
             Ok(Some(body)) => Request::decode(&body).map_err(|e| format!("rank {r}: {e}")),
             Ok(None) | Err(_) => Err(format!(
