@@ -2,7 +2,7 @@
 //! simulated clock, the requests in flight, and how every entry point runs and reports
 //! errors.
 
-use simpi_wire::{abi, read_frame, spin_until_readable, write_frame, Call, Completion, Reply, Request, ENV_FD};
+use simpi_wire::{abi, Call, Completion, Mailbox, Reply, Request, ENV_FD, ENV_MAILBOX};
 use std::collections::HashMap;
 use std::ffi::c_int;
 use std::os::fd::FromRawFd;
@@ -76,7 +76,9 @@ pub enum Pending {
 
 /// The rank's connection and state.
 pub struct Client {
-    sock: UnixStream,
+    mailbox: Mailbox,
+    /// The launcher's process id: if it changes, the launcher is gone.
+    parent: libc::pid_t,
     /// This rank.
     pub rank: u32,
     /// Ranks in MPI_COMM_WORLD.
@@ -95,8 +97,9 @@ pub struct Client {
 static CLIENT: Mutex<Option<Client>> = Mutex::new(None);
 static FINALIZED: AtomicBool = AtomicBool::new(false);
 
-/// How long a rank polls for the simulator's answer before it sleeps in a read.
-const SPIN: std::time::Duration = std::time::Duration::from_micros(200);
+/// How long to yield the CPU waiting for an answer before sleeping: not at all
+/// (see `simpi_wire::Mailbox`).
+const SPIN: std::time::Duration = std::time::Duration::ZERO;
 
 /// The first request value (above every predefined handle, so none is mistaken for
 /// MPI_REQUEST_NULL).
@@ -127,11 +130,26 @@ impl Client {
                 "this program uses simpi's MPI library: run it with `simpi run -np N PROGRAM`".to_string(),
             )
         })?;
+        let mfd: i32 = std::env::var(ENV_MAILBOX)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .ok_or_else(|| {
+                (
+                    abi::err::OTHER,
+                    format!("{ENV_MAILBOX} is not set: start the program with simpi run"),
+                )
+            })?;
         // SAFETY: the launcher opened this descriptor for this process and nothing
         // else in it owns the descriptor.
         let sock = unsafe { UnixStream::from_raw_fd(fd) };
+        let mailbox =
+            Mailbox::open(mfd, sock).map_err(|e| (abi::err::OTHER, format!("cannot map the mailbox: {e}")))?;
+        // SAFETY: the descriptor is mapped; closing it keeps the mapping.
+        unsafe { libc::close(mfd) };
         let mut c = Client {
-            sock,
+            mailbox,
+            // SAFETY: no preconditions.
+            parent: unsafe { libc::getppid() },
             rank: 0,
             size: 0,
             now_ps: 0,
@@ -160,13 +178,21 @@ impl Client {
     }
 
     fn exchange(&mut self, req: &Request) -> Reply {
-        if write_frame(&mut self.sock, &req.encode()).is_err() {
+        if self.mailbox.send(&req.encode()).is_err() {
             die("lost the connection to simpi run", 1);
         }
-        spin_until_readable(&self.sock, SPIN);
-        let body = match read_frame(&mut self.sock) {
-            Ok(Some(b)) => b,
-            _ => die("lost the connection to simpi run", 1),
+        let parent = self.parent;
+        let alive = || {
+            // SAFETY: no preconditions.
+            if unsafe { libc::getppid() } == parent {
+                Ok(())
+            } else {
+                Err(std::io::Error::other("simpi run ended"))
+            }
+        };
+        let body = match self.mailbox.receive(SPIN, alive) {
+            Ok(b) => b,
+            Err(_) => die("lost the connection to simpi run", 1),
         };
         match Reply::decode(&body) {
             Ok(Reply::Fail { message }) => die(&message, 1),
@@ -206,8 +232,7 @@ impl Client {
 
     /// Tells `simpi run` the rank aborts, and exits.
     pub fn abort(&mut self, code: c_int, message: &str) -> ! {
-        let _ = write_frame(
-            &mut self.sock,
+        let _ = self.mailbox.send(
             &Request::Abort {
                 code,
                 message: message.to_string(),

@@ -1,11 +1,7 @@
-//! Little-endian encoding of frames and their fields; every read checks its length.
+//! Little-endian encoding of message bodies and their fields; every read checks its
+//! length.
 
 use crate::WireError;
-use std::io::{Read, Write};
-
-/// The largest frame accepted (a message of 16 GiB): a corrupt length fails here
-/// instead of asking for all the memory there is.
-const MAX_FRAME: u64 = 1 << 34;
 
 /// Builds a frame's body.
 #[derive(Default)]
@@ -96,61 +92,4 @@ impl<'a> Reader<'a> {
             Err(WireError(format!("{} bytes left over", self.rest.len())))
         }
     }
-}
-
-/// Writes `body` as one frame.
-pub fn write_frame(w: &mut impl Write, body: &[u8]) -> std::io::Result<()> {
-    w.write_all(&(body.len() as u64).to_le_bytes())?;
-    w.write_all(body)?;
-    w.flush()
-}
-
-/// Waits up to `spin` for `sock` to have data, polling without sleeping (and yielding
-/// the CPU between polls), before a caller's blocking read: a round trip between a
-/// rank and the simulator then costs no wake-up from sleep when the answer comes
-/// quickly, which is most of what a blocking MPI call costs.
-pub fn spin_until_readable(sock: &std::os::unix::net::UnixStream, spin: std::time::Duration) {
-    use std::os::fd::AsRawFd;
-    let fd = sock.as_raw_fd();
-    let start = std::time::Instant::now();
-    let mut byte = 0u8;
-    loop {
-        // SAFETY: a one-byte peek into a valid buffer on an open socket.
-        let n = unsafe {
-            libc::recv(
-                fd,
-                (&mut byte as *mut u8).cast(),
-                1,
-                libc::MSG_PEEK | libc::MSG_DONTWAIT,
-            )
-        };
-        if n != -1 || start.elapsed() >= spin {
-            return;
-        }
-        // SAFETY: sched_yield has no preconditions.
-        unsafe { libc::sched_yield() };
-    }
-}
-
-/// Reads one frame's body; `Ok(None)` at a clean end of stream (the peer closed).
-pub fn read_frame(r: &mut impl Read) -> std::io::Result<Option<Vec<u8>>> {
-    let mut len = [0u8; 8];
-    let mut got = 0;
-    while got < 8 {
-        match r.read(&mut len[got..])? {
-            0 if got == 0 => return Ok(None),
-            0 => return Err(std::io::ErrorKind::UnexpectedEof.into()),
-            n => got += n,
-        }
-    }
-    let n = u64::from_le_bytes(len);
-    if n > MAX_FRAME {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidData,
-            format!("a frame of {n} bytes (more than {MAX_FRAME})"),
-        ));
-    }
-    let mut body = vec![0u8; n as usize];
-    r.read_exact(&mut body)?;
-    Ok(Some(body))
 }

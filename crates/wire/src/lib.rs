@@ -1,15 +1,16 @@
 //! The conversation between simpi's MPI library, loaded into each rank's process, and
-//! `simpi run`, which simulates: framed messages over a Unix socket, one request and
-//! one reply at a time per rank, and the MPI 5.0 ABI handle values both sides read.
+//! `simpi run`, which simulates: one request and one reply at a time per rank, through
+//! a shared-memory [`Mailbox`], and the MPI 5.0 ABI handle values both sides read.
 //!
-//! A frame is a little-endian `u64` length followed by that many bytes. Every decoder
-//! checks lengths before it reads, so a truncated or corrupt frame is an error, never a
-//! panic.
+//! Every decoder checks lengths before it reads, so a truncated or corrupt message is
+//! an error, never a panic.
 
 pub mod abi;
 mod codec;
+mod mailbox;
 
-pub use codec::{read_frame, spin_until_readable, write_frame, Reader, Writer};
+pub use codec::{Reader, Writer};
+pub use mailbox::{Mailbox, Side};
 
 /// A decoding failure: what was wrong with the frame.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,6 +26,8 @@ impl std::error::Error for WireError {}
 
 /// The environment variable naming the socket's file descriptor in a rank's process.
 pub const ENV_FD: &str = "SIMPI_RUN_FD";
+/// The environment variable naming the mailbox's file descriptor in a rank's process.
+pub const ENV_MAILBOX: &str = "SIMPI_RUN_MAILBOX";
 /// The environment variable carrying the rank's number.
 pub const ENV_RANK: &str = "SIMPI_RUN_RANK";
 

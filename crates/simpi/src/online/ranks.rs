@@ -1,41 +1,51 @@
 //! The ranks' processes: started from the program with a socket each, talked to one
 //! frame at a time, and all killed if the run ends early.
 
-use simpi_wire::{read_frame, spin_until_readable, write_frame, Reply, Request, ENV_FD, ENV_RANK};
+use simpi_wire::{Mailbox, Reply, Request, ENV_FD, ENV_MAILBOX, ENV_RANK};
 use std::ffi::OsString;
 use std::os::fd::AsRawFd;
 use std::os::unix::net::UnixStream;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Child, Command};
 
-/// How long the simulator polls for a rank's next call before it sleeps in a read.
-const SPIN: std::time::Duration = std::time::Duration::from_micros(200);
+/// How long to yield the CPU waiting for an answer before sleeping: not at all
+/// (see `simpi_wire::Mailbox`).
+const SPIN: std::time::Duration = std::time::Duration::ZERO;
 
 /// The running ranks.
 pub struct Ranks {
     children: Vec<Child>,
-    sockets: Vec<UnixStream>,
+    mailboxes: Vec<Mailbox>,
 }
 
 impl Ranks {
-    /// Starts `n` processes of `program args`, rank `r` with `SIMPI_RUN_RANK=r` and its
-    /// end of a socket in `SIMPI_RUN_FD`; their output is this process's.
+    /// Starts `n` processes of `program args`, rank `r` with `SIMPI_RUN_RANK=r`, its
+    /// end of a socket in `SIMPI_RUN_FD` and its mailbox in `SIMPI_RUN_MAILBOX`; their
+    /// output is this process's.
     pub fn start(program: &OsString, args: &[OsString], n: u32) -> Result<Ranks, String> {
         let mut ranks = Ranks {
             children: Vec::with_capacity(n as usize),
-            sockets: Vec::with_capacity(n as usize),
+            mailboxes: Vec::with_capacity(n as usize),
         };
         for r in 0..n {
             let (mine, theirs) = UnixStream::pair().map_err(|e| format!("cannot make a socket for rank {r}: {e}"))?;
+            let (mailbox, shared) =
+                Mailbox::create(mine).map_err(|e| format!("cannot make a mailbox for rank {r}: {e}"))?;
             let fd = theirs.as_raw_fd();
+            let mfd = shared.as_raw_fd();
             let mut cmd = Command::new(program);
-            cmd.args(args).env(ENV_FD, fd.to_string()).env(ENV_RANK, r.to_string());
+            cmd.args(args)
+                .env(ENV_FD, fd.to_string())
+                .env(ENV_MAILBOX, mfd.to_string())
+                .env(ENV_RANK, r.to_string());
             // SAFETY: between fork and exec this only calls fcntl, which is
-            // async-signal-safe; it lets the child keep its end of the socket.
+            // async-signal-safe; it lets the child keep its socket and mailbox.
             unsafe {
                 cmd.pre_exec(move || {
-                    if libc::fcntl(fd, libc::F_SETFD, 0) == -1 {
-                        return Err(std::io::Error::last_os_error());
+                    for d in [fd, mfd] {
+                        if libc::fcntl(d, libc::F_SETFD, 0) == -1 {
+                            return Err(std::io::Error::last_os_error());
+                        }
                     }
                     Ok(())
                 });
@@ -48,7 +58,8 @@ impl Ranks {
                 }
             }
             drop(theirs);
-            ranks.sockets.push(mine);
+            drop(shared);
+            ranks.mailboxes.push(mailbox);
         }
         Ok(ranks)
     }
@@ -56,10 +67,14 @@ impl Ranks {
     /// Rank `r`'s next request; an error names the rank and how its process ended if
     /// it closed its socket.
     pub fn receive(&mut self, r: u32) -> Result<Request, String> {
-        spin_until_readable(&self.sockets[r as usize], SPIN);
-        match read_frame(&mut self.sockets[r as usize]) {
-            Ok(Some(body)) => Request::decode(&body).map_err(|e| format!("rank {r}: {e}")),
-            Ok(None) | Err(_) => Err(format!(
+        let child = &mut self.children[r as usize];
+        let alive = || match child.try_wait() {
+            Ok(None) => Ok(()),
+            _ => Err(std::io::Error::other("ended")),
+        };
+        match self.mailboxes[r as usize].receive(SPIN, alive) {
+            Ok(body) => Request::decode(&body).map_err(|e| format!("rank {r}: {e}")),
+            Err(_) => Err(format!(
                 "rank {r} ended without calling MPI_Finalize ({})",
                 self.how_it_ended(r)
             )),
@@ -68,7 +83,7 @@ impl Ranks {
 
     /// Sends rank `r` its reply.
     pub fn answer(&mut self, r: u32, reply: &Reply) -> Result<(), String> {
-        write_frame(&mut self.sockets[r as usize], &reply.encode()).map_err(|_| {
+        self.mailboxes[r as usize].send(&reply.encode()).map_err(|_| {
             format!(
                 "rank {r} ended while waiting for an MPI call to return ({})",
                 self.how_it_ended(r)

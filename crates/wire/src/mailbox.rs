@@ -1,0 +1,281 @@
+//! A shared-memory mailbox between one rank and the simulator: requests and replies
+//! strictly alternate, so one buffer carries both. A sender writes the body and bumps
+//! its sequence number and wakes the receiver if it sleeps on that number (a futex).
+//! By default a receiver sleeps at once: with more processes than cores (the common
+//! case, ranks plus the simulator) polling takes the CPU from the process that would
+//! answer, and measured 2 to 20 times slower per round trip (docs/performance.md).
+//! Bodies larger than the buffer go through the socket instead (the length field says
+//! so).
+
+use std::io::{Read, Write};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::net::UnixStream;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+/// Bytes of body the mailbox holds; longer bodies take the socket.
+const CAPACITY: usize = 4 << 20;
+/// The length value that says "read this body from the socket".
+const ON_SOCKET: u64 = u64::MAX;
+
+/// Which side of the mailbox this is.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Side {
+    /// The rank's process: writes requests, reads replies.
+    Rank = 0,
+    /// The simulator: reads requests, writes replies.
+    Simulator = 1,
+}
+
+#[repr(C)]
+struct Header {
+    /// Messages sent by each side (indexed by [`Side`]).
+    sent: [AtomicU32; 2],
+    /// Each side is asleep (or about to be) waiting for the other's next message.
+    asleep: [AtomicU32; 2],
+    /// The current body's length, or [`ON_SOCKET`].
+    len: AtomicU64,
+}
+
+const MAP_LEN: usize = std::mem::size_of::<Header>() + CAPACITY;
+
+/// One side's view of a mailbox.
+pub struct Mailbox {
+    base: *mut u8,
+    side: Side,
+    /// Messages of the other side read so far.
+    seen: u32,
+    sock: UnixStream,
+}
+
+// SAFETY: the mapping is owned by this value and only used through `&mut self`.
+unsafe impl Send for Mailbox {}
+
+fn futex(word: &AtomicU32, op: i32, val: u32, timeout: Option<&libc::timespec>) {
+    let t = timeout.map_or(std::ptr::null(), |t| t as *const libc::timespec);
+    // SAFETY: `word` is a live 4-byte aligned atomic in shared memory; FUTEX_WAIT and
+    // FUTEX_WAKE read it and nothing else.
+    unsafe {
+        libc::syscall(libc::SYS_futex, word.as_ptr(), op, val, t, std::ptr::null::<u32>(), 0);
+    }
+}
+
+impl Mailbox {
+    /// A new mailbox (the simulator's side) and the descriptor the rank maps.
+    pub fn create(sock: UnixStream) -> std::io::Result<(Mailbox, OwnedFd)> {
+        // SAFETY: a name and flags; the result is checked.
+        let fd = unsafe { libc::memfd_create(c"simpi-mailbox".as_ptr(), libc::MFD_CLOEXEC) };
+        if fd < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        // SAFETY: `fd` was just created and is owned here.
+        let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+        // SAFETY: resizing the file just created.
+        if unsafe { libc::ftruncate(fd.as_raw_fd(), MAP_LEN as libc::off_t) } != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        let mb = Mailbox::map(fd.as_raw_fd(), Side::Simulator, sock)?;
+        Ok((mb, fd))
+    }
+
+    /// The rank's side of the mailbox in descriptor `fd`.
+    pub fn open(fd: RawFd, sock: UnixStream) -> std::io::Result<Mailbox> {
+        Mailbox::map(fd, Side::Rank, sock)
+    }
+
+    fn map(fd: RawFd, side: Side, sock: UnixStream) -> std::io::Result<Mailbox> {
+        // SAFETY: mapping MAP_LEN bytes of a file at least that long; checked below.
+        let p = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                MAP_LEN,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED,
+                fd,
+                0,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(Mailbox {
+            base: p.cast(),
+            side,
+            seen: 0,
+            sock,
+        })
+    }
+
+    fn header(&self) -> &Header {
+        // SAFETY: the mapping starts with a Header (zero-filled is a valid one) and
+        // lives as long as `self`.
+        unsafe { &*(self.base as *const Header) }
+    }
+
+    fn data(&self) -> *mut u8 {
+        // SAFETY: the data follows the header inside the mapping.
+        unsafe { self.base.add(std::mem::size_of::<Header>()) }
+    }
+
+    fn other(&self) -> usize {
+        1 - self.side as usize
+    }
+
+    /// Sends `body` to the other side.
+    pub fn send(&mut self, body: &[u8]) -> std::io::Result<()> {
+        let h = self.header();
+        if body.len() <= CAPACITY {
+            // SAFETY: `body` fits the data area; the other side reads it only after
+            // the sequence number below says it is complete.
+            unsafe { std::ptr::copy_nonoverlapping(body.as_ptr(), self.data(), body.len()) };
+            h.len.store(body.len() as u64, Ordering::Relaxed);
+        } else {
+            h.len.store(ON_SOCKET, Ordering::Relaxed);
+        }
+        let me = self.side as usize;
+        h.sent[me].fetch_add(1, Ordering::SeqCst);
+        if h.asleep[self.other()].load(Ordering::SeqCst) != 0 {
+            futex(&h.sent[me], libc::FUTEX_WAKE, 1, None);
+        }
+        if body.len() > CAPACITY {
+            self.sock.write_all(&(body.len() as u64).to_le_bytes())?;
+            self.sock.write_all(body)?;
+        }
+        Ok(())
+    }
+
+    /// Waits for the other side's next message and returns it. Every `check`
+    /// (about every 100 ms while asleep) asks whether the other side can still
+    /// answer; an `Err` from it ends the wait with that error.
+    pub fn receive(
+        &mut self,
+        spin: Duration,
+        mut check: impl FnMut() -> std::io::Result<()>,
+    ) -> std::io::Result<Vec<u8>> {
+        let other = self.other();
+        let me = self.side as usize;
+        let start = Instant::now();
+        let mut polls = 0u32;
+        loop {
+            let h = self.header();
+            let now = h.sent[other].load(Ordering::SeqCst);
+            if now != self.seen {
+                break;
+            }
+            polls += 1;
+            if polls < tuning().0 {
+                std::hint::spin_loop();
+                continue;
+            }
+            if polls > 0 && start.elapsed() < tuning().1.unwrap_or(spin) {
+                // SAFETY: no preconditions.
+                unsafe { libc::sched_yield() };
+                continue;
+            }
+            h.asleep[me].store(1, Ordering::SeqCst);
+            if h.sent[other].load(Ordering::SeqCst) == self.seen {
+                let t = libc::timespec {
+                    tv_sec: 0,
+                    tv_nsec: 100_000_000,
+                };
+                futex(&h.sent[other], libc::FUTEX_WAIT, self.seen, Some(&t));
+            }
+            h.asleep[me].store(0, Ordering::SeqCst);
+            if h.sent[other].load(Ordering::SeqCst) == self.seen {
+                check()?;
+            }
+        }
+        self.seen = self.seen.wrapping_add(1);
+        let len = self.header().len.load(Ordering::SeqCst);
+        if len == ON_SOCKET {
+            let mut n = [0u8; 8];
+            self.sock.read_exact(&mut n)?;
+            let n = u64::from_le_bytes(n);
+            if n > 1 << 34 {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    "a body past 16 GiB",
+                ));
+            }
+            let mut body = vec![0u8; n as usize];
+            self.sock.read_exact(&mut body)?;
+            return Ok(body);
+        }
+        if len > CAPACITY as u64 {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("a body of {len} bytes in a mailbox of {CAPACITY}"),
+            ));
+        }
+        let mut body = vec![0u8; len as usize];
+        // SAFETY: `len` bytes of the data area, complete since the sequence number
+        // moved; the other side writes again only after this side answers.
+        unsafe { std::ptr::copy_nonoverlapping(self.data(), body.as_mut_ptr(), len as usize) };
+        Ok(body)
+    }
+}
+
+/// Polls before yielding (default 0), and how long to yield before sleeping (default:
+/// the caller's), from `SIMPI_RUN_POLLS` and `SIMPI_RUN_YIELD_US`: for machines with
+/// a core to spare for every rank and the simulator.
+fn tuning() -> (u32, Option<Duration>) {
+    static T: std::sync::OnceLock<(u32, Option<Duration>)> = std::sync::OnceLock::new();
+    *T.get_or_init(|| {
+        let polls = std::env::var("SIMPI_RUN_POLLS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
+        let y = std::env::var("SIMPI_RUN_YIELD_US")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .map(Duration::from_micros);
+        (polls, y)
+    })
+}
+
+impl Drop for Mailbox {
+    fn drop(&mut self) {
+        // SAFETY: unmapping this value's own mapping.
+        unsafe { libc::munmap(self.base.cast(), MAP_LEN) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bodies_small_and_large_cross_both_ways_in_order() {
+        let (a, b) = UnixStream::pair().unwrap();
+        let (mut sim, fd) = Mailbox::create(a).unwrap();
+        let mut rank = Mailbox::open(fd.as_raw_fd(), b).unwrap();
+        let t = std::thread::spawn(move || {
+            for i in 0..100u32 {
+                let q = rank.receive(Duration::from_micros(50), || Ok(())).unwrap();
+                assert_eq!(q, i.to_le_bytes());
+                rank.send(&(i * 2).to_le_bytes()).unwrap();
+            }
+            let big = rank.receive(Duration::ZERO, || Ok(())).unwrap();
+            assert_eq!(big.len(), CAPACITY + 3);
+            rank.send(&[]).unwrap();
+        });
+        for i in 0..100u32 {
+            sim.send(&i.to_le_bytes()).unwrap();
+            let r = sim.receive(Duration::from_micros(50), || Ok(())).unwrap();
+            assert_eq!(r, (i * 2).to_le_bytes());
+        }
+        sim.send(&vec![7u8; CAPACITY + 3]).unwrap();
+        assert!(sim.receive(Duration::ZERO, || Ok(())).unwrap().is_empty());
+        t.join().unwrap();
+    }
+
+    #[test]
+    fn a_wait_ends_with_the_check_s_error() {
+        let (a, _b) = UnixStream::pair().unwrap();
+        let (mut sim, _fd) = Mailbox::create(a).unwrap();
+        let e = sim
+            .receive(Duration::ZERO, || Err(std::io::Error::other("gone")))
+            .unwrap_err();
+        assert_eq!(e.to_string(), "gone");
+    }
+}
