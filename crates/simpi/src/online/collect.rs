@@ -13,6 +13,9 @@ struct Instance {
     /// The rank whose call `first` is.
     first_rank: u32,
     contributions: Vec<Option<Vec<u8>>>,
+    /// The reduction over all ranks, once computed (every rank of an allreduce or a
+    /// reduce_scatter_block reads the same one).
+    reduced: Option<Vec<u8>>,
     /// Ranks that took their result.
     delivered: u32,
 }
@@ -48,6 +51,7 @@ impl Collectives {
             },
             first_rank: rank,
             contributions: vec![None; size],
+            reduced: None,
             delivered: 0,
         });
         let f = &inst.first;
@@ -72,8 +76,9 @@ impl Collectives {
             .ok_or_else(|| format!("collective #{seq} is unknown"))?;
         let c = &inst.first;
         let r = rank as usize;
+        let contributions = &inst.contributions;
         let missing = |i: usize| format!("collective #{seq}: rank {i}'s contribution is not there yet");
-        let part = |i: usize| inst.contributions[i].as_deref().ok_or_else(|| missing(i));
+        let part = |i: usize| contributions[i].as_deref().ok_or_else(|| missing(i));
         let block = |data: &[u8], i: usize, len: usize| -> Result<Vec<u8>, String> {
             data.get(i * len..(i + 1) * len)
                 .map(<[u8]>::to_vec)
@@ -94,13 +99,19 @@ impl Collectives {
             CollKind::Barrier => Vec::new(),
             CollKind::Bcast => part(c.root as usize)?.to_vec(),
             CollKind::Reduce if rank != c.root => Vec::new(),
-            CollKind::Reduce | CollKind::Allreduce => reduce_over(0..n)?,
+            CollKind::Reduce | CollKind::Allreduce | CollKind::ReduceScatterBlock => {
+                if inst.reduced.is_none() {
+                    inst.reduced = Some(reduce_over(0..n)?);
+                }
+                let all = inst.reduced.as_deref().unwrap_or_default();
+                if c.kind == CollKind::ReduceScatterBlock {
+                    block(all, r, all.len() / n.max(1))?
+                } else {
+                    all.to_vec()
+                }
+            }
             CollKind::Scan => reduce_over(0..r + 1)?,
             CollKind::Exscan => reduce_over(0..r)?,
-            CollKind::ReduceScatterBlock => {
-                let all = reduce_over(0..n)?;
-                block(&all, r, all.len() / n.max(1))?
-            }
             CollKind::Gather if rank != c.root => Vec::new(),
             CollKind::Gather | CollKind::Allgather => {
                 let mut all = Vec::new();

@@ -26,12 +26,7 @@ pub fn combine(op: u64, datatype: u64, acc: &mut [u8], x: &[u8]) -> Result<(), S
     }
     let bad = || format!("{op_name} is not defined on {}", ty.name);
     match ty.elem {
-        Elem::Num(n) => {
-            let w = n.size();
-            for (a, b) in acc.chunks_exact_mut(w).zip(x.chunks_exact(w)) {
-                num_op(op, n, a, b).ok_or_else(bad)?;
-            }
-        }
+        Elem::Num(n) => num_op(op, n, acc, x).ok_or_else(bad)?,
         Elem::Pair(v, i) if op == abi::OP_MINLOC || op == abi::OP_MAXLOC => {
             let w = ty.size as usize;
             let off = v.size().next_multiple_of(i.size());
@@ -73,69 +68,63 @@ enum Wide {
     F(f64),
 }
 
-macro_rules! int_op {
-    ($t:ty, $op:expr, $a:expr, $b:expr) => {{
-        let x = <$t>::from_le_bytes($a[..].try_into().expect("width"));
-        let y = <$t>::from_le_bytes($b[..].try_into().expect("width"));
-        let r: $t = match $op {
-            abi::OP_SUM => x.wrapping_add(y),
-            abi::OP_PROD => x.wrapping_mul(y),
-            abi::OP_MIN => x.min(y),
-            abi::OP_MAX => x.max(y),
-            abi::OP_BAND => x & y,
-            abi::OP_BOR => x | y,
-            abi::OP_BXOR => x ^ y,
-            abi::OP_LAND => ((x != 0) && (y != 0)) as $t,
-            abi::OP_LOR => ((x != 0) || (y != 0)) as $t,
-            abi::OP_LXOR => ((x != 0) != (y != 0)) as $t,
-            _ => return None,
-        };
-        $a.copy_from_slice(&r.to_le_bytes());
+/// Applies `$f` to every pair of `$t` elements of `$acc` and `$x`, into `$acc`: one
+/// loop per type and operation, so the compiler can vectorise it.
+macro_rules! lanes {
+    ($t:ty, $acc:expr, $x:expr, |$a:ident, $b:ident| $f:expr) => {{
+        const W: usize = std::mem::size_of::<$t>();
+        for (ca, cb) in $acc.chunks_exact_mut(W).zip($x.chunks_exact(W)) {
+            let $a = <$t>::from_le_bytes(ca.try_into().expect("width"));
+            let $b = <$t>::from_le_bytes(cb.try_into().expect("width"));
+            ca.copy_from_slice(&$f.to_le_bytes());
+        }
         Some(())
     }};
+}
+
+macro_rules! int_op {
+    ($t:ty, $op:expr, $acc:expr, $x:expr) => {
+        match $op {
+            abi::OP_SUM => lanes!($t, $acc, $x, |a, b| a.wrapping_add(b)),
+            abi::OP_PROD => lanes!($t, $acc, $x, |a, b| a.wrapping_mul(b)),
+            abi::OP_MIN => lanes!($t, $acc, $x, |a, b| a.min(b)),
+            abi::OP_MAX => lanes!($t, $acc, $x, |a, b| a.max(b)),
+            abi::OP_BAND => lanes!($t, $acc, $x, |a, b| a & b),
+            abi::OP_BOR => lanes!($t, $acc, $x, |a, b| a | b),
+            abi::OP_BXOR => lanes!($t, $acc, $x, |a, b| a ^ b),
+            abi::OP_LAND => lanes!($t, $acc, $x, |a, b| ((a != 0) && (b != 0)) as $t),
+            abi::OP_LOR => lanes!($t, $acc, $x, |a, b| ((a != 0) || (b != 0)) as $t),
+            abi::OP_LXOR => lanes!($t, $acc, $x, |a, b| ((a != 0) != (b != 0)) as $t),
+            _ => None,
+        }
+    };
 }
 
 macro_rules! float_op {
-    ($t:ty, $op:expr, $a:expr, $b:expr) => {{
-        let x = <$t>::from_le_bytes($a[..].try_into().expect("width"));
-        let y = <$t>::from_le_bytes($b[..].try_into().expect("width"));
-        let r: $t = match $op {
-            abi::OP_SUM => x + y,
-            abi::OP_PROD => x * y,
-            // As C's `a < b ? a : b`: a NaN operand is not skipped silently.
-            abi::OP_MIN => {
-                if y < x {
-                    y
-                } else {
-                    x
-                }
-            }
-            abi::OP_MAX => {
-                if y > x {
-                    y
-                } else {
-                    x
-                }
-            }
-            _ => return None,
-        };
-        $a.copy_from_slice(&r.to_le_bytes());
-        Some(())
-    }};
+    ($t:ty, $op:expr, $acc:expr, $x:expr) => {
+        match $op {
+            abi::OP_SUM => lanes!($t, $acc, $x, |a, b| a + b),
+            abi::OP_PROD => lanes!($t, $acc, $x, |a, b| a * b),
+            // As C's `b < a ? b : a`: a NaN operand is not skipped silently.
+            abi::OP_MIN => lanes!($t, $acc, $x, |a, b| if b < a { b } else { a }),
+            abi::OP_MAX => lanes!($t, $acc, $x, |a, b| if b > a { b } else { a }),
+            _ => None,
+        }
+    };
 }
 
-fn num_op(op: u64, n: Num, a: &mut [u8], b: &[u8]) -> Option<()> {
+fn num_op(op: u64, n: Num, acc: &mut [u8], x: &[u8]) -> Option<()> {
     match n {
-        Num::I8 => int_op!(i8, op, a, b),
-        Num::I16 => int_op!(i16, op, a, b),
-        Num::I32 => int_op!(i32, op, a, b),
-        Num::I64 => int_op!(i64, op, a, b),
-        Num::U8 => int_op!(u8, op, a, b),
-        Num::U16 => int_op!(u16, op, a, b),
-        Num::U32 => int_op!(u32, op, a, b),
-        Num::U64 => int_op!(u64, op, a, b),
-        Num::F32 => float_op!(f32, op, a, b),
-        Num::F64 => float_op!(f64, op, a, b),
+        Num::I8 => int_op!(i8, op, acc, x),
+        Num::I16 => int_op!(i16, op, acc, x),
+        Num::I32 => int_op!(i32, op, acc, x),
+        Num::I64 => int_op!(i64, op, acc, x),
+        Num::U8 => int_op!(u8, op, acc, x),
+        Num::U16 => int_op!(u16, op, acc, x),
+        Num::U32 => int_op!(u32, op, acc, x),
+        Num::U64 => int_op!(u64, op, acc, x),
+        Num::F32 => float_op!(f32, op, acc, x),
+        Num::F64 => float_op!(f64, op, acc, x),
     }
 }
 
