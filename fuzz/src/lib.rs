@@ -16,12 +16,13 @@ pub mod process;
 pub mod run;
 pub mod scratch;
 pub mod tit;
+pub mod wire;
 
 /// A harness: runs one input.
 pub type Harness = fn(&[u8]);
 
 /// Every target: its name (as in `fuzz_targets/<name>.rs`) and its harness.
-pub const TARGETS: [(&str, Harness); 12] = [
+pub const TARGETS: [(&str, Harness); 13] = [
     ("goal", goal::goal),
     ("goal_replay", goal::goal_replay),
     ("tit", tit::tit),
@@ -34,4 +35,5 @@ pub const TARGETS: [(&str, Harness); 12] = [
     ("cli_values", cli::cli_values),
     ("noise", noise::noise),
     ("allprof", allprof::allprof),
+    ("wire", wire::wire),
 ];

@@ -96,6 +96,7 @@ regression_tests! {
     issue16_fuzzing_cli_values_findings_stay_fixed => "cli_values",
     noise_trace_findings_stay_fixed => "noise",
     dumpi_trace_findings_stay_fixed => "dumpi",
+    online_message_findings_stay_fixed => "wire",
 }
 
 /// Every target has a directory of findings (empty ones hold a `.keep`), so that a
