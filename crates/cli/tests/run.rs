@@ -1,0 +1,104 @@
+//! `simpi run` as a user types it: mpiexec's `-np`, the default machine, JSON output,
+//! and the documented exit codes when a rank fails or the program deadlocks. The
+//! programs are those of `crates/cmpi/tests/programs`, built with the workspace's
+//! simpicc (beside the simpi binary).
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+fn target_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_simpi"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// `failures.c` and `pingpong.c`, compiled once into a private directory.
+fn built() -> &'static PathBuf {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("simpi-run-cli-tests-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../cmpi/tests/programs");
+        for name in ["failures", "pingpong"] {
+            let ok = Command::new(target_dir().join("simpicc"))
+                .arg("-o")
+                .arg(dir.join(name))
+                .arg(src.join(format!("{name}.c")))
+                .status()
+                .expect("simpicc runs (cargo test --workspace builds it)")
+                .success();
+            assert!(ok, "simpicc failed on {name}.c");
+        }
+        dir
+    })
+}
+
+fn simpi(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_simpi")).args(args).output().unwrap()
+}
+
+fn program(name: &str) -> String {
+    built().join(name).display().to_string()
+}
+
+#[test]
+fn mpiexec_style_np_runs_the_program_on_the_default_cluster_and_writes_json() {
+    let json = std::env::temp_dir().join(format!("simpi-run-{}.json", std::process::id()));
+    let pp = program("pingpong");
+    let out = simpi(&[
+        "run",
+        "-np",
+        "2",
+        "--compute",
+        "none",
+        "--json",
+        json.to_str().unwrap(),
+        &pp,
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("simpi run: 2 ranks, simulated time"), "{err}");
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    std::fs::remove_file(&json).unwrap();
+    assert_eq!(v["ranks"], 2);
+    // Ten rounds of two messages each way over the default cluster take time.
+    assert!(v["makespan_s"].as_f64().unwrap() > 0.0);
+    let ends = v["end_times_s"].as_array().unwrap();
+    assert_eq!(ends.len(), 2);
+    // The same run again gives the same simulated times (compute not simulated).
+    let again = simpi(&["run", "-n", "2", "--compute", "none", &pp]);
+    assert!(String::from_utf8_lossy(&again.stderr)
+        .contains(&format!("simulated time {:.9} s", v["makespan_s"].as_f64().unwrap())));
+}
+
+#[test]
+fn a_program_s_own_np_argument_is_left_to_it() {
+    // `-np` after the program is the program's: failures.c ignores an unknown mode.
+    let out = simpi(&["run", "-np", "2", "--compute", "none", &program("failures"), "-np"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn failures_end_the_run_with_the_documented_exit_codes() {
+    let f = program("failures");
+    for (mode, code, want) in [
+        (
+            "crash",
+            1,
+            "rank 1 ended without calling MPI_Finalize (killed by signal 11)",
+        ),
+        ("abort", 1, "rank 1 called MPI_Abort with error code 7"),
+        ("deadlock", 3, "blocked"),
+    ] {
+        let out = simpi(&["run", "-np", "2", "--compute", "none", &f, mode]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "{mode}: {err}");
+        assert!(err.contains(want), "{mode}: {err}");
+    }
+    let out = simpi(&["run", "-np", "0", &f]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = simpi(&["run", "-np", "2", "--compute-scale", "-1", &f]);
+    assert_eq!(out.status.code(), Some(2));
+}
