@@ -15,19 +15,46 @@ unsafe fn send(
     tag: c_int,
     comm: usize,
 ) -> Result<(), Failure> {
+    if let Some((to, data)) = send_args(c, buf, count, dt, dest, tag, comm)? {
+        c.call(Call::Send { to, tag, data });
+    }
+    Ok(())
+}
+
+/// A send's checked arguments: the destination and the message, or `None` for
+/// MPI_PROC_NULL.
+#[allow(clippy::too_many_arguments)]
+unsafe fn send_args(
+    c: &Client,
+    buf: *const c_void,
+    count: c_int,
+    dt: usize,
+    dest: c_int,
+    tag: c_int,
+    comm: usize,
+) -> Result<Option<(u32, Vec<u8>)>, Failure> {
     c.check_comm(comm, false)?;
     check_tag(tag, false)?;
     let len = bytes_of(count.into(), dt)?;
-    let Some(to) = c.check_rank(dest, false)? else {
-        return Ok(());
-    };
-    let data = read_buf(buf as *const u8, len)?;
-    c.call(Call::Send {
-        to: to as u32,
-        tag,
-        data,
-    });
-    Ok(())
+    match c.check_rank(dest, false)? {
+        Some(to) => Ok(Some((to as u32, read_buf(buf as *const u8, len)?))),
+        None => Ok(None),
+    }
+}
+
+/// A receive's checked arguments: the source (`None` for MPI_PROC_NULL) and the
+/// buffer's size in bytes.
+fn recv_args(
+    c: &Client,
+    count: c_int,
+    dt: usize,
+    source: c_int,
+    tag: c_int,
+    comm: usize,
+) -> Result<(Option<i32>, u64), Failure> {
+    c.check_comm(comm, false)?;
+    check_tag(tag, true)?;
+    Ok((c.check_rank(source, true)?, bytes_of(count.into(), dt)?))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -41,10 +68,8 @@ unsafe fn recv(
     comm: usize,
     status: *mut Status,
 ) -> Result<(), Failure> {
-    c.check_comm(comm, false)?;
-    check_tag(tag, true)?;
-    let capacity = bytes_of(count.into(), dt)?;
-    let Some(from) = c.check_rank(source, true)? else {
+    let (from, capacity) = recv_args(c, count, dt, source, tag, comm)?;
+    let Some(from) = from else {
         Status::new(abi::PROC_NULL, abi::ANY_TAG, 0).store(status);
         return Ok(());
     };
@@ -69,17 +94,13 @@ unsafe fn isend(
     comm: usize,
     request: *mut usize,
 ) -> Result<(), Failure> {
-    c.check_comm(comm, false)?;
-    check_tag(tag, false)?;
-    let len = bytes_of(count.into(), dt)?;
-    let Some(to) = c.check_rank(dest, false)? else {
+    let Some((to, data)) = send_args(c, buf, count, dt, dest, tag, comm)? else {
         *request = c.new_request(Pending::Null) as usize;
         return Ok(());
     };
-    let data = read_buf(buf as *const u8, len)?;
     let q = c.new_request(Pending::Send);
     c.call(Call::Isend {
-        to: to as u32,
+        to,
         tag,
         request: q,
         data,
@@ -99,10 +120,8 @@ unsafe fn irecv(
     comm: usize,
     request: *mut usize,
 ) -> Result<(), Failure> {
-    c.check_comm(comm, false)?;
-    check_tag(tag, true)?;
-    let capacity = bytes_of(count.into(), dt)?;
-    let Some(from) = c.check_rank(source, true)? else {
+    let (from, capacity) = recv_args(c, count, dt, source, tag, comm)?;
+    let Some(from) = from else {
         *request = c.new_request(Pending::Null) as usize;
         return Ok(());
     };

@@ -283,83 +283,23 @@ impl<'o> Session<'o> {
                 d.post(r, DCall::Compute(ps as u64)).map_err(engine_error)?;
             }
         }
-        let source = |from: i32| -> Result<u32, Error> {
-            match from {
-                abi::ANY_SOURCE => Ok(simpi_mpi::ANY_SOURCE),
-                f if f >= 0 && (f as u32) < n => Ok(f as u32),
-                f => Err(Error::Input(format!(
-                    "rank {r} receives from rank {f}, which does not exist"
-                ))),
-            }
-        };
-        let tag_of = |tag: i32| {
-            if tag == abi::ANY_TAG {
-                simpi_mpi::ANY_TAG
-            } else {
-                tag as u32
-            }
-        };
-        let dest = |to: u32| -> Result<u32, Error> {
-            if to < n {
-                Ok(to)
-            } else {
-                Err(Error::Input(format!(
-                    "rank {r} sends to rank {to}, which does not exist"
-                )))
-            }
-        };
         let awaiting = match call {
             Call::Send { to, tag, data } => {
-                let h = self.handle();
-                let call = DCall::Send {
-                    to: dest(to)?,
-                    tag: tag as u32,
-                    bytes: data.len() as u64,
-                    handle: h,
-                };
-                self.sent.insert(h, completion(r as i32, tag, data));
-                d.post(r, call).map_err(engine_error)?;
+                self.post_send(d, r, to, tag, data, None)?;
                 Awaiting::Nothing
             }
             Call::Isend { to, tag, request, data } => {
-                let h = self.handle();
-                let call = DCall::Isend {
-                    to: dest(to)?,
-                    tag: tag as u32,
-                    bytes: data.len() as u64,
-                    handle: h,
-                };
-                self.sent.insert(h, completion(r as i32, tag, data));
-                self.requests[r as usize].insert(request, (h, false));
-                d.post(r, call).map_err(engine_error)?;
+                self.post_send(d, r, to, tag, data, Some(request))?;
                 Awaiting::Nothing
             }
-            Call::Recv { from, tag, capacity } => {
-                let h = self.handle();
-                let call = DCall::Recv {
-                    from: source(from)?,
-                    tag: tag_of(tag),
-                    bytes: capacity,
-                    handle: h,
-                };
-                d.post(r, call).map_err(engine_error)?;
-                Awaiting::Recv(h)
-            }
+            Call::Recv { from, tag, capacity } => Awaiting::Recv(self.post_recv(d, r, from, tag, capacity, None)?),
             Call::Irecv {
                 from,
                 tag,
                 capacity,
                 request,
             } => {
-                let h = self.handle();
-                let call = DCall::Irecv {
-                    from: source(from)?,
-                    tag: tag_of(tag),
-                    bytes: capacity,
-                    handle: h,
-                };
-                self.requests[r as usize].insert(request, (h, true));
-                d.post(r, call).map_err(engine_error)?;
+                self.post_recv(d, r, from, tag, capacity, Some(request))?;
                 Awaiting::Nothing
             }
             Call::Wait { requests } => {
@@ -389,6 +329,87 @@ impl<'o> Session<'o> {
         };
         self.awaiting[r as usize] = awaiting;
         Ok(())
+    }
+
+    /// Posts rank `r`'s send of `data` (non-blocking if it names a `request`).
+    fn post_send<R: Rules<Live<Posted>>>(
+        &mut self,
+        d: &mut Driver<R>,
+        r: u32,
+        to: u32,
+        tag: i32,
+        data: Vec<u8>,
+        request: Option<u64>,
+    ) -> Result<(), Error> {
+        if to >= self.opts.ranks {
+            return Err(Error::Input(format!(
+                "rank {r} sends to rank {to}, which does not exist"
+            )));
+        }
+        let tag = checked_tag(r, tag, false)?;
+        let (h, bytes) = (self.handle(), data.len() as u64);
+        let call = match request {
+            None => DCall::Send {
+                to,
+                tag,
+                bytes,
+                handle: h,
+            },
+            Some(q) => {
+                self.requests[r as usize].insert(q, (h, false));
+                DCall::Isend {
+                    to,
+                    tag,
+                    bytes,
+                    handle: h,
+                }
+            }
+        };
+        self.sent.insert(h, completion(r as i32, tag as i32, data));
+        d.post(r, call).map_err(engine_error)
+    }
+
+    /// Posts rank `r`'s receive (non-blocking if it names a `request`); returns its
+    /// handle.
+    fn post_recv<R: Rules<Live<Posted>>>(
+        &mut self,
+        d: &mut Driver<R>,
+        r: u32,
+        from: i32,
+        tag: i32,
+        capacity: u64,
+        request: Option<u64>,
+    ) -> Result<Handle, Error> {
+        let from = match from {
+            abi::ANY_SOURCE => simpi_mpi::ANY_SOURCE,
+            f if f >= 0 && (f as u32) < self.opts.ranks => f as u32,
+            f => {
+                return Err(Error::Input(format!(
+                    "rank {r} receives from rank {f}, which does not exist"
+                )))
+            }
+        };
+        let tag = checked_tag(r, tag, true)?;
+        let h = self.handle();
+        let call = match request {
+            None => DCall::Recv {
+                from,
+                tag,
+                bytes: capacity,
+                handle: h,
+            },
+            Some(q) => {
+                self.requests[r as usize].insert(q, (h, true));
+                DCall::Irecv {
+                    from,
+                    tag,
+                    bytes: capacity,
+                    handle: h,
+                }
+            }
+        };
+        d.post(r, call).map_err(engine_error)?;
+        Ok(h)
     }
 
     /// Rank `r`'s reply, now that it may go on at `now` picoseconds.
@@ -429,6 +450,18 @@ impl<'o> Session<'o> {
             now_ps: now,
             completions,
         })
+    }
+}
+
+/// A tag as the engine takes it: 0 to MPI_TAG_UB, or MPI_ANY_TAG where `wild`.
+fn checked_tag(r: u32, tag: i32, wild: bool) -> Result<u32, Error> {
+    match tag {
+        abi::ANY_TAG if wild => Ok(simpi_mpi::ANY_TAG),
+        t if (0..=abi::TAG_UB).contains(&t) => Ok(t as u32),
+        t => Err(Error::Input(format!(
+            "rank {r} used tag {t}, outside 0..={}",
+            abi::TAG_UB
+        ))),
     }
 }
 
