@@ -21,6 +21,22 @@ fn collective(
     count: u64,
     data: Vec<u8>,
 ) -> Result<Vec<u8>, Failure> {
+    collective_v(c, comm, kind, root, op, datatype, count, (Vec::new(), Vec::new()), data)
+}
+
+/// [`collective`] with the per-rank byte counts (sent, received) of a v-variant.
+#[allow(clippy::too_many_arguments)]
+fn collective_v(
+    c: &mut Client,
+    comm: usize,
+    kind: CollKind,
+    root: c_int,
+    op: usize,
+    datatype: u64,
+    count: u64,
+    (send_counts, recv_counts): (Vec<u64>, Vec<u64>),
+    data: Vec<u8>,
+) -> Result<Vec<u8>, Failure> {
     c.check_comm(comm, false)?;
     if root < 0 || root as u32 >= c.size {
         return Err((
@@ -44,6 +60,8 @@ fn collective(
         op: if reduction { op as u64 } else { 0 },
         datatype,
         count,
+        send_counts,
+        recv_counts,
         data,
     }));
     Ok(done.into_iter().next().map(|m| m.data).unwrap_or_default())
@@ -297,5 +315,68 @@ pub unsafe extern "C" fn MPI_Alltoall(
         let data = read_buf(from, block * c.size as u64)?;
         let out = collective(c, comm, CollKind::Alltoall, 0, 0, abi::BYTE, block, data)?;
         write_buf(recvbuf as *mut u8, block * c.size as u64, &out)
+    })
+}
+
+/// The `(offset, length)` in bytes of each rank's block of a v-variant buffer:
+/// `counts[i]` elements at `displs[i]` elements, of `size` bytes each.
+unsafe fn blocks(counts: *const c_int, displs: *const c_int, n: u32, size: u64) -> Result<Vec<(u64, u64)>, Failure> {
+    let mut v = Vec::with_capacity(n as usize);
+    for i in 0..n as usize {
+        let (k, d) = (*counts.add(i), *displs.add(i));
+        if k < 0 || d < 0 {
+            return Err((
+                abi::err::COUNT,
+                format!("count {k} or displacement {d} for rank {i} is negative"),
+            ));
+        }
+        v.push((d as u64 * size, k as u64 * size));
+    }
+    Ok(v)
+}
+
+/// # Safety
+/// As the MPI standard's.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Alltoallv(
+    sendbuf: *const c_void,
+    sendcounts: *const c_int,
+    sdispls: *const c_int,
+    sendtype: usize,
+    recvbuf: *mut c_void,
+    recvcounts: *const c_int,
+    rdispls: *const c_int,
+    recvtype: usize,
+    comm: usize,
+) -> c_int {
+    entry("MPI_Alltoallv", |c| {
+        let n = c.size;
+        let rsize = bytes_of(1, recvtype)?;
+        let recv = blocks(recvcounts, rdispls, n, rsize)?;
+        // In place: each block goes out from where its answer will land.
+        let (from, send) = if in_place(sendbuf) {
+            (recvbuf as *const u8, recv.clone())
+        } else {
+            (
+                sendbuf as *const u8,
+                blocks(sendcounts, sdispls, n, bytes_of(1, sendtype)?)?,
+            )
+        };
+        let mut data = Vec::new();
+        for &(off, len) in &send {
+            data.extend(read_buf(from.add(off as usize), len)?);
+        }
+        let counts = (send.iter().map(|b| b.1).collect(), recv.iter().map(|b| b.1).collect());
+        let out = collective_v(c, comm, CollKind::Alltoallv, 0, 0, abi::BYTE, 0, counts, data)?;
+        let mut at = 0usize;
+        for &(off, len) in &recv {
+            let block = out.get(at..at + len as usize).ok_or((
+                abi::err::TRUNCATE,
+                "the blocks received do not match the receive counts".to_string(),
+            ))?;
+            write_buf((recvbuf as *mut u8).add(off as usize), len, block)?;
+            at += len as usize;
+        }
+        Ok(())
     })
 }

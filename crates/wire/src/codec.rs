@@ -29,6 +29,13 @@ impl Writer {
         self.u64(b.len() as u64);
         self.0.extend_from_slice(b);
     }
+    /// Appends a length and the `u64`s.
+    pub fn u64s(&mut self, v: &[u64]) {
+        self.u64(v.len() as u64);
+        for x in v {
+            self.u64(*x);
+        }
+    }
     /// The body.
     pub fn into_bytes(self) -> Vec<u8> {
         self.0
@@ -83,6 +90,11 @@ impl<'a> Reader<'a> {
     pub fn bytes(&mut self) -> Result<Vec<u8>, WireError> {
         let n = self.len_of(1)?;
         Ok(self.take(n)?.to_vec())
+    }
+    /// A length and that many `u64`s.
+    pub fn u64s(&mut self) -> Result<Vec<u64>, WireError> {
+        let n = self.len_of(8)?;
+        (0..n).map(|_| self.u64()).collect()
     }
     /// Checks that nothing is left.
     pub fn end(&self) -> Result<(), WireError> {

@@ -56,9 +56,11 @@ pub enum CollKind {
     Exscan,
     /// MPI_Reduce_scatter_block.
     ReduceScatterBlock,
+    /// MPI_Alltoallv.
+    Alltoallv,
 }
 
-const COLL_KINDS: [CollKind; 11] = [
+const COLL_KINDS: [CollKind; 12] = [
     CollKind::Barrier,
     CollKind::Bcast,
     CollKind::Reduce,
@@ -70,6 +72,7 @@ const COLL_KINDS: [CollKind; 11] = [
     CollKind::Scan,
     CollKind::Exscan,
     CollKind::ReduceScatterBlock,
+    CollKind::Alltoallv,
 ];
 
 impl CollKind {
@@ -99,6 +102,11 @@ pub struct Collective {
     /// Elements: of the vector (reductions, bcast), of one rank's block (gather,
     /// scatter, allgather, alltoall, reduce_scatter_block).
     pub count: u64,
+    /// Alltoallv: bytes this rank sends to each rank (its data holds them in rank
+    /// order); empty otherwise.
+    pub send_counts: Vec<u64>,
+    /// Alltoallv: bytes this rank receives from each rank; empty otherwise.
+    pub recv_counts: Vec<u64>,
     /// What this rank contributes (empty where it contributes nothing).
     pub data: Vec<u8>,
 }
@@ -306,6 +314,8 @@ fn encode_call(w: &mut Writer, call: &Call) {
             w.u64(c.op);
             w.u64(c.datatype);
             w.u64(c.count);
+            w.u64s(&c.send_counts);
+            w.u64s(&c.recv_counts);
             w.bytes(&c.data);
         }
         Call::Finalize => w.u8(6),
@@ -350,6 +360,8 @@ fn decode_call(r: &mut Reader<'_>) -> Result<Call, WireError> {
             op: r.u64()?,
             datatype: r.u64()?,
             count: r.u64()?,
+            send_counts: r.u64s()?,
+            recv_counts: r.u64s()?,
             data: r.bytes()?,
         }),
         6 => Call::Finalize,
@@ -463,6 +475,8 @@ mod tests {
                     op: abi::OP_SUM,
                     datatype: abi::DOUBLE,
                     count: 2,
+                    send_counts: vec![1, 2],
+                    recv_counts: vec![3],
                     data: vec![0; 16],
                 }),
             },

@@ -63,6 +63,25 @@ int main(int argc, char **argv) {
     MPI_Alltoall(out, 1, MPI_INT, in, 1, MPI_INT, MPI_COMM_WORLD);
     for (int s = 0; s < size; s++) check(in[s] == 1000 * s + rank, "MPI_Alltoall");
 
+    /* Alltoallv: rank s sends s + 1 ints to rank d, valued 100 s + d, into a buffer
+     * with a gap of one int before each block. */
+    int *vs = malloc(sizeof(int) * size * size), *vr = malloc(sizeof(int) * 2 * size * size);
+    int *sc = malloc(sizeof(int) * size), *sd = malloc(sizeof(int) * size);
+    int *rc = malloc(sizeof(int) * size), *rd = malloc(sizeof(int) * size);
+    for (int d = 0, at = 0; d < size; d++) {
+        sc[d] = rank + 1;
+        sd[d] = at;
+        for (int k = 0; k < rank + 1; k++) vs[at++] = 100 * rank + d;
+    }
+    for (int s = 0, at = 0; s < size; s++) {
+        rc[s] = s + 1;
+        rd[s] = at + 1;
+        at += s + 2;
+    }
+    MPI_Alltoallv(vs, sc, sd, MPI_INT, vr, rc, rd, MPI_INT, MPI_COMM_WORLD);
+    for (int s = 0; s < size; s++)
+        for (int k = 0; k < s + 1; k++) check(vr[rd[s] + k] == 100 * s + rank, "MPI_Alltoallv");
+
     int one = rank + 1, scan = 0, exscan = -5;
     MPI_Scan(&one, &scan, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     check(scan == (rank + 1) * (rank + 2) / 2, "MPI_Scan");

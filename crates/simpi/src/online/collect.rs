@@ -13,6 +13,8 @@ struct Instance {
     /// The rank whose call `first` is.
     first_rank: u32,
     contributions: Vec<Option<Vec<u8>>>,
+    /// Alltoallv: the bytes each rank sends to each rank.
+    send_counts: Vec<Vec<u64>>,
     /// The reduction over all ranks, once computed (every rank of an allreduce or a
     /// reduce_scatter_block reads the same one).
     reduced: Option<Vec<u8>>,
@@ -51,6 +53,7 @@ impl Collectives {
             },
             first_rank: rank,
             contributions: vec![None; size],
+            send_counts: vec![Vec::new(); size],
             reduced: None,
             delivered: 0,
         });
@@ -63,6 +66,10 @@ impl Collectives {
                 inst.first_rank, f.kind, f.root, f.count, f.datatype, f.op, c.kind, c.root, c.count, c.datatype, c.op
             ));
         }
+        if c.kind == CollKind::Alltoallv && c.send_counts.iter().sum::<u64>() != c.data.len() as u64 {
+            return Err(format!("rank {rank}: MPI_Alltoallv's blocks do not add up to its data"));
+        }
+        inst.send_counts[rank as usize] = c.send_counts;
         inst.contributions[rank as usize] = Some(c.data);
         Ok(seq)
     }
@@ -77,6 +84,7 @@ impl Collectives {
         let c = &inst.first;
         let r = rank as usize;
         let contributions = &inst.contributions;
+        let send_counts = &inst.send_counts;
         let missing = |i: usize| format!("collective #{seq}: rank {i}'s contribution is not there yet");
         let part = |i: usize| contributions[i].as_deref().ok_or_else(|| missing(i));
         let block = |data: &[u8], i: usize, len: usize| -> Result<Vec<u8>, String> {
@@ -121,6 +129,18 @@ impl Collectives {
                 all
             }
             CollKind::Scatter => block(part(c.root as usize)?, r, c.count as usize)?,
+            CollKind::Alltoallv => {
+                let mut mine = Vec::new();
+                for s in 0..n {
+                    let counts = &send_counts[s];
+                    let (Some(&len), Some(data)) = (counts.get(r), contributions[s].as_deref()) else {
+                        return Err(missing(s));
+                    };
+                    let off: u64 = counts[..r].iter().sum();
+                    mine.extend_from_slice(&data[off as usize..(off + len) as usize]);
+                }
+                mine
+            }
             CollKind::Alltoall => {
                 let mut mine = Vec::new();
                 for i in 0..n {
@@ -149,6 +169,8 @@ mod tests {
             op: abi::OP_SUM,
             datatype: abi::INT,
             count,
+            send_counts: Vec::new(),
+            recv_counts: Vec::new(),
             data,
         }
     }

@@ -496,6 +496,7 @@ fn spec_of(c: &Collective, n: u32, me: u32) -> Result<CollSpec, Error> {
         CollKind::Scatter => (Coll::Scatter, c.count),
         CollKind::Alltoall => (Coll::Alltoall, c.count),
         CollKind::ReduceScatterBlock => (Coll::ReduceScatter, vector.saturating_mul(n.into())),
+        CollKind::Alltoallv => (Coll::Alltoallv, 0),
     };
     if c.root >= n {
         return Err(Error::Input(format!("rank {me}: root {} does not exist", c.root)));
@@ -503,6 +504,15 @@ fn spec_of(c: &Collective, n: u32, me: u32) -> Result<CollSpec, Error> {
     let mut spec = CollSpec::new(coll, n, me, bytes);
     spec.root = c.root;
     spec.elem = elem;
+    if coll == Coll::Alltoallv {
+        if c.send_counts.len() != n as usize || c.recv_counts.len() != n as usize {
+            return Err(Error::Input(format!(
+                "rank {me}: MPI_Alltoallv needs one count per rank"
+            )));
+        }
+        spec.send_counts = c.send_counts.clone();
+        spec.recv_counts = c.recv_counts.clone();
+    }
     if coll == Coll::ReduceScatter {
         // Every rank gets one block of the vector.
         spec.counts = vec![vector; n as usize];
