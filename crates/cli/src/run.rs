@@ -49,6 +49,9 @@ pub struct RunArgs {
     /// machine's core (2: a burst of 1 ms here takes 2 ms there).
     #[arg(long, default_value_t = 1.0)]
     compute_scale: f64,
+    /// Seconds each MPI_Test costs (SimGrid's smpi/test).
+    #[arg(long, default_value_t = 1e-4)]
+    test_cost: f64,
     /// Write the result as JSON to this file.
     #[arg(long)]
     json: Option<PathBuf>,
@@ -75,6 +78,7 @@ pub const TAKES_VALUE: &[&str] = &[
     "--coll-selector",
     "--compute",
     "--compute-scale",
+    "--test-cost",
     "--json",
 ];
 
@@ -107,6 +111,13 @@ pub fn run(a: RunArgs) -> Result<(), (u8, String)> {
             a.compute_scale
         )));
     }
+    if !(a.test_cost.is_finite() && a.test_cost >= 0.0 && a.test_cost * 1e12 < u64::MAX as f64) {
+        return Err(usage(format!(
+            "--test-cost must be a time in seconds on the simulated clock, not {}",
+            a.test_cost
+        )));
+    }
+    let test_cost_ps = SimTime::from_secs_f64(a.test_cost).0;
     let compute = match a.compute.as_str() {
         "none" => Compute::None,
         _ => Compute::Measure {
@@ -153,6 +164,7 @@ pub fn run(a: RunArgs) -> Result<(), (u8, String)> {
         model: machine.model(),
         colls: &colls,
         compute,
+        test_cost_ps,
     })
     .map_err(|e| match e {
         Error::Stall(_) => (EXIT_STALL, e.to_string()),

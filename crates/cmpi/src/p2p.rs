@@ -304,6 +304,46 @@ pub unsafe extern "C" fn MPI_Sendrecv(
     })
 }
 
+/// # Safety
+/// `request` points to a request; `flag` is writable; `status` is writable or
+/// MPI_STATUS_IGNORE.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Test(request: *mut usize, flag: *mut c_int, status: *mut Status) -> c_int {
+    entry("MPI_Test", |c| {
+        let q = *request as u64;
+        if q == abi::REQUEST_NULL {
+            *flag = 1;
+            Status::new(abi::ANY_SOURCE, abi::ANY_TAG, 0).store(status);
+            return Ok(());
+        }
+        let kind = *c
+            .requests
+            .get(&q)
+            .ok_or_else(|| (abi::err::REQUEST, format!("request {q:#x} is not one of this rank's")))?;
+        let st = match kind {
+            Pending::Null => Status::new(abi::PROC_NULL, abi::ANY_TAG, 0),
+            Pending::Send | Pending::Recv { .. } => {
+                let Some(m) = c.call(Call::Test { request: q }).into_iter().next() else {
+                    *flag = 0;
+                    return Ok(());
+                };
+                match kind {
+                    Pending::Recv { buf, capacity } => {
+                        write_buf(buf as *mut u8, capacity, &m.data)?;
+                        Status::new(m.source, m.tag, m.data.len() as u64)
+                    }
+                    _ => Status::new(abi::ANY_SOURCE, abi::ANY_TAG, 0),
+                }
+            }
+        };
+        c.requests.remove(&q);
+        *request = abi::REQUEST_NULL as usize;
+        *flag = 1;
+        st.store(status);
+        Ok(())
+    })
+}
+
 macro_rules! not_yet {
     ($($name:ident)*) => {$(
         /// Not simulated yet: MPI_ERR_UNSUPPORTED_OPERATION through the error handler.
@@ -316,4 +356,4 @@ macro_rules! not_yet {
         }
     )*};
 }
-not_yet!(MPI_Test MPI_Testall MPI_Testany MPI_Testsome MPI_Waitany MPI_Waitsome MPI_Iprobe MPI_Probe MPI_Cancel MPI_Request_free);
+not_yet!(MPI_Testall MPI_Testany MPI_Testsome MPI_Waitany MPI_Waitsome MPI_Iprobe MPI_Probe MPI_Cancel MPI_Request_free);

@@ -21,7 +21,7 @@ fn built() -> &'static PathBuf {
         let dir = std::env::temp_dir().join(format!("simpi-online-tests-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/programs");
-        for name in ["pingpong", "collectives", "failures", "anysource"] {
+        for name in ["pingpong", "collectives", "failures", "anysource", "polling"] {
             let status = Command::new(env!("CARGO_BIN_EXE_simpicc"))
                 .args(["-O1", "-Wall", "-Werror", "-o"])
                 .arg(dir.join(name))
@@ -46,6 +46,7 @@ fn simulate(program: &str, args: &[&str], ranks: u32) -> Result<RunOutcome, Erro
         },
         colls: &colls,
         compute: Compute::None,
+        test_cost_ps: US,
     })
 }
 
@@ -102,4 +103,14 @@ fn a_failing_rank_ends_the_run_with_a_report_naming_it() {
     assert!(e.is_stall(), "deadlock: {e}");
     // With MPI_ERRORS_RETURN the bad send returns MPI_ERR_RANK and the run goes on.
     simulate("failures", &["errreturn"], 2).unwrap();
+}
+
+#[test]
+fn a_receive_polled_with_mpi_test_completes_once_its_message_arrived() {
+    // The message arrives at 5 us; each test costs 1 us. Tests run back to back from
+    // 0: the k-th covers [k-1, k] us. A test finds the request complete if the
+    // message arrived by the end of its cost (SMPI's test sleeps first, then looks):
+    // the fifth, ending at 5 us. Rank 1 then finalizes at 5 us.
+    let out = simulate("polling", &["5"], 2).unwrap();
+    assert_eq!(out.end_times, vec![SimTime(0), SimTime(5 * US)]);
 }

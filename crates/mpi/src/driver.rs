@@ -82,6 +82,14 @@ pub enum Call {
     },
     /// MPI_Waitall over requests (unknown handles complete at once).
     Wait(Vec<Handle>),
+    /// MPI_Test of a request: a compute of `cost_ps` (the protocol may grow it), after
+    /// which [`Driver::take_tested`] says whether the test found the request complete.
+    Test {
+        /// The request.
+        handle: Handle,
+        /// What the test costs, in picoseconds.
+        cost_ps: u64,
+    },
     /// Time computing, in picoseconds.
     Compute(u64),
     /// A collective on the world with `alg` (algorithms made of others use the first
@@ -170,7 +178,14 @@ impl Program<OpRef> for Posted {
                     .filter_map(|h| self.requests[rank as usize].remove(h))
                     .collect();
                 calls.wait(&reqs);
+                for t in reqs.iter().filter_map(|q| q.target) {
+                    s.forget_target(t);
+                }
             }
+            Call::Test { handle, cost_ps } => match self.requests[rank as usize].get_mut(&handle) {
+                Some(req) => calls.test(s, req, cost_ps)?,
+                None => calls.compute(s, cost_ps)?,
+            },
             Call::Compute(ps) => calls.compute(s, ps)?,
             Call::Collective { mut spec, alg } => {
                 spec.me = rank;
@@ -266,6 +281,24 @@ impl<R: Rules<Live<Posted>>> Driver<R> {
             self.engine.flush_ready();
         }
         Ok(())
+    }
+
+    /// Whether rank `rank`'s last MPI_Test of request `handle` found it complete (an
+    /// unknown request is complete). A complete request is forgotten: a later wait for
+    /// it completes at once.
+    pub fn take_tested(&mut self, rank: u32, handle: Handle) -> bool {
+        let store = &mut self.engine.core().store;
+        let Some(req) = store.program().requests.get(rank as usize).and_then(|m| m.get(&handle)) else {
+            return true;
+        };
+        let found = req.target.is_some_and(|t| store.target_found(t));
+        if found {
+            let req = store.program_mut().requests[rank as usize].remove(&handle);
+            if let Some(t) = req.and_then(|q| q.target) {
+                store.release_target(t);
+            }
+        }
+        found
     }
 
     /// The (send, receive) handles matched since the last call.

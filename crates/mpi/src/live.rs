@@ -140,6 +140,20 @@ impl<P: Program<OpRef>> Live<P> {
         &mut self.program
     }
 
+    /// Whether a test of the request behind test handle `target` found it complete.
+    pub fn target_found(&self, target: u32) -> bool {
+        self.targets.get(target as usize).is_some_and(|t| t.found)
+    }
+
+    /// No test will name `target` again: its handle may serve another request.
+    pub fn release_target(&mut self, target: u32) {
+        let t = &mut self.targets[target as usize];
+        t.users -= 1;
+        if t.users == 0 {
+            self.free_targets.push(target);
+        }
+    }
+
     /// The program, once the run is over.
     pub fn into_program(self) -> P {
         self.program

@@ -159,6 +159,11 @@ pub enum Call {
         /// The requests, in the order the reply answers them.
         requests: Vec<u64>,
     },
+    /// MPI_Test of a request made by Isend or Irecv.
+    Test {
+        /// The request.
+        request: u64,
+    },
     /// A collective on MPI_COMM_WORLD.
     Collective(Collective),
     /// MPI_Finalize.
@@ -217,7 +222,8 @@ pub enum Reply {
     Done {
         /// Simulated time in picoseconds.
         now_ps: u64,
-        /// One per receive (Recv), per request (Wait), or the collective's result.
+        /// One per receive (Recv), per request (Wait), the collective's result, or
+        /// for a Test one if it found the request complete and none if not.
         completions: Vec<Completion>,
     },
     /// The call cannot complete: the run ends, and the rank should exit.
@@ -319,6 +325,10 @@ fn encode_call(w: &mut Writer, call: &Call) {
             w.bytes(&c.data);
         }
         Call::Finalize => w.u8(6),
+        Call::Test { request } => {
+            w.u8(7);
+            w.u64(*request);
+        }
     }
 }
 
@@ -365,6 +375,7 @@ fn decode_call(r: &mut Reader<'_>) -> Result<Call, WireError> {
             data: r.bytes()?,
         }),
         6 => Call::Finalize,
+        7 => Call::Test { request: r.u64()? },
         k => return Err(WireError(format!("unknown call {k}"))),
     })
 }

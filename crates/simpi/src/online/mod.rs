@@ -57,6 +57,8 @@ pub struct RunOptions<'a> {
     pub colls: &'a CollChoice,
     /// What compute counts for.
     pub compute: Compute,
+    /// What each MPI_Test costs, in picoseconds (SimGrid's `smpi/test`).
+    pub test_cost_ps: u64,
 }
 
 /// What a run gives back.
@@ -142,6 +144,8 @@ enum Awaiting {
     Wait(Vec<(Handle, bool)>),
     /// A collective's result.
     Coll(u64),
+    /// A test's outcome: the rank's request, the driver's handle, whether it receives.
+    Test(u64, Handle, bool),
 }
 
 /// The state of one run.
@@ -214,7 +218,7 @@ impl<'o> Session<'o> {
             self.collect_matches(&mut d);
             let now = d.now().0;
             for &r in &go {
-                let reply = self.reply(r, now).map_err(Error::Input)?;
+                let reply = self.reply(&mut d, r, now).map_err(Error::Input)?;
                 ranks.answer(r, &reply).map_err(Error::Input)?;
             }
             for &r in &go {
@@ -313,6 +317,16 @@ impl<'o> Session<'o> {
                 d.post(r, DCall::Wait(list.iter().map(|&(h, _)| h).collect()))
                     .map_err(engine_error)?;
                 Awaiting::Wait(list)
+            }
+            Call::Test { request } => {
+                let Some(&(h, is_recv)) = self.requests[r as usize].get(&request) else {
+                    return Err(Error::Input(format!(
+                        "rank {r} tests request {request}, which it never made"
+                    )));
+                };
+                let cost_ps = self.opts.test_cost_ps;
+                d.post(r, DCall::Test { handle: h, cost_ps }).map_err(engine_error)?;
+                Awaiting::Test(request, h, is_recv)
             }
             Call::Collective(c) => {
                 let spec = spec_of(&c, n, r)?;
@@ -413,7 +427,7 @@ impl<'o> Session<'o> {
     }
 
     /// Rank `r`'s reply, now that it may go on at `now` picoseconds.
-    fn reply(&mut self, r: u32, now: u64) -> Result<Reply, String> {
+    fn reply<R: Rules<Live<Posted>>>(&mut self, d: &mut Driver<R>, r: u32, now: u64) -> Result<Reply, String> {
         let mut take = |h: Handle| {
             self.arrived
                 .remove(&h)
@@ -445,6 +459,18 @@ impl<'o> Session<'o> {
                 v
             }
             Awaiting::Coll(seq) => vec![completion(-1, 0, self.colls.result(r, seq)?)],
+            Awaiting::Test(request, h, is_recv) => {
+                if !d.take_tested(r, h) {
+                    Vec::new()
+                } else {
+                    self.requests[r as usize].remove(&request);
+                    vec![if is_recv {
+                        take(h)?
+                    } else {
+                        completion(-1, 0, Vec::new())
+                    }]
+                }
+            }
         };
         Ok(Reply::Done {
             now_ps: now,
