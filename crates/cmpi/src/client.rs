@@ -90,8 +90,12 @@ pub struct Client {
     next_request: u64,
     /// The requests in flight, by the value `MPI_Request` holds.
     pub requests: HashMap<u64, Pending>,
-    /// MPI_ERRORS_RETURN is set on MPI_COMM_WORLD.
+    /// MPI_ERRORS_RETURN is set (on any communicator: one setting for all so far).
     pub errors_return: bool,
+    /// Duplicates of MPI_COMM_WORLD made so far (their indices are 1 to this).
+    pub dups: u32,
+    /// Duplicates freed.
+    pub freed: std::collections::HashSet<u32>,
 }
 
 static CLIENT: Mutex<Option<Client>> = Mutex::new(None);
@@ -100,6 +104,10 @@ static FINALIZED: AtomicBool = AtomicBool::new(false);
 /// How long to yield the CPU waiting for an answer before sleeping: not at all
 /// (see `simpi_wire::Mailbox`).
 const SPIN: std::time::Duration = std::time::Duration::ZERO;
+
+/// Handles of duplicates of MPI_COMM_WORLD are this plus their index (above every
+/// predefined handle).
+pub const DUP_BASE: u64 = 0x10_0000;
 
 /// The first request value (above every predefined handle, so none is mistaken for
 /// MPI_REQUEST_NULL).
@@ -158,6 +166,8 @@ impl Client {
             next_request: FIRST_REQUEST,
             requests: HashMap::new(),
             errors_return: false,
+            dups: 0,
+            freed: Default::default(),
         };
         match c.exchange(&Request::Hello) {
             Reply::Welcome {
@@ -242,18 +252,27 @@ impl Client {
         std::process::exit(if code == 0 { 1 } else { code })
     }
 
-    /// Checks that `comm` is a communicator this library simulates (MPI_COMM_WORLD),
-    /// or MPI_COMM_SELF where `self_ok`.
-    pub fn check_comm(&self, comm: usize, self_ok: bool) -> Result<(), Failure> {
+    /// The index of communicator `comm` for the simulator (0: MPI_COMM_WORLD; a
+    /// duplicate: its own), or an error for one this library does not simulate;
+    /// MPI_COMM_SELF is accepted (as `None`) where `self_ok`.
+    pub fn check_comm(&self, comm: usize, self_ok: bool) -> Result<Option<u32>, Failure> {
         match comm as u64 {
-            abi::COMM_WORLD => Ok(()),
-            abi::COMM_SELF if self_ok => Ok(()),
+            abi::COMM_WORLD => Ok(Some(0)),
+            abi::COMM_SELF if self_ok => Ok(None),
             abi::COMM_NULL => Err((abi::err::COMM, "MPI_COMM_NULL is not a communicator to use".into())),
+            h if h > DUP_BASE && h - DUP_BASE <= self.dups as u64 && !self.freed.contains(&((h - DUP_BASE) as u32)) => {
+                Ok(Some((h - DUP_BASE) as u32))
+            }
             c => Err((
                 abi::err::COMM,
-                format!("communicator {c:#x}: simpi simulates MPI_COMM_WORLD only so far"),
+                format!("communicator {c:#x}: simpi simulates MPI_COMM_WORLD and its duplicates only so far"),
             )),
         }
+    }
+
+    /// Index `comm` of [`Client::check_comm`], where MPI_COMM_SELF is not accepted.
+    pub fn comm_index(&self, comm: usize) -> Result<u32, Failure> {
+        Ok(self.check_comm(comm, false)?.unwrap_or(0))
     }
 
     /// Checks a destination or source rank (`wild` allows MPI_ANY_SOURCE); `Ok(None)`

@@ -37,7 +37,7 @@ fn collective_v(
     (send_counts, recv_counts): (Vec<u64>, Vec<u64>),
     data: Vec<u8>,
 ) -> Result<Vec<u8>, Failure> {
-    c.check_comm(comm, false)?;
+    let comm = c.comm_index(comm)?;
     if root < 0 || root as u32 >= c.size {
         return Err((
             abi::err::ROOT,
@@ -56,6 +56,7 @@ fn collective_v(
     }
     let done = c.call(Call::Collective(Collective {
         kind,
+        comm,
         root: root as u32,
         op: if reduction { op as u64 } else { 0 },
         datatype,

@@ -1,7 +1,7 @@
 //! Start, end, the rank's identity, time, error handlers and datatype sizes: calls
 //! answered without the simulator (except MPI_Finalize's last call).
 
-use crate::client::{bytes_of, entry, finalize, init, state, Status};
+use crate::client::{bytes_of, entry, finalize, init, state, Status, DUP_BASE};
 use simpi_wire::abi;
 use std::ffi::{c_char, c_int};
 
@@ -253,3 +253,55 @@ pub unsafe extern "C" fn MPI_Get_count(status: *const Status, datatype: usize, c
         Ok(())
     })
 }
+
+/// # Safety
+/// `newcomm` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Comm_dup(comm: usize, newcomm: *mut usize) -> c_int {
+    entry("MPI_Comm_dup", |c| {
+        // Every communicator holds every rank, and every rank makes every duplicate in
+        // the same order (they are collective), so the k-th is the same everywhere.
+        c.comm_index(comm)?;
+        c.dups += 1;
+        *newcomm = (DUP_BASE + c.dups as u64) as usize;
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `comm` points to a communicator handle.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Comm_free(comm: *mut usize) -> c_int {
+    entry("MPI_Comm_free", |c| {
+        match c.check_comm(*comm, false)? {
+            Some(i) if i > 0 => {
+                c.freed.insert(i);
+            }
+            _ => return Err((abi::err::COMM, "MPI_COMM_WORLD cannot be freed".into())),
+        }
+        *comm = abi::COMM_NULL as usize;
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `result` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Comm_compare(a: usize, b: usize, result: *mut c_int) -> c_int {
+    entry("MPI_Comm_compare", |c| {
+        let (x, y) = (c.check_comm(a, true)?, c.check_comm(b, true)?);
+        *result = if x == y {
+            MPI_IDENT
+        } else if (x.is_some() && y.is_some()) || c.size == 1 {
+            MPI_CONGRUENT
+        } else {
+            MPI_UNEQUAL
+        };
+        Ok(())
+    })
+}
+
+/// MPI_IDENT, MPI_CONGRUENT and MPI_UNEQUAL as `mpi.h` defines them.
+const MPI_IDENT: c_int = 101;
+const MPI_CONGRUENT: c_int = 102;
+const MPI_UNEQUAL: c_int = 104;

@@ -15,14 +15,14 @@ unsafe fn send(
     tag: c_int,
     comm: usize,
 ) -> Result<(), Failure> {
-    if let Some((to, data)) = send_args(c, buf, count, dt, dest, tag, comm)? {
-        c.call(Call::Send { to, tag, data });
+    if let Some((comm, to, data)) = send_args(c, buf, count, dt, dest, tag, comm)? {
+        c.call(Call::Send { comm, to, tag, data });
     }
     Ok(())
 }
 
-/// A send's checked arguments: the destination and the message, or `None` for
-/// MPI_PROC_NULL.
+/// A send's checked arguments: the communicator's index, the destination and the
+/// message, or `None` for MPI_PROC_NULL.
 #[allow(clippy::too_many_arguments)]
 unsafe fn send_args(
     c: &Client,
@@ -32,18 +32,18 @@ unsafe fn send_args(
     dest: c_int,
     tag: c_int,
     comm: usize,
-) -> Result<Option<(u32, Vec<u8>)>, Failure> {
-    c.check_comm(comm, false)?;
+) -> Result<Option<(u32, u32, Vec<u8>)>, Failure> {
+    let comm = c.comm_index(comm)?;
     check_tag(tag, false)?;
     let len = bytes_of(count.into(), dt)?;
     match c.check_rank(dest, false)? {
-        Some(to) => Ok(Some((to as u32, read_buf(buf as *const u8, len)?))),
+        Some(to) => Ok(Some((comm, to as u32, read_buf(buf as *const u8, len)?))),
         None => Ok(None),
     }
 }
 
-/// A receive's checked arguments: the source (`None` for MPI_PROC_NULL) and the
-/// buffer's size in bytes.
+/// A receive's checked arguments: the communicator's index, the source (`None` for
+/// MPI_PROC_NULL) and the buffer's size in bytes.
 fn recv_args(
     c: &Client,
     count: c_int,
@@ -51,10 +51,10 @@ fn recv_args(
     source: c_int,
     tag: c_int,
     comm: usize,
-) -> Result<(Option<i32>, u64), Failure> {
-    c.check_comm(comm, false)?;
+) -> Result<(u32, Option<i32>, u64), Failure> {
+    let comm = c.comm_index(comm)?;
     check_tag(tag, true)?;
-    Ok((c.check_rank(source, true)?, bytes_of(count.into(), dt)?))
+    Ok((comm, c.check_rank(source, true)?, bytes_of(count.into(), dt)?))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -68,12 +68,17 @@ unsafe fn recv(
     comm: usize,
     status: *mut Status,
 ) -> Result<(), Failure> {
-    let (from, capacity) = recv_args(c, count, dt, source, tag, comm)?;
+    let (comm, from, capacity) = recv_args(c, count, dt, source, tag, comm)?;
     let Some(from) = from else {
         Status::new(abi::PROC_NULL, abi::ANY_TAG, 0).store(status);
         return Ok(());
     };
-    let done = c.call(Call::Recv { from, tag, capacity });
+    let done = c.call(Call::Recv {
+        comm,
+        from,
+        tag,
+        capacity,
+    });
     let m = done
         .into_iter()
         .next()
@@ -94,12 +99,13 @@ unsafe fn isend(
     comm: usize,
     request: *mut usize,
 ) -> Result<(), Failure> {
-    let Some((to, data)) = send_args(c, buf, count, dt, dest, tag, comm)? else {
+    let Some((comm, to, data)) = send_args(c, buf, count, dt, dest, tag, comm)? else {
         *request = c.new_request(Pending::Null) as usize;
         return Ok(());
     };
     let q = c.new_request(Pending::Send);
     c.call(Call::Isend {
+        comm,
         to,
         tag,
         request: q,
@@ -120,7 +126,7 @@ unsafe fn irecv(
     comm: usize,
     request: *mut usize,
 ) -> Result<(), Failure> {
-    let (from, capacity) = recv_args(c, count, dt, source, tag, comm)?;
+    let (comm, from, capacity) = recv_args(c, count, dt, source, tag, comm)?;
     let Some(from) = from else {
         *request = c.new_request(Pending::Null) as usize;
         return Ok(());
@@ -130,6 +136,7 @@ unsafe fn irecv(
         capacity,
     });
     c.call(Call::Irecv {
+        comm,
         from,
         tag,
         capacity,

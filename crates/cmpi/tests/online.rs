@@ -21,7 +21,7 @@ fn built() -> &'static PathBuf {
         let dir = std::env::temp_dir().join(format!("simpi-online-tests-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/programs");
-        for name in ["pingpong", "collectives", "failures", "anysource", "polling"] {
+        for name in ["pingpong", "collectives", "failures", "anysource", "polling", "dup"] {
             let status = Command::new(env!("CARGO_BIN_EXE_simpicc"))
                 .args(["-O1", "-Wall", "-Werror", "-o"])
                 .arg(dir.join(name))
@@ -113,4 +113,9 @@ fn a_receive_polled_with_mpi_test_completes_once_its_message_arrived() {
     // the fifth, ending at 5 us. Rank 1 then finalizes at 5 us.
     let out = simulate("polling", &["5"], 2).unwrap();
     assert_eq!(out.end_times, vec![SimTime(0), SimTime(5 * US)]);
+}
+
+#[test]
+fn a_duplicate_of_the_world_has_its_own_matching_and_collectives() {
+    simulate("dup", &[], 3).unwrap();
 }

@@ -30,10 +30,14 @@ use crate::ANY_SOURCE;
 use simpi_kernel::{MixHashMap, SimTime};
 use std::collections::VecDeque;
 
+/// Communicators a driver simulates (indices 0 to this, exclusive).
+pub const MAX_COMMS: u32 = 1 << 30;
+
 /// A front end's name for a message operation or request.
 pub type Handle = u64;
 
-/// One MPI call of a rank, on `MPI_COMM_WORLD`.
+/// One MPI call of a rank. `comm` names the communicator: 0 is `MPI_COMM_WORLD`, and
+/// every other index a duplicate of it (same ranks, its own matching and collectives).
 #[derive(Clone, Debug)]
 pub enum Call {
     /// MPI_Send; `handle` names the message.
@@ -46,6 +50,8 @@ pub enum Call {
         bytes: u64,
         /// The message's name in [`Driver::take_matches`].
         handle: Handle,
+        /// The communicator.
+        comm: u32,
     },
     /// MPI_Recv from `from` (or [`crate::ANY_SOURCE`]).
     Recv {
@@ -57,6 +63,8 @@ pub enum Call {
         bytes: u64,
         /// The receive's name in [`Driver::take_matches`].
         handle: Handle,
+        /// The communicator.
+        comm: u32,
     },
     /// MPI_Isend: `handle` names the request too.
     Isend {
@@ -68,6 +76,8 @@ pub enum Call {
         bytes: u64,
         /// The request.
         handle: Handle,
+        /// The communicator.
+        comm: u32,
     },
     /// MPI_Irecv.
     Irecv {
@@ -79,6 +89,8 @@ pub enum Call {
         bytes: u64,
         /// The request.
         handle: Handle,
+        /// The communicator.
+        comm: u32,
     },
     /// MPI_Waitall over requests (unknown handles complete at once).
     Wait(Vec<Handle>),
@@ -99,6 +111,8 @@ pub enum Call {
         spec: CollSpec,
         /// The algorithm.
         alg: &'static Algorithm,
+        /// The communicator.
+        comm: u32,
     },
     /// MPI_Finalize: the rank makes no more calls.
     Finalize,
@@ -142,10 +156,15 @@ impl Program<OpRef> for Posted {
             return Ok(Step::Pause);
         };
         self.paused[rank as usize] = false;
-        let p2p = CommTable::p2p_context(0);
         match call {
-            Call::Send { to, tag, bytes, handle } => {
-                let op = calls.send(s, to, tag, bytes, p2p)?;
+            Call::Send {
+                to,
+                tag,
+                bytes,
+                handle,
+                comm,
+            } => {
+                let op = calls.send(s, to, tag, bytes, CommTable::p2p_context(comm as usize))?;
                 self.name(op, handle);
             }
             Call::Recv {
@@ -153,12 +172,19 @@ impl Program<OpRef> for Posted {
                 tag,
                 bytes,
                 handle,
+                comm,
             } => {
-                let op = calls.recv(s, from, tag, bytes, p2p)?;
+                let op = calls.recv(s, from, tag, bytes, CommTable::p2p_context(comm as usize))?;
                 self.name(op, handle);
             }
-            Call::Isend { to, tag, bytes, handle } => {
-                let q = calls.isend(s, to, tag, bytes, p2p)?;
+            Call::Isend {
+                to,
+                tag,
+                bytes,
+                handle,
+                comm,
+            } => {
+                let q = calls.isend(s, to, tag, bytes, CommTable::p2p_context(comm as usize))?;
                 self.name(q.op, handle);
                 self.requests[rank as usize].insert(handle, q);
             }
@@ -167,8 +193,9 @@ impl Program<OpRef> for Posted {
                 tag,
                 bytes,
                 handle,
+                comm,
             } => {
-                let q = calls.irecv(s, from, tag, bytes, p2p)?;
+                let q = calls.irecv(s, from, tag, bytes, CommTable::p2p_context(comm as usize))?;
                 self.name(q.op, handle);
                 self.requests[rank as usize].insert(handle, q);
             }
@@ -187,12 +214,12 @@ impl Program<OpRef> for Posted {
                 None => calls.compute(s, cost_ps)?,
             },
             Call::Compute(ps) => calls.compute(s, ps)?,
-            Call::Collective { mut spec, alg } => {
+            Call::Collective { mut spec, alg, comm } => {
                 spec.me = rank;
                 let comm = CollComm {
-                    index: 0,
+                    index: comm as usize,
                     members: None,
-                    context: CommTable::coll_context(0),
+                    context: CommTable::coll_context(comm as usize),
                 };
                 calls.collective(s, comm, spec, alg, &first_algorithm)?;
             }
@@ -257,6 +284,19 @@ impl<R: Rules<Live<Posted>>> Driver<R> {
     pub fn post(&mut self, rank: u32, call: Call) -> Result<(), Error> {
         if rank >= self.engine.store().num_ranks() {
             return Err(Error::BadParameter(format!("rank {rank} does not exist")));
+        }
+        if let Call::Send { comm, .. }
+        | Call::Recv { comm, .. }
+        | Call::Isend { comm, .. }
+        | Call::Irecv { comm, .. }
+        | Call::Collective { comm, .. } = call
+        {
+            // Two matching contexts per communicator must fit a u32.
+            if comm >= MAX_COMMS {
+                return Err(Error::BadParameter(format!(
+                    "communicator {comm}: at most {MAX_COMMS} are simulated"
+                )));
+            }
         }
         if let Call::Send { to, .. } | Call::Isend { to, .. } = call {
             if to >= self.engine.store().num_ranks() {

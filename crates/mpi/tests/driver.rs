@@ -23,6 +23,7 @@ fn send(to: u32, handle: u64) -> Call {
         tag: 0,
         bytes: 1000,
         handle,
+        comm: 0,
     }
 }
 
@@ -32,6 +33,7 @@ fn recv(from: u32, handle: u64) -> Call {
         tag: 0,
         bytes: 1000,
         handle,
+        comm: 0,
     }
 }
 
@@ -82,6 +84,7 @@ fn non_blocking_calls_and_a_collective_go_through_the_driver() -> Result<(), Err
                 tag: 1,
                 bytes: 8,
                 handle: 100 + r as u64,
+                comm: 0,
             },
         )?;
         d.post(
@@ -91,12 +94,13 @@ fn non_blocking_calls_and_a_collective_go_through_the_driver() -> Result<(), Err
                 tag: 1,
                 bytes: 8,
                 handle: 200 + r as u64,
+                comm: 0,
             },
         )?;
         d.post(r, Call::Wait(vec![100 + r as u64, 200 + r as u64]))?;
         let spec = CollSpec::new(Collective::Barrier, 4, r, 0);
         let alg = find(Collective::Barrier, "bruck").expect("registered");
-        d.post(r, Call::Collective { spec, alg })?;
+        d.post(r, Call::Collective { spec, alg, comm: 0 })?;
         d.post(r, Call::Finalize)?;
     }
     // Posted ahead: the ranks run to the end without pausing.

@@ -93,6 +93,8 @@ impl CollKind {
 pub struct Collective {
     /// Which collective.
     pub kind: CollKind,
+    /// The communicator (0: MPI_COMM_WORLD; others: duplicates of it).
+    pub comm: u32,
     /// The root's rank (rooted collectives).
     pub root: u32,
     /// The reduction's operation (an ABI handle value; reductions only).
@@ -116,6 +118,8 @@ pub struct Collective {
 pub enum Call {
     /// MPI_Send (and the modes simulated as it).
     Send {
+        /// The communicator (0: MPI_COMM_WORLD; others: duplicates of it).
+        comm: u32,
         /// Destination rank.
         to: u32,
         /// Tag.
@@ -125,6 +129,8 @@ pub enum Call {
     },
     /// MPI_Recv: `from` may be [`abi::ANY_SOURCE`], `tag` [`abi::ANY_TAG`].
     Recv {
+        /// The communicator.
+        comm: u32,
         /// Source rank.
         from: i32,
         /// Tag.
@@ -134,6 +140,8 @@ pub enum Call {
     },
     /// MPI_Isend: `request` is the rank's name for it.
     Isend {
+        /// The communicator.
+        comm: u32,
         /// Destination rank.
         to: u32,
         /// Tag.
@@ -145,6 +153,8 @@ pub enum Call {
     },
     /// MPI_Irecv.
     Irecv {
+        /// The communicator.
+        comm: u32,
         /// Source rank.
         from: i32,
         /// Tag.
@@ -275,32 +285,48 @@ impl Request {
 
 fn encode_call(w: &mut Writer, call: &Call) {
     match call {
-        Call::Send { to, tag, data } => {
+        Call::Send { comm, to, tag, data } => {
             w.u8(0);
+            w.u32(*comm);
             w.u32(*to);
             w.i32(*tag);
             w.bytes(data);
         }
-        Call::Recv { from, tag, capacity } => {
+        Call::Recv {
+            comm,
+            from,
+            tag,
+            capacity,
+        } => {
             w.u8(1);
+            w.u32(*comm);
             w.i32(*from);
             w.i32(*tag);
             w.u64(*capacity);
         }
-        Call::Isend { to, tag, request, data } => {
+        Call::Isend {
+            comm,
+            to,
+            tag,
+            request,
+            data,
+        } => {
             w.u8(2);
+            w.u32(*comm);
             w.u32(*to);
             w.i32(*tag);
             w.u64(*request);
             w.bytes(data);
         }
         Call::Irecv {
+            comm,
             from,
             tag,
             capacity,
             request,
         } => {
             w.u8(3);
+            w.u32(*comm);
             w.i32(*from);
             w.i32(*tag);
             w.u64(*capacity);
@@ -316,6 +342,7 @@ fn encode_call(w: &mut Writer, call: &Call) {
         Call::Collective(c) => {
             w.u8(5);
             w.u8(c.kind.code());
+            w.u32(c.comm);
             w.u32(c.root);
             w.u64(c.op);
             w.u64(c.datatype);
@@ -335,22 +362,26 @@ fn encode_call(w: &mut Writer, call: &Call) {
 fn decode_call(r: &mut Reader<'_>) -> Result<Call, WireError> {
     Ok(match r.u8()? {
         0 => Call::Send {
+            comm: r.u32()?,
             to: r.u32()?,
             tag: r.i32()?,
             data: r.bytes()?,
         },
         1 => Call::Recv {
+            comm: r.u32()?,
             from: r.i32()?,
             tag: r.i32()?,
             capacity: r.u64()?,
         },
         2 => Call::Isend {
+            comm: r.u32()?,
             to: r.u32()?,
             tag: r.i32()?,
             request: r.u64()?,
             data: r.bytes()?,
         },
         3 => Call::Irecv {
+            comm: r.u32()?,
             from: r.i32()?,
             tag: r.i32()?,
             capacity: r.u64()?,
@@ -366,6 +397,7 @@ fn decode_call(r: &mut Reader<'_>) -> Result<Call, WireError> {
         }
         5 => Call::Collective(Collective {
             kind: CollKind::from_code(r.u8()?)?,
+            comm: r.u32()?,
             root: r.u32()?,
             op: r.u64()?,
             datatype: r.u64()?,
@@ -460,6 +492,7 @@ mod tests {
             Request::Call {
                 compute_ns: 7,
                 call: Call::Send {
+                    comm: 2,
                     to: 3,
                     tag: -5,
                     data: vec![1, 2, 3],
@@ -468,6 +501,7 @@ mod tests {
             Request::Call {
                 compute_ns: 0,
                 call: Call::Irecv {
+                    comm: 0,
                     from: abi::ANY_SOURCE,
                     tag: abi::ANY_TAG,
                     capacity: 1 << 40,
@@ -482,6 +516,7 @@ mod tests {
                 compute_ns: 2,
                 call: Call::Collective(Collective {
                     kind: CollKind::ReduceScatterBlock,
+                    comm: 1,
                     root: 0,
                     op: abi::OP_SUM,
                     datatype: abi::DOUBLE,
@@ -526,6 +561,7 @@ mod tests {
         let body = Request::Call {
             compute_ns: 1,
             call: Call::Send {
+                comm: 0,
                 to: 1,
                 tag: 0,
                 data: vec![7; 10],

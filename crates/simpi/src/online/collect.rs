@@ -22,12 +22,13 @@ struct Instance {
     delivered: u32,
 }
 
-/// The collectives in progress on MPI_COMM_WORLD, by sequence number (the k-th
-/// collective call of every rank is the same call).
+/// The collectives in progress, by communicator and sequence number there (the k-th
+/// collective call of every rank on a communicator is the same call).
 pub struct Collectives {
     size: u32,
-    next: Vec<u64>,
-    open: std::collections::HashMap<u64, Instance>,
+    /// Per rank: the number of its next call on each communicator.
+    next: Vec<std::collections::HashMap<u32, u64>>,
+    open: std::collections::HashMap<(u32, u64), Instance>,
 }
 
 impl Collectives {
@@ -35,18 +36,21 @@ impl Collectives {
     pub fn new(size: u32) -> Collectives {
         Collectives {
             size,
-            next: vec![0; size as usize],
+            next: vec![Default::default(); size as usize],
             open: Default::default(),
         }
     }
 
-    /// Rank `rank` makes its next collective call `c`; returns the call's number. A
-    /// call that differs from the other ranks' in kind, root or size is an error.
-    pub fn join(&mut self, rank: u32, c: Collective) -> Result<u64, String> {
-        let seq = self.next[rank as usize];
-        self.next[rank as usize] += 1;
+    /// Rank `rank` makes its next collective call `c`; returns the call's
+    /// communicator and number there. A call that differs from the other ranks' in
+    /// kind, root or size is an error.
+    pub fn join(&mut self, rank: u32, c: Collective) -> Result<(u32, u64), String> {
+        let next = self.next[rank as usize].entry(c.comm).or_insert(0);
+        let seq = *next;
+        *next += 1;
+        let key = (c.comm, seq);
         let size = self.size as usize;
-        let inst = self.open.entry(seq).or_insert_with(|| Instance {
+        let inst = self.open.entry(key).or_insert_with(|| Instance {
             first: Collective {
                 data: Vec::new(),
                 ..c.clone()
@@ -60,10 +64,21 @@ impl Collectives {
         let f = &inst.first;
         if f.kind != c.kind || f.root != c.root || f.count != c.count || f.datatype != c.datatype || f.op != c.op {
             return Err(format!(
-                "collective call #{seq} on MPI_COMM_WORLD differs between ranks: rank {} called {:?} \
+                "collective call #{seq} on communicator {} differs between ranks: rank {} called {:?} \
                  (root {}, count {}, datatype {:#x}, op {:#x}), rank {rank} {:?} (root {}, count {}, \
                  datatype {:#x}, op {:#x})",
-                inst.first_rank, f.kind, f.root, f.count, f.datatype, f.op, c.kind, c.root, c.count, c.datatype, c.op
+                c.comm,
+                inst.first_rank,
+                f.kind,
+                f.root,
+                f.count,
+                f.datatype,
+                f.op,
+                c.kind,
+                c.root,
+                c.count,
+                c.datatype,
+                c.op
             ));
         }
         if c.kind == CollKind::Alltoallv && c.send_counts.iter().sum::<u64>() != c.data.len() as u64 {
@@ -71,15 +86,16 @@ impl Collectives {
         }
         inst.send_counts[rank as usize] = c.send_counts;
         inst.contributions[rank as usize] = Some(c.data);
-        Ok(seq)
+        Ok(key)
     }
 
-    /// What rank `rank` receives from call `seq`, now that its part is done.
-    pub fn result(&mut self, rank: u32, seq: u64) -> Result<Vec<u8>, String> {
+    /// What rank `rank` receives from call `key`, now that its part is done.
+    pub fn result(&mut self, rank: u32, key: (u32, u64)) -> Result<Vec<u8>, String> {
         let n = self.size as usize;
+        let seq = key.1;
         let inst = self
             .open
-            .get_mut(&seq)
+            .get_mut(&key)
             .ok_or_else(|| format!("collective #{seq} is unknown"))?;
         let c = &inst.first;
         let r = rank as usize;
@@ -151,7 +167,7 @@ impl Collectives {
         };
         inst.delivered += 1;
         if inst.delivered == self.size {
-            self.open.remove(&seq);
+            self.open.remove(&key);
         }
         Ok(out)
     }
@@ -165,6 +181,7 @@ mod tests {
     fn call(kind: CollKind, count: u64, data: Vec<u8>) -> Collective {
         Collective {
             kind,
+            comm: 0,
             root: 1,
             op: abi::OP_SUM,
             datatype: abi::INT,
@@ -186,30 +203,30 @@ mod tests {
         for r in 0..3 {
             assert_eq!(
                 c.join(r, call(CollKind::Allreduce, 2, ints(&[r as i32, 10 * r as i32]))),
-                Ok(0)
+                Ok((0, 0))
             );
         }
         for r in 0..3 {
-            assert_eq!(c.result(r, 0).unwrap(), ints(&[3, 30]));
+            assert_eq!(c.result(r, (0, 0)).unwrap(), ints(&[3, 30]));
         }
         // Scan and exscan of r + 1: rank r gets (r+1)(r+2)/2 and r(r+1)/2.
         for r in 0..3 {
             c.join(r, call(CollKind::Scan, 1, ints(&[r as i32 + 1]))).unwrap();
         }
-        assert_eq!(c.result(2, 1).unwrap(), ints(&[6]));
-        assert_eq!(c.result(1, 1).unwrap(), ints(&[3]));
+        assert_eq!(c.result(2, (0, 1)).unwrap(), ints(&[6]));
+        assert_eq!(c.result(1, (0, 1)).unwrap(), ints(&[3]));
         // Alltoall of one 4-byte block per pair: rank s sends 10 s + d to d.
         for s in 0..3 {
             let blocks: Vec<i32> = (0..3).map(|d| 10 * s + d).collect();
             c.join(s as u32, call(CollKind::Alltoall, 4, ints(&blocks))).unwrap();
         }
-        assert_eq!(c.result(1, 2).unwrap(), ints(&[1, 11, 21]));
+        assert_eq!(c.result(1, (0, 2)).unwrap(), ints(&[1, 11, 21]));
         // Scatter from root 1 of three blocks; rank 2 gets the third.
         for r in 0..3 {
             let data = if r == 1 { ints(&[7, 8, 9]) } else { Vec::new() };
             c.join(r, call(CollKind::Scatter, 4, data)).unwrap();
         }
-        assert_eq!(c.result(2, 3).unwrap(), ints(&[9]));
+        assert_eq!(c.result(2, (0, 3)).unwrap(), ints(&[9]));
     }
 
     #[test]

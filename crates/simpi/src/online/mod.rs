@@ -142,8 +142,8 @@ enum Awaiting {
     Recv(Handle),
     /// Requests' completions: the driver's handle and whether it is a receive.
     Wait(Vec<(Handle, bool)>),
-    /// A collective's result.
-    Coll(u64),
+    /// A collective's result: its communicator and number there.
+    Coll((u32, u64)),
     /// A test's outcome: the rank's request, the driver's handle, whether it receives.
     Test(u64, Handle, bool),
 }
@@ -288,22 +288,34 @@ impl<'o> Session<'o> {
             }
         }
         let awaiting = match call {
-            Call::Send { to, tag, data } => {
-                self.post_send(d, r, to, tag, data, None)?;
+            Call::Send { comm, to, tag, data } => {
+                self.post_send(d, r, (comm, to, tag), data, None)?;
                 Awaiting::Nothing
             }
-            Call::Isend { to, tag, request, data } => {
-                self.post_send(d, r, to, tag, data, Some(request))?;
+            Call::Isend {
+                comm,
+                to,
+                tag,
+                request,
+                data,
+            } => {
+                self.post_send(d, r, (comm, to, tag), data, Some(request))?;
                 Awaiting::Nothing
             }
-            Call::Recv { from, tag, capacity } => Awaiting::Recv(self.post_recv(d, r, from, tag, capacity, None)?),
+            Call::Recv {
+                comm,
+                from,
+                tag,
+                capacity,
+            } => Awaiting::Recv(self.post_recv(d, r, (comm, from, tag), capacity, None)?),
             Call::Irecv {
+                comm,
                 from,
                 tag,
                 capacity,
                 request,
             } => {
-                self.post_recv(d, r, from, tag, capacity, Some(request))?;
+                self.post_recv(d, r, (comm, from, tag), capacity, Some(request))?;
                 Awaiting::Nothing
             }
             Call::Wait { requests } => {
@@ -331,9 +343,10 @@ impl<'o> Session<'o> {
             Call::Collective(c) => {
                 let spec = spec_of(&c, n, r)?;
                 let alg = self.opts.colls.choose(&spec);
-                let seq = self.colls.join(r, c).map_err(Error::Input)?;
-                d.post(r, DCall::Collective { spec, alg }).map_err(engine_error)?;
-                Awaiting::Coll(seq)
+                let comm = c.comm;
+                let key = self.colls.join(r, c).map_err(Error::Input)?;
+                d.post(r, DCall::Collective { spec, alg, comm }).map_err(engine_error)?;
+                Awaiting::Coll(key)
             }
             Call::Finalize => {
                 d.post(r, DCall::Finalize).map_err(engine_error)?;
@@ -345,13 +358,13 @@ impl<'o> Session<'o> {
         Ok(())
     }
 
-    /// Posts rank `r`'s send of `data` (non-blocking if it names a `request`).
+    /// Posts rank `r`'s send of `data` on (communicator, destination, tag)
+    /// (non-blocking if it names a `request`).
     fn post_send<R: Rules<Live<Posted>>>(
         &mut self,
         d: &mut Driver<R>,
         r: u32,
-        to: u32,
-        tag: i32,
+        (comm, to, tag): (u32, u32, i32),
         data: Vec<u8>,
         request: Option<u64>,
     ) -> Result<(), Error> {
@@ -368,6 +381,7 @@ impl<'o> Session<'o> {
                 tag,
                 bytes,
                 handle: h,
+                comm,
             },
             Some(q) => {
                 self.requests[r as usize].insert(q, (h, false));
@@ -376,6 +390,7 @@ impl<'o> Session<'o> {
                     tag,
                     bytes,
                     handle: h,
+                    comm,
                 }
             }
         };
@@ -383,14 +398,13 @@ impl<'o> Session<'o> {
         d.post(r, call).map_err(engine_error)
     }
 
-    /// Posts rank `r`'s receive (non-blocking if it names a `request`); returns its
-    /// handle.
+    /// Posts rank `r`'s receive on (communicator, source, tag) (non-blocking if it
+    /// names a `request`); returns its handle.
     fn post_recv<R: Rules<Live<Posted>>>(
         &mut self,
         d: &mut Driver<R>,
         r: u32,
-        from: i32,
-        tag: i32,
+        (comm, from, tag): (u32, i32, i32),
         capacity: u64,
         request: Option<u64>,
     ) -> Result<Handle, Error> {
@@ -411,6 +425,7 @@ impl<'o> Session<'o> {
                 tag,
                 bytes: capacity,
                 handle: h,
+                comm,
             },
             Some(q) => {
                 self.requests[r as usize].insert(q, (h, true));
@@ -419,6 +434,7 @@ impl<'o> Session<'o> {
                     tag,
                     bytes: capacity,
                     handle: h,
+                    comm,
                 }
             }
         };
@@ -458,7 +474,7 @@ impl<'o> Session<'o> {
                 }
                 v
             }
-            Awaiting::Coll(seq) => vec![completion(-1, 0, self.colls.result(r, seq)?)],
+            Awaiting::Coll(key) => vec![completion(-1, 0, self.colls.result(r, key)?)],
             Awaiting::Test(request, h, is_recv) => {
                 if !d.take_tested(r, h) {
                     Vec::new()
