@@ -18,6 +18,8 @@ struct Instance {
     /// The reduction over all ranks, once computed (every rank of an allreduce or a
     /// reduce_scatter_block reads the same one).
     reduced: Option<Vec<u8>>,
+    /// Scan, Exscan: the reduction over ranks `0..=r` for every `r`, once computed.
+    prefixes: Option<Vec<Vec<u8>>>,
     /// Ranks that took their result.
     delivered: u32,
 }
@@ -59,6 +61,7 @@ impl Collectives {
             contributions: vec![None; size],
             send_counts: vec![Vec::new(); size],
             reduced: None,
+            prefixes: None,
             delivered: 0,
         });
         let f = &inst.first;
@@ -134,8 +137,27 @@ impl Collectives {
                     all.to_vec()
                 }
             }
-            CollKind::Scan => reduce_over(0..r + 1)?,
-            CollKind::Exscan => reduce_over(0..r)?,
+            CollKind::Scan | CollKind::Exscan => {
+                if inst.prefixes.is_none() {
+                    // One pass: prefix r is prefix r-1 combined with contribution r.
+                    let mut all: Vec<Vec<u8>> = Vec::with_capacity(n);
+                    for i in 0..n {
+                        let mut acc = part(i)?.to_vec();
+                        if let Some(prev) = all.last() {
+                            acc.clone_from(prev);
+                            combine(c.op, c.datatype, &mut acc, part(i)?)?;
+                        }
+                        all.push(acc);
+                    }
+                    inst.prefixes = Some(all);
+                }
+                let all = inst.prefixes.as_deref().unwrap_or_default();
+                match (c.kind, r) {
+                    (CollKind::Exscan, 0) => Vec::new(),
+                    (CollKind::Exscan, _) => all[r - 1].clone(),
+                    _ => all[r].clone(),
+                }
+            }
             CollKind::Gather if rank != c.root => Vec::new(),
             CollKind::Gather | CollKind::Allgather => {
                 let mut all = Vec::new();
