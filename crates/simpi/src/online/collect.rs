@@ -18,8 +18,8 @@ struct Instance {
     /// The reduction over all ranks, once computed (every rank of an allreduce or a
     /// reduce_scatter_block reads the same one).
     reduced: Option<Vec<u8>>,
-    /// Scan, Exscan: the reduction over ranks `0..=r` for every `r`, once computed.
-    prefixes: Option<Vec<Vec<u8>>>,
+    /// Scan, Exscan: the reductions over ranks `0..=i` computed so far.
+    prefixes: Vec<Vec<u8>>,
     /// Ranks that took their result.
     delivered: u32,
 }
@@ -61,7 +61,7 @@ impl Collectives {
             contributions: vec![None; size],
             send_counts: vec![Vec::new(); size],
             reduced: None,
-            prefixes: None,
+            prefixes: Vec::new(),
             delivered: 0,
         });
         let f = &inst.first;
@@ -137,26 +137,25 @@ impl Collectives {
                     all.to_vec()
                 }
             }
+            CollKind::Exscan if r == 0 => Vec::new(),
             CollKind::Scan | CollKind::Exscan => {
-                if inst.prefixes.is_none() {
-                    // One pass: prefix r is prefix r-1 combined with contribution r.
-                    let mut all: Vec<Vec<u8>> = Vec::with_capacity(n);
-                    for i in 0..n {
-                        let mut acc = part(i)?.to_vec();
-                        if let Some(prev) = all.last() {
-                            acc.clone_from(prev);
+                // Prefix i is prefix i-1 combined with contribution i, made as far as
+                // needed: rank r's contributions up to r are in, later ones may not be.
+                let want = if c.kind == CollKind::Scan { r } else { r - 1 };
+                let prefixes = &mut inst.prefixes;
+                while prefixes.len() <= want {
+                    let i = prefixes.len();
+                    let next = match prefixes.last() {
+                        None => part(i)?.to_vec(),
+                        Some(prev) => {
+                            let mut acc = prev.clone();
                             combine(c.op, c.datatype, &mut acc, part(i)?)?;
+                            acc
                         }
-                        all.push(acc);
-                    }
-                    inst.prefixes = Some(all);
+                    };
+                    prefixes.push(next);
                 }
-                let all = inst.prefixes.as_deref().unwrap_or_default();
-                match (c.kind, r) {
-                    (CollKind::Exscan, 0) => Vec::new(),
-                    (CollKind::Exscan, _) => all[r - 1].clone(),
-                    _ => all[r].clone(),
-                }
+                prefixes[want].clone()
             }
             CollKind::Gather if rank != c.root => Vec::new(),
             CollKind::Gather | CollKind::Allgather => {
