@@ -234,7 +234,7 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
 int MPI_Cancel(MPI_Request *request);
 int MPI_Request_free(MPI_Request *request);
 
-/* Collectives (MPI_COMM_WORLD) */
+/* Collectives (MPI_COMM_WORLD and its duplicates) */
 int MPI_Barrier(MPI_Comm comm);
 int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
 int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,

@@ -1,4 +1,4 @@
-//! Collective calls on MPI_COMM_WORLD: each rank sends its contribution; the simulator
+//! Collective calls on MPI_COMM_WORLD and its duplicates: each rank sends its contribution; the simulator
 //! times the chosen algorithm and answers with the rank's result.
 
 use crate::client::{bytes_of, entry, read_buf, write_buf, Client, Failure};

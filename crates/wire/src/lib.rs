@@ -174,7 +174,7 @@ pub enum Call {
         /// The request.
         request: u64,
     },
-    /// A collective on MPI_COMM_WORLD.
+    /// A collective on MPI_COMM_WORLD or a duplicate of it.
     Collective(Collective),
     /// MPI_Finalize.
     Finalize,
