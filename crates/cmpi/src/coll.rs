@@ -1,5 +1,6 @@
-//! Collective calls on MPI_COMM_WORLD and its duplicates: each rank sends its contribution; the simulator
-//! times the chosen algorithm and answers with the rank's result.
+//! Collective calls on MPI_COMM_WORLD and its duplicates: each rank sends its
+//! contribution; the simulator times the chosen algorithm and answers with the rank's
+//! result.
 
 use crate::client::{bytes_of, entry, read_buf, write_buf, Client, Failure};
 use simpi_wire::{abi, Call, CollKind, Collective};
