@@ -52,6 +52,11 @@ pub struct RunArgs {
     /// Seconds each MPI_Test costs (SimGrid's smpi/test).
     #[arg(long, default_value_t = 1e-4)]
     test_cost: f64,
+    /// Where the simulator and the ranks run: one (a single core: fastest when ranks
+    /// compute little between calls) or all (the cores this process may use) [default:
+    /// one with --compute none, all with --compute measure].
+    #[arg(long, value_parser = ["one", "all"])]
+    cores: Option<String>,
     /// Write the result as JSON to this file.
     #[arg(long)]
     json: Option<PathBuf>,
@@ -79,6 +84,7 @@ pub const TAKES_VALUE: &[&str] = &[
     "--compute",
     "--compute-scale",
     "--test-cost",
+    "--cores",
     "--json",
 ];
 
@@ -165,6 +171,10 @@ pub fn run(a: RunArgs) -> Result<(), (u8, String)> {
         colls: &colls,
         compute,
         test_cost_ps,
+        one_core: match a.cores.as_deref() {
+            Some(c) => c == "one",
+            None => matches!(compute, Compute::None),
+        },
     })
     .map_err(|e| match e {
         Error::Stall(_) => (EXIT_STALL, e.to_string()),

@@ -47,6 +47,7 @@ fn simulate(program: &str, args: &[&str], ranks: u32) -> Result<RunOutcome, Erro
         colls: &colls,
         compute: Compute::None,
         test_cost_ps: US,
+        one_core: true,
     })
 }
 

@@ -59,6 +59,11 @@ pub struct RunOptions<'a> {
     pub compute: Compute,
     /// What each MPI_Test costs, in picoseconds (SimGrid's `smpi/test`).
     pub test_cost_ps: u64,
+    /// Run the simulator and every rank on one core (as SMPI runs everything in one
+    /// thread): each blocking call hands the CPU over twice, and on this VM a hand-over
+    /// to another core cost 3 times one on the same core. Spread them (false) when
+    /// ranks compute much between calls.
+    pub one_core: bool,
 }
 
 /// What a run gives back.
@@ -183,6 +188,10 @@ impl<'o> Session<'o> {
 
     /// Starts the ranks and runs them to the end; kills them all on an error.
     fn drive<R: Rules<Live<Posted>>>(mut self, d: Driver<R>) -> Result<RunOutcome, Error> {
+        if self.opts.one_core {
+            // The ranks inherit it.
+            ranks::keep_to_one_core();
+        }
         let mut ranks = Ranks::start(&self.opts.program, &self.opts.args, self.opts.ranks).map_err(Error::Setting)?;
         match self.simulate(d, &mut ranks) {
             Ok(outcome) => {

@@ -130,3 +130,21 @@ impl Ranks {
         }
     }
 }
+
+/// Restricts this process (and the processes it starts) to the first core it may run
+/// on. Best effort: if the affinity cannot be read or set, nothing changes.
+pub fn keep_to_one_core() {
+    // SAFETY: a zeroed cpu_set_t is a valid empty set; the calls read and write only it.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
+            return;
+        }
+        let Some(first) = (0..libc::CPU_SETSIZE as usize).find(|&c| libc::CPU_ISSET(c, &set)) else {
+            return;
+        };
+        let mut one: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(first, &mut one);
+        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &one);
+    }
+}
