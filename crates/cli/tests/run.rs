@@ -75,7 +75,8 @@ fn mpiexec_style_np_runs_the_program_on_the_default_cluster_and_writes_json() {
 
 #[test]
 fn a_program_s_own_np_argument_is_left_to_it() {
-    // `-np` after the program is the program's: failures.c ignores an unknown mode.
+    // `-np` after the program is the program's: failures.c ignores it, and exits 2 if
+    // it were rewritten to `--np`.
     let out = simpi(&["run", "-np", "2", "--compute", "none", &program("failures"), "-np"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
 }

@@ -101,10 +101,6 @@ pub struct Client {
 static CLIENT: Mutex<Option<Client>> = Mutex::new(None);
 static FINALIZED: AtomicBool = AtomicBool::new(false);
 
-/// How long to yield the CPU waiting for an answer before sleeping: not at all
-/// (see `simpi_wire::Mailbox`).
-const SPIN: std::time::Duration = std::time::Duration::ZERO;
-
 /// Handles of duplicates of MPI_COMM_WORLD are this plus their index (above every
 /// predefined handle).
 pub const DUP_BASE: u64 = 0x10_0000;
@@ -200,7 +196,7 @@ impl Client {
                 Err(std::io::Error::other("simpi run ended"))
             }
         };
-        let body = match self.mailbox.receive(SPIN, alive) {
+        let body = match self.mailbox.receive(alive) {
             Ok(b) => b,
             Err(_) => die("lost the connection to simpi run", 1),
         };

@@ -147,11 +147,7 @@ impl Mailbox {
     /// Waits for the other side's next message and returns it. Every `check`
     /// (about every 100 ms while asleep) asks whether the other side can still
     /// answer; an `Err` from it ends the wait with that error.
-    pub fn receive(
-        &mut self,
-        spin: Duration,
-        mut check: impl FnMut() -> std::io::Result<()>,
-    ) -> std::io::Result<Vec<u8>> {
+    pub fn receive(&mut self, mut check: impl FnMut() -> std::io::Result<()>) -> std::io::Result<Vec<u8>> {
         let other = self.other();
         let me = self.side as usize;
         let start = Instant::now();
@@ -167,7 +163,7 @@ impl Mailbox {
                 std::hint::spin_loop();
                 continue;
             }
-            if polls > 0 && start.elapsed() < tuning().1.unwrap_or(spin) {
+            if polls > 0 && start.elapsed() < tuning().1 {
                 // SAFETY: no preconditions.
                 unsafe { libc::sched_yield() };
                 continue;
@@ -215,11 +211,11 @@ impl Mailbox {
     }
 }
 
-/// Polls before yielding (default 0), and how long to yield before sleeping (default:
-/// the caller's), from `SIMPI_RUN_POLLS` and `SIMPI_RUN_YIELD_US`: for machines with
+/// Polls before yielding (default 0), and how long to yield before sleeping (default
+/// none), from `SIMPI_RUN_POLLS` and `SIMPI_RUN_YIELD_US`: for machines with
 /// a core to spare for every rank and the simulator.
-fn tuning() -> (u32, Option<Duration>) {
-    static T: std::sync::OnceLock<(u32, Option<Duration>)> = std::sync::OnceLock::new();
+fn tuning() -> (u32, Duration) {
+    static T: std::sync::OnceLock<(u32, Duration)> = std::sync::OnceLock::new();
     *T.get_or_init(|| {
         let polls = std::env::var("SIMPI_RUN_POLLS")
             .ok()
@@ -228,7 +224,7 @@ fn tuning() -> (u32, Option<Duration>) {
         let y = std::env::var("SIMPI_RUN_YIELD_US")
             .ok()
             .and_then(|v| v.parse().ok())
-            .map(Duration::from_micros);
+            .map_or(Duration::ZERO, Duration::from_micros);
         (polls, y)
     })
 }
@@ -251,21 +247,21 @@ mod tests {
         let mut rank = Mailbox::open(fd.as_raw_fd(), b).unwrap();
         let t = std::thread::spawn(move || {
             for i in 0..100u32 {
-                let q = rank.receive(Duration::from_micros(50), || Ok(())).unwrap();
+                let q = rank.receive(|| Ok(())).unwrap();
                 assert_eq!(q, i.to_le_bytes());
                 rank.send(&(i * 2).to_le_bytes()).unwrap();
             }
-            let big = rank.receive(Duration::ZERO, || Ok(())).unwrap();
+            let big = rank.receive(|| Ok(())).unwrap();
             assert_eq!(big.len(), CAPACITY + 3);
             rank.send(&[]).unwrap();
         });
         for i in 0..100u32 {
             sim.send(&i.to_le_bytes()).unwrap();
-            let r = sim.receive(Duration::from_micros(50), || Ok(())).unwrap();
+            let r = sim.receive(|| Ok(())).unwrap();
             assert_eq!(r, (i * 2).to_le_bytes());
         }
         sim.send(&vec![7u8; CAPACITY + 3]).unwrap();
-        assert!(sim.receive(Duration::ZERO, || Ok(())).unwrap().is_empty());
+        assert!(sim.receive(|| Ok(())).unwrap().is_empty());
         t.join().unwrap();
     }
 
@@ -273,9 +269,7 @@ mod tests {
     fn a_wait_ends_with_the_check_s_error() {
         let (a, _b) = UnixStream::pair().unwrap();
         let (mut sim, _fd) = Mailbox::create(a).unwrap();
-        let e = sim
-            .receive(Duration::ZERO, || Err(std::io::Error::other("gone")))
-            .unwrap_err();
+        let e = sim.receive(|| Err(std::io::Error::other("gone"))).unwrap_err();
         assert_eq!(e.to_string(), "gone");
     }
 }

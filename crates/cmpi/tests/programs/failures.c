@@ -1,7 +1,9 @@
 /* One way to fail per first argument: crash (rank 1 dies of SIGSEGV), exit (rank 1
  * exits without MPI_Finalize), abort (rank 1 calls MPI_Abort), deadlock (both ranks
  * receive first), badrank (a send to rank 99: fatal by default), errreturn (the same
- * with MPI_ERRORS_RETURN: the call returns MPI_ERR_RANK and the run goes on). */
+ * with MPI_ERRORS_RETURN: the call returns MPI_ERR_RANK and the run goes on). A first
+ * argument of --np (what simpi run's own -np becomes) exits 2: simpi run must pass a
+ * program's -np through untouched. */
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
@@ -14,6 +16,7 @@ int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Barrier(MPI_COMM_WORLD);
+    if (!strcmp(mode, "--np")) return 2;
     if (!strcmp(mode, "crash") && rank == 1) raise(SIGSEGV);
     if (!strcmp(mode, "exit") && rank == 1) exit(4);
     if (!strcmp(mode, "abort") && rank == 1) MPI_Abort(MPI_COMM_WORLD, 7);

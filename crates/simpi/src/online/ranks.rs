@@ -8,10 +8,6 @@ use std::os::unix::net::UnixStream;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Child, Command};
 
-/// How long to yield the CPU waiting for an answer before sleeping: not at all
-/// (see `simpi_wire::Mailbox`).
-const SPIN: std::time::Duration = std::time::Duration::ZERO;
-
 /// The running ranks.
 pub struct Ranks {
     children: Vec<Child>,
@@ -72,7 +68,7 @@ impl Ranks {
             Ok(None) => Ok(()),
             _ => Err(std::io::Error::other("ended")),
         };
-        match self.mailboxes[r as usize].receive(SPIN, alive) {
+        match self.mailboxes[r as usize].receive(alive) {
             Ok(body) => Request::decode(&body).map_err(|e| format!("rank {r}: {e}")),
             Err(_) => Err(format!(
                 "rank {r} ended without calling MPI_Finalize ({})",
