@@ -9,6 +9,7 @@ use std::os::fd::FromRawFd;
 use std::os::unix::net::UnixStream;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::sync::Mutex;
 
 /// `MPI_Status`, laid out as the ABI's: source, tag, error and five private ints, of
@@ -92,18 +93,58 @@ pub struct Client {
     pub requests: HashMap<u64, Pending>,
     /// MPI_ERRORS_RETURN is set (on any communicator: one setting for all so far).
     pub errors_return: bool,
-    /// Duplicates of MPI_COMM_WORLD made so far (their indices are 1 to this).
-    pub dups: u32,
-    /// Duplicates freed.
-    pub freed: std::collections::HashSet<u32>,
+    /// The communicators made by the program and not freed, by handle.
+    pub comms: HashMap<u64, Comm>,
+    /// The groups made by the program and not freed, by handle: world ranks in
+    /// group order.
+    pub groups: HashMap<u64, Arc<[u32]>>,
+    next_group: u64,
+}
+
+/// A communicator as this rank sees it.
+#[derive(Clone, Debug)]
+pub struct Comm {
+    /// Its index for the simulator.
+    pub index: u32,
+    /// This rank's rank in it.
+    pub rank: u32,
+    /// Its size.
+    pub size: u32,
+    /// Its members as world ranks, in its rank order (`None`: the world's).
+    pub members: Option<Arc<[u32]>>,
+}
+
+impl Comm {
+    /// How errors name it.
+    pub fn name(&self) -> String {
+        match self.index {
+            0 => "MPI_COMM_WORLD".into(),
+            SELF_INDEX => "MPI_COMM_SELF".into(),
+            i => format!("communicator #{i}"),
+        }
+    }
+
+    /// Its members as world ranks.
+    pub fn member_list(&self) -> Arc<[u32]> {
+        match &self.members {
+            None => (0..self.size).collect(),
+            Some(m) => Arc::clone(m),
+        }
+    }
 }
 
 static CLIENT: Mutex<Option<Client>> = Mutex::new(None);
 static FINALIZED: AtomicBool = AtomicBool::new(false);
 
-/// Handles of duplicates of MPI_COMM_WORLD are this plus their index (above every
+/// Handles of communicators the program makes are this plus their index (above every
 /// predefined handle).
-pub const DUP_BASE: u64 = 0x10_0000;
+pub const COMM_BASE: u64 = 0x10_0000;
+
+/// The index of MPI_COMM_SELF for the simulator (the same on every rank).
+pub const SELF_INDEX: u32 = 1;
+
+/// The first handle of a group the program makes.
+const FIRST_GROUP: u64 = 0x8000_0000;
 
 /// The first request value (above every predefined handle, so none is mistaken for
 /// MPI_REQUEST_NULL).
@@ -162,8 +203,9 @@ impl Client {
             next_request: FIRST_REQUEST,
             requests: HashMap::new(),
             errors_return: false,
-            dups: 0,
-            freed: Default::default(),
+            comms: HashMap::new(),
+            groups: HashMap::new(),
+            next_group: FIRST_GROUP,
         };
         match c.exchange(&Request::Hello) {
             Reply::Welcome {
@@ -248,41 +290,98 @@ impl Client {
         std::process::exit(if code == 0 { 1 } else { code })
     }
 
-    /// The index of communicator `comm` for the simulator (0: MPI_COMM_WORLD; a
-    /// duplicate: its own), or an error for one this library does not simulate;
-    /// MPI_COMM_SELF is accepted (as `None`) where `self_ok`.
-    pub fn check_comm(&self, comm: usize, self_ok: bool) -> Result<Option<u32>, Failure> {
+    /// Communicator `comm` as this rank sees it, or MPI_ERR_COMM.
+    pub fn comm(&self, comm: usize) -> Result<Comm, Failure> {
         match comm as u64 {
-            abi::COMM_WORLD => Ok(Some(0)),
-            abi::COMM_SELF if self_ok => Ok(None),
+            abi::COMM_WORLD => Ok(Comm {
+                index: 0,
+                rank: self.rank,
+                size: self.size,
+                members: None,
+            }),
+            abi::COMM_SELF => Ok(Comm {
+                index: SELF_INDEX,
+                rank: 0,
+                size: 1,
+                members: Some(Arc::from([self.rank].as_slice())),
+            }),
             abi::COMM_NULL => Err((abi::err::COMM, "MPI_COMM_NULL is not a communicator to use".into())),
-            h if h > DUP_BASE && h - DUP_BASE <= self.dups as u64 && !self.freed.contains(&((h - DUP_BASE) as u32)) => {
-                Ok(Some((h - DUP_BASE) as u32))
-            }
-            c => Err((
-                abi::err::COMM,
-                format!("communicator {c:#x}: simpi simulates MPI_COMM_WORLD and its duplicates only so far"),
-            )),
+            h => self.comms.get(&h).cloned().ok_or_else(|| {
+                (
+                    abi::err::COMM,
+                    format!("communicator {h:#x} does not exist (or was freed)"),
+                )
+            }),
         }
     }
 
-    /// Index `comm` of [`Client::check_comm`], where MPI_COMM_SELF is not accepted.
-    pub fn comm_index(&self, comm: usize) -> Result<u32, Failure> {
-        Ok(self.check_comm(comm, false)?.unwrap_or(0))
+    /// Takes the new communicator a creation call's reply describes (`parent`: the
+    /// communicator it was made from); returns its handle.
+    pub fn adopt(&mut self, parent: &Comm, reply: &[u8]) -> Result<u64, Failure> {
+        let bad = |e: simpi_wire::WireError| (abi::err::INTERN, e.to_string());
+        let (index, members) = match simpi_wire::NewComm::decode(reply).map_err(bad)? {
+            simpi_wire::NewComm::Null => return Ok(abi::COMM_NULL),
+            simpi_wire::NewComm::SameMembers(i) => (i, parent.members.clone()),
+            simpi_wire::NewComm::Members(i, m) => (i, Some(Arc::from(m))),
+        };
+        let (rank, size) = match &members {
+            None => (self.rank, self.size),
+            Some(m) => (
+                m.iter()
+                    .position(|&w| w == self.rank)
+                    .ok_or((abi::err::INTERN, "a new communicator without this rank".to_string()))?
+                    as u32,
+                m.len() as u32,
+            ),
+        };
+        let h = COMM_BASE + index as u64;
+        self.comms.insert(
+            h,
+            Comm {
+                index,
+                rank,
+                size,
+                members,
+            },
+        );
+        Ok(h)
     }
 
-    /// Checks a destination or source rank (`wild` allows MPI_ANY_SOURCE); `Ok(None)`
-    /// for MPI_PROC_NULL.
-    pub fn check_rank(&self, r: c_int, wild: bool) -> Result<Option<i32>, Failure> {
-        match r {
-            abi::PROC_NULL => Ok(None),
-            abi::ANY_SOURCE if wild => Ok(Some(r)),
-            r if r >= 0 && (r as u32) < self.size => Ok(Some(r)),
-            r => Err((
-                abi::err::RANK,
-                format!("rank {r} is not in MPI_COMM_WORLD (size {})", self.size),
-            )),
+    /// A handle for a new group of world ranks (the empty group is MPI_GROUP_EMPTY).
+    pub fn new_group(&mut self, members: Vec<u32>) -> u64 {
+        if members.is_empty() {
+            return abi::GROUP_EMPTY;
         }
+        let h = self.next_group;
+        self.next_group += 1;
+        self.groups.insert(h, members.into());
+        h
+    }
+
+    /// Group `g`'s members (world ranks), or MPI_ERR_GROUP.
+    pub fn group(&self, g: usize) -> Result<Arc<[u32]>, Failure> {
+        match g as u64 {
+            abi::GROUP_EMPTY => Ok(Arc::from(Vec::new())),
+            h => self
+                .groups
+                .get(&h)
+                .cloned()
+                .ok_or_else(|| (abi::err::GROUP, format!("group {h:#x} does not exist (or was freed)"))),
+        }
+    }
+}
+
+/// Checks a destination or source rank of `comm` (`wild` allows MPI_ANY_SOURCE);
+/// `Ok(None)` for MPI_PROC_NULL.
+pub fn check_rank(comm: &Comm, r: c_int, wild: bool) -> Result<Option<i32>, Failure> {
+    match r {
+        abi::PROC_NULL => Ok(None),
+        abi::ANY_SOURCE if wild => Ok(Some(r)),
+        r if r >= 0 && (r as u32) < comm.size => Ok(Some(r)),
+        r => Err((
+            abi::err::RANK,
+            format!("rank {r} is not in {} (size {})", comm.name(), comm.size),
+        )),
     }
 }
 

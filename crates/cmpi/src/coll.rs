@@ -38,11 +38,11 @@ fn collective_v(
     (send_counts, recv_counts): (Vec<u64>, Vec<u64>),
     data: Vec<u8>,
 ) -> Result<Vec<u8>, Failure> {
-    let comm = c.comm_index(comm)?;
-    if root < 0 || root as u32 >= c.size {
+    let cm = c.comm(comm)?;
+    if root < 0 || root as u32 >= cm.size {
         return Err((
             abi::err::ROOT,
-            format!("root {root} is not in MPI_COMM_WORLD (size {})", c.size),
+            format!("root {root} is not in the communicator (size {})", cm.size),
         ));
     }
     let reduction = matches!(
@@ -57,7 +57,7 @@ fn collective_v(
     }
     let done = c.call(Call::Collective(Collective {
         kind,
-        comm,
+        comm: cm.index,
         root: root as u32,
         op: if reduction { op as u64 } else { 0 },
         datatype,
@@ -97,14 +97,15 @@ pub extern "C" fn MPI_Barrier(comm: usize) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Bcast(buf: *mut c_void, count: c_int, datatype: usize, root: c_int, comm: usize) -> c_int {
     entry("MPI_Bcast", |c| {
+        let cm = c.comm(comm)?;
         let len = bytes_of(count.into(), datatype)?;
-        let data = if root == c.rank as c_int {
+        let data = if root == cm.rank as c_int {
             read_buf(buf as *const u8, len)?
         } else {
             Vec::new()
         };
         let out = collective(c, comm, CollKind::Bcast, root, 0, abi::BYTE, len, data)?;
-        if root != c.rank as c_int {
+        if root != cm.rank as c_int {
             write_buf(buf as *mut u8, len, &out)?;
         }
         Ok(())
@@ -124,9 +125,10 @@ pub unsafe extern "C" fn MPI_Reduce(
     comm: usize,
 ) -> c_int {
     entry("MPI_Reduce", |c| {
+        let cm = c.comm(comm)?;
         let (data, len) = contribution(sendbuf, recvbuf, count, datatype)?;
         let out = collective(c, comm, CollKind::Reduce, root, op, datatype as u64, count as u64, data)?;
-        if root == c.rank as c_int {
+        if root == cm.rank as c_int {
             write_buf(recvbuf as *mut u8, len, &out)?;
         }
         Ok(())
@@ -169,9 +171,10 @@ pub unsafe extern "C" fn MPI_Reduce_scatter_block(
     comm: usize,
 ) -> c_int {
     entry("MPI_Reduce_scatter_block", |c| {
+        let cm = c.comm(comm)?;
         let block = bytes_of(recvcount.into(), datatype)?;
         let all = block
-            .checked_mul(c.size.into())
+            .checked_mul(cm.size.into())
             .ok_or((abi::err::COUNT, "the vector overflows".to_string()))?;
         let from = if in_place(sendbuf) {
             recvbuf as *const u8
@@ -217,17 +220,18 @@ pub unsafe extern "C" fn MPI_Gather(
     comm: usize,
 ) -> c_int {
     entry("MPI_Gather", |c| {
-        let me = c.rank as c_int == root;
+        let cm = c.comm(comm)?;
+        let me = cm.rank as c_int == root;
         let place = me && in_place(sendbuf);
         let block = block_of(place, sendcount, sendtype, recvcount, recvtype)?;
         let data = if place {
-            read_buf((recvbuf as *const u8).add((block * c.rank as u64) as usize), block)?
+            read_buf((recvbuf as *const u8).add((block * cm.rank as u64) as usize), block)?
         } else {
             read_buf(sendbuf as *const u8, block)?
         };
         let out = collective(c, comm, CollKind::Gather, root, 0, abi::BYTE, block, data)?;
         if me {
-            write_buf(recvbuf as *mut u8, block * c.size as u64, &out)?;
+            write_buf(recvbuf as *mut u8, block * cm.size as u64, &out)?;
         }
         Ok(())
     })
@@ -246,15 +250,16 @@ pub unsafe extern "C" fn MPI_Allgather(
     comm: usize,
 ) -> c_int {
     entry("MPI_Allgather", |c| {
+        let cm = c.comm(comm)?;
         let place = in_place(sendbuf);
         let block = block_of(place, sendcount, sendtype, recvcount, recvtype)?;
         let data = if place {
-            read_buf((recvbuf as *const u8).add((block * c.rank as u64) as usize), block)?
+            read_buf((recvbuf as *const u8).add((block * cm.rank as u64) as usize), block)?
         } else {
             read_buf(sendbuf as *const u8, block)?
         };
         let out = collective(c, comm, CollKind::Allgather, 0, 0, abi::BYTE, block, data)?;
-        write_buf(recvbuf as *mut u8, block * c.size as u64, &out)
+        write_buf(recvbuf as *mut u8, block * cm.size as u64, &out)
     })
 }
 
@@ -272,7 +277,8 @@ pub unsafe extern "C" fn MPI_Scatter(
     comm: usize,
 ) -> c_int {
     entry("MPI_Scatter", |c| {
-        let me = c.rank as c_int == root;
+        let cm = c.comm(comm)?;
+        let me = cm.rank as c_int == root;
         let place = me && in_place(recvbuf);
         // The block is the receive side's, or the root's send side's when it keeps
         // its own block in place.
@@ -282,7 +288,7 @@ pub unsafe extern "C" fn MPI_Scatter(
             bytes_of(recvcount.into(), recvtype)?
         };
         let data = if me {
-            read_buf(sendbuf as *const u8, block * c.size as u64)?
+            read_buf(sendbuf as *const u8, block * cm.size as u64)?
         } else {
             Vec::new()
         };
@@ -307,6 +313,7 @@ pub unsafe extern "C" fn MPI_Alltoall(
     comm: usize,
 ) -> c_int {
     entry("MPI_Alltoall", |c| {
+        let cm = c.comm(comm)?;
         let place = in_place(sendbuf);
         let block = block_of(place, sendcount, sendtype, recvcount, recvtype)?;
         let from = if place {
@@ -314,9 +321,9 @@ pub unsafe extern "C" fn MPI_Alltoall(
         } else {
             sendbuf as *const u8
         };
-        let data = read_buf(from, block * c.size as u64)?;
+        let data = read_buf(from, block * cm.size as u64)?;
         let out = collective(c, comm, CollKind::Alltoall, 0, 0, abi::BYTE, block, data)?;
-        write_buf(recvbuf as *mut u8, block * c.size as u64, &out)
+        write_buf(recvbuf as *mut u8, block * cm.size as u64, &out)
     })
 }
 
@@ -352,7 +359,8 @@ pub unsafe extern "C" fn MPI_Alltoallv(
     comm: usize,
 ) -> c_int {
     entry("MPI_Alltoallv", |c| {
-        let n = c.size;
+        let cm = c.comm(comm)?;
+        let n = cm.size;
         let rsize = bytes_of(1, recvtype)?;
         let recv = blocks(recvcounts, rdispls, n, rsize)?;
         // In place: each block goes out from where its answer will land.

@@ -1,7 +1,7 @@
 //! Start, end, the rank's identity, time, error handlers and datatype sizes: calls
 //! answered without the simulator (except MPI_Finalize's last call).
 
-use crate::client::{bytes_of, entry, finalize, init, state, Status, DUP_BASE};
+use crate::client::{bytes_of, entry, finalize, init, state, Status};
 use simpi_wire::abi;
 use std::ffi::{c_char, c_int};
 
@@ -81,36 +81,6 @@ pub extern "C" fn MPI_Abort(_comm: usize, code: c_int) -> c_int {
     })
 }
 
-/// # Safety
-/// `rank` is writable.
-#[no_mangle]
-pub unsafe extern "C" fn MPI_Comm_rank(comm: usize, rank: *mut c_int) -> c_int {
-    entry("MPI_Comm_rank", |c| {
-        c.check_comm(comm, true)?;
-        *rank = if comm as u64 == abi::COMM_SELF {
-            0
-        } else {
-            c.rank as c_int
-        };
-        Ok(())
-    })
-}
-
-/// # Safety
-/// `size` is writable.
-#[no_mangle]
-pub unsafe extern "C" fn MPI_Comm_size(comm: usize, size: *mut c_int) -> c_int {
-    entry("MPI_Comm_size", |c| {
-        c.check_comm(comm, true)?;
-        *size = if comm as u64 == abi::COMM_SELF {
-            1
-        } else {
-            c.size as c_int
-        };
-        Ok(())
-    })
-}
-
 #[no_mangle]
 pub extern "C" fn MPI_Wtime() -> f64 {
     let mut t = 0.0;
@@ -128,7 +98,7 @@ pub extern "C" fn MPI_Wtick() -> f64 {
 }
 
 /// Copies `s` and a terminating NUL into `buf` of `cap` bytes; the length to `len`.
-unsafe fn put_str(s: &str, buf: *mut c_char, cap: usize, len: *mut c_int) {
+pub(crate) unsafe fn put_str(s: &str, buf: *mut c_char, cap: usize, len: *mut c_int) {
     let n = s.len().min(cap.saturating_sub(1));
     std::ptr::copy_nonoverlapping(s.as_ptr() as *const c_char, buf, n);
     *buf.add(n) = 0;
@@ -167,7 +137,7 @@ pub unsafe extern "C" fn MPI_Get_library_version(buf: *mut c_char, len: *mut c_i
 #[no_mangle]
 pub extern "C" fn MPI_Comm_set_errhandler(comm: usize, handler: usize) -> c_int {
     entry("MPI_Comm_set_errhandler", |c| {
-        c.check_comm(comm, false)?;
+        c.comm(comm)?;
         c.errors_return = match handler as u64 {
             abi::ERRORS_RETURN => true,
             abi::ERRORS_ARE_FATAL | abi::ERRORS_ABORT => false,
@@ -187,7 +157,7 @@ pub extern "C" fn MPI_Comm_set_errhandler(comm: usize, handler: usize) -> c_int 
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Comm_get_errhandler(comm: usize, handler: *mut usize) -> c_int {
     entry("MPI_Comm_get_errhandler", |c| {
-        c.check_comm(comm, false)?;
+        c.comm(comm)?;
         *handler = if c.errors_return {
             abi::ERRORS_RETURN
         } else {
@@ -216,6 +186,8 @@ pub unsafe extern "C" fn MPI_Error_string(code: c_int, buf: *mut c_char, len: *m
         abi::err::TYPE => "invalid datatype".into(),
         abi::err::TAG => "invalid tag".into(),
         abi::err::COMM => "invalid communicator".into(),
+        abi::err::GROUP => "invalid group".into(),
+        abi::err::ARG => "invalid argument".into(),
         abi::err::RANK => "invalid rank".into(),
         abi::err::REQUEST => "invalid request".into(),
         abi::err::ROOT => "invalid root".into(),
@@ -253,55 +225,3 @@ pub unsafe extern "C" fn MPI_Get_count(status: *const Status, datatype: usize, c
         Ok(())
     })
 }
-
-/// # Safety
-/// `newcomm` is writable.
-#[no_mangle]
-pub unsafe extern "C" fn MPI_Comm_dup(comm: usize, newcomm: *mut usize) -> c_int {
-    entry("MPI_Comm_dup", |c| {
-        // Every communicator holds every rank, and every rank makes every duplicate in
-        // the same order (they are collective), so the k-th is the same everywhere.
-        c.comm_index(comm)?;
-        c.dups += 1;
-        *newcomm = (DUP_BASE + c.dups as u64) as usize;
-        Ok(())
-    })
-}
-
-/// # Safety
-/// `comm` points to a communicator handle.
-#[no_mangle]
-pub unsafe extern "C" fn MPI_Comm_free(comm: *mut usize) -> c_int {
-    entry("MPI_Comm_free", |c| {
-        match c.check_comm(*comm, false)? {
-            Some(i) if i > 0 => {
-                c.freed.insert(i);
-            }
-            _ => return Err((abi::err::COMM, "MPI_COMM_WORLD cannot be freed".into())),
-        }
-        *comm = abi::COMM_NULL as usize;
-        Ok(())
-    })
-}
-
-/// # Safety
-/// `result` is writable.
-#[no_mangle]
-pub unsafe extern "C" fn MPI_Comm_compare(a: usize, b: usize, result: *mut c_int) -> c_int {
-    entry("MPI_Comm_compare", |c| {
-        let (x, y) = (c.check_comm(a, true)?, c.check_comm(b, true)?);
-        *result = if x == y {
-            MPI_IDENT
-        } else if (x.is_some() && y.is_some()) || c.size == 1 {
-            MPI_CONGRUENT
-        } else {
-            MPI_UNEQUAL
-        };
-        Ok(())
-    })
-}
-
-/// MPI_IDENT, MPI_CONGRUENT and MPI_UNEQUAL as `mpi.h` defines them.
-const MPI_IDENT: c_int = 101;
-const MPI_CONGRUENT: c_int = 102;
-const MPI_UNEQUAL: c_int = 104;

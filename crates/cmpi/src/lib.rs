@@ -17,7 +17,10 @@
 
 mod client;
 mod coll;
+mod comm;
 mod env;
+mod group;
 mod p2p;
+mod some;
 
 pub use client::Status;

@@ -2,7 +2,7 @@
 //! standard sends (the protocol's thresholds decide eager or rendezvous, as for any
 //! send).
 
-use crate::client::{bytes_of, check_tag, entry, read_buf, write_buf, Client, Failure, Pending, Status};
+use crate::client::{bytes_of, check_rank, check_tag, entry, read_buf, write_buf, Client, Failure, Pending, Status};
 use simpi_wire::{abi, Call};
 use std::ffi::{c_int, c_void};
 
@@ -33,11 +33,11 @@ unsafe fn send_args(
     tag: c_int,
     comm: usize,
 ) -> Result<Option<(u32, u32, Vec<u8>)>, Failure> {
-    let comm = c.comm_index(comm)?;
+    let cm = c.comm(comm)?;
     check_tag(tag, false)?;
     let len = bytes_of(count.into(), dt)?;
-    match c.check_rank(dest, false)? {
-        Some(to) => Ok(Some((comm, to as u32, read_buf(buf as *const u8, len)?))),
+    match check_rank(&cm, dest, false)? {
+        Some(to) => Ok(Some((cm.index, to as u32, read_buf(buf as *const u8, len)?))),
         None => Ok(None),
     }
 }
@@ -52,9 +52,9 @@ fn recv_args(
     tag: c_int,
     comm: usize,
 ) -> Result<(u32, Option<i32>, u64), Failure> {
-    let comm = c.comm_index(comm)?;
+    let cm = c.comm(comm)?;
     check_tag(tag, true)?;
-    Ok((comm, c.check_rank(source, true)?, bytes_of(count.into(), dt)?))
+    Ok((cm.index, check_rank(&cm, source, true)?, bytes_of(count.into(), dt)?))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -363,4 +363,4 @@ macro_rules! not_yet {
         }
     )*};
 }
-not_yet!(MPI_Testall MPI_Testany MPI_Testsome MPI_Waitany MPI_Waitsome MPI_Iprobe MPI_Probe MPI_Cancel MPI_Request_free);
+not_yet!(MPI_Iprobe MPI_Probe MPI_Cancel);

@@ -21,7 +21,15 @@ fn built() -> &'static PathBuf {
         let dir = std::env::temp_dir().join(format!("simpi-online-tests-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/programs");
-        for name in ["pingpong", "collectives", "failures", "anysource", "polling", "dup"] {
+        for name in [
+            "pingpong",
+            "collectives",
+            "failures",
+            "anysource",
+            "polling",
+            "dup",
+            "comms",
+        ] {
             let status = Command::new(env!("CARGO_BIN_EXE_simpicc"))
                 .args(["-O1", "-Wall", "-Werror", "-o"])
                 .arg(dir.join(name))
@@ -119,4 +127,13 @@ fn a_receive_polled_with_mpi_test_completes_once_its_message_arrived() {
 #[test]
 fn a_duplicate_of_the_world_has_its_own_matching_and_collectives() {
     simulate("dup", &[], 3).unwrap();
+}
+
+#[test]
+fn split_create_and_dup_make_communicators_with_their_own_ranks_and_waitany_takes_the_first_done() {
+    // The program checks every value (and the Waitany times of its header comment)
+    // and exits with the failed check's number.
+    for ranks in [4, 5] {
+        simulate("comms", &[], ranks).unwrap_or_else(|e| panic!("{ranks} ranks: {e}"));
+    }
 }

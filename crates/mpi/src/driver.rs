@@ -29,6 +29,7 @@ use crate::sink::OpSink;
 use crate::ANY_SOURCE;
 use simpi_kernel::{MixHashMap, SimTime};
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 /// Communicators a driver simulates (indices 0 to this, exclusive).
 pub const MAX_COMMS: u32 = 1 << 30;
@@ -36,8 +37,9 @@ pub const MAX_COMMS: u32 = 1 << 30;
 /// A front end's name for a message operation or request.
 pub type Handle = u64;
 
-/// One MPI call of a rank. `comm` names the communicator: 0 is `MPI_COMM_WORLD`, and
-/// every other index a duplicate of it (same ranks, its own matching and collectives).
+/// One MPI call of a rank. `comm` names the communicator (0 is `MPI_COMM_WORLD`): its
+/// own matching contexts. Ranks are world ranks; the front end translates a
+/// communicator's ranks.
 #[derive(Clone, Debug)]
 pub enum Call {
     /// MPI_Send; `handle` names the message.
@@ -94,6 +96,10 @@ pub enum Call {
     },
     /// MPI_Waitall over requests (unknown handles complete at once).
     Wait(Vec<Handle>),
+    /// MPI_Waitany (and MPI_Waitsome) over requests, not empty: the rank goes on once
+    /// one of them is done; [`Driver::is_done`] says which. Requests stay pending
+    /// until taken.
+    WaitAny(Vec<Handle>),
     /// MPI_Test of a request: a compute of `cost_ps` (the protocol may grow it), after
     /// which [`Driver::take_tested`] says whether the test found the request complete.
     Test {
@@ -104,15 +110,18 @@ pub enum Call {
     },
     /// Time computing, in picoseconds.
     Compute(u64),
-    /// A collective on the world with `alg` (algorithms made of others use the first
-    /// registered ones).
+    /// A collective with `alg` (algorithms made of others use the first registered
+    /// ones).
     Collective {
-        /// What the rank knows of the call (`me` is set from the rank).
+        /// What the rank knows of the call: on the world, `me` is set from the rank;
+        /// on another communicator, `me` and `size` are the rank's there.
         spec: CollSpec,
         /// The algorithm.
         alg: &'static Algorithm,
         /// The communicator.
         comm: u32,
+        /// Its members as world ranks, in its rank order; `None` for the world.
+        members: Option<Arc<[u32]>>,
     },
     /// MPI_Finalize: the rank makes no more calls.
     Finalize,
@@ -209,16 +218,33 @@ impl Program<OpRef> for Posted {
                     s.forget_target(t);
                 }
             }
+            Call::WaitAny(handles) => {
+                let reqs: Vec<Req<OpRef>> = handles
+                    .iter()
+                    .filter_map(|h| self.requests[rank as usize].get(h).copied())
+                    .collect();
+                if !reqs.is_empty() && reqs.len() == handles.len() {
+                    calls.wait_any(s, &reqs)?;
+                }
+                // An unknown request is complete: the call returns at once.
+            }
             Call::Test { handle, cost_ps } => match self.requests[rank as usize].get_mut(&handle) {
                 Some(req) => calls.test(s, req, cost_ps)?,
                 None => calls.compute(s, cost_ps)?,
             },
             Call::Compute(ps) => calls.compute(s, ps)?,
-            Call::Collective { mut spec, alg, comm } => {
-                spec.me = rank;
+            Call::Collective {
+                mut spec,
+                alg,
+                comm,
+                members,
+            } => {
+                if members.is_none() {
+                    spec.me = rank;
+                }
                 let comm = CollComm {
                     index: comm as usize,
-                    members: None,
+                    members: members.as_deref(),
                     context: CommTable::coll_context(comm as usize),
                 };
                 calls.collective(s, comm, spec, alg, &first_algorithm)?;
@@ -298,6 +324,22 @@ impl<R: Rules<Live<Posted>>> Driver<R> {
                 )));
             }
         }
+        if let Call::Collective {
+            spec, members: Some(m), ..
+        } = &call
+        {
+            if m.len() != spec.size as usize || m.get(spec.me as usize) != Some(&rank) {
+                return Err(Error::BadParameter(format!(
+                    "rank {rank}: a collective on {} members as member {} of {}, which is not this rank",
+                    m.len(),
+                    spec.me,
+                    spec.size
+                )));
+            }
+            if let Some(&w) = m.iter().find(|&&w| w >= self.engine.store().num_ranks()) {
+                return Err(Error::BadParameter(format!("communicator member {w} does not exist")));
+            }
+        }
         if let Call::Send { to, .. } | Call::Isend { to, .. } = call {
             if to >= self.engine.store().num_ranks() {
                 return Err(Error::BadParameter(format!("destination {to} does not exist")));
@@ -339,6 +381,29 @@ impl<R: Rules<Live<Posted>>> Driver<R> {
             }
         }
         found
+    }
+
+    /// Whether rank `rank`'s request `handle` is done (an unknown request is).
+    pub fn is_done(&mut self, rank: u32, handle: Handle) -> bool {
+        let store = &mut self.engine.core().store;
+        match store.program().requests.get(rank as usize).and_then(|m| m.get(&handle)) {
+            Some(req) => store.op_done(req.op),
+            None => true,
+        }
+    }
+
+    /// Forgets rank `rank`'s request `handle` (done, or freed by the program): a
+    /// later wait for it completes at once.
+    pub fn forget(&mut self, rank: u32, handle: Handle) {
+        let store = &mut self.engine.core().store;
+        let req = store
+            .program_mut()
+            .requests
+            .get_mut(rank as usize)
+            .and_then(|m| m.remove(&handle));
+        if let Some(t) = req.and_then(|q| q.target) {
+            store.release_target(t);
+        }
     }
 
     /// The (send, receive) handles matched since the last call.

@@ -145,6 +145,11 @@ impl<P: Program<OpRef>> Live<P> {
         self.targets.get(target as usize).is_some_and(|t| t.found)
     }
 
+    /// Whether operation `op` completed.
+    pub fn op_done(&self, op: OpRef) -> bool {
+        self.arena.is_done(op)
+    }
+
     /// No test will name `target` again: its handle may serve another request.
     pub fn release_target(&mut self, target: u32) {
         let t = &mut self.targets[target as usize];

@@ -100,7 +100,15 @@ fn non_blocking_calls_and_a_collective_go_through_the_driver() -> Result<(), Err
         d.post(r, Call::Wait(vec![100 + r as u64, 200 + r as u64]))?;
         let spec = CollSpec::new(Collective::Barrier, 4, r, 0);
         let alg = find(Collective::Barrier, "bruck").expect("registered");
-        d.post(r, Call::Collective { spec, alg, comm: 0 })?;
+        d.post(
+            r,
+            Call::Collective {
+                spec,
+                alg,
+                comm: 0,
+                members: None,
+            },
+        )?;
         d.post(r, Call::Finalize)?;
     }
     // Posted ahead: the ranks run to the end without pausing.

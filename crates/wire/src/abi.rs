@@ -22,6 +22,12 @@ pub const COMM_NULL: u64 = 0x100;
 pub const COMM_WORLD: u64 = 0x101;
 /// MPI_COMM_SELF.
 pub const COMM_SELF: u64 = 0x102;
+/// MPI_GROUP_NULL.
+pub const GROUP_NULL: u64 = 0x108;
+/// MPI_GROUP_EMPTY.
+pub const GROUP_EMPTY: u64 = 0x109;
+/// MPI_COMM_TYPE_SHARED (MPI_Comm_split_type).
+pub const COMM_TYPE_SHARED: i32 = 1001;
 /// MPI_REQUEST_NULL.
 pub const REQUEST_NULL: u64 = 0x180;
 /// MPI_ERRORS_ARE_FATAL.
@@ -89,6 +95,8 @@ pub mod err {
     pub const REQUEST: i32 = 7;
     /// MPI_ERR_ROOT.
     pub const ROOT: i32 = 8;
+    /// MPI_ERR_GROUP.
+    pub const GROUP: i32 = 9;
     /// MPI_ERR_OP.
     pub const OP: i32 = 10;
     /// MPI_ERR_ARG.

@@ -36,6 +36,13 @@ impl Writer {
             self.u64(*x);
         }
     }
+    /// Appends a length and the `u32`s.
+    pub fn u32s(&mut self, v: &[u32]) {
+        self.u64(v.len() as u64);
+        for x in v {
+            self.u32(*x);
+        }
+    }
     /// The body.
     pub fn into_bytes(self) -> Vec<u8> {
         self.0
@@ -95,6 +102,11 @@ impl<'a> Reader<'a> {
     pub fn u64s(&mut self) -> Result<Vec<u64>, WireError> {
         let n = self.len_of(8)?;
         (0..n).map(|_| self.u64()).collect()
+    }
+    /// A length and that many `u32`s.
+    pub fn u32s(&mut self) -> Result<Vec<u32>, WireError> {
+        let n = self.len_of(4)?;
+        (0..n).map(|_| self.u32()).collect()
     }
     /// Checks that nothing is left.
     pub fn end(&self) -> Result<(), WireError> {

@@ -58,9 +58,20 @@ pub enum CollKind {
     ReduceScatterBlock,
     /// MPI_Alltoallv.
     Alltoallv,
+    /// MPI_Comm_dup: the reply's data is a new communicator ([`NewComm`]).
+    Dup,
+    /// MPI_Comm_split: the data holds the color and the key (two little-endian i32;
+    /// the color MPI_UNDEFINED: no new communicator for this rank).
+    Split,
+    /// MPI_Comm_split_type with MPI_COMM_TYPE_SHARED: ranks on the same simulated host
+    /// together; the data holds the key (i32).
+    SplitShared,
+    /// MPI_Comm_create: the data holds the group's members (u32 world ranks, in the
+    /// new communicator's order), empty if this rank is not in its group.
+    Create,
 }
 
-const COLL_KINDS: [CollKind; 12] = [
+const COLL_KINDS: [CollKind; 16] = [
     CollKind::Barrier,
     CollKind::Bcast,
     CollKind::Reduce,
@@ -73,6 +84,10 @@ const COLL_KINDS: [CollKind; 12] = [
     CollKind::Exscan,
     CollKind::ReduceScatterBlock,
     CollKind::Alltoallv,
+    CollKind::Dup,
+    CollKind::Split,
+    CollKind::SplitShared,
+    CollKind::Create,
 ];
 
 impl CollKind {
@@ -111,6 +126,51 @@ pub struct Collective {
     pub recv_counts: Vec<u64>,
     /// What this rank contributes (empty where it contributes nothing).
     pub data: Vec<u8>,
+}
+
+/// A communicator made by [`CollKind::Dup`], [`CollKind::Split`],
+/// [`CollKind::SplitShared`] or [`CollKind::Create`], as the reply's data carries it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NewComm {
+    /// This rank is in no new communicator (MPI_COMM_NULL).
+    Null,
+    /// The new communicator's index, with the same members as its parent.
+    SameMembers(u32),
+    /// The new communicator's index and its members (world ranks, in its rank order).
+    Members(u32, Vec<u32>),
+}
+
+impl NewComm {
+    /// Its bytes.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut w = Writer::default();
+        match self {
+            NewComm::Null => w.u8(0),
+            NewComm::SameMembers(i) => {
+                w.u8(1);
+                w.u32(*i);
+            }
+            NewComm::Members(i, m) => {
+                w.u8(2);
+                w.u32(*i);
+                w.u32s(m);
+            }
+        }
+        w.into_bytes()
+    }
+
+    /// The communicator `data` describes.
+    pub fn decode(data: &[u8]) -> Result<NewComm, WireError> {
+        let mut r = Reader::new(data);
+        let c = match r.u8()? {
+            0 => NewComm::Null,
+            1 => NewComm::SameMembers(r.u32()?),
+            2 => NewComm::Members(r.u32()?, r.u32s()?),
+            k => return Err(WireError(format!("unknown communicator kind {k}"))),
+        };
+        r.end()?;
+        Ok(c)
+    }
 }
 
 /// One MPI call that needs the other ranks, as a rank sends it.
@@ -174,10 +234,53 @@ pub enum Call {
         /// The request.
         request: u64,
     },
-    /// A collective on MPI_COMM_WORLD or a duplicate of it.
+    /// MPI_Waitany, MPI_Waitsome, MPI_Testany, MPI_Testall or MPI_Testsome over
+    /// requests made by Isend and Irecv: the reply has one completion per request, in
+    /// order, with the source [`PENDING`] for those not completed by this call.
+    Completing {
+        /// The requests.
+        requests: Vec<u64>,
+        /// Which call.
+        how: Completing,
+    },
+    /// A collective, or a call that makes a communicator.
     Collective(Collective),
     /// MPI_Finalize.
     Finalize,
+}
+
+/// The source of a [`Completion`] for a request that a [`Call::Completing`] did not
+/// complete.
+pub const PENDING: i32 = i32::MIN;
+
+/// Which of the calls that complete some of several requests a [`Call::Completing`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Completing {
+    /// MPI_Waitany: blocks until one is done; reports the first done.
+    WaitAny,
+    /// MPI_Waitsome: blocks until one is done; reports every done one.
+    WaitSome,
+    /// MPI_Testany: reports the first done, if any.
+    TestAny,
+    /// MPI_Testall: reports all if all are done, else none.
+    TestAll,
+    /// MPI_Testsome: reports every done one.
+    TestSome,
+}
+
+const COMPLETINGS: [Completing; 5] = [
+    Completing::WaitAny,
+    Completing::WaitSome,
+    Completing::TestAny,
+    Completing::TestAll,
+    Completing::TestSome,
+];
+
+impl Completing {
+    /// Whether the call blocks until a request is done.
+    pub fn waits(self) -> bool {
+        matches!(self, Completing::WaitAny | Completing::WaitSome)
+    }
 }
 
 /// What a rank sends to `simpi run`.
@@ -352,6 +455,11 @@ fn encode_call(w: &mut Writer, call: &Call) {
             w.bytes(&c.data);
         }
         Call::Finalize => w.u8(6),
+        Call::Completing { requests, how } => {
+            w.u8(8);
+            w.u8(COMPLETINGS.iter().position(|h| h == how).unwrap_or(0) as u8);
+            w.u64s(requests);
+        }
         Call::Test { request } => {
             w.u8(7);
             w.u64(*request);
@@ -408,6 +516,16 @@ fn decode_call(r: &mut Reader<'_>) -> Result<Call, WireError> {
         }),
         6 => Call::Finalize,
         7 => Call::Test { request: r.u64()? },
+        8 => {
+            let k = r.u8()?;
+            let how = *COMPLETINGS
+                .get(k as usize)
+                .ok_or_else(|| WireError(format!("unknown completing call {k}")))?;
+            Call::Completing {
+                requests: r.u64s()?,
+                how,
+            }
+        }
         k => return Err(WireError(format!("unknown call {k}"))),
     })
 }
@@ -531,6 +649,32 @@ mod tests {
                 message: "bad".into(),
             },
         ];
+        let mut reqs = reqs;
+        for how in COMPLETINGS {
+            reqs.push(Request::Call {
+                compute_ns: 3,
+                call: Call::Completing {
+                    requests: vec![8, 6],
+                    how,
+                },
+            });
+        }
+        for kind in COLL_KINDS {
+            reqs.push(Request::Call {
+                compute_ns: 4,
+                call: Call::Collective(Collective {
+                    kind,
+                    comm: 3,
+                    root: 1,
+                    op: 0,
+                    datatype: abi::BYTE,
+                    count: 0,
+                    send_counts: Vec::new(),
+                    recv_counts: Vec::new(),
+                    data: vec![5; 8],
+                }),
+            });
+        }
         for q in reqs {
             assert_eq!(Request::decode(&q.encode()), Ok(q));
         }
@@ -554,6 +698,17 @@ mod tests {
         for r in reps {
             assert_eq!(Reply::decode(&r.encode()), Ok(r));
         }
+        for c in [
+            NewComm::Null,
+            NewComm::SameMembers(7),
+            NewComm::Members(8, vec![3, 1, 2]),
+        ] {
+            assert_eq!(NewComm::decode(&c.encode()), Ok(c));
+        }
+        // A member list longer than the bytes that follow is refused, not read.
+        let mut long = NewComm::Members(8, vec![1, 2]).encode();
+        long.truncate(long.len() - 1);
+        assert!(NewComm::decode(&long).is_err());
     }
 
     #[test]

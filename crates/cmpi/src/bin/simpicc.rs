@@ -20,10 +20,18 @@ fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let libdir = if !libdir.join("libsimpi_mpi.so").exists() && libdir.join("deps/libsimpi_mpi.so").exists() {
-        libdir.join("deps")
-    } else {
-        libdir
+    // `cargo build` leaves the library beside simpicc, `cargo test` in deps/ (and
+    // updates only that one): take the newer.
+    let built = |d: &PathBuf| {
+        std::fs::metadata(d.join("libsimpi_mpi.so"))
+            .and_then(|m| m.modified())
+            .ok()
+    };
+    let deps = libdir.join("deps");
+    let libdir = match (built(&libdir), built(&deps)) {
+        (None, Some(_)) => deps,
+        (Some(a), Some(b)) if b > a => deps,
+        _ => libdir,
     };
     let show = args.iter().any(|a| a == "-show" || a == "--showme");
     let user: Vec<&String> = args.iter().filter(|a| *a != "-show" && *a != "--showme").collect();
@@ -35,6 +43,9 @@ fn main() -> ExitCode {
     cmd.extend(user.iter().map(|s| s.to_string()));
     if links {
         cmd.push(format!("-L{}", libdir.display()));
+        // DT_RPATH, searched before LD_LIBRARY_PATH (cargo's test runner sets one that
+        // may name an older copy of the library).
+        cmd.push("-Wl,--disable-new-dtags".into());
         cmd.push(format!("-Wl,-rpath,{}", libdir.display()));
         cmd.push("-lsimpi_mpi".into());
     }

@@ -4,11 +4,18 @@
 //! contributions, which is exact because a rank's part of a collective cannot end
 //! before every contribution its result depends on was made.
 
+use super::comms::Place;
 use super::reduce::combine;
 use simpi_wire::{CollKind, Collective};
 
+/// A collective call's name: its communicator, that communicator's first member (a
+/// world rank: every MPI_COMM_SELF has the same index), and its number there.
+pub type CallKey = (u32, u32, u64);
+
 /// One collective call, as all ranks make it.
 struct Instance {
+    /// Ranks in the communicator.
+    size: u32,
     first: Collective,
     /// The rank whose call `first` is.
     first_rank: u32,
@@ -24,35 +31,35 @@ struct Instance {
     delivered: u32,
 }
 
-/// The collectives in progress, by communicator and sequence number there (the k-th
-/// collective call of every rank on a communicator is the same call).
+/// The collectives in progress, by [`CallKey`] (the k-th collective call of every rank
+/// on a communicator is the same call).
 pub struct Collectives {
-    size: u32,
-    /// Per rank: the number of its next call on each communicator.
+    /// Per world rank: the number of its next call on each communicator.
     next: Vec<std::collections::HashMap<u32, u64>>,
-    open: std::collections::HashMap<(u32, u64), Instance>,
+    open: std::collections::HashMap<CallKey, Instance>,
 }
 
 impl Collectives {
-    /// No collective yet, for `size` ranks.
-    pub fn new(size: u32) -> Collectives {
+    /// No collective yet, for `world` ranks.
+    pub fn new(world: u32) -> Collectives {
         Collectives {
-            size,
-            next: vec![Default::default(); size as usize],
+            next: vec![Default::default(); world as usize],
             open: Default::default(),
         }
     }
 
-    /// Rank `rank` makes its next collective call `c`; returns the call's
-    /// communicator and number there. A call that differs from the other ranks' in
-    /// kind, root or size is an error.
-    pub fn join(&mut self, rank: u32, c: Collective) -> Result<(u32, u64), String> {
-        let next = self.next[rank as usize].entry(c.comm).or_insert(0);
+    /// World rank `world`, at place `at` of the communicator, makes its next
+    /// collective call `c` there; returns the call's key. A call that differs from the
+    /// other ranks' in kind, root or size is an error.
+    pub fn join(&mut self, world: u32, at: Place, c: Collective) -> Result<CallKey, String> {
+        let next = self.next[world as usize].entry(c.comm).or_insert(0);
         let seq = *next;
         *next += 1;
-        let key = (c.comm, seq);
-        let size = self.size as usize;
+        let key = (c.comm, at.leader, seq);
+        let rank = at.me;
+        let size = at.size as usize;
         let inst = self.open.entry(key).or_insert_with(|| Instance {
+            size: at.size,
             first: Collective {
                 data: Vec::new(),
                 ..c.clone()
@@ -92,14 +99,33 @@ impl Collectives {
         Ok(key)
     }
 
-    /// What rank `rank` receives from call `key`, now that its part is done.
-    pub fn result(&mut self, rank: u32, key: (u32, u64)) -> Result<Vec<u8>, String> {
-        let n = self.size as usize;
-        let seq = key.1;
+    /// Every rank's contribution to call `key` (in communicator rank order), once
+    /// all are in.
+    pub fn parts(&self, key: CallKey) -> Result<Vec<Vec<u8>>, String> {
+        let seq = key.2;
+        let inst = self
+            .open
+            .get(&key)
+            .ok_or_else(|| format!("collective #{seq} is unknown"))?;
+        inst.contributions
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                p.clone()
+                    .ok_or_else(|| format!("collective #{seq}: rank {i}'s contribution is not there yet"))
+            })
+            .collect()
+    }
+
+    /// What rank `rank` (of the communicator) receives from call `key`, now that its
+    /// part is done (nothing for the calls that make communicators).
+    pub fn result(&mut self, rank: u32, key: CallKey) -> Result<Vec<u8>, String> {
+        let seq = key.2;
         let inst = self
             .open
             .get_mut(&key)
             .ok_or_else(|| format!("collective #{seq} is unknown"))?;
+        let n = inst.size as usize;
         let c = &inst.first;
         let r = rank as usize;
         let contributions = &inst.contributions;
@@ -185,9 +211,10 @@ impl Collectives {
                 }
                 mine
             }
+            CollKind::Dup | CollKind::Split | CollKind::SplitShared | CollKind::Create => Vec::new(),
         };
         inst.delivered += 1;
-        if inst.delivered == self.size {
+        if inst.delivered == inst.size {
             self.open.remove(&key);
         }
         Ok(out)
@@ -220,41 +247,45 @@ mod tests {
     #[test]
     fn reductions_scans_and_exchanges_give_each_rank_its_mpi_result() {
         let mut c = Collectives::new(3);
+        let at = |me: u32| Place { size: 3, me, leader: 0 };
         // Allreduce of [r, 10 r] over 3 ranks: [0+1+2, 0+10+20].
         for r in 0..3 {
             assert_eq!(
-                c.join(r, call(CollKind::Allreduce, 2, ints(&[r as i32, 10 * r as i32]))),
-                Ok((0, 0))
+                c.join(r, at(r), call(CollKind::Allreduce, 2, ints(&[r as i32, 10 * r as i32]))),
+                Ok((0, 0, 0))
             );
         }
         for r in 0..3 {
-            assert_eq!(c.result(r, (0, 0)).unwrap(), ints(&[3, 30]));
+            assert_eq!(c.result(r, (0, 0, 0)).unwrap(), ints(&[3, 30]));
         }
         // Scan and exscan of r + 1: rank r gets (r+1)(r+2)/2 and r(r+1)/2.
         for r in 0..3 {
-            c.join(r, call(CollKind::Scan, 1, ints(&[r as i32 + 1]))).unwrap();
+            c.join(r, at(r), call(CollKind::Scan, 1, ints(&[r as i32 + 1])))
+                .unwrap();
         }
-        assert_eq!(c.result(2, (0, 1)).unwrap(), ints(&[6]));
-        assert_eq!(c.result(1, (0, 1)).unwrap(), ints(&[3]));
+        assert_eq!(c.result(2, (0, 0, 1)).unwrap(), ints(&[6]));
+        assert_eq!(c.result(1, (0, 0, 1)).unwrap(), ints(&[3]));
         // Alltoall of one 4-byte block per pair: rank s sends 10 s + d to d.
         for s in 0..3 {
             let blocks: Vec<i32> = (0..3).map(|d| 10 * s + d).collect();
-            c.join(s as u32, call(CollKind::Alltoall, 4, ints(&blocks))).unwrap();
+            c.join(s as u32, at(s as u32), call(CollKind::Alltoall, 4, ints(&blocks)))
+                .unwrap();
         }
-        assert_eq!(c.result(1, (0, 2)).unwrap(), ints(&[1, 11, 21]));
+        assert_eq!(c.result(1, (0, 0, 2)).unwrap(), ints(&[1, 11, 21]));
         // Scatter from root 1 of three blocks; rank 2 gets the third.
         for r in 0..3 {
             let data = if r == 1 { ints(&[7, 8, 9]) } else { Vec::new() };
-            c.join(r, call(CollKind::Scatter, 4, data)).unwrap();
+            c.join(r, at(r), call(CollKind::Scatter, 4, data)).unwrap();
         }
-        assert_eq!(c.result(2, (0, 3)).unwrap(), ints(&[9]));
+        assert_eq!(c.result(2, (0, 0, 3)).unwrap(), ints(&[9]));
     }
 
     #[test]
     fn ranks_that_disagree_on_a_collective_are_an_error() {
         let mut c = Collectives::new(2);
-        c.join(0, call(CollKind::Bcast, 4, ints(&[1]))).unwrap();
-        let e = c.join(1, call(CollKind::Allreduce, 4, ints(&[1]))).unwrap_err();
+        let at = |me: u32| Place { size: 2, me, leader: 0 };
+        c.join(0, at(0), call(CollKind::Bcast, 4, ints(&[1]))).unwrap();
+        let e = c.join(1, at(1), call(CollKind::Allreduce, 4, ints(&[1]))).unwrap_err();
         assert!(
             e.contains("rank 0 called Bcast") && e.contains("rank 1 Allreduce"),
             "{e}"

@@ -9,13 +9,15 @@
 //! With `Compute::None` the simulated times depend only on the calls.
 
 mod collect;
+mod comms;
 mod ranks;
 mod reduce;
 
 use crate::replay::{cpu_sharing, HostRules, Model};
 use crate::workload::CollChoice;
 use crate::Error;
-use collect::Collectives;
+use collect::{CallKey, Collectives};
+use comms::Comms;
 use ranks::Ranks;
 use simpi_kernel::SimTime;
 use simpi_mpi::coll::{CollSpec, Collective as Coll};
@@ -26,7 +28,7 @@ use simpi_mpi::live::Live;
 use simpi_mpi::{CpuSharing, Outcome};
 use simpi_net::{ConstantNetwork, FlowNetwork, PacketNetwork};
 use simpi_platform::HostId;
-use simpi_wire::{abi, Call, CollKind, Collective, Completion, Reply, Request};
+use simpi_wire::{abi, Call, CollKind, Collective, Completing, Completion, Reply, Request, PENDING};
 use std::collections::HashMap;
 use std::ffi::OsString;
 
@@ -110,8 +112,9 @@ pub fn run(opts: RunOptions<'_>) -> Result<RunOutcome, Error> {
             let hosts = hosts_of(hosts)?;
             let cpus = cpu_sharing(platform, &hosts);
             let net = FlowNetwork::new(platform, preset.network.clone());
+            let on = host_numbers(&hosts);
             let rules = SmpiRules::new(net, preset.protocol.clone(), hosts, 1).with_sharing(cpus);
-            Session::new(&opts).drive(Driver::new(n, rules))
+            Session::new(&opts, on).drive(Driver::new(n, rules))
         }
         Model::Packet {
             platform,
@@ -122,19 +125,25 @@ pub fn run(opts: RunOptions<'_>) -> Result<RunOutcome, Error> {
             let hosts = hosts_of(hosts)?;
             let cpus = cpu_sharing(platform, &hosts);
             let net = PacketNetwork::new(platform, params.clone()).map_err(|e| Error::Setting(e.to_string()))?;
+            let on = host_numbers(&hosts);
             let rules = SmpiRules::new(net, protocol.clone(), hosts, 1).with_sharing(cpus);
-            Session::new(&opts).drive(Driver::new(n, rules))
+            Session::new(&opts, on).drive(Driver::new(n, rules))
         }
         Model::Constant { time, protocol } => {
             let hosts = (0..n).map(HostId).collect();
             let rules = SmpiRules::new(ConstantNetwork::new(*time), protocol.clone(), hosts, 1)
                 .with_sharing(CpuSharing::none());
-            Session::new(&opts).drive(Driver::new(n, rules))
+            Session::new(&opts, (0..n).collect()).drive(Driver::new(n, rules))
         }
         _ => Err(Error::Setting(
             "simpi run simulates with --model flow, hybrid, packet (SMPI's protocol) or constant".into(),
         )),
     }
+}
+
+/// Each rank's host, as a number (ranks on one host share MPI_COMM_TYPE_SHARED).
+fn host_numbers(hosts: &[HostId]) -> Vec<u32> {
+    hosts.iter().map(|h| h.0).collect()
 }
 
 /// What a rank's reply will hold once the simulation lets it go on.
@@ -147,8 +156,14 @@ enum Awaiting {
     Recv(Handle),
     /// Requests' completions: the driver's handle and whether it is a receive.
     Wait(Vec<(Handle, bool)>),
-    /// A collective's result: its communicator and number there.
-    Coll((u32, u64)),
+    /// A collective's result, and the rank's rank in its communicator.
+    Coll(CallKey, u32),
+    /// A communicator-making call's new communicator: the call, its kind, and the
+    /// rank's rank in the parent.
+    Made(CallKey, CollKind, u32),
+    /// Which of the rank's requests (with their driver handles and whether each
+    /// receives) a Waitany, Waitsome, Testany, Testall or Testsome completes.
+    Completing(Vec<(u64, Handle, bool)>, Completing),
     /// A test's outcome: the rank's request, the driver's handle, whether it receives.
     Test(u64, Handle, bool),
 }
@@ -157,6 +172,9 @@ enum Awaiting {
 struct Session<'o> {
     opts: &'o RunOptions<'o>,
     colls: Collectives,
+    comms: Comms,
+    /// Each rank's host number.
+    hosts: Vec<u32>,
     awaiting: Vec<Awaiting>,
     /// Per rank: its request ids, with the driver's handle and whether it receives.
     requests: Vec<HashMap<u64, (Handle, bool)>>,
@@ -171,11 +189,13 @@ struct Session<'o> {
 }
 
 impl<'o> Session<'o> {
-    fn new(opts: &'o RunOptions<'o>) -> Session<'o> {
+    fn new(opts: &'o RunOptions<'o>, hosts: Vec<u32>) -> Session<'o> {
         let n = opts.ranks as usize;
         Session {
             opts,
             colls: Collectives::new(opts.ranks),
+            comms: Comms::new(opts.ranks),
+            hosts,
             awaiting: (0..n).map(|_| Awaiting::Welcome).collect(),
             requests: vec![HashMap::new(); n],
             sent: HashMap::new(),
@@ -284,7 +304,6 @@ impl<'o> Session<'o> {
         compute_ns: u64,
         call: Call,
     ) -> Result<(), Error> {
-        let n = self.opts.ranks;
         if let Compute::Measure { ps_per_ns } = self.opts.compute {
             let ps = (compute_ns as f64 * ps_per_ns).round();
             if ps >= u64::MAX as f64 {
@@ -349,13 +368,57 @@ impl<'o> Session<'o> {
                 d.post(r, DCall::Test { handle: h, cost_ps }).map_err(engine_error)?;
                 Awaiting::Test(request, h, is_recv)
             }
+            Call::Completing { requests, how } => {
+                let mut list = Vec::with_capacity(requests.len());
+                for q in requests {
+                    let &(h, is_recv) = self.requests[r as usize]
+                        .get(&q)
+                        .ok_or_else(|| Error::Input(format!("rank {r} completes request {q}, which it never made")))?;
+                    list.push((q, h, is_recv));
+                }
+                let Some(&(_, first, _)) = list.first() else {
+                    return Err(Error::Input(format!("rank {r} completes an empty list of requests")));
+                };
+                let call = if how.waits() {
+                    DCall::WaitAny(list.iter().map(|x| x.1).collect())
+                } else {
+                    DCall::Test {
+                        handle: first,
+                        cost_ps: self.opts.test_cost_ps,
+                    }
+                };
+                d.post(r, call).map_err(engine_error)?;
+                Awaiting::Completing(list, how)
+            }
             Call::Collective(c) => {
-                let spec = spec_of(&c, n, r)?;
-                let alg = self.opts.colls.choose(&spec);
                 let comm = c.comm;
-                let key = self.colls.join(r, c).map_err(Error::Input)?;
-                d.post(r, DCall::Collective { spec, alg, comm }).map_err(engine_error)?;
-                Awaiting::Coll(key)
+                let at = self.comms.place(comm, r).map_err(Error::Input)?;
+                let members = self.comms.member_list(comm, r).map_err(Error::Input)?;
+                let kind = c.kind;
+                let spec = spec_of(&c, at.size, at.me)?;
+                let key = self.colls.join(r, at, c).map_err(Error::Input)?;
+                if kind == CollKind::Dup {
+                    // Numbering the copy needs no message (SMPI's does not either).
+                    d.post(r, DCall::Compute(0)).map_err(engine_error)?;
+                } else {
+                    let alg = self.opts.colls.choose(&spec);
+                    d.post(
+                        r,
+                        DCall::Collective {
+                            spec,
+                            alg,
+                            comm,
+                            members,
+                        },
+                    )
+                    .map_err(engine_error)?;
+                }
+                match kind {
+                    CollKind::Dup | CollKind::Split | CollKind::SplitShared | CollKind::Create => {
+                        Awaiting::Made(key, kind, at.me)
+                    }
+                    _ => Awaiting::Coll(key, at.me),
+                }
             }
             Call::Finalize => {
                 d.post(r, DCall::Finalize).map_err(engine_error)?;
@@ -377,11 +440,8 @@ impl<'o> Session<'o> {
         data: Vec<u8>,
         request: Option<u64>,
     ) -> Result<(), Error> {
-        if to >= self.opts.ranks {
-            return Err(Error::Input(format!(
-                "rank {r} sends to rank {to}, which does not exist"
-            )));
-        }
+        let me = self.comms.place(comm, r).map_err(Error::Input)?.me;
+        let to = self.comms.world_rank(comm, r, to).map_err(Error::Input)?;
         let tag = checked_tag(r, tag, false)?;
         let (h, bytes) = (self.handle(), data.len() as u64);
         let call = match request {
@@ -403,7 +463,7 @@ impl<'o> Session<'o> {
                 }
             }
         };
-        self.sent.insert(h, completion(r as i32, tag as i32, data));
+        self.sent.insert(h, completion(me as i32, tag as i32, data));
         d.post(r, call).map_err(engine_error)
     }
 
@@ -419,7 +479,7 @@ impl<'o> Session<'o> {
     ) -> Result<Handle, Error> {
         let from = match from {
             abi::ANY_SOURCE => simpi_mpi::ANY_SOURCE,
-            f if f >= 0 && (f as u32) < self.opts.ranks => f as u32,
+            f if f >= 0 => self.comms.world_rank(comm, r, f as u32).map_err(Error::Input)?,
             f => {
                 return Err(Error::Input(format!(
                     "rank {r} receives from rank {f}, which does not exist"
@@ -483,7 +543,51 @@ impl<'o> Session<'o> {
                 }
                 v
             }
-            Awaiting::Coll(key) => vec![completion(-1, 0, self.colls.result(r, key)?)],
+            Awaiting::Coll(key, me) => vec![completion(-1, 0, self.colls.result(me, key)?)],
+            Awaiting::Completing(list, how) => {
+                let done: Vec<bool> = list.iter().map(|&(_, h, _)| d.is_done(r, h)).collect();
+                let first = done.iter().position(|&x| x);
+                let report = |i: usize| match how {
+                    Completing::WaitAny | Completing::TestAny => Some(i) == first,
+                    Completing::WaitSome | Completing::TestSome => done[i],
+                    Completing::TestAll => done.iter().all(|&x| x),
+                };
+                let mut v = Vec::with_capacity(list.len());
+                for (i, &(q, h, is_recv)) in list.iter().enumerate() {
+                    v.push(if !report(i) {
+                        completion(PENDING, 0, Vec::new())
+                    } else {
+                        d.forget(r, h);
+                        self.requests[r as usize].remove(&q);
+                        if is_recv {
+                            self.arrived
+                                .remove(&h)
+                                .ok_or_else(|| format!("rank {r}: a receive completed without its message"))?
+                        } else {
+                            completion(-1, 0, Vec::new())
+                        }
+                    });
+                }
+                if how.waits() && first.is_none() {
+                    return Err(format!(
+                        "rank {r}: a wait for one of its requests returned with none done"
+                    ));
+                }
+                v
+            }
+            Awaiting::Made(key, kind, me) => {
+                let parts = if kind == CollKind::Dup {
+                    Vec::new()
+                } else {
+                    self.colls.parts(key)?
+                };
+                let hosts = &self.hosts;
+                let made = self
+                    .comms
+                    .create((key.0, key.2, kind), r, &parts, |w| hosts[w as usize])?;
+                self.colls.result(me, key)?;
+                vec![completion(-1, 0, made.encode())]
+            }
             Awaiting::Test(request, h, is_recv) => {
                 if !d.take_tested(r, h) {
                     Vec::new()
@@ -548,6 +652,10 @@ fn spec_of(c: &Collective, n: u32, me: u32) -> Result<CollSpec, Error> {
         CollKind::Alltoall => (Coll::Alltoall, c.count),
         CollKind::ReduceScatterBlock => (Coll::ReduceScatter, vector.saturating_mul(n.into())),
         CollKind::Alltoallv => (Coll::Alltoallv, 0),
+        // Timed as an allgather of each rank's color and key (SMPI gathers them to the
+        // first rank and sends each its group); a duplicate is not timed.
+        CollKind::Split | CollKind::SplitShared | CollKind::Create => (Coll::Allgather, 8),
+        CollKind::Dup => (Coll::Barrier, 0),
     };
     if c.root >= n {
         return Err(Error::Input(format!("rank {me}: root {} does not exist", c.root)));

@@ -1,0 +1,255 @@
+//! Communicator management: rank and size, and the calls that make communicators
+//! (MPI_Comm_dup, MPI_Comm_split, MPI_Comm_split_type, MPI_Comm_create). Making one is
+//! collective over the parent: the simulator numbers the new communicator and times
+//! the call; the handle is `COMM_BASE` plus that number, the same on every member.
+
+use crate::client::{entry, Client, Comm, Failure};
+use simpi_wire::{abi, Call, CollKind, Collective};
+use std::collections::HashMap;
+use std::ffi::{c_char, c_int, CStr};
+use std::sync::Mutex;
+
+/// Names given with MPI_Comm_set_name, by handle.
+static NAMES: Mutex<Option<HashMap<u64, String>>> = Mutex::new(None);
+
+/// # Safety
+/// `rank` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Comm_rank(comm: usize, rank: *mut c_int) -> c_int {
+    entry("MPI_Comm_rank", |c| {
+        *rank = c.comm(comm)?.rank as c_int;
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `size` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Comm_size(comm: usize, size: *mut c_int) -> c_int {
+    entry("MPI_Comm_size", |c| {
+        *size = c.comm(comm)?.size as c_int;
+        Ok(())
+    })
+}
+
+/// Makes a communicator from `parent` with creation call `kind` contributing `data`;
+/// returns its handle (MPI_COMM_NULL where this rank is in none).
+fn make(c: &mut Client, parent: usize, kind: CollKind, data: Vec<u8>) -> Result<u64, Failure> {
+    let p = c.comm(parent)?;
+    let done = c.call(Call::Collective(Collective {
+        kind,
+        comm: p.index,
+        root: 0,
+        op: 0,
+        datatype: abi::BYTE,
+        count: 0,
+        send_counts: Vec::new(),
+        recv_counts: Vec::new(),
+        data,
+    }));
+    let reply = done
+        .into_iter()
+        .next()
+        .ok_or((abi::err::INTERN, "no communicator in the reply".to_string()))?;
+    c.adopt(&p, &reply.data)
+}
+
+/// # Safety
+/// `newcomm` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Comm_dup(comm: usize, newcomm: *mut usize) -> c_int {
+    entry("MPI_Comm_dup", |c| {
+        *newcomm = make(c, comm, CollKind::Dup, Vec::new())? as usize;
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `newcomm` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Comm_dup_with_info(comm: usize, _info: usize, newcomm: *mut usize) -> c_int {
+    MPI_Comm_dup(comm, newcomm)
+}
+
+/// # Safety
+/// `newcomm` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Comm_split(comm: usize, color: c_int, key: c_int, newcomm: *mut usize) -> c_int {
+    entry("MPI_Comm_split", |c| {
+        if color < 0 && color != abi::UNDEFINED {
+            return Err((abi::err::ARG, format!("color {color} is negative")));
+        }
+        let data = [color.to_le_bytes(), key.to_le_bytes()].concat();
+        *newcomm = make(c, comm, CollKind::Split, data)? as usize;
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `newcomm` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Comm_split_type(
+    comm: usize,
+    split_type: c_int,
+    key: c_int,
+    _info: usize,
+    newcomm: *mut usize,
+) -> c_int {
+    entry("MPI_Comm_split_type", |c| {
+        // Other types name hardware levels simpi's platforms do not describe: each
+        // is taken as the host, the finest level they have.
+        let (kind, data) = if split_type == abi::UNDEFINED {
+            (
+                CollKind::Split,
+                [abi::UNDEFINED.to_le_bytes(), key.to_le_bytes()].concat(),
+            )
+        } else {
+            (CollKind::SplitShared, key.to_le_bytes().to_vec())
+        };
+        *newcomm = make(c, comm, kind, data)? as usize;
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `newcomm` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Comm_create(comm: usize, group: usize, newcomm: *mut usize) -> c_int {
+    entry("MPI_Comm_create", |c| {
+        let p = c.comm(comm)?;
+        let g = c.group(group)?;
+        let parent = p.member_list();
+        if let Some(w) = g.iter().find(|w| !parent.contains(w)) {
+            return Err((
+                abi::err::GROUP,
+                format!("the group holds world rank {w}, which is not in the communicator"),
+            ));
+        }
+        let data = g.iter().flat_map(|w| w.to_le_bytes()).collect();
+        *newcomm = make(c, comm, CollKind::Create, data)? as usize;
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `group` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Comm_group(comm: usize, group: *mut usize) -> c_int {
+    entry("MPI_Comm_group", |c| {
+        let m = c.comm(comm)?.member_list();
+        *group = c.new_group(m.to_vec()) as usize;
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `comm` points to a communicator handle.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Comm_free(comm: *mut usize) -> c_int {
+    entry("MPI_Comm_free", |c| {
+        let h = *comm as u64;
+        if h == abi::COMM_WORLD || h == abi::COMM_SELF {
+            return Err((
+                abi::err::COMM,
+                "MPI_COMM_WORLD and MPI_COMM_SELF cannot be freed".into(),
+            ));
+        }
+        c.comm(*comm)?;
+        c.comms.remove(&h);
+        *comm = abi::COMM_NULL as usize;
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `comm` points to a communicator handle.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Comm_disconnect(comm: *mut usize) -> c_int {
+    MPI_Comm_free(comm)
+}
+
+/// MPI_IDENT, MPI_CONGRUENT, MPI_SIMILAR and MPI_UNEQUAL as `mpi.h` defines them.
+pub const IDENT: c_int = 101;
+/// MPI_CONGRUENT.
+pub const CONGRUENT: c_int = 102;
+/// MPI_SIMILAR.
+pub const SIMILAR: c_int = 103;
+/// MPI_UNEQUAL.
+pub const UNEQUAL: c_int = 104;
+
+/// How two member lists compare: the same order (`same`), the same set (SIMILAR),
+/// or not (UNEQUAL).
+pub fn compare_members(a: &[u32], b: &[u32], same: c_int) -> c_int {
+    if a == b {
+        return same;
+    }
+    let (mut x, mut y) = (a.to_vec(), b.to_vec());
+    x.sort_unstable();
+    y.sort_unstable();
+    if x == y {
+        SIMILAR
+    } else {
+        UNEQUAL
+    }
+}
+
+/// # Safety
+/// `result` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Comm_compare(a: usize, b: usize, result: *mut c_int) -> c_int {
+    entry("MPI_Comm_compare", |c| {
+        let (x, y): (Comm, Comm) = (c.comm(a)?, c.comm(b)?);
+        *result = if a == b {
+            IDENT
+        } else {
+            compare_members(&x.member_list(), &y.member_list(), CONGRUENT)
+        };
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `flag` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Comm_test_inter(comm: usize, flag: *mut c_int) -> c_int {
+    entry("MPI_Comm_test_inter", |c| {
+        c.comm(comm)?;
+        // Intercommunicators are not simulated yet: every communicator is an intra.
+        *flag = 0;
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `name` is a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Comm_set_name(comm: usize, name: *const c_char) -> c_int {
+    entry("MPI_Comm_set_name", |c| {
+        c.comm(comm)?;
+        if name.is_null() {
+            return Err((abi::err::ARG, "a null name".into()));
+        }
+        let text = CStr::from_ptr(name).to_string_lossy().into_owned();
+        let mut names = NAMES.lock().unwrap_or_else(|p| p.into_inner());
+        names.get_or_insert_with(HashMap::new).insert(comm as u64, text);
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `name` holds MPI_MAX_OBJECT_NAME (128) bytes; `len` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Comm_get_name(comm: usize, name: *mut c_char, len: *mut c_int) -> c_int {
+    entry("MPI_Comm_get_name", |c| {
+        c.comm(comm)?;
+        let names = NAMES.lock().unwrap_or_else(|p| p.into_inner());
+        let given = names.as_ref().and_then(|n| n.get(&(comm as u64))).cloned();
+        let text = given.unwrap_or_else(|| match comm as u64 {
+            abi::COMM_WORLD => "MPI_COMM_WORLD".into(),
+            abi::COMM_SELF => "MPI_COMM_SELF".into(),
+            _ => String::new(),
+        });
+        crate::env::put_str(&text, name, 128, len);
+        Ok(())
+    })
+}

@@ -1,0 +1,253 @@
+//! The calls that complete some of several requests: MPI_Waitany, MPI_Waitsome,
+//! MPI_Testany, MPI_Testall and MPI_Testsome; and MPI_Request_free.
+//!
+//! Null requests are inactive; requests on MPI_PROC_NULL are complete without the
+//! simulator. The others go to the simulator in one call, which answers for each
+//! whether this call completed it.
+
+use crate::client::{entry, write_buf, Client, Failure, Pending, Status};
+use simpi_wire::{abi, Call, Completing, PENDING};
+use std::ffi::c_int;
+
+/// Each request's kind (`None`: MPI_REQUEST_NULL).
+unsafe fn kinds(c: &Client, requests: &[usize]) -> Result<Vec<Option<Pending>>, Failure> {
+    requests
+        .iter()
+        .map(|&q| {
+            if q as u64 == abi::REQUEST_NULL {
+                Ok(None)
+            } else {
+                c.requests
+                    .get(&(q as u64))
+                    .copied()
+                    .map(Some)
+                    .ok_or_else(|| (abi::err::REQUEST, format!("request {q:#x} is not one of this rank's")))
+            }
+        })
+        .collect()
+}
+
+/// Which requests completed (by position) and their statuses; completed requests are
+/// freed and set to MPI_REQUEST_NULL.
+unsafe fn complete(c: &mut Client, requests: &mut [usize], how: Completing) -> Result<Vec<(usize, Status)>, Failure> {
+    let kinds = kinds(c, requests)?;
+    // Requests on MPI_PROC_NULL are done without asking anyone.
+    let local: Vec<usize> = (0..requests.len())
+        .filter(|&i| matches!(kinds[i], Some(Pending::Null)))
+        .collect();
+    let remote: Vec<usize> = (0..requests.len())
+        .filter(|&i| matches!(kinds[i], Some(Pending::Send | Pending::Recv { .. })))
+        .collect();
+    let one = matches!(how, Completing::WaitAny | Completing::TestAny);
+    let mut done = Vec::new();
+    if !local.is_empty() && (one || remote.is_empty()) {
+        // One done request is enough for the "any" calls; Testall and the "some"
+        // calls with nothing in flight need no simulator either.
+        let take = if one { &local[..1] } else { &local[..] };
+        for &i in take {
+            done.push((i, Status::new(abi::PROC_NULL, abi::ANY_TAG, 0)));
+        }
+    } else if !remote.is_empty() {
+        let ids: Vec<u64> = remote.iter().map(|&i| requests[i] as u64).collect();
+        let answers = c.call(Call::Completing { requests: ids, how });
+        if answers.len() != remote.len() {
+            return Err((abi::err::INTERN, "the reply does not answer every request".into()));
+        }
+        for (&i, m) in remote.iter().zip(answers) {
+            if m.source == PENDING {
+                continue;
+            }
+            let st = match kinds[i] {
+                Some(Pending::Recv { buf, capacity }) => {
+                    write_buf(buf as *mut u8, capacity, &m.data)?;
+                    Status::new(m.source, m.tag, m.data.len() as u64)
+                }
+                _ => Status::new(abi::ANY_SOURCE, abi::ANY_TAG, 0),
+            };
+            done.push((i, st));
+        }
+        // Testall completes all or none: the local ones too, once all remote are.
+        if how == Completing::TestAll && done.len() == remote.len() {
+            done.extend(local.iter().map(|&i| (i, Status::new(abi::PROC_NULL, abi::ANY_TAG, 0))));
+            done.sort_by_key(|d| d.0);
+        }
+    }
+    for &(i, _) in &done {
+        c.requests.remove(&(requests[i] as u64));
+        requests[i] = abi::REQUEST_NULL as usize;
+    }
+    Ok(done)
+}
+
+/// The `count` requests at `requests`, or MPI_ERR_COUNT.
+unsafe fn slice<'a>(count: c_int, requests: *mut usize) -> Result<&'a mut [usize], Failure> {
+    if count < 0 {
+        return Err((abi::err::COUNT, format!("count {count} is negative")));
+    }
+    if count == 0 {
+        return Ok(&mut []);
+    }
+    Ok(std::slice::from_raw_parts_mut(requests, count as usize))
+}
+
+/// An empty status (no active request).
+fn empty() -> Status {
+    Status::new(abi::ANY_SOURCE, abi::ANY_TAG, 0)
+}
+
+/// # Safety
+/// As the MPI standard's.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Waitany(
+    count: c_int,
+    requests: *mut usize,
+    index: *mut c_int,
+    status: *mut Status,
+) -> c_int {
+    entry("MPI_Waitany", |c| {
+        let qs = slice(count, requests)?;
+        match complete(c, qs, Completing::WaitAny)?.first() {
+            Some(&(i, st)) => {
+                *index = i as c_int;
+                st.store(status);
+            }
+            None => {
+                *index = abi::UNDEFINED;
+                empty().store(status);
+            }
+        }
+        Ok(())
+    })
+}
+
+/// # Safety
+/// As the MPI standard's.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Testany(
+    count: c_int,
+    requests: *mut usize,
+    index: *mut c_int,
+    flag: *mut c_int,
+    status: *mut Status,
+) -> c_int {
+    entry("MPI_Testany", |c| {
+        let qs = slice(count, requests)?;
+        let active = qs.iter().any(|&q| q as u64 != abi::REQUEST_NULL);
+        match complete(c, qs, Completing::TestAny)?.first() {
+            Some(&(i, st)) => {
+                *index = i as c_int;
+                *flag = 1;
+                st.store(status);
+            }
+            None => {
+                *index = abi::UNDEFINED;
+                // No active request: the call is complete, with an empty status.
+                *flag = c_int::from(!active);
+                if !active {
+                    empty().store(status);
+                }
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Waitsome and Testsome: the indices and statuses of what completed.
+unsafe fn some(
+    c: &mut Client,
+    (count, requests): (c_int, *mut usize),
+    outcount: *mut c_int,
+    indices: *mut c_int,
+    statuses: *mut Status,
+    how: Completing,
+) -> Result<(), Failure> {
+    let qs = slice(count, requests)?;
+    if qs.iter().all(|&q| q as u64 == abi::REQUEST_NULL) {
+        *outcount = abi::UNDEFINED;
+        return Ok(());
+    }
+    let done = complete(c, qs, how)?;
+    *outcount = done.len() as c_int;
+    for (k, &(i, st)) in done.iter().enumerate() {
+        *indices.add(k) = i as c_int;
+        if !statuses.is_null() {
+            st.store(statuses.add(k));
+        }
+    }
+    Ok(())
+}
+
+/// # Safety
+/// As the MPI standard's.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Waitsome(
+    count: c_int,
+    requests: *mut usize,
+    outcount: *mut c_int,
+    indices: *mut c_int,
+    statuses: *mut Status,
+) -> c_int {
+    entry("MPI_Waitsome", |c| {
+        some(c, (count, requests), outcount, indices, statuses, Completing::WaitSome)
+    })
+}
+
+/// # Safety
+/// As the MPI standard's.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Testsome(
+    count: c_int,
+    requests: *mut usize,
+    outcount: *mut c_int,
+    indices: *mut c_int,
+    statuses: *mut Status,
+) -> c_int {
+    entry("MPI_Testsome", |c| {
+        some(c, (count, requests), outcount, indices, statuses, Completing::TestSome)
+    })
+}
+
+/// # Safety
+/// As the MPI standard's.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Testall(
+    count: c_int,
+    requests: *mut usize,
+    flag: *mut c_int,
+    statuses: *mut Status,
+) -> c_int {
+    entry("MPI_Testall", |c| {
+        let qs = slice(count, requests)?;
+        let before: Vec<bool> = qs.iter().map(|&q| q as u64 != abi::REQUEST_NULL).collect();
+        let active = before.iter().filter(|&&a| a).count();
+        let done = complete(c, qs, Completing::TestAll)?;
+        *flag = c_int::from(done.len() == active);
+        if *flag == 1 && !statuses.is_null() {
+            let mut at = done.iter();
+            for (i, &was) in before.iter().enumerate() {
+                let st = if was {
+                    at.next().map_or_else(empty, |d| d.1)
+                } else {
+                    empty()
+                };
+                st.store(statuses.add(i));
+            }
+        }
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `request` points to a request.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Request_free(request: *mut usize) -> c_int {
+    entry("MPI_Request_free", |c| {
+        let q = *request as u64;
+        if c.requests.remove(&q).is_none() {
+            return Err((abi::err::REQUEST, format!("request {q:#x} is not one of this rank's")));
+        }
+        // The operation goes on in the simulation; nobody waits for it.
+        *request = abi::REQUEST_NULL as usize;
+        Ok(())
+    })
+}
