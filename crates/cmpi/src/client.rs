@@ -2,6 +2,7 @@
 //! simulated clock, the requests in flight, and how every entry point runs and reports
 //! errors.
 
+use crate::layout::Layout;
 use simpi_wire::{abi, Call, Completion, Mailbox, Reply, Request, ENV_FD, ENV_MAILBOX};
 use std::collections::HashMap;
 use std::ffi::c_int;
@@ -60,16 +61,16 @@ impl Status {
 pub type Failure = (c_int, String);
 
 /// What a request of this rank is.
-#[derive(Clone, Copy)]
+#[derive(Clone, Debug)]
 pub enum Pending {
     /// A send: nothing comes back.
     Send,
-    /// A receive into `buf` of `capacity` bytes.
+    /// A receive into the elements `into` at `buf`.
     Recv {
         /// The buffer's address.
         buf: usize,
-        /// Its size in bytes.
-        capacity: u64,
+        /// What it holds.
+        into: Typed,
     },
     /// A request on MPI_PROC_NULL: complete at once, with an empty status.
     Null,
@@ -99,6 +100,9 @@ pub struct Client {
     /// group order.
     pub groups: HashMap<u64, Arc<[u32]>>,
     next_group: u64,
+    /// The datatypes made by the program and not freed, by handle.
+    pub types: HashMap<u64, Arc<Layout>>,
+    next_type: u64,
 }
 
 /// A communicator as this rank sees it.
@@ -145,6 +149,9 @@ pub const SELF_INDEX: u32 = 1;
 
 /// The first handle of a group the program makes.
 const FIRST_GROUP: u64 = 0x8000_0000;
+
+/// The first handle of a datatype the program makes (above every predefined one).
+const FIRST_TYPE: u64 = 0x1000;
 
 /// The first request value (above every predefined handle, so none is mistaken for
 /// MPI_REQUEST_NULL).
@@ -206,6 +213,8 @@ impl Client {
             comms: HashMap::new(),
             groups: HashMap::new(),
             next_group: FIRST_GROUP,
+            types: HashMap::new(),
+            next_type: FIRST_TYPE,
         };
         match c.exchange(&Request::Hello) {
             Reply::Welcome {
@@ -358,6 +367,43 @@ impl Client {
         h
     }
 
+    /// `count` elements of datatype `dt`, checked: MPI_ERR_COUNT if negative or too
+    /// many bytes, MPI_ERR_TYPE if no such datatype.
+    pub fn typed(&self, count: i64, dt: usize) -> Result<Typed, Failure> {
+        if count < 0 {
+            return Err((abi::err::COUNT, format!("count {count} is negative")));
+        }
+        let ty = self.layout(dt)?;
+        if (count as u64).checked_mul(ty.size).is_none() {
+            return Err((abi::err::COUNT, format!("{count} elements overflow")));
+        }
+        Ok(Typed {
+            ty,
+            count: count as u64,
+        })
+    }
+
+    /// Datatype `dt`'s layout, or MPI_ERR_TYPE.
+    pub fn layout(&self, dt: usize) -> Result<Arc<Layout>, Failure> {
+        if let Some(t) = predefined(dt as u64) {
+            return Ok(t);
+        }
+        self.types.get(&(dt as u64)).cloned().ok_or_else(|| {
+            (
+                abi::err::TYPE,
+                format!("datatype {dt:#x} does not exist (or was freed)"),
+            )
+        })
+    }
+
+    /// A handle for a new datatype.
+    pub fn new_type(&mut self, t: Layout) -> u64 {
+        let h = self.next_type;
+        self.next_type += 1;
+        self.types.insert(h, Arc::new(t));
+        h
+    }
+
     /// Group `g`'s members (world ranks), or MPI_ERR_GROUP.
     pub fn group(&self, g: usize) -> Result<Arc<[u32]>, Failure> {
         match g as u64 {
@@ -369,6 +415,19 @@ impl Client {
                 .ok_or_else(|| (abi::err::GROUP, format!("group {h:#x} does not exist (or was freed)"))),
         }
     }
+}
+
+/// The layouts of the predefined datatypes, made once.
+fn predefined(h: u64) -> Option<Arc<Layout>> {
+    static ALL: std::sync::OnceLock<HashMap<u64, Arc<Layout>>> = std::sync::OnceLock::new();
+    ALL.get_or_init(|| {
+        abi::DATATYPES
+            .iter()
+            .map(|t| (t.handle, Arc::new(Layout::predefined(t))))
+            .collect()
+    })
+    .get(&h)
+    .cloned()
 }
 
 /// Checks a destination or source rank of `comm` (`wild` allows MPI_ANY_SOURCE);
@@ -394,52 +453,53 @@ pub fn check_tag(tag: c_int, wild: bool) -> Result<(), Failure> {
     }
 }
 
-/// The byte size of `count` elements of predefined `datatype`.
-pub fn bytes_of(count: i64, datatype: usize) -> Result<u64, Failure> {
-    if count < 0 {
-        return Err((abi::err::COUNT, format!("count {count} is negative")));
-    }
-    let t = abi::datatype(datatype as u64).ok_or_else(|| {
-        (
-            abi::err::TYPE,
-            format!("datatype {datatype:#x}: simpi supports the predefined datatypes only so far"),
-        )
-    })?;
-    (count as u64)
-        .checked_mul(t.size)
-        .ok_or_else(|| (abi::err::COUNT, format!("{count} elements of {} overflow", t.name)))
+/// `count` elements of a datatype: what a buffer argument of a call describes.
+#[derive(Clone, Debug)]
+pub struct Typed {
+    /// The datatype's layout.
+    pub ty: Arc<Layout>,
+    /// Elements.
+    pub count: u64,
 }
 
-/// The `len` bytes at `buf` (none if `len` is 0).
-///
-/// # Safety
-/// `buf` points to `len` readable bytes when `len > 0`.
-pub unsafe fn read_buf(buf: *const u8, len: u64) -> Result<Vec<u8>, Failure> {
-    if len == 0 {
-        return Ok(Vec::new());
+impl Typed {
+    /// Bytes of data (checked when made).
+    pub fn bytes(&self) -> u64 {
+        self.ty.size * self.count
     }
-    if buf.is_null() {
-        return Err((abi::err::BUFFER, format!("a null buffer for {len} bytes")));
-    }
-    Ok(std::slice::from_raw_parts(buf, len as usize).to_vec())
-}
 
-/// Copies `data` to `buf`, which holds `capacity` bytes; a longer message is
-/// MPI_ERR_TRUNCATE.
-///
-/// # Safety
-/// `buf` points to `capacity` writable bytes.
-pub unsafe fn write_buf(buf: *mut u8, capacity: u64, data: &[u8]) -> Result<(), Failure> {
-    if data.len() as u64 > capacity {
-        return Err((
-            abi::err::TRUNCATE,
-            format!("a message of {} bytes arrived in a buffer of {capacity}", data.len()),
-        ));
+    /// The address of the `i`-th run of `count` elements from `buf` (where rank `i`'s
+    /// block of a gather lands).
+    pub fn block_at(&self, buf: *const u8, i: u64) -> *const u8 {
+        buf.wrapping_offset((i as i64).wrapping_mul(self.count as i64).wrapping_mul(self.ty.extent) as isize)
     }
-    if !data.is_empty() {
-        std::ptr::copy_nonoverlapping(data.as_ptr(), buf, data.len());
+
+    /// The data at `buf`, packed.
+    ///
+    /// # Safety
+    /// `buf` holds the elements.
+    pub unsafe fn read(&self, buf: *const u8) -> Result<Vec<u8>, Failure> {
+        self.ty.pack(buf, self.count).map_err(|e| (abi::err::BUFFER, e))
     }
-    Ok(())
+
+    /// Spreads `data` (packed) over the elements at `buf`; more data than they hold
+    /// is MPI_ERR_TRUNCATE.
+    ///
+    /// # Safety
+    /// `buf` holds the elements.
+    pub unsafe fn write(&self, buf: *mut u8, data: &[u8]) -> Result<(), Failure> {
+        self.ty
+            .unpack(buf, self.count, data)
+            .map_err(|e| (abi::err::TRUNCATE, e))
+    }
+
+    /// The same datatype, `count` elements.
+    pub fn with_count(&self, count: u64) -> Typed {
+        Typed {
+            ty: Arc::clone(&self.ty),
+            count,
+        }
+    }
 }
 
 /// Runs entry point `name` on the initialized client: an error goes to the error

@@ -1,8 +1,8 @@
-//! Collective calls on MPI_COMM_WORLD and its duplicates: each rank sends its
-//! contribution; the simulator times the chosen algorithm and answers with the rank's
-//! result.
+//! Collective calls on intra-communicators: each rank sends its contribution (packed
+//! with its datatype); the simulator times the chosen algorithm and answers with the
+//! rank's result, which the rank spreads out with its receive datatype.
 
-use crate::client::{bytes_of, entry, read_buf, write_buf, Client, Failure};
+use crate::client::{entry, Client, Comm, Failure, Typed};
 use simpi_wire::{abi, Call, CollKind, Collective};
 use std::ffi::{c_int, c_void};
 
@@ -10,85 +10,89 @@ fn in_place(p: *const c_void) -> bool {
     p as usize == abi::IN_PLACE
 }
 
-/// Makes the call and returns the rank's result.
-#[allow(clippy::too_many_arguments)]
-fn collective(
-    c: &mut Client,
-    comm: usize,
+/// What a collective call sends besides its data.
+struct Args {
     kind: CollKind,
     root: c_int,
+    /// The reduction's operation (0 otherwise).
     op: usize,
+    /// The predefined datatype a reduction computes on (MPI_BYTE otherwise).
     datatype: u64,
+    /// Elements (reductions) or bytes (the others) of the call's unit.
     count: u64,
-    data: Vec<u8>,
-) -> Result<Vec<u8>, Failure> {
-    collective_v(c, comm, kind, root, op, datatype, count, (Vec::new(), Vec::new()), data)
+    /// Bytes per rank of the v-variants (sent, received).
+    counts: (Vec<u64>, Vec<u64>),
 }
 
-/// [`collective`] with the per-rank byte counts (sent, received) of a v-variant.
-#[allow(clippy::too_many_arguments)]
-fn collective_v(
-    c: &mut Client,
-    comm: usize,
-    kind: CollKind,
-    root: c_int,
-    op: usize,
-    datatype: u64,
-    count: u64,
-    (send_counts, recv_counts): (Vec<u64>, Vec<u64>),
-    data: Vec<u8>,
-) -> Result<Vec<u8>, Failure> {
-    let cm = c.comm(comm)?;
-    if root < 0 || root as u32 >= cm.size {
+impl Args {
+    fn new(kind: CollKind, root: c_int, count: u64) -> Args {
+        Args {
+            kind,
+            root,
+            op: 0,
+            datatype: abi::BYTE,
+            count,
+            counts: (Vec::new(), Vec::new()),
+        }
+    }
+}
+
+/// Makes the call on `cm` and returns the rank's result.
+fn collective(c: &mut Client, cm: &Comm, a: Args, data: Vec<u8>) -> Result<Vec<u8>, Failure> {
+    if a.root < 0 || a.root as u32 >= cm.size {
         return Err((
             abi::err::ROOT,
-            format!("root {root} is not in the communicator (size {})", cm.size),
-        ));
-    }
-    let reduction = matches!(
-        kind,
-        CollKind::Reduce | CollKind::Allreduce | CollKind::Scan | CollKind::Exscan | CollKind::ReduceScatterBlock
-    );
-    if reduction && abi::op_name(op as u64).is_none() {
-        return Err((
-            abi::err::OP,
-            format!("operation {op:#x}: simpi computes the predefined operations only so far"),
+            format!("root {} is not in {} (size {})", a.root, cm.name(), cm.size),
         ));
     }
     let done = c.call(Call::Collective(Collective {
-        kind,
+        kind: a.kind,
         comm: cm.index,
-        root: root as u32,
-        op: if reduction { op as u64 } else { 0 },
-        datatype,
-        count,
-        send_counts,
-        recv_counts,
+        root: a.root as u32,
+        op: a.op as u64,
+        datatype: a.datatype,
+        count: a.count,
+        send_counts: a.counts.0,
+        recv_counts: a.counts.1,
         data,
     }));
     Ok(done.into_iter().next().map(|m| m.data).unwrap_or_default())
 }
 
-/// The arguments of a reduction: its contribution and vector length in bytes.
-unsafe fn contribution(
-    sendbuf: *const c_void,
-    recvbuf: *mut c_void,
-    count: c_int,
-    dt: usize,
-) -> Result<(Vec<u8>, u64), Failure> {
-    let len = bytes_of(count.into(), dt)?;
+/// A reduction's arguments: the predefined datatype it computes on and the number of
+/// its elements in `t` (a derived datatype must be made of one predefined type).
+fn reduction(kind: CollKind, op: usize, t: &Typed) -> Result<Args, Failure> {
+    if abi::op_name(op as u64).is_none() {
+        return Err((
+            abi::err::OP,
+            format!("operation {op:#x}: simpi computes the predefined operations only so far"),
+        ));
+    }
+    let base = t.ty.base.ok_or((
+        abi::err::TYPE,
+        "a reduction on a datatype mixing several predefined types".to_string(),
+    ))?;
+    let mut a = Args::new(kind, 0, t.count * t.ty.elements);
+    a.op = op;
+    a.datatype = base;
+    Ok(a)
+}
+
+/// A reduction's contribution: the send buffer's, or the receive buffer's in place.
+unsafe fn contribution(sendbuf: *const c_void, recvbuf: *mut c_void, t: &Typed) -> Result<Vec<u8>, Failure> {
     let from = if in_place(sendbuf) {
-        recvbuf as *const u8
+        recvbuf
     } else {
-        sendbuf as *const u8
+        sendbuf as *mut c_void
     };
-    Ok((read_buf(from, len)?, len))
+    t.read(from as *const u8)
 }
 
 #[no_mangle]
 pub extern "C" fn MPI_Barrier(comm: usize) -> c_int {
     entry("MPI_Barrier", |c| {
-        collective(c, comm, CollKind::Barrier, 0, 0, abi::BYTE, 0, Vec::new()).map(drop)
+        let cm = c.comm(comm)?;
+        collective(c, &cm, Args::new(CollKind::Barrier, 0, 0), Vec::new()).map(drop)
     })
 }
 
@@ -98,15 +102,12 @@ pub extern "C" fn MPI_Barrier(comm: usize) -> c_int {
 pub unsafe extern "C" fn MPI_Bcast(buf: *mut c_void, count: c_int, datatype: usize, root: c_int, comm: usize) -> c_int {
     entry("MPI_Bcast", |c| {
         let cm = c.comm(comm)?;
-        let len = bytes_of(count.into(), datatype)?;
-        let data = if root == cm.rank as c_int {
-            read_buf(buf as *const u8, len)?
-        } else {
-            Vec::new()
-        };
-        let out = collective(c, comm, CollKind::Bcast, root, 0, abi::BYTE, len, data)?;
-        if root != cm.rank as c_int {
-            write_buf(buf as *mut u8, len, &out)?;
+        let t = c.typed(count.into(), datatype)?;
+        let me = root == cm.rank as c_int;
+        let data = if me { t.read(buf as *const u8)? } else { Vec::new() };
+        let out = collective(c, &cm, Args::new(CollKind::Bcast, root, t.bytes()), data)?;
+        if !me {
+            t.write(buf as *mut u8, &out)?;
         }
         Ok(())
     })
@@ -126,10 +127,15 @@ pub unsafe extern "C" fn MPI_Reduce(
 ) -> c_int {
     entry("MPI_Reduce", |c| {
         let cm = c.comm(comm)?;
-        let (data, len) = contribution(sendbuf, recvbuf, count, datatype)?;
-        let out = collective(c, comm, CollKind::Reduce, root, op, datatype as u64, count as u64, data)?;
-        if root == cm.rank as c_int {
-            write_buf(recvbuf as *mut u8, len, &out)?;
+        let t = c.typed(count.into(), datatype)?;
+        let me = root == cm.rank as c_int;
+        // Only the root's receive buffer matters (in place: only the root's).
+        let data = contribution(sendbuf, if me { recvbuf } else { sendbuf as *mut c_void }, &t)?;
+        let mut a = reduction(CollKind::Reduce, op, &t)?;
+        a.root = root;
+        let out = collective(c, &cm, a, data)?;
+        if me {
+            t.write(recvbuf as *mut u8, &out)?;
         }
         Ok(())
     })
@@ -142,11 +148,13 @@ macro_rules! reductions {
         #[no_mangle]
         pub unsafe extern "C" fn $name(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: usize, op: usize, comm: usize) -> c_int {
             entry(stringify!($name), |c| {
-                let (data, len) = contribution(sendbuf, recvbuf, count, datatype)?;
-                let out = collective(c, comm, $kind, 0, op, datatype as u64, count as u64, data)?;
+                let cm = c.comm(comm)?;
+                let t = c.typed(count.into(), datatype)?;
+                let data = contribution(sendbuf, recvbuf, &t)?;
+                let out = collective(c, &cm, reduction($kind, op, &t)?, data)?;
                 // Exscan leaves rank 0's buffer as it was (its result is undefined).
-                if !out.is_empty() || len == 0 {
-                    write_buf(recvbuf as *mut u8, len, &out)?;
+                if !out.is_empty() {
+                    t.write(recvbuf as *mut u8, &out)?;
                 }
                 Ok(())
             })
@@ -172,38 +180,38 @@ pub unsafe extern "C" fn MPI_Reduce_scatter_block(
 ) -> c_int {
     entry("MPI_Reduce_scatter_block", |c| {
         let cm = c.comm(comm)?;
-        let block = bytes_of(recvcount.into(), datatype)?;
-        let all = block
-            .checked_mul(cm.size.into())
-            .ok_or((abi::err::COUNT, "the vector overflows".to_string()))?;
-        let from = if in_place(sendbuf) {
-            recvbuf as *const u8
-        } else {
-            sendbuf as *const u8
-        };
-        let data = read_buf(from, all)?;
-        let out = collective(
-            c,
-            comm,
-            CollKind::ReduceScatterBlock,
-            0,
-            op,
-            datatype as u64,
-            recvcount as u64,
-            data,
-        )?;
-        write_buf(recvbuf as *mut u8, block, &out)
+        let block = c.typed(recvcount.into(), datatype)?;
+        let all = c.typed(i64::from(recvcount) * i64::from(cm.size), datatype)?;
+        let data = contribution(sendbuf, recvbuf, &all)?;
+        let a = reduction(CollKind::ReduceScatterBlock, op, &block)?;
+        let out = collective(c, &cm, a, data)?;
+        block.write(recvbuf as *mut u8, &out)
     })
 }
 
-/// The bytes of one rank's block: the send side's, or the receive side's where the
-/// send buffer is MPI_IN_PLACE.
-fn block_of(send_in_place: bool, scount: c_int, stype: usize, rcount: c_int, rtype: usize) -> Result<u64, Failure> {
-    if send_in_place {
-        bytes_of(rcount.into(), rtype)
-    } else {
-        bytes_of(scount.into(), stype)
-    }
+/// # Safety
+/// As the MPI standard's: `recvcounts` holds one count per rank.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Reduce_scatter(
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    recvcounts: *const c_int,
+    datatype: usize,
+    op: usize,
+    comm: usize,
+) -> c_int {
+    entry("MPI_Reduce_scatter", |c| {
+        let cm = c.comm(comm)?;
+        let counts = counts_of(recvcounts, cm.size)?;
+        let total: u64 = counts.iter().sum();
+        let all = c.typed(total as i64, datatype)?;
+        let data = contribution(sendbuf, recvbuf, &all)?;
+        let mut a = reduction(CollKind::ReduceScatter, op, &all)?;
+        // Each rank's share in bytes of the packed vector.
+        a.counts.1 = counts.iter().map(|&k| k * all.ty.size).collect();
+        let out = collective(c, &cm, a, data)?;
+        all.with_count(counts[cm.rank as usize]).write(recvbuf as *mut u8, &out)
+    })
 }
 
 /// # Safety
@@ -223,15 +231,19 @@ pub unsafe extern "C" fn MPI_Gather(
         let cm = c.comm(comm)?;
         let me = cm.rank as c_int == root;
         let place = me && in_place(sendbuf);
-        let block = block_of(place, sendcount, sendtype, recvcount, recvtype)?;
-        let data = if place {
-            read_buf((recvbuf as *const u8).add((block * cm.rank as u64) as usize), block)?
+        let recv = if me {
+            Some(c.typed(recvcount.into(), recvtype)?)
         } else {
-            read_buf(sendbuf as *const u8, block)?
+            None
         };
-        let out = collective(c, comm, CollKind::Gather, root, 0, abi::BYTE, block, data)?;
-        if me {
-            write_buf(recvbuf as *mut u8, block * cm.size as u64, &out)?;
+        let data = match &recv {
+            Some(r) if place => r.read(r.block_at(recvbuf as *const u8, cm.rank.into()))?,
+            _ => c.typed(sendcount.into(), sendtype)?.read(sendbuf as *const u8)?,
+        };
+        let out = collective(c, &cm, Args::new(CollKind::Gather, root, data.len() as u64), data)?;
+        if let Some(r) = recv {
+            r.with_count(r.count * u64::from(cm.size))
+                .write(recvbuf as *mut u8, &out)?;
         }
         Ok(())
     })
@@ -251,15 +263,15 @@ pub unsafe extern "C" fn MPI_Allgather(
 ) -> c_int {
     entry("MPI_Allgather", |c| {
         let cm = c.comm(comm)?;
-        let place = in_place(sendbuf);
-        let block = block_of(place, sendcount, sendtype, recvcount, recvtype)?;
-        let data = if place {
-            read_buf((recvbuf as *const u8).add((block * cm.rank as u64) as usize), block)?
+        let r = c.typed(recvcount.into(), recvtype)?;
+        let data = if in_place(sendbuf) {
+            r.read(r.block_at(recvbuf as *const u8, cm.rank.into()))?
         } else {
-            read_buf(sendbuf as *const u8, block)?
+            c.typed(sendcount.into(), sendtype)?.read(sendbuf as *const u8)?
         };
-        let out = collective(c, comm, CollKind::Allgather, 0, 0, abi::BYTE, block, data)?;
-        write_buf(recvbuf as *mut u8, block * cm.size as u64, &out)
+        let out = collective(c, &cm, Args::new(CollKind::Allgather, 0, data.len() as u64), data)?;
+        r.with_count(r.count * u64::from(cm.size))
+            .write(recvbuf as *mut u8, &out)
     })
 }
 
@@ -280,21 +292,16 @@ pub unsafe extern "C" fn MPI_Scatter(
         let cm = c.comm(comm)?;
         let me = cm.rank as c_int == root;
         let place = me && in_place(recvbuf);
-        // The block is the receive side's, or the root's send side's when it keeps
-        // its own block in place.
-        let block = if place {
-            bytes_of(sendcount.into(), sendtype)?
+        let (data, block) = if me {
+            let s = c.typed(sendcount.into(), sendtype)?;
+            let all = s.with_count(s.count * u64::from(cm.size));
+            (all.read(sendbuf as *const u8)?, s.bytes())
         } else {
-            bytes_of(recvcount.into(), recvtype)?
+            (Vec::new(), c.typed(recvcount.into(), recvtype)?.bytes())
         };
-        let data = if me {
-            read_buf(sendbuf as *const u8, block * cm.size as u64)?
-        } else {
-            Vec::new()
-        };
-        let out = collective(c, comm, CollKind::Scatter, root, 0, abi::BYTE, block, data)?;
+        let out = collective(c, &cm, Args::new(CollKind::Scatter, root, block), data)?;
         if !place {
-            write_buf(recvbuf as *mut u8, block, &out)?;
+            c.typed(recvcount.into(), recvtype)?.write(recvbuf as *mut u8, &out)?;
         }
         Ok(())
     })
@@ -314,34 +321,94 @@ pub unsafe extern "C" fn MPI_Alltoall(
 ) -> c_int {
     entry("MPI_Alltoall", |c| {
         let cm = c.comm(comm)?;
-        let place = in_place(sendbuf);
-        let block = block_of(place, sendcount, sendtype, recvcount, recvtype)?;
-        let from = if place {
-            recvbuf as *const u8
+        let n = u64::from(cm.size);
+        let r = c.typed(recvcount.into(), recvtype)?;
+        let (from, s) = if in_place(sendbuf) {
+            (recvbuf as *const u8, r.clone())
         } else {
-            sendbuf as *const u8
+            (sendbuf as *const u8, c.typed(sendcount.into(), sendtype)?)
         };
-        let data = read_buf(from, block * cm.size as u64)?;
-        let out = collective(c, comm, CollKind::Alltoall, 0, 0, abi::BYTE, block, data)?;
-        write_buf(recvbuf as *mut u8, block * cm.size as u64, &out)
+        let data = s.with_count(s.count * n).read(from)?;
+        let out = collective(c, &cm, Args::new(CollKind::Alltoall, 0, s.bytes()), data)?;
+        r.with_count(r.count * n).write(recvbuf as *mut u8, &out)
     })
 }
 
-/// The `(offset, length)` in bytes of each rank's block of a v-variant buffer:
-/// `counts[i]` elements at `displs[i]` elements, of `size` bytes each.
-unsafe fn blocks(counts: *const c_int, displs: *const c_int, n: u32, size: u64) -> Result<Vec<(u64, u64)>, Failure> {
-    let mut v = Vec::with_capacity(n as usize);
-    for i in 0..n as usize {
-        let (k, d) = (*counts.add(i), *displs.add(i));
-        if k < 0 || d < 0 {
-            return Err((
-                abi::err::COUNT,
-                format!("count {k} or displacement {d} for rank {i} is negative"),
-            ));
-        }
-        v.push((d as u64 * size, k as u64 * size));
+/// The `n` counts at `counts`, each checked.
+unsafe fn counts_of(counts: *const c_int, n: u32) -> Result<Vec<u64>, Failure> {
+    if counts.is_null() && n > 0 {
+        return Err((abi::err::ARG, "a null array of counts".into()));
     }
-    Ok(v)
+    (0..n as usize)
+        .map(|i| match *counts.add(i) {
+            k if k >= 0 => Ok(k as u64),
+            k => Err((abi::err::COUNT, format!("count {k} for rank {i} is negative"))),
+        })
+        .collect()
+}
+
+/// The blocks of a v-variant buffer: rank `i`'s `counts[i]` elements of `t` start
+/// `displs[i]` extents from `buf`.
+struct Blocks {
+    t: Typed,
+    counts: Vec<u64>,
+    displs: Vec<i64>,
+}
+
+impl Blocks {
+    unsafe fn new(
+        c: &Client,
+        counts: *const c_int,
+        displs: *const c_int,
+        dt: usize,
+        n: u32,
+    ) -> Result<Blocks, Failure> {
+        let counts = counts_of(counts, n)?;
+        if displs.is_null() && n > 0 {
+            return Err((abi::err::ARG, "a null array of displacements".into()));
+        }
+        let displs = (0..n as usize).map(|i| i64::from(*displs.add(i))).collect();
+        Ok(Blocks {
+            t: c.typed(0, dt)?,
+            counts,
+            displs,
+        })
+    }
+
+    fn at(&self, buf: *const u8, i: usize) -> (*const u8, Typed) {
+        let p = buf.wrapping_offset((self.displs[i] * self.t.ty.extent) as isize);
+        (p, self.t.with_count(self.counts[i]))
+    }
+
+    /// Each block's bytes.
+    fn bytes(&self) -> Vec<u64> {
+        self.counts.iter().map(|&k| k * self.t.ty.size).collect()
+    }
+
+    /// The blocks at `buf`, packed one after the other.
+    unsafe fn read(&self, buf: *const u8) -> Result<Vec<u8>, Failure> {
+        let mut data = Vec::new();
+        for i in 0..self.counts.len() {
+            let (p, t) = self.at(buf, i);
+            data.extend(t.read(p)?);
+        }
+        Ok(data)
+    }
+
+    /// Spreads `data`, the blocks one after the other, over `buf`.
+    unsafe fn write(&self, buf: *mut u8, data: &[u8]) -> Result<(), Failure> {
+        let mut rest = data;
+        for i in 0..self.counts.len() {
+            let (p, t) = self.at(buf, i);
+            let len = (t.bytes() as usize).min(rest.len());
+            t.write(p as *mut u8, &rest[..len])?;
+            rest = &rest[len..];
+        }
+        if !rest.is_empty() {
+            return Err((abi::err::TRUNCATE, "more data than the receive counts hold".into()));
+        }
+        Ok(())
+    }
 }
 
 /// # Safety
@@ -360,33 +427,132 @@ pub unsafe extern "C" fn MPI_Alltoallv(
 ) -> c_int {
     entry("MPI_Alltoallv", |c| {
         let cm = c.comm(comm)?;
-        let n = cm.size;
-        let rsize = bytes_of(1, recvtype)?;
-        let recv = blocks(recvcounts, rdispls, n, rsize)?;
+        let recv = Blocks::new(c, recvcounts, rdispls, recvtype, cm.size)?;
         // In place: each block goes out from where its answer will land.
-        let (from, send) = if in_place(sendbuf) {
-            (recvbuf as *const u8, recv.clone())
+        let (data, sent) = if in_place(sendbuf) {
+            (recv.read(recvbuf as *const u8)?, recv.bytes())
         } else {
-            (
-                sendbuf as *const u8,
-                blocks(sendcounts, sdispls, n, bytes_of(1, sendtype)?)?,
-            )
+            let send = Blocks::new(c, sendcounts, sdispls, sendtype, cm.size)?;
+            (send.read(sendbuf as *const u8)?, send.bytes())
         };
-        let mut data = Vec::new();
-        for &(off, len) in &send {
-            data.extend(read_buf(from.add(off as usize), len)?);
-        }
-        let counts = (send.iter().map(|b| b.1).collect(), recv.iter().map(|b| b.1).collect());
-        let out = collective_v(c, comm, CollKind::Alltoallv, 0, 0, abi::BYTE, 0, counts, data)?;
-        let mut at = 0usize;
-        for &(off, len) in &recv {
-            let block = out.get(at..at + len as usize).ok_or((
-                abi::err::TRUNCATE,
-                "the blocks received do not match the receive counts".to_string(),
-            ))?;
-            write_buf((recvbuf as *mut u8).add(off as usize), len, block)?;
-            at += len as usize;
+        let mut a = Args::new(CollKind::Alltoallv, 0, 0);
+        a.counts = (sent, recv.bytes());
+        let out = collective(c, &cm, a, data)?;
+        recv.write(recvbuf as *mut u8, &out)
+    })
+}
+
+/// # Safety
+/// As the MPI standard's.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Gatherv(
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: usize,
+    recvbuf: *mut c_void,
+    recvcounts: *const c_int,
+    displs: *const c_int,
+    recvtype: usize,
+    root: c_int,
+    comm: usize,
+) -> c_int {
+    entry("MPI_Gatherv", |c| {
+        let cm = c.comm(comm)?;
+        let me = cm.rank as c_int == root;
+        let recv = if me {
+            Some(Blocks::new(c, recvcounts, displs, recvtype, cm.size)?)
+        } else {
+            None
+        };
+        let data = match &recv {
+            Some(b) if in_place(sendbuf) => {
+                let (p, t) = b.at(recvbuf as *const u8, cm.rank as usize);
+                t.read(p)?
+            }
+            _ => c.typed(sendcount.into(), sendtype)?.read(sendbuf as *const u8)?,
+        };
+        let mut a = Args::new(CollKind::Gatherv, root, 0);
+        // The root knows every block; the others their own.
+        a.counts.1 = match &recv {
+            Some(b) => b.bytes(),
+            None => own_block(&cm, data.len() as u64),
+        };
+        let out = collective(c, &cm, a, data)?;
+        if let Some(b) = recv {
+            b.write(recvbuf as *mut u8, &out)?;
         }
         Ok(())
+    })
+}
+
+/// Per-rank bytes where only this rank's block is known.
+fn own_block(cm: &Comm, bytes: u64) -> Vec<u64> {
+    let mut v = vec![0; cm.size as usize];
+    v[cm.rank as usize] = bytes;
+    v
+}
+
+/// # Safety
+/// As the MPI standard's.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Scatterv(
+    sendbuf: *const c_void,
+    sendcounts: *const c_int,
+    displs: *const c_int,
+    sendtype: usize,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: usize,
+    root: c_int,
+    comm: usize,
+) -> c_int {
+    entry("MPI_Scatterv", |c| {
+        let cm = c.comm(comm)?;
+        let me = cm.rank as c_int == root;
+        let place = me && in_place(recvbuf);
+        let recv = c.typed(recvcount.into(), recvtype)?;
+        let mut a = Args::new(CollKind::Scatterv, root, 0);
+        let data = if me {
+            let send = Blocks::new(c, sendcounts, displs, sendtype, cm.size)?;
+            a.counts.0 = send.bytes();
+            send.read(sendbuf as *const u8)?
+        } else {
+            a.counts.0 = own_block(&cm, recv.bytes());
+            Vec::new()
+        };
+        let out = collective(c, &cm, a, data)?;
+        if !place {
+            recv.write(recvbuf as *mut u8, &out)?;
+        }
+        Ok(())
+    })
+}
+
+/// # Safety
+/// As the MPI standard's.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Allgatherv(
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: usize,
+    recvbuf: *mut c_void,
+    recvcounts: *const c_int,
+    displs: *const c_int,
+    recvtype: usize,
+    comm: usize,
+) -> c_int {
+    entry("MPI_Allgatherv", |c| {
+        let cm = c.comm(comm)?;
+        let recv = Blocks::new(c, recvcounts, displs, recvtype, cm.size)?;
+        let data = if in_place(sendbuf) {
+            let (p, t) = recv.at(recvbuf as *const u8, cm.rank as usize);
+            t.read(p)?
+        } else {
+            c.typed(sendcount.into(), sendtype)?.read(sendbuf as *const u8)?
+        };
+        let mut a = Args::new(CollKind::Allgatherv, 0, 0);
+        a.counts.1 = recv.bytes();
+        let out = collective(c, &cm, a, data)?;
+        recv.write(recvbuf as *mut u8, &out)
     })
 }

@@ -1,7 +1,7 @@
 //! Start, end, the rank's identity, time, error handlers and datatype sizes: calls
 //! answered without the simulator (except MPI_Finalize's last call).
 
-use crate::client::{bytes_of, entry, finalize, init, state, Status};
+use crate::client::{entry, finalize, init, state};
 use simpi_wire::abi;
 use std::ffi::{c_char, c_int};
 
@@ -198,30 +198,4 @@ pub unsafe extern "C" fn MPI_Error_string(code: c_int, buf: *mut c_char, len: *m
     };
     put_str(&text, buf, 512, len);
     abi::err::SUCCESS
-}
-
-/// # Safety
-/// `size` is writable.
-#[no_mangle]
-pub unsafe extern "C" fn MPI_Type_size(datatype: usize, size: *mut c_int) -> c_int {
-    entry("MPI_Type_size", |_| {
-        *size = bytes_of(1, datatype)? as c_int;
-        Ok(())
-    })
-}
-
-/// # Safety
-/// `status` points to a status a receive filled; `count` is writable.
-#[no_mangle]
-pub unsafe extern "C" fn MPI_Get_count(status: *const Status, datatype: usize, count: *mut c_int) -> c_int {
-    entry("MPI_Get_count", |_| {
-        let size = bytes_of(1, datatype)?;
-        let bytes = (*status).bytes();
-        *count = if size == 0 || !bytes.is_multiple_of(size) {
-            abi::UNDEFINED
-        } else {
-            (bytes / size) as c_int
-        };
-        Ok(())
-    })
 }

@@ -18,8 +18,10 @@
 mod client;
 mod coll;
 mod comm;
+mod datatype;
 mod env;
 mod group;
+mod layout;
 mod p2p;
 mod some;
 

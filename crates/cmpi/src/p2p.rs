@@ -2,7 +2,7 @@
 //! standard sends (the protocol's thresholds decide eager or rendezvous, as for any
 //! send).
 
-use crate::client::{bytes_of, check_rank, check_tag, entry, read_buf, write_buf, Client, Failure, Pending, Status};
+use crate::client::{check_rank, check_tag, entry, Client, Failure, Pending, Status, Typed};
 use simpi_wire::{abi, Call};
 use std::ffi::{c_int, c_void};
 
@@ -35,15 +35,15 @@ unsafe fn send_args(
 ) -> Result<Option<(u32, u32, Vec<u8>)>, Failure> {
     let cm = c.comm(comm)?;
     check_tag(tag, false)?;
-    let len = bytes_of(count.into(), dt)?;
+    let t = c.typed(count.into(), dt)?;
     match check_rank(&cm, dest, false)? {
-        Some(to) => Ok(Some((cm.index, to as u32, read_buf(buf as *const u8, len)?))),
+        Some(to) => Ok(Some((cm.index, to as u32, t.read(buf as *const u8)?))),
         None => Ok(None),
     }
 }
 
 /// A receive's checked arguments: the communicator's index, the source (`None` for
-/// MPI_PROC_NULL) and the buffer's size in bytes.
+/// MPI_PROC_NULL) and what the buffer holds.
 fn recv_args(
     c: &Client,
     count: c_int,
@@ -51,10 +51,10 @@ fn recv_args(
     source: c_int,
     tag: c_int,
     comm: usize,
-) -> Result<(u32, Option<i32>, u64), Failure> {
+) -> Result<(u32, Option<i32>, Typed), Failure> {
     let cm = c.comm(comm)?;
     check_tag(tag, true)?;
-    Ok((cm.index, check_rank(&cm, source, true)?, bytes_of(count.into(), dt)?))
+    Ok((cm.index, check_rank(&cm, source, true)?, c.typed(count.into(), dt)?))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -68,7 +68,7 @@ unsafe fn recv(
     comm: usize,
     status: *mut Status,
 ) -> Result<(), Failure> {
-    let (comm, from, capacity) = recv_args(c, count, dt, source, tag, comm)?;
+    let (comm, from, into) = recv_args(c, count, dt, source, tag, comm)?;
     let Some(from) = from else {
         Status::new(abi::PROC_NULL, abi::ANY_TAG, 0).store(status);
         return Ok(());
@@ -77,13 +77,13 @@ unsafe fn recv(
         comm,
         from,
         tag,
-        capacity,
+        capacity: into.bytes(),
     });
     let m = done
         .into_iter()
         .next()
         .ok_or((abi::err::INTERN, "no message in the reply".to_string()))?;
-    write_buf(buf as *mut u8, capacity, &m.data)?;
+    into.write(buf as *mut u8, &m.data)?;
     Status::new(m.source, m.tag, m.data.len() as u64).store(status);
     Ok(())
 }
@@ -126,14 +126,15 @@ unsafe fn irecv(
     comm: usize,
     request: *mut usize,
 ) -> Result<(), Failure> {
-    let (comm, from, capacity) = recv_args(c, count, dt, source, tag, comm)?;
+    let (comm, from, into) = recv_args(c, count, dt, source, tag, comm)?;
     let Some(from) = from else {
         *request = c.new_request(Pending::Null) as usize;
         return Ok(());
     };
+    let capacity = into.bytes();
     let q = c.new_request(Pending::Recv {
         buf: buf as usize,
-        capacity,
+        into,
     });
     c.call(Call::Irecv {
         comm,
@@ -155,8 +156,9 @@ unsafe fn wait_all(c: &mut Client, requests: &mut [usize], statuses: *mut Status
             None
         } else {
             Some(
-                *c.requests
+                c.requests
                     .get(&(q as u64))
+                    .cloned()
                     .ok_or_else(|| (abi::err::REQUEST, format!("request {q:#x} is not one of this rank's")))?,
             )
         };
@@ -181,11 +183,11 @@ unsafe fn wait_all(c: &mut Client, requests: &mut [usize], statuses: *mut Status
                 done.next();
                 Status::new(abi::ANY_SOURCE, abi::ANY_TAG, 0)
             }
-            Some(Pending::Recv { buf, capacity }) => {
+            Some(Pending::Recv { buf, ref into }) => {
                 let m = done
                     .next()
                     .ok_or((abi::err::INTERN, "a completion is missing".to_string()))?;
-                write_buf(buf as *mut u8, capacity, &m.data)?;
+                into.write(buf as *mut u8, &m.data)?;
                 Status::new(m.source, m.tag, m.data.len() as u64)
             }
         };
@@ -323,9 +325,10 @@ pub unsafe extern "C" fn MPI_Test(request: *mut usize, flag: *mut c_int, status:
             Status::new(abi::ANY_SOURCE, abi::ANY_TAG, 0).store(status);
             return Ok(());
         }
-        let kind = *c
+        let kind = c
             .requests
             .get(&q)
+            .cloned()
             .ok_or_else(|| (abi::err::REQUEST, format!("request {q:#x} is not one of this rank's")))?;
         let st = match kind {
             Pending::Null => Status::new(abi::PROC_NULL, abi::ANY_TAG, 0),
@@ -335,8 +338,8 @@ pub unsafe extern "C" fn MPI_Test(request: *mut usize, flag: *mut c_int, status:
                     return Ok(());
                 };
                 match kind {
-                    Pending::Recv { buf, capacity } => {
-                        write_buf(buf as *mut u8, capacity, &m.data)?;
+                    Pending::Recv { buf, into } => {
+                        into.write(buf as *mut u8, &m.data)?;
                         Status::new(m.source, m.tag, m.data.len() as u64)
                     }
                     _ => Status::new(abi::ANY_SOURCE, abi::ANY_TAG, 0),

@@ -5,7 +5,7 @@
 //! simulator. The others go to the simulator in one call, which answers for each
 //! whether this call completed it.
 
-use crate::client::{entry, write_buf, Client, Failure, Pending, Status};
+use crate::client::{entry, Client, Failure, Pending, Status};
 use simpi_wire::{abi, Call, Completing, PENDING};
 use std::ffi::c_int;
 
@@ -19,7 +19,7 @@ unsafe fn kinds(c: &Client, requests: &[usize]) -> Result<Vec<Option<Pending>>, 
             } else {
                 c.requests
                     .get(&(q as u64))
-                    .copied()
+                    .cloned()
                     .map(Some)
                     .ok_or_else(|| (abi::err::REQUEST, format!("request {q:#x} is not one of this rank's")))
             }
@@ -57,9 +57,9 @@ unsafe fn complete(c: &mut Client, requests: &mut [usize], how: Completing) -> R
             if m.source == PENDING {
                 continue;
             }
-            let st = match kinds[i] {
-                Some(Pending::Recv { buf, capacity }) => {
-                    write_buf(buf as *mut u8, capacity, &m.data)?;
+            let st = match &kinds[i] {
+                Some(Pending::Recv { buf, into }) => {
+                    into.write(*buf as *mut u8, &m.data)?;
                     Status::new(m.source, m.tag, m.data.len() as u64)
                 }
                 _ => Status::new(abi::ANY_SOURCE, abi::ANY_TAG, 0),

@@ -29,6 +29,7 @@ fn built() -> &'static PathBuf {
             "polling",
             "dup",
             "comms",
+            "datatypes",
         ] {
             let status = Command::new(env!("CARGO_BIN_EXE_simpicc"))
                 .args(["-O1", "-Wall", "-Werror", "-o"])
@@ -135,5 +136,12 @@ fn split_create_and_dup_make_communicators_with_their_own_ranks_and_waitany_take
     // and exits with the failed check's number.
     for ranks in [4, 5] {
         simulate("comms", &[], ranks).unwrap_or_else(|e| panic!("{ranks} ranks: {e}"));
+    }
+}
+
+#[test]
+fn derived_datatypes_travel_packed_and_v_collectives_place_each_block() {
+    for ranks in [2, 3, 5] {
+        simulate("datatypes", &[], ranks).unwrap_or_else(|e| panic!("{ranks} ranks: {e}"));
     }
 }

@@ -69,9 +69,20 @@ pub enum CollKind {
     /// MPI_Comm_create: the data holds the group's members (u32 world ranks, in the
     /// new communicator's order), empty if this rank is not in its group.
     Create,
+    /// MPI_Gatherv: `recv_counts` has each rank's bytes (on the root; elsewhere only
+    /// the rank's own is known, the others are 0).
+    Gatherv,
+    /// MPI_Scatterv: `send_counts` has each rank's bytes (on the root; elsewhere only
+    /// the rank's own).
+    Scatterv,
+    /// MPI_Allgatherv: `recv_counts` has each rank's bytes.
+    Allgatherv,
+    /// MPI_Reduce_scatter: `recv_counts` has each rank's share of the vector, in
+    /// bytes.
+    ReduceScatter,
 }
 
-const COLL_KINDS: [CollKind; 16] = [
+const COLL_KINDS: [CollKind; 20] = [
     CollKind::Barrier,
     CollKind::Bcast,
     CollKind::Reduce,
@@ -88,6 +99,10 @@ const COLL_KINDS: [CollKind; 16] = [
     CollKind::Split,
     CollKind::SplitShared,
     CollKind::Create,
+    CollKind::Gatherv,
+    CollKind::Scatterv,
+    CollKind::Allgatherv,
+    CollKind::ReduceScatter,
 ];
 
 impl CollKind {

@@ -91,8 +91,12 @@ impl Collectives {
                 c.op
             ));
         }
-        if c.kind == CollKind::Alltoallv && c.send_counts.iter().sum::<u64>() != c.data.len() as u64 {
-            return Err(format!("rank {rank}: MPI_Alltoallv's blocks do not add up to its data"));
+        let blocks_sent = c.kind == CollKind::Alltoallv || (c.kind == CollKind::Scatterv && rank == c.root);
+        if blocks_sent && c.send_counts.iter().sum::<u64>() != c.data.len() as u64 {
+            return Err(format!(
+                "rank {rank}: the {:?}'s blocks do not add up to its data",
+                c.kind
+            ));
         }
         inst.send_counts[rank as usize] = c.send_counts;
         inst.contributions[rank as usize] = Some(c.data);
@@ -152,15 +156,22 @@ impl Collectives {
             CollKind::Barrier => Vec::new(),
             CollKind::Bcast => part(c.root as usize)?.to_vec(),
             CollKind::Reduce if rank != c.root => Vec::new(),
-            CollKind::Reduce | CollKind::Allreduce | CollKind::ReduceScatterBlock => {
+            CollKind::Reduce | CollKind::Allreduce | CollKind::ReduceScatterBlock | CollKind::ReduceScatter => {
                 if inst.reduced.is_none() {
                     inst.reduced = Some(reduce_over(0..n)?);
                 }
                 let all = inst.reduced.as_deref().unwrap_or_default();
-                if c.kind == CollKind::ReduceScatterBlock {
-                    block(all, r, all.len() / n.max(1))?
-                } else {
-                    all.to_vec()
+                match c.kind {
+                    CollKind::ReduceScatterBlock => block(all, r, all.len() / n.max(1))?,
+                    CollKind::ReduceScatter => {
+                        let shares = &c.recv_counts;
+                        let off: u64 = shares.iter().take(r).sum();
+                        let len = shares.get(r).copied().unwrap_or(0);
+                        all.get(off as usize..(off + len) as usize)
+                            .map(<[u8]>::to_vec)
+                            .ok_or_else(|| format!("collective #{seq}: the shares exceed the vector"))?
+                    }
+                    _ => all.to_vec(),
                 }
             }
             CollKind::Exscan if r == 0 => Vec::new(),
@@ -183,8 +194,8 @@ impl Collectives {
                 }
                 prefixes[want].clone()
             }
-            CollKind::Gather if rank != c.root => Vec::new(),
-            CollKind::Gather | CollKind::Allgather => {
+            CollKind::Gather | CollKind::Gatherv if rank != c.root => Vec::new(),
+            CollKind::Gather | CollKind::Allgather | CollKind::Gatherv | CollKind::Allgatherv => {
                 let mut all = Vec::new();
                 for i in 0..n {
                     all.extend_from_slice(part(i)?);
@@ -192,6 +203,15 @@ impl Collectives {
                 all
             }
             CollKind::Scatter => block(part(c.root as usize)?, r, c.count as usize)?,
+            CollKind::Scatterv => {
+                let shares = &send_counts[c.root as usize];
+                let off: u64 = shares.iter().take(r).sum();
+                let len = shares.get(r).copied().unwrap_or(0);
+                part(c.root as usize)?
+                    .get(off as usize..(off + len) as usize)
+                    .map(<[u8]>::to_vec)
+                    .ok_or_else(|| format!("collective #{seq}: the root's blocks exceed its data"))?
+            }
             CollKind::Alltoallv => {
                 let mut mine = Vec::new();
                 for s in 0..n {

@@ -656,6 +656,10 @@ fn spec_of(c: &Collective, n: u32, me: u32) -> Result<CollSpec, Error> {
         // first rank and sends each its group); a duplicate is not timed.
         CollKind::Split | CollKind::SplitShared | CollKind::Create => (Coll::Allgather, 8),
         CollKind::Dup => (Coll::Barrier, 0),
+        CollKind::Gatherv => (Coll::Gatherv, 0),
+        CollKind::Scatterv => (Coll::Scatterv, 0),
+        CollKind::Allgatherv => (Coll::Allgatherv, 0),
+        CollKind::ReduceScatter => (Coll::ReduceScatter, 0),
     };
     if c.root >= n {
         return Err(Error::Input(format!("rank {me}: root {} does not exist", c.root)));
@@ -663,18 +667,28 @@ fn spec_of(c: &Collective, n: u32, me: u32) -> Result<CollSpec, Error> {
     let mut spec = CollSpec::new(coll, n, me, bytes);
     spec.root = c.root;
     spec.elem = elem;
-    if coll == Coll::Alltoallv {
-        if c.send_counts.len() != n as usize || c.recv_counts.len() != n as usize {
-            return Err(Error::Input(format!(
-                "rank {me}: MPI_Alltoallv needs one count per rank"
-            )));
+    let per_rank = |v: &[u64], what: &str| -> Result<Vec<u64>, Error> {
+        if v.len() == n as usize {
+            Ok(v.to_vec())
+        } else {
+            Err(Error::Input(format!(
+                "rank {me}: {what} needs one count per rank, not {}",
+                v.len()
+            )))
         }
-        spec.send_counts = c.send_counts.clone();
-        spec.recv_counts = c.recv_counts.clone();
-    }
-    if coll == Coll::ReduceScatter {
+    };
+    match c.kind {
+        CollKind::Alltoallv => {
+            spec.send_counts = per_rank(&c.send_counts, "MPI_Alltoallv")?;
+            spec.recv_counts = per_rank(&c.recv_counts, "MPI_Alltoallv")?;
+        }
+        CollKind::Gatherv | CollKind::Allgatherv | CollKind::ReduceScatter => {
+            spec.counts = per_rank(&c.recv_counts, "a v-collective")?;
+        }
+        CollKind::Scatterv => spec.counts = per_rank(&c.send_counts, "MPI_Scatterv")?,
         // Every rank gets one block of the vector.
-        spec.counts = vec![vector; n as usize];
+        CollKind::ReduceScatterBlock => spec.counts = vec![vector; n as usize],
+        _ => {}
     }
     Ok(spec)
 }

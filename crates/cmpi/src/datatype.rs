@@ -1,0 +1,459 @@
+//! Datatypes: the constructors of derived datatypes, their sizes and bounds, counts
+//! of received elements, and MPI_Pack/MPI_Unpack. All is answered on the rank; the
+//! layouts themselves are in `layout.rs`.
+
+use crate::client::{entry, Client, Failure, Status};
+use crate::layout::Layout;
+use simpi_wire::abi;
+use std::ffi::{c_int, c_void};
+use std::sync::Arc;
+
+/// MPI_ORDER_C and MPI_ORDER_FORTRAN as `mpi.h` defines them.
+const ORDER_C: c_int = 0xC;
+const ORDER_FORTRAN: c_int = 0xF;
+
+/// A count argument, checked.
+fn count_of(n: c_int, what: &str) -> Result<u64, Failure> {
+    u64::try_from(n).map_err(|_| (abi::err::COUNT, format!("{what} {n} is negative")))
+}
+
+/// The `n` values at `p` (none if `n` is 0).
+unsafe fn array<T: Copy>(p: *const T, n: u64) -> Result<Vec<T>, Failure> {
+    if n == 0 {
+        return Ok(Vec::new());
+    }
+    if p.is_null() {
+        return Err((abi::err::ARG, "a null array".into()));
+    }
+    Ok(std::slice::from_raw_parts(p, n as usize).to_vec())
+}
+
+/// Stores a new datatype built by `make` in `*out`.
+unsafe fn made(c: &mut Client, make: Result<Layout, String>, out: *mut usize) -> Result<(), Failure> {
+    let t = make.map_err(|e| (abi::err::ARG, e))?;
+    *out = c.new_type(t) as usize;
+    Ok(())
+}
+
+/// # Safety
+/// `out` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Type_contiguous(count: c_int, old: usize, out: *mut usize) -> c_int {
+    entry("MPI_Type_contiguous", |c| {
+        let t = c.layout(old)?;
+        let n = count_of(count, "count")?;
+        made(c, Layout::hvector(1, n, 0, &t), out)
+    })
+}
+
+/// # Safety
+/// `out` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Type_vector(
+    count: c_int,
+    blocklen: c_int,
+    stride: c_int,
+    old: usize,
+    out: *mut usize,
+) -> c_int {
+    entry("MPI_Type_vector", |c| {
+        let t = c.layout(old)?;
+        let (n, b) = (count_of(count, "count")?, count_of(blocklen, "block length")?);
+        made(c, Layout::hvector(n, b, i64::from(stride) * t.extent, &t), out)
+    })
+}
+
+/// # Safety
+/// `out` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Type_create_hvector(
+    count: c_int,
+    blocklen: c_int,
+    stride: isize,
+    old: usize,
+    out: *mut usize,
+) -> c_int {
+    entry("MPI_Type_create_hvector", |c| {
+        let t = c.layout(old)?;
+        let (n, b) = (count_of(count, "count")?, count_of(blocklen, "block length")?);
+        made(c, Layout::hvector(n, b, stride as i64, &t), out)
+    })
+}
+
+/// Blocks of `t` of the given lengths at byte displacements.
+fn hindexed(lens: &[u64], displs: &[i64], t: &Layout) -> Result<Layout, String> {
+    let parts: Vec<(i64, u64, &Layout)> = lens.iter().zip(displs).map(|(&l, &d)| (d, l, t)).collect();
+    Layout::combine(&parts)
+}
+
+/// The block lengths of an indexed constructor.
+unsafe fn lengths(count: c_int, lens: *const c_int) -> Result<Vec<u64>, Failure> {
+    let n = count_of(count, "count")?;
+    array(lens, n)?
+        .into_iter()
+        .map(|l| count_of(l, "block length"))
+        .collect()
+}
+
+/// # Safety
+/// The arrays hold `count` entries; `out` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Type_indexed(
+    count: c_int,
+    lens: *const c_int,
+    displs: *const c_int,
+    old: usize,
+    out: *mut usize,
+) -> c_int {
+    entry("MPI_Type_indexed", |c| {
+        let t = c.layout(old)?;
+        let l = lengths(count, lens)?;
+        let d: Vec<i64> = array(displs, l.len() as u64)?
+            .iter()
+            .map(|&d| i64::from(d) * t.extent)
+            .collect();
+        made(c, hindexed(&l, &d, &t), out)
+    })
+}
+
+/// # Safety
+/// The arrays hold `count` entries; `out` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Type_create_hindexed(
+    count: c_int,
+    lens: *const c_int,
+    displs: *const isize,
+    old: usize,
+    out: *mut usize,
+) -> c_int {
+    entry("MPI_Type_create_hindexed", |c| {
+        let t = c.layout(old)?;
+        let l = lengths(count, lens)?;
+        let d: Vec<i64> = array(displs, l.len() as u64)?.iter().map(|&d| d as i64).collect();
+        made(c, hindexed(&l, &d, &t), out)
+    })
+}
+
+/// # Safety
+/// `displs` holds `count` entries; `out` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Type_create_indexed_block(
+    count: c_int,
+    blocklen: c_int,
+    displs: *const c_int,
+    old: usize,
+    out: *mut usize,
+) -> c_int {
+    entry("MPI_Type_create_indexed_block", |c| {
+        let t = c.layout(old)?;
+        let n = count_of(count, "count")?;
+        let b = count_of(blocklen, "block length")?;
+        let d: Vec<i64> = array(displs, n)?.iter().map(|&d| i64::from(d) * t.extent).collect();
+        made(c, hindexed(&vec![b; n as usize], &d, &t), out)
+    })
+}
+
+/// # Safety
+/// `displs` holds `count` entries; `out` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Type_create_hindexed_block(
+    count: c_int,
+    blocklen: c_int,
+    displs: *const isize,
+    old: usize,
+    out: *mut usize,
+) -> c_int {
+    entry("MPI_Type_create_hindexed_block", |c| {
+        let t = c.layout(old)?;
+        let n = count_of(count, "count")?;
+        let b = count_of(blocklen, "block length")?;
+        let d: Vec<i64> = array(displs, n)?.iter().map(|&d| d as i64).collect();
+        made(c, hindexed(&vec![b; n as usize], &d, &t), out)
+    })
+}
+
+/// # Safety
+/// The arrays hold `count` entries; `out` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Type_create_struct(
+    count: c_int,
+    lens: *const c_int,
+    displs: *const isize,
+    types: *const usize,
+    out: *mut usize,
+) -> c_int {
+    entry("MPI_Type_create_struct", |c| {
+        let l = lengths(count, lens)?;
+        let d = array(displs, l.len() as u64)?;
+        let ts: Vec<Arc<Layout>> = array(types, l.len() as u64)?
+            .into_iter()
+            .map(|t| c.layout(t))
+            .collect::<Result<_, _>>()?;
+        let parts: Vec<(i64, u64, &Layout)> = (0..l.len()).map(|i| (d[i] as i64, l[i], &*ts[i])).collect();
+        made(c, Layout::combine(&parts), out)
+    })
+}
+
+/// # Safety
+/// `out` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Type_create_resized(old: usize, lb: isize, extent: isize, out: *mut usize) -> c_int {
+    entry("MPI_Type_create_resized", |c| {
+        let t = c.layout(old)?;
+        made(c, Ok(t.resized(lb as i64, extent as i64)), out)
+    })
+}
+
+/// # Safety
+/// `out` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Type_dup(old: usize, out: *mut usize) -> c_int {
+    entry("MPI_Type_dup", |c| {
+        let t = c.layout(old)?;
+        made(c, Ok((*t).clone()), out)
+    })
+}
+
+/// # Safety
+/// The arrays hold `ndims` entries; `out` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Type_create_subarray(
+    ndims: c_int,
+    sizes: *const c_int,
+    subsizes: *const c_int,
+    starts: *const c_int,
+    order: c_int,
+    old: usize,
+    out: *mut usize,
+) -> c_int {
+    entry("MPI_Type_create_subarray", |c| {
+        let t = c.layout(old)?;
+        let n = count_of(ndims, "ndims")?;
+        if n == 0 {
+            return Err((abi::err::ARG, "a subarray of no dimension".into()));
+        }
+        let (mut sz, mut sub, mut st) = (array(sizes, n)?, array(subsizes, n)?, array(starts, n)?);
+        match order {
+            ORDER_C => {}
+            // Fortran order: the first dimension varies fastest; reversed, it is C's.
+            ORDER_FORTRAN => {
+                sz.reverse();
+                sub.reverse();
+                st.reverse();
+            }
+            o => {
+                return Err((
+                    abi::err::ARG,
+                    format!("order {o} is neither MPI_ORDER_C nor MPI_ORDER_FORTRAN"),
+                ))
+            }
+        }
+        for i in 0..n as usize {
+            if sz[i] <= 0 || sub[i] < 0 || st[i] < 0 || st[i] + sub[i] > sz[i] {
+                return Err((
+                    abi::err::ARG,
+                    format!("dimension {i}: size {}, subsize {}, start {}", sz[i], sub[i], st[i]),
+                ));
+            }
+        }
+        // Innermost dimension first: a contiguous run, then each outer dimension a
+        // vector of the inner, strided by the full inner array.
+        let last = n as usize - 1;
+        let mut inner = Layout::hvector(1, sub[last] as u64, 0, &t).map_err(|e| (abi::err::ARG, e))?;
+        let mut offset = i64::from(st[last]) * t.extent;
+        let mut span = i64::from(sz[last]) * t.extent;
+        for i in (0..last).rev() {
+            inner = Layout::hvector(sub[i] as u64, 1, span, &inner).map_err(|e| (abi::err::ARG, e))?;
+            offset += i64::from(st[i]) * span;
+            span *= i64::from(sz[i]);
+        }
+        let placed = Layout::combine(&[(offset, 1, &inner)]).map_err(|e| (abi::err::ARG, e))?;
+        made(c, Ok(placed.resized(0, span)), out)
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn MPI_Type_commit(_datatype: *mut usize) -> c_int {
+    // Layouts are complete when made.
+    abi::err::SUCCESS
+}
+
+/// # Safety
+/// `datatype` points to a datatype handle.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Type_free(datatype: *mut usize) -> c_int {
+    entry("MPI_Type_free", |c| {
+        let h = *datatype as u64;
+        if c.types.remove(&h).is_none() {
+            return Err((
+                abi::err::TYPE,
+                format!("datatype {h:#x} is predefined or does not exist"),
+            ));
+        }
+        *datatype = DATATYPE_NULL;
+        Ok(())
+    })
+}
+
+/// MPI_DATATYPE_NULL.
+const DATATYPE_NULL: usize = 0x200;
+
+/// # Safety
+/// `size` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Type_size(datatype: usize, size: *mut c_int) -> c_int {
+    entry("MPI_Type_size", |c| {
+        let s = c.layout(datatype)?.size;
+        *size = c_int::try_from(s).unwrap_or(abi::UNDEFINED);
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `size` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Type_size_x(datatype: usize, size: *mut i64) -> c_int {
+    entry("MPI_Type_size_x", |c| {
+        *size = c.layout(datatype)?.size as i64;
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `lb` and `extent` are writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Type_get_extent(datatype: usize, lb: *mut isize, extent: *mut isize) -> c_int {
+    entry("MPI_Type_get_extent", |c| {
+        let t = c.layout(datatype)?;
+        *lb = t.lb as isize;
+        *extent = t.extent as isize;
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `lb` and `extent` are writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Type_get_true_extent(datatype: usize, lb: *mut isize, extent: *mut isize) -> c_int {
+    entry("MPI_Type_get_true_extent", |c| {
+        let t = c.layout(datatype)?;
+        *lb = t.true_lb as isize;
+        *extent = t.true_extent as isize;
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `status` points to a status a receive filled; `count` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Get_count(status: *const Status, datatype: usize, count: *mut c_int) -> c_int {
+    entry("MPI_Get_count", |c| {
+        let size = c.layout(datatype)?.size;
+        let bytes = (*status).bytes();
+        *count = match bytes.checked_div(size) {
+            Some(k) if bytes.is_multiple_of(size) => c_int::try_from(k).unwrap_or(abi::UNDEFINED),
+            // A zero-size datatype: zero elements of it, whatever arrived.
+            None if bytes == 0 => 0,
+            _ => abi::UNDEFINED,
+        };
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `status` points to a status a receive filled; `count` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Get_elements(status: *const Status, datatype: usize, count: *mut c_int) -> c_int {
+    entry("MPI_Get_elements", |c| {
+        let t = c.layout(datatype)?;
+        let bytes = (*status).bytes();
+        // Whole elements of the datatype, then the predefined ones of a partial
+        // element (assuming one predefined size, as a homogeneous datatype has).
+        let whole = bytes.checked_div(t.size).unwrap_or(0);
+        let rest = bytes - whole * t.size;
+        let each = t.size.checked_div(t.elements.max(1)).unwrap_or(0);
+        *count = match rest.checked_div(each) {
+            Some(k) if rest.is_multiple_of(each) => c_int::try_from(whole * t.elements + k).unwrap_or(abi::UNDEFINED),
+            None if rest == 0 => 0,
+            _ => abi::UNDEFINED,
+        };
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `address` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Get_address(location: *const c_void, address: *mut isize) -> c_int {
+    *address = location as isize;
+    abi::err::SUCCESS
+}
+
+/// # Safety
+/// `size` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Pack_size(count: c_int, datatype: usize, _comm: usize, size: *mut c_int) -> c_int {
+    entry("MPI_Pack_size", |c| {
+        let b = c.typed(count.into(), datatype)?.bytes();
+        *size = c_int::try_from(b).map_err(|_| (abi::err::COUNT, format!("{b} bytes do not fit an int")))?;
+        Ok(())
+    })
+}
+
+/// # Safety
+/// As the MPI standard's: `outbuf` holds `outsize` bytes; `position` is read and
+/// advanced.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Pack(
+    inbuf: *const c_void,
+    count: c_int,
+    datatype: usize,
+    outbuf: *mut c_void,
+    outsize: c_int,
+    position: *mut c_int,
+    _comm: usize,
+) -> c_int {
+    entry("MPI_Pack", |c| {
+        let data = c.typed(count.into(), datatype)?.read(inbuf as *const u8)?;
+        let at = *position;
+        if at < 0 || i64::from(at) + data.len() as i64 > i64::from(outsize) {
+            return Err((
+                abi::err::TRUNCATE,
+                format!("{} bytes at position {at} do not fit {outsize}", data.len()),
+            ));
+        }
+        std::ptr::copy_nonoverlapping(data.as_ptr(), (outbuf as *mut u8).add(at as usize), data.len());
+        *position = at + data.len() as c_int;
+        Ok(())
+    })
+}
+
+/// # Safety
+/// As the MPI standard's: `inbuf` holds `insize` bytes; `position` is read and
+/// advanced.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Unpack(
+    inbuf: *const c_void,
+    insize: c_int,
+    position: *mut c_int,
+    outbuf: *mut c_void,
+    count: c_int,
+    datatype: usize,
+    _comm: usize,
+) -> c_int {
+    entry("MPI_Unpack", |c| {
+        let t = c.typed(count.into(), datatype)?;
+        let at = *position;
+        let len = t.bytes() as i64;
+        if at < 0 || i64::from(at) + len > i64::from(insize) {
+            return Err((
+                abi::err::TRUNCATE,
+                format!("{len} bytes at position {at} are beyond the {insize} packed"),
+            ));
+        }
+        let data = std::slice::from_raw_parts((inbuf as *const u8).add(at as usize), len as usize);
+        t.write(outbuf as *mut u8, data)?;
+        *position = at + len as c_int;
+        Ok(())
+    })
+}
