@@ -3,6 +3,7 @@
 //! errors.
 
 use crate::layout::Layout;
+use crate::op::UserOp;
 use simpi_wire::{abi, Call, Completion, Mailbox, Reply, Request, ENV_FD, ENV_MAILBOX};
 use std::collections::HashMap;
 use std::ffi::c_int;
@@ -103,6 +104,9 @@ pub struct Client {
     /// The datatypes made by the program and not freed, by handle.
     pub types: HashMap<u64, Arc<Layout>>,
     next_type: u64,
+    /// The reduction operations made by the program and not freed, by handle.
+    pub ops: HashMap<u64, UserOp>,
+    next_op: u64,
 }
 
 /// A communicator as this rank sees it.
@@ -215,6 +219,8 @@ impl Client {
             next_group: FIRST_GROUP,
             types: HashMap::new(),
             next_type: FIRST_TYPE,
+            ops: HashMap::new(),
+            next_op: crate::op::FIRST_OP,
         };
         match c.exchange(&Request::Hello) {
             Reply::Welcome {
@@ -401,6 +407,14 @@ impl Client {
         let h = self.next_type;
         self.next_type += 1;
         self.types.insert(h, Arc::new(t));
+        h
+    }
+
+    /// A handle for a new reduction operation.
+    pub fn new_op(&mut self, op: UserOp) -> u64 {
+        let h = self.next_op;
+        self.next_op += 1;
+        self.ops.insert(h, op);
         h
     }
 

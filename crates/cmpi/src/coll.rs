@@ -3,6 +3,7 @@
 //! rank's result, which the rank spreads out with its receive datatype.
 
 use crate::client::{entry, Client, Comm, Failure, Typed};
+use crate::op::fold;
 use simpi_wire::{abi, Call, CollKind, Collective};
 use std::ffi::{c_int, c_void};
 
@@ -60,22 +61,34 @@ fn collective(c: &mut Client, cm: &Comm, a: Args, data: Vec<u8>) -> Result<Vec<u
 }
 
 /// A reduction's arguments: the predefined datatype it computes on and the number of
-/// its elements in `t` (a derived datatype must be made of one predefined type).
-fn reduction(kind: CollKind, op: usize, t: &Typed) -> Result<Args, Failure> {
+/// its elements in `t` (a derived datatype must be made of one predefined type); for
+/// the program's own operation, the bytes (the rank combines what comes back).
+fn reduction(c: &Client, kind: CollKind, op: usize, t: &Typed) -> Result<Args, Failure> {
+    if c.ops.contains_key(&(op as u64)) {
+        let mut a = Args::new(kind, 0, t.bytes());
+        a.op = abi::OP_USER as usize;
+        return Ok(a);
+    }
     if abi::op_name(op as u64).is_none() {
-        return Err((
-            abi::err::OP,
-            format!("operation {op:#x}: simpi computes the predefined operations only so far"),
-        ));
+        return Err((abi::err::OP, format!("operation {op:#x} does not exist")));
     }
     let base = t.ty.base.ok_or((
         abi::err::TYPE,
-        "a reduction on a datatype mixing several predefined types".to_string(),
+        "a predefined reduction on a datatype mixing several predefined types".to_string(),
     ))?;
     let mut a = Args::new(kind, 0, t.count * t.ty.elements);
     a.op = op;
     a.datatype = base;
     Ok(a)
+}
+
+/// The result of a reduction the simulator answered: for the program's own operation,
+/// the contributions it answered with, combined here.
+unsafe fn reduced(c: &Client, op: usize, t: &Typed, dt: usize, out: Vec<u8>) -> Result<Vec<u8>, Failure> {
+    match c.ops.get(&(op as u64)) {
+        Some(&u) => fold(u, t, dt, &out),
+        None => Ok(out),
+    }
 }
 
 /// A reduction's contribution: the send buffer's, or the receive buffer's in place.
@@ -131,9 +144,10 @@ pub unsafe extern "C" fn MPI_Reduce(
         let me = root == cm.rank as c_int;
         // Only the root's receive buffer matters (in place: only the root's).
         let data = contribution(sendbuf, if me { recvbuf } else { sendbuf as *mut c_void }, &t)?;
-        let mut a = reduction(CollKind::Reduce, op, &t)?;
+        let mut a = reduction(c, CollKind::Reduce, op, &t)?;
         a.root = root;
         let out = collective(c, &cm, a, data)?;
+        let out = reduced(c, op, &t, datatype, out)?;
         if me {
             t.write(recvbuf as *mut u8, &out)?;
         }
@@ -151,7 +165,9 @@ macro_rules! reductions {
                 let cm = c.comm(comm)?;
                 let t = c.typed(count.into(), datatype)?;
                 let data = contribution(sendbuf, recvbuf, &t)?;
-                let out = collective(c, &cm, reduction($kind, op, &t)?, data)?;
+                let a = reduction(c, $kind, op, &t)?;
+                let out = collective(c, &cm, a, data)?;
+                let out = reduced(c, op, &t, datatype, out)?;
                 // Exscan leaves rank 0's buffer as it was (its result is undefined).
                 if !out.is_empty() {
                     t.write(recvbuf as *mut u8, &out)?;
@@ -183,8 +199,19 @@ pub unsafe extern "C" fn MPI_Reduce_scatter_block(
         let block = c.typed(recvcount.into(), datatype)?;
         let all = c.typed(i64::from(recvcount) * i64::from(cm.size), datatype)?;
         let data = contribution(sendbuf, recvbuf, &all)?;
-        let a = reduction(CollKind::ReduceScatterBlock, op, &block)?;
+        let a = reduction(c, CollKind::ReduceScatterBlock, op, &block)?;
         let out = collective(c, &cm, a, data)?;
+        let out = match c.ops.get(&(op as u64)) {
+            // The whole vector came back combined: this rank's block of it.
+            Some(_) => {
+                let v = reduced(c, op, &all, datatype, out)?;
+                let b = block.bytes() as usize;
+                v.get(cm.rank as usize * b..(cm.rank as usize + 1) * b)
+                    .ok_or((abi::err::INTERN, "a short reduction".to_string()))?
+                    .to_vec()
+            }
+            None => out,
+        };
         block.write(recvbuf as *mut u8, &out)
     })
 }
@@ -206,11 +233,22 @@ pub unsafe extern "C" fn MPI_Reduce_scatter(
         let total: u64 = counts.iter().sum();
         let all = c.typed(total as i64, datatype)?;
         let data = contribution(sendbuf, recvbuf, &all)?;
-        let mut a = reduction(CollKind::ReduceScatter, op, &all)?;
+        let mut a = reduction(c, CollKind::ReduceScatter, op, &all)?;
         // Each rank's share in bytes of the packed vector.
         a.counts.1 = counts.iter().map(|&k| k * all.ty.size).collect();
         let out = collective(c, &cm, a, data)?;
-        all.with_count(counts[cm.rank as usize]).write(recvbuf as *mut u8, &out)
+        let mine = all.with_count(counts[cm.rank as usize]);
+        let out = match c.ops.get(&(op as u64)) {
+            Some(_) => {
+                let v = reduced(c, op, &all, datatype, out)?;
+                let from = counts[..cm.rank as usize].iter().sum::<u64>() * all.ty.size;
+                v.get(from as usize..(from + mine.bytes()) as usize)
+                    .ok_or((abi::err::INTERN, "a short reduction".to_string()))?
+                    .to_vec()
+            }
+            None => out,
+        };
+        mine.write(recvbuf as *mut u8, &out)
     })
 }
 

@@ -22,6 +22,7 @@ mod datatype;
 mod env;
 mod group;
 mod layout;
+mod op;
 mod p2p;
 mod some;
 

@@ -30,6 +30,7 @@ fn built() -> &'static PathBuf {
             "dup",
             "comms",
             "datatypes",
+            "userop",
         ] {
             let status = Command::new(env!("CARGO_BIN_EXE_simpicc"))
                 .args(["-O1", "-Wall", "-Werror", "-o"])
@@ -143,5 +144,12 @@ fn split_create_and_dup_make_communicators_with_their_own_ranks_and_waitany_take
 fn derived_datatypes_travel_packed_and_v_collectives_place_each_block() {
     for ranks in [2, 3, 5] {
         simulate("datatypes", &[], ranks).unwrap_or_else(|e| panic!("{ranks} ranks: {e}"));
+    }
+}
+
+#[test]
+fn a_reduction_with_the_programs_own_operation_keeps_the_rank_order() {
+    for ranks in [1, 2, 5] {
+        simulate("userop", &[], ranks).unwrap_or_else(|e| panic!("{ranks} ranks: {e}"));
     }
 }

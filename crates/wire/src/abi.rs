@@ -68,6 +68,12 @@ pub const OP_REPLACE: u64 = 0x3c;
 /// MPI_NO_OP.
 pub const OP_NO_OP: u64 = 0x3d;
 
+/// Not a handle: the operation of a reduction is the program's own function, which
+/// only the rank can call. The simulator answers such a reduction with the
+/// contributions the rank's result combines (in rank order), and the rank combines
+/// them.
+pub const OP_USER: u64 = 0xffff_ffff;
+
 /// MPI_DOUBLE (used by tests on both sides).
 pub const DOUBLE: u64 = 0x214;
 /// MPI_INT.

@@ -6,7 +6,7 @@
 
 use super::comms::Place;
 use super::reduce::combine;
-use simpi_wire::{CollKind, Collective};
+use simpi_wire::{abi, CollKind, Collective};
 
 /// A collective call's name: its communicator, that communicator's first member (a
 /// world rank: every MPI_COMM_SELF has the same index), and its number there.
@@ -152,7 +152,23 @@ impl Collectives {
             }
             Ok(acc.unwrap_or_default())
         };
+        let concat = |ranks: std::ops::Range<usize>| -> Result<Vec<u8>, String> {
+            let mut all = Vec::new();
+            for i in ranks {
+                all.extend_from_slice(part(i)?);
+            }
+            Ok(all)
+        };
         let out = match c.kind {
+            // The rank combines with its own function: it gets what it combines.
+            CollKind::Reduce if c.op == abi::OP_USER && rank != c.root => Vec::new(),
+            CollKind::Reduce | CollKind::Allreduce | CollKind::ReduceScatterBlock | CollKind::ReduceScatter
+                if c.op == abi::OP_USER =>
+            {
+                concat(0..n)?
+            }
+            CollKind::Scan if c.op == abi::OP_USER => concat(0..r + 1)?,
+            CollKind::Exscan if c.op == abi::OP_USER => concat(0..r)?,
             CollKind::Barrier => Vec::new(),
             CollKind::Bcast => part(c.root as usize)?.to_vec(),
             CollKind::Reduce if rank != c.root => Vec::new(),
@@ -244,7 +260,6 @@ impl Collectives {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use simpi_wire::abi;
 
     fn call(kind: CollKind, count: u64, data: Vec<u8>) -> Collective {
         Collective {
