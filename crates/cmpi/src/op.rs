@@ -108,7 +108,7 @@ pub unsafe fn fold(op: UserOp, t: &Typed, dt: usize, parts: &[u8]) -> Result<Vec
     if each == 0 || parts.is_empty() {
         return Ok(Vec::new());
     }
-    if parts.len() % each != 0 {
+    if !parts.len().is_multiple_of(each) {
         return Err((abi::err::INTERN, "contributions of different sizes".into()));
     }
     let mut blocks = parts.chunks(each).rev();
