@@ -301,10 +301,10 @@ int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Stat
 int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
                  int array_of_indices[], MPI_Status array_of_statuses[]);
 int MPI_Request_free(MPI_Request *request);
-/* Declared so programs that mention them build; they fail with
- * MPI_ERR_UNSUPPORTED_OPERATION when called (not simulated yet). */
 int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
 int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
+/* Declared so programs that mention them build; they fail with
+ * MPI_ERR_UNSUPPORTED_OPERATION when called (not simulated yet). */
 int MPI_Cancel(MPI_Request *request);
 
 /* Reduction operations */

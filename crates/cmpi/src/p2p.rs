@@ -366,4 +366,62 @@ macro_rules! not_yet {
         }
     )*};
 }
-not_yet!(MPI_Iprobe MPI_Probe MPI_Cancel);
+not_yet!(MPI_Cancel);
+
+/// One probe: the status of a matching message, if one was sent and not received.
+fn iprobe(c: &mut Client, source: c_int, tag: c_int, comm: usize) -> Result<Option<Status>, Failure> {
+    let cm = c.comm(comm)?;
+    check_tag(tag, true)?;
+    let Some(from) = check_rank(&cm, source, true)? else {
+        // MPI_PROC_NULL: found at once, empty.
+        return Ok(Some(Status::new(abi::PROC_NULL, abi::ANY_TAG, 0)));
+    };
+    let found = c.call(Call::Iprobe {
+        comm: cm.index,
+        from,
+        tag,
+    });
+    Ok(found.into_iter().next().map(|m| {
+        let bytes = m
+            .data
+            .get(..8)
+            .map_or(0, |b| u64::from_le_bytes(b.try_into().unwrap_or([0; 8])));
+        Status::new(m.source, m.tag, bytes)
+    }))
+}
+
+/// # Safety
+/// `flag` is writable; `status` is writable or MPI_STATUS_IGNORE.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Iprobe(
+    source: c_int,
+    tag: c_int,
+    comm: usize,
+    flag: *mut c_int,
+    status: *mut Status,
+) -> c_int {
+    entry("MPI_Iprobe", |c| {
+        let found = iprobe(c, source, tag, comm)?;
+        *flag = c_int::from(found.is_some());
+        if let Some(st) = found {
+            st.store(status);
+        }
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `status` is writable or MPI_STATUS_IGNORE.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Probe(source: c_int, tag: c_int, comm: usize, status: *mut Status) -> c_int {
+    entry("MPI_Probe", |c| {
+        // Probes until one finds the message, each costing a probe's time (as SMPI's
+        // MPI_Probe does); the simulator ends a probe that can never succeed.
+        loop {
+            if let Some(st) = iprobe(c, source, tag, comm)? {
+                st.store(status);
+                return Ok(());
+            }
+        }
+    })
+}

@@ -31,6 +31,7 @@ fn built() -> &'static PathBuf {
             "comms",
             "datatypes",
             "userop",
+            "probe",
         ] {
             let status = Command::new(env!("CARGO_BIN_EXE_simpicc"))
                 .args(["-O1", "-Wall", "-Werror", "-o"])
@@ -152,4 +153,16 @@ fn a_reduction_with_the_programs_own_operation_keeps_the_rank_order() {
     for ranks in [1, 2, 5] {
         simulate("userop", &[], ranks).unwrap_or_else(|e| panic!("{ranks} ranks: {e}"));
     }
+}
+
+#[test]
+fn a_probe_sees_a_message_once_sent_and_a_probe_for_none_is_a_deadlock() {
+    // The times of the program's header comment are checked by the program.
+    let out = simulate("probe", &[], 2).unwrap();
+    assert_eq!(out.end_times[0], SimTime(12 * US));
+    let e = simulate("probe", &["deadlock"], 2).unwrap_err();
+    assert!(
+        e.is_stall() && e.to_string().contains("rank 0 probes for a message from 1 with tag 99"),
+        "{e}"
+    );
 }

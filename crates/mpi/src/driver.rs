@@ -411,6 +411,12 @@ impl<R: Rules<Live<Posted>>> Driver<R> {
         std::mem::take(&mut self.engine.core().store.program_mut().matches)
     }
 
+    /// Whether nothing is in flight: no transfer, compute or other event pending (the
+    /// ranks given back by [`Driver::run`] are the only ones that can act).
+    pub fn idle(&mut self) -> bool {
+        self.engine.idle()
+    }
+
     /// The current simulated time.
     pub fn now(&mut self) -> SimTime {
         SimTime(self.engine.core().now)

@@ -165,6 +165,11 @@ impl<'p, S: OpStore, R: Rules<S>> Engine<'p, S, R> {
         }
     }
 
+    /// Whether nothing is pending: no event and no transfer in the network.
+    pub fn idle(&mut self) -> bool {
+        self.core.queue.peek_time().is_none() && self.rules.network_time().is_none()
+    }
+
     /// Runs until nothing is left to do, the store asks to pause, or an error.
     pub fn run(&mut self) -> Result<RunStatus, Error> {
         if !self.started {

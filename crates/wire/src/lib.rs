@@ -249,6 +249,18 @@ pub enum Call {
         /// The request.
         request: u64,
     },
+    /// MPI_Iprobe: after the probe's cost, is a message from `from` (or
+    /// [`abi::ANY_SOURCE`]) with `tag` (or [`abi::ANY_TAG`]) sent to this rank on `comm`
+    /// and not yet received? The reply has no completion if not, else one whose data
+    /// is the message's size in bytes (a little-endian u64).
+    Iprobe {
+        /// The communicator.
+        comm: u32,
+        /// Source rank.
+        from: i32,
+        /// Tag.
+        tag: i32,
+    },
     /// MPI_Waitany, MPI_Waitsome, MPI_Testany, MPI_Testall or MPI_Testsome over
     /// requests made by Isend and Irecv: the reply has one completion per request, in
     /// order, with the source [`PENDING`] for those not completed by this call.
@@ -479,6 +491,12 @@ fn encode_call(w: &mut Writer, call: &Call) {
             w.u8(7);
             w.u64(*request);
         }
+        Call::Iprobe { comm, from, tag } => {
+            w.u8(9);
+            w.u32(*comm);
+            w.i32(*from);
+            w.i32(*tag);
+        }
     }
 }
 
@@ -531,6 +549,11 @@ fn decode_call(r: &mut Reader<'_>) -> Result<Call, WireError> {
         }),
         6 => Call::Finalize,
         7 => Call::Test { request: r.u64()? },
+        9 => Call::Iprobe {
+            comm: r.u32()?,
+            from: r.i32()?,
+            tag: r.i32()?,
+        },
         8 => {
             let k = r.u8()?;
             let how = *COMPLETINGS
@@ -665,6 +688,14 @@ mod tests {
             },
         ];
         let mut reqs = reqs;
+        reqs.push(Request::Call {
+            compute_ns: 5,
+            call: Call::Iprobe {
+                comm: 2,
+                from: abi::ANY_SOURCE,
+                tag: 7,
+            },
+        });
         for how in COMPLETINGS {
             reqs.push(Request::Call {
                 compute_ns: 3,

@@ -141,6 +141,10 @@ pub fn run(opts: RunOptions<'_>) -> Result<RunOutcome, Error> {
     }
 }
 
+/// Unsuccessful probes in a row, each with nothing in flight and no call made since
+/// the one before, after which a probing rank waits for a message that cannot come.
+const IDLE_PROBES: u64 = 3;
+
 /// Each rank's host, as a number (ranks on one host share MPI_COMM_TYPE_SHARED).
 fn host_numbers(hosts: &[HostId]) -> Vec<u32> {
     hosts.iter().map(|h| h.0).collect()
@@ -158,6 +162,8 @@ enum Awaiting {
     Wait(Vec<(Handle, bool)>),
     /// A collective's result, and the rank's rank in its communicator.
     Coll(CallKey, u32),
+    /// MPI_Iprobe's answer: (communicator, source in it or any, tag or any).
+    Probe(u32, i32, i32),
     /// A communicator-making call's new communicator: the call, its kind, and the
     /// rank's rank in the parent.
     Made(CallKey, CollKind, u32),
@@ -182,6 +188,22 @@ struct Session<'o> {
     sent: HashMap<Handle, Completion>,
     /// Messages matched, by receive handle.
     arrived: HashMap<Handle, Completion>,
+    /// Per world rank: the messages sent to it and not yet matched, in sending order
+    /// (send handle, communicator, source's rank there, tag, bytes, when sent), for
+    /// MPI_Iprobe.
+    unmatched: Vec<Vec<(Handle, u32, i32, i32, u64, u64)>>,
+    /// MPI calls other than probes made so far, and per rank the count at its last
+    /// unsuccessful probe with the number of such probes in a row (a rank probing for
+    /// a message no rank will send would spin for ever).
+    progress: u64,
+    probing: Vec<(u64, u64)>,
+    /// The destination of each message in `unmatched`, by send handle.
+    sent_to: HashMap<Handle, u32>,
+    /// The run cannot go on (a deadlock found outside the engine).
+    stalled: bool,
+    /// When the call being posted is made, in simulated picoseconds: now, plus the
+    /// compute before it (exact unless the rank waits for a shared CPU).
+    call_at: u64,
     /// Per rank: it called MPI_Finalize.
     finalized: Vec<bool>,
     next_handle: Handle,
@@ -200,6 +222,12 @@ impl<'o> Session<'o> {
             requests: vec![HashMap::new(); n],
             sent: HashMap::new(),
             arrived: HashMap::new(),
+            unmatched: vec![Vec::new(); n],
+            progress: 0,
+            probing: vec![(0, 0); n],
+            sent_to: HashMap::new(),
+            call_at: 0,
+            stalled: false,
             finalized: vec![false; n],
             next_handle: 0,
             calls: 0,
@@ -247,7 +275,16 @@ impl<'o> Session<'o> {
             self.collect_matches(&mut d);
             let now = d.now().0;
             for &r in &go {
-                let reply = self.reply(&mut d, r, now).map_err(Error::Input)?;
+                let reply =
+                    self.reply(&mut d, r, now).map_err(
+                        |e| {
+                            if self.stalled {
+                                Error::Stall(e)
+                            } else {
+                                Error::Input(e)
+                            }
+                        },
+                    )?;
                 ranks.answer(r, &reply).map_err(Error::Input)?;
             }
             for &r in &go {
@@ -256,6 +293,9 @@ impl<'o> Session<'o> {
                     Request::Abort { code, message } => return Err(aborted(r, code, &message)),
                     Request::Call { compute_ns, call } => {
                         self.calls += 1;
+                        if !matches!(call, Call::Iprobe { .. }) {
+                            self.progress += 1;
+                        }
                         self.post(&mut d, r, compute_ns, call)?;
                         // A finalized rank never goes on again: it is answered now.
                         if self.finalized[r as usize] {
@@ -293,6 +333,9 @@ impl<'o> Session<'o> {
             if let Some(c) = self.sent.remove(&s) {
                 self.arrived.insert(r, c);
             }
+            if let Some(to) = self.sent_to.remove(&s) {
+                self.unmatched[to as usize].retain(|m| m.0 != s);
+            }
         }
     }
 
@@ -304,6 +347,7 @@ impl<'o> Session<'o> {
         compute_ns: u64,
         call: Call,
     ) -> Result<(), Error> {
+        self.call_at = d.now().0;
         if let Compute::Measure { ps_per_ns } = self.opts.compute {
             let ps = (compute_ns as f64 * ps_per_ns).round();
             if ps >= u64::MAX as f64 {
@@ -313,6 +357,7 @@ impl<'o> Session<'o> {
             }
             if ps >= 1.0 {
                 d.post(r, DCall::Compute(ps as u64)).map_err(engine_error)?;
+                self.call_at = self.call_at.saturating_add(ps as u64);
             }
         }
         let awaiting = match call {
@@ -367,6 +412,13 @@ impl<'o> Session<'o> {
                 let cost_ps = self.opts.test_cost_ps;
                 d.post(r, DCall::Test { handle: h, cost_ps }).map_err(engine_error)?;
                 Awaiting::Test(request, h, is_recv)
+            }
+            Call::Iprobe { comm, from, tag } => {
+                self.comms.place(comm, r).map_err(Error::Input)?;
+                // As SMPI's, the probe costs a test's time, then looks.
+                d.post(r, DCall::Compute(self.opts.test_cost_ps))
+                    .map_err(engine_error)?;
+                Awaiting::Probe(comm, from, tag)
             }
             Call::Completing { requests, how } => {
                 let mut list = Vec::with_capacity(requests.len());
@@ -463,6 +515,9 @@ impl<'o> Session<'o> {
                 }
             }
         };
+        let at = self.call_at;
+        self.unmatched[to as usize].push((h, comm, me as i32, tag as i32, data.len() as u64, at));
+        self.sent_to.insert(h, to);
         self.sent.insert(h, completion(me as i32, tag as i32, data));
         d.post(r, call).map_err(engine_error)
     }
@@ -544,6 +599,37 @@ impl<'o> Session<'o> {
                 v
             }
             Awaiting::Coll(key, me) => vec![completion(-1, 0, self.colls.result(me, key)?)],
+            Awaiting::Probe(comm, from, tag) => {
+                let found = self.unmatched[r as usize].iter().find(|m| {
+                    m.5 <= now
+                        && m.1 == comm
+                        && (from == abi::ANY_SOURCE || from == m.2)
+                        && (tag == abi::ANY_TAG || tag == m.3)
+                });
+                match found {
+                    Some(m) => {
+                        self.probing[r as usize] = (self.progress, 0);
+                        vec![completion(m.2, m.3, m.4.to_le_bytes().to_vec())]
+                    }
+                    None => {
+                        // Nothing in flight and no call since the last miss: no message
+                        // can come, the probes would go on for ever.
+                        let (seen, misses) = self.probing[r as usize];
+                        let idle = d.idle() && seen == self.progress;
+                        let misses = if idle { misses + 1 } else { 0 };
+                        if misses >= IDLE_PROBES {
+                            let why = format!(
+                                "rank {r} probes for a message from {from} with tag {tag} on communicator \
+                                 {comm}, but no message is in flight and no rank can make a call: deadlock"
+                            );
+                            self.stalled = true;
+                            return Err(why);
+                        }
+                        self.probing[r as usize] = (self.progress, misses);
+                        Vec::new()
+                    }
+                }
+            }
             Awaiting::Completing(list, how) => {
                 let done: Vec<bool> = list.iter().map(|&(_, h, _)| d.is_done(r, h)).collect();
                 let first = done.iter().position(|&x| x);

@@ -1,0 +1,51 @@
+/* MPI_Iprobe and MPI_Probe, timed (constant network: every message 5 us; each probe
+ * costs 1 us and then looks). Rank 0 probes once at 0 us (nothing: flag 0, 1 us),
+ * sends to rank 1 at 1 us (arrives at 6 us), then probes: rank 1 sends 3 ints with
+ * tag 7 once the message arrived, at 6 us, so the probe ending at 6 us finds it.
+ * The receive then ends when the message arrives, at 11 us. With "deadlock", rank 0
+ * probes for a message nobody sends while rank 1 waits for rank 0. Exits with the
+ * failed check's number. */
+#include <mpi.h>
+#include <stdio.h>
+#include <string.h>
+
+#define CHECK(n, cond)                                                  \
+    do {                                                                \
+        if (!(cond)) {                                                  \
+            fprintf(stderr, "probe.c: check %d failed on rank %d\n", n, rank); \
+            return n;                                                   \
+        }                                                               \
+    } while (0)
+
+static int near(double a, double b) { return a - b < 1e-12 && b - a < 1e-12; }
+
+int main(int argc, char **argv) {
+    int rank, flag = 1, n, v[3] = {0, 0, 0}, go = 1;
+    MPI_Status st;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    int deadlock = argc > 1 && strcmp(argv[1], "deadlock") == 0;
+    if (rank == 0) {
+        if (deadlock) {
+            MPI_Probe(1, 99, MPI_COMM_WORLD, &st);
+            return 20;
+        }
+        MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
+        CHECK(1, flag == 0 && near(MPI_Wtime(), 1e-6));
+        MPI_Send(&go, 1, MPI_INT, 1, 0, MPI_COMM_WORLD);
+        MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
+        MPI_Get_count(&st, MPI_INT, &n);
+        CHECK(2, st.MPI_SOURCE == 1 && st.MPI_TAG == 7 && n == 3 && near(MPI_Wtime(), 6e-6));
+        MPI_Recv(v, n, MPI_INT, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, &st);
+        CHECK(3, v[0] == 1 && v[2] == 3 && near(MPI_Wtime(), 11e-6));
+        /* Received: the same probe now finds nothing. */
+        MPI_Iprobe(1, 7, MPI_COMM_WORLD, &flag, &st);
+        CHECK(4, flag == 0);
+    } else if (rank == 1) {
+        int w[3] = {1, 2, 3};
+        MPI_Recv(&go, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (!deadlock) MPI_Send(w, 3, MPI_INT, 0, 7, MPI_COMM_WORLD);
+    }
+    MPI_Finalize();
+    return 0;
+}
