@@ -174,6 +174,19 @@ enum Awaiting {
     Test(u64, Handle, bool),
 }
 
+/// A message sent and not yet received, as a probe sees it.
+#[derive(Clone, Debug)]
+struct Unmatched {
+    send: Handle,
+    comm: u32,
+    /// The sender's rank in `comm`.
+    source: i32,
+    tag: i32,
+    bytes: u64,
+    /// When it was sent, in simulated picoseconds.
+    at: u64,
+}
+
 /// The state of one run.
 struct Session<'o> {
     opts: &'o RunOptions<'o>,
@@ -189,9 +202,8 @@ struct Session<'o> {
     /// Messages matched, by receive handle.
     arrived: HashMap<Handle, Completion>,
     /// Per world rank: the messages sent to it and not yet matched, in sending order
-    /// (send handle, communicator, source's rank there, tag, bytes, when sent), for
-    /// MPI_Iprobe.
-    unmatched: Vec<Vec<(Handle, u32, i32, i32, u64, u64)>>,
+    /// for MPI_Iprobe.
+    unmatched: Vec<Vec<Unmatched>>,
     /// MPI calls other than probes made so far, and per rank the count at its last
     /// unsuccessful probe with the number of such probes in a row (a rank probing for
     /// a message no rank will send would spin for ever).
@@ -334,7 +346,7 @@ impl<'o> Session<'o> {
                 self.arrived.insert(r, c);
             }
             if let Some(to) = self.sent_to.remove(&s) {
-                self.unmatched[to as usize].retain(|m| m.0 != s);
+                self.unmatched[to as usize].retain(|m| m.send != s);
             }
         }
     }
@@ -516,7 +528,14 @@ impl<'o> Session<'o> {
             }
         };
         let at = self.call_at;
-        self.unmatched[to as usize].push((h, comm, me as i32, tag as i32, data.len() as u64, at));
+        self.unmatched[to as usize].push(Unmatched {
+            send: h,
+            comm,
+            source: me as i32,
+            tag: tag as i32,
+            bytes: data.len() as u64,
+            at,
+        });
         self.sent_to.insert(h, to);
         self.sent.insert(h, completion(me as i32, tag as i32, data));
         d.post(r, call).map_err(engine_error)
@@ -601,15 +620,15 @@ impl<'o> Session<'o> {
             Awaiting::Coll(key, me) => vec![completion(-1, 0, self.colls.result(me, key)?)],
             Awaiting::Probe(comm, from, tag) => {
                 let found = self.unmatched[r as usize].iter().find(|m| {
-                    m.5 <= now
-                        && m.1 == comm
-                        && (from == abi::ANY_SOURCE || from == m.2)
-                        && (tag == abi::ANY_TAG || tag == m.3)
+                    m.at <= now
+                        && m.comm == comm
+                        && (from == abi::ANY_SOURCE || from == m.source)
+                        && (tag == abi::ANY_TAG || tag == m.tag)
                 });
                 match found {
                     Some(m) => {
                         self.probing[r as usize] = (self.progress, 0);
-                        vec![completion(m.2, m.3, m.4.to_le_bytes().to_vec())]
+                        vec![completion(m.source, m.tag, m.bytes.to_le_bytes().to_vec())]
                     }
                     None => {
                         // Nothing in flight and no call since the last miss: no message
