@@ -75,6 +75,36 @@ pub enum Pending {
     },
     /// A request on MPI_PROC_NULL: complete at once, with an empty status.
     Null,
+    /// A non-blocking collective: what to do with the rank's result.
+    Coll(Arc<Deliver>),
+}
+
+/// What a rank does with a collective's result when it arrives (writes it into the
+/// program's buffers, which the call named).
+pub struct Deliver(Box<dyn Fn(Vec<u8>) -> Result<(), Failure>>);
+
+// SAFETY: the rank's one thread calls MPI (MPI_THREAD_SINGLE is what simpi provides);
+// the buffers a `Deliver` writes are the program's, named by the call that made it.
+unsafe impl Send for Deliver {}
+// SAFETY: as for Send.
+unsafe impl Sync for Deliver {}
+
+impl Deliver {
+    /// Delivers with `f`.
+    pub fn new(f: impl Fn(Vec<u8>) -> Result<(), Failure> + 'static) -> Deliver {
+        Deliver(Box::new(f))
+    }
+
+    /// Hands the result over.
+    pub fn give(&self, data: Vec<u8>) -> Result<(), Failure> {
+        (self.0)(data)
+    }
+}
+
+impl std::fmt::Debug for Deliver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Deliver")
+    }
 }
 
 /// The rank's connection and state.

@@ -1,11 +1,17 @@
-//! Collective calls on intra-communicators: each rank sends its contribution (packed
-//! with its datatype); the simulator times the chosen algorithm and answers with the
-//! rank's result, which the rank spreads out with its receive datatype.
+//! Collective calls on intra-communicators, blocking and non-blocking: each rank
+//! sends its contribution (packed with its datatype); the simulator times the chosen
+//! algorithm and answers with the rank's result, which the rank spreads out with its
+//! receive datatype (at once, or when the request completes).
+//!
+//! Every collective is one "prepare" function here, which checks the arguments and
+//! says what to send and what to do with the answer; `both!` makes the blocking and
+//! the non-blocking entry point of each.
 
-use crate::client::{entry, Client, Comm, Failure, Typed};
-use crate::op::fold;
+use crate::client::{entry, Client, Comm, Deliver, Failure, Pending, Typed};
+use crate::op::{fold, UserOp};
 use simpi_wire::{abi, Call, CollKind, Collective};
 use std::ffi::{c_int, c_void};
+use std::sync::Arc;
 
 fn in_place(p: *const c_void) -> bool {
     p as usize == abi::IN_PLACE
@@ -38,36 +44,101 @@ impl Args {
     }
 }
 
-/// Makes the call on `cm` and returns the rank's result.
-fn collective(c: &mut Client, cm: &Comm, a: Args, data: Vec<u8>) -> Result<Vec<u8>, Failure> {
-    if a.root < 0 || a.root as u32 >= cm.size {
+/// A checked collective call: where, what, and what to do with the rank's result.
+struct Prepared {
+    cm: Comm,
+    args: Args,
+    data: Vec<u8>,
+    finish: Deliver,
+}
+
+fn prepared(
+    cm: Comm,
+    args: Args,
+    data: Vec<u8>,
+    finish: impl Fn(Vec<u8>) -> Result<(), Failure> + 'static,
+) -> Result<Prepared, Failure> {
+    if args.root < 0 || args.root as u32 >= cm.size {
         return Err((
             abi::err::ROOT,
-            format!("root {} is not in {} (size {})", a.root, cm.name(), cm.size),
+            format!("root {} is not in {} (size {})", args.root, cm.name(), cm.size),
         ));
     }
-    let done = c.call(Call::Collective(Collective {
+    Ok(Prepared {
+        cm,
+        args,
+        data,
+        finish: Deliver::new(finish),
+    })
+}
+
+fn call_of(p: &mut Prepared) -> Collective {
+    let a = &mut p.args;
+    Collective {
         kind: a.kind,
-        comm: cm.index,
+        comm: p.cm.index,
         root: a.root as u32,
         op: a.op as u64,
         datatype: a.datatype,
         count: a.count,
-        send_counts: a.counts.0,
-        recv_counts: a.counts.1,
-        data,
-    }));
-    Ok(done.into_iter().next().map(|m| m.data).unwrap_or_default())
+        send_counts: std::mem::take(&mut a.counts.0),
+        recv_counts: std::mem::take(&mut a.counts.1),
+        data: std::mem::take(&mut p.data),
+    }
+}
+
+/// Makes the call and waits for the rank's result.
+fn blocking(c: &mut Client, mut p: Prepared) -> Result<(), Failure> {
+    let coll = call_of(&mut p);
+    let done = c.call(Call::Collective(coll));
+    p.finish
+        .give(done.into_iter().next().map(|m| m.data).unwrap_or_default())
+}
+
+/// Starts the call; its request delivers the result when it completes.
+unsafe fn nonblocking(c: &mut Client, mut p: Prepared, request: *mut usize) -> Result<(), Failure> {
+    let coll = call_of(&mut p);
+    let q = c.new_request(Pending::Coll(Arc::new(p.finish)));
+    c.call(Call::ICollective { request: q, coll });
+    *request = q as usize;
+    Ok(())
+}
+
+/// Makes the blocking entry point `$b` and the non-blocking one `$nb` (the same
+/// arguments and a request) of collective `$prep`.
+macro_rules! both {
+    ($b:ident $nb:ident $prep:ident ($($arg:ident: $ty:ty),*)) => {
+        /// # Safety
+        /// As the MPI standard's.
+        #[no_mangle]
+        pub unsafe extern "C" fn $b($($arg: $ty),*) -> c_int {
+            entry(stringify!($b), |c| {
+                let p = $prep(c, $($arg),*)?;
+                blocking(c, p)
+            })
+        }
+
+        /// # Safety
+        /// As the MPI standard's; `request` is writable.
+        #[no_mangle]
+        pub unsafe extern "C" fn $nb($($arg: $ty,)* request: *mut usize) -> c_int {
+            entry(stringify!($nb), |c| {
+                let p = $prep(c, $($arg),*)?;
+                nonblocking(c, p, request)
+            })
+        }
+    };
 }
 
 /// A reduction's arguments: the predefined datatype it computes on and the number of
 /// its elements in `t` (a derived datatype must be made of one predefined type); for
-/// the program's own operation, the bytes (the rank combines what comes back).
-fn reduction(c: &Client, kind: CollKind, op: usize, t: &Typed) -> Result<Args, Failure> {
-    if c.ops.contains_key(&(op as u64)) {
+/// the program's own operation, the bytes (the rank combines what comes back), and
+/// the operation.
+fn reduction(c: &Client, kind: CollKind, op: usize, t: &Typed) -> Result<(Args, Option<UserOp>), Failure> {
+    if let Some(&u) = c.ops.get(&(op as u64)) {
         let mut a = Args::new(kind, 0, t.bytes());
         a.op = abi::OP_USER as usize;
-        return Ok(a);
+        return Ok((a, Some(u)));
     }
     if abi::op_name(op as u64).is_none() {
         return Err((abi::err::OP, format!("operation {op:#x} does not exist")));
@@ -79,14 +150,15 @@ fn reduction(c: &Client, kind: CollKind, op: usize, t: &Typed) -> Result<Args, F
     let mut a = Args::new(kind, 0, t.count * t.ty.elements);
     a.op = op;
     a.datatype = base;
-    Ok(a)
+    Ok((a, None))
 }
 
 /// The result of a reduction the simulator answered: for the program's own operation,
 /// the contributions it answered with, combined here.
-unsafe fn reduced(c: &Client, op: usize, t: &Typed, dt: usize, out: Vec<u8>) -> Result<Vec<u8>, Failure> {
-    match c.ops.get(&(op as u64)) {
-        Some(&u) => fold(u, t, dt, &out),
+fn reduced(user: Option<UserOp>, t: &Typed, dt: usize, out: Vec<u8>) -> Result<Vec<u8>, Failure> {
+    match user {
+        // SAFETY: the program gave this function for this reduction.
+        Some(u) => unsafe { fold(u, t, dt, &out) },
         None => Ok(out),
     }
 }
@@ -101,35 +173,62 @@ unsafe fn contribution(sendbuf: *const c_void, recvbuf: *mut c_void, t: &Typed) 
     t.read(from as *const u8)
 }
 
+/// Bytes `from..from + len` of `v`, or an internal error.
+fn slice(v: &[u8], from: u64, len: u64) -> Result<Vec<u8>, Failure> {
+    v.get(from as usize..(from + len) as usize)
+        .map(<[u8]>::to_vec)
+        .ok_or((abi::err::INTERN, "a short reduction".to_string()))
+}
+
+unsafe fn barrier(c: &mut Client, comm: usize) -> Result<Prepared, Failure> {
+    let cm = c.comm(comm)?;
+    prepared(cm, Args::new(CollKind::Barrier, 0, 0), Vec::new(), |_| Ok(()))
+}
+
 #[no_mangle]
 pub extern "C" fn MPI_Barrier(comm: usize) -> c_int {
     entry("MPI_Barrier", |c| {
-        let cm = c.comm(comm)?;
-        collective(c, &cm, Args::new(CollKind::Barrier, 0, 0), Vec::new()).map(drop)
+        // SAFETY: no buffer.
+        let p = unsafe { barrier(c, comm) }?;
+        blocking(c, p)
     })
 }
 
 /// # Safety
-/// As the MPI standard's.
+/// `request` is writable.
 #[no_mangle]
-pub unsafe extern "C" fn MPI_Bcast(buf: *mut c_void, count: c_int, datatype: usize, root: c_int, comm: usize) -> c_int {
-    entry("MPI_Bcast", |c| {
-        let cm = c.comm(comm)?;
-        let t = c.typed(count.into(), datatype)?;
-        let me = root == cm.rank as c_int;
-        let data = if me { t.read(buf as *const u8)? } else { Vec::new() };
-        let out = collective(c, &cm, Args::new(CollKind::Bcast, root, t.bytes()), data)?;
-        if !me {
-            t.write(buf as *mut u8, &out)?;
-        }
-        Ok(())
+pub unsafe extern "C" fn MPI_Ibarrier(comm: usize, request: *mut usize) -> c_int {
+    entry("MPI_Ibarrier", |c| {
+        let p = barrier(c, comm)?;
+        nonblocking(c, p, request)
     })
 }
 
-/// # Safety
-/// As the MPI standard's.
-#[no_mangle]
-pub unsafe extern "C" fn MPI_Reduce(
+unsafe fn bcast(
+    c: &mut Client,
+    buf: *mut c_void,
+    count: c_int,
+    datatype: usize,
+    root: c_int,
+    comm: usize,
+) -> Result<Prepared, Failure> {
+    let cm = c.comm(comm)?;
+    let t = c.typed(count.into(), datatype)?;
+    let me = root == cm.rank as c_int;
+    let data = if me { t.read(buf as *const u8)? } else { Vec::new() };
+    let a = Args::new(CollKind::Bcast, root, t.bytes());
+    prepared(
+        cm,
+        a,
+        data,
+        move |out| if me { Ok(()) } else { t.write(buf as *mut u8, &out) },
+    )
+}
+both!(MPI_Bcast MPI_Ibcast bcast (buf: *mut c_void, count: c_int, datatype: usize, root: c_int, comm: usize));
+
+#[allow(clippy::too_many_arguments)]
+unsafe fn reduce(
+    c: &mut Client,
     sendbuf: *const c_void,
     recvbuf: *mut c_void,
     count: c_int,
@@ -137,125 +236,142 @@ pub unsafe extern "C" fn MPI_Reduce(
     op: usize,
     root: c_int,
     comm: usize,
-) -> c_int {
-    entry("MPI_Reduce", |c| {
-        let cm = c.comm(comm)?;
-        let t = c.typed(count.into(), datatype)?;
-        let me = root == cm.rank as c_int;
-        // Only the root's receive buffer matters (in place: only the root's).
-        let data = contribution(sendbuf, if me { recvbuf } else { sendbuf as *mut c_void }, &t)?;
-        let mut a = reduction(c, CollKind::Reduce, op, &t)?;
-        a.root = root;
-        let out = collective(c, &cm, a, data)?;
-        let out = reduced(c, op, &t, datatype, out)?;
+) -> Result<Prepared, Failure> {
+    let cm = c.comm(comm)?;
+    let t = c.typed(count.into(), datatype)?;
+    let me = root == cm.rank as c_int;
+    // Only the root's receive buffer matters (in place: only the root's).
+    let data = contribution(sendbuf, if me { recvbuf } else { sendbuf as *mut c_void }, &t)?;
+    let (mut a, user) = reduction(c, CollKind::Reduce, op, &t)?;
+    a.root = root;
+    prepared(cm, a, data, move |out| {
         if me {
+            t.write(recvbuf as *mut u8, &reduced(user, &t, datatype, out)?)?;
+        }
+        Ok(())
+    })
+}
+both!(MPI_Reduce MPI_Ireduce reduce (sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: usize, op: usize, root: c_int, comm: usize));
+
+/// Allreduce, Scan and Exscan: every rank writes its result (Exscan's rank 0 gets
+/// none and keeps its buffer).
+unsafe fn everyone(
+    c: &mut Client,
+    kind: CollKind,
+    (sendbuf, recvbuf): (*const c_void, *mut c_void),
+    count: c_int,
+    datatype: usize,
+    op: usize,
+    comm: usize,
+) -> Result<Prepared, Failure> {
+    let cm = c.comm(comm)?;
+    let t = c.typed(count.into(), datatype)?;
+    let data = contribution(sendbuf, recvbuf, &t)?;
+    let (a, user) = reduction(c, kind, op, &t)?;
+    prepared(cm, a, data, move |out| {
+        let out = reduced(user, &t, datatype, out)?;
+        if !out.is_empty() {
             t.write(recvbuf as *mut u8, &out)?;
         }
         Ok(())
     })
 }
 
-macro_rules! reductions {
-    ($($name:ident $kind:expr;)*) => {$(
-        /// # Safety
-        /// As the MPI standard's.
-        #[no_mangle]
-        pub unsafe extern "C" fn $name(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: usize, op: usize, comm: usize) -> c_int {
-            entry(stringify!($name), |c| {
-                let cm = c.comm(comm)?;
-                let t = c.typed(count.into(), datatype)?;
-                let data = contribution(sendbuf, recvbuf, &t)?;
-                let a = reduction(c, $kind, op, &t)?;
-                let out = collective(c, &cm, a, data)?;
-                let out = reduced(c, op, &t, datatype, out)?;
-                // Exscan leaves rank 0's buffer as it was (its result is undefined).
-                if !out.is_empty() {
-                    t.write(recvbuf as *mut u8, &out)?;
-                }
-                Ok(())
-            })
-        }
-    )*};
+unsafe fn allreduce(
+    c: &mut Client,
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    count: c_int,
+    datatype: usize,
+    op: usize,
+    comm: usize,
+) -> Result<Prepared, Failure> {
+    everyone(c, CollKind::Allreduce, (sendbuf, recvbuf), count, datatype, op, comm)
 }
-reductions! {
-    MPI_Allreduce CollKind::Allreduce;
-    MPI_Scan CollKind::Scan;
-    MPI_Exscan CollKind::Exscan;
+unsafe fn scan(
+    c: &mut Client,
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    count: c_int,
+    datatype: usize,
+    op: usize,
+    comm: usize,
+) -> Result<Prepared, Failure> {
+    everyone(c, CollKind::Scan, (sendbuf, recvbuf), count, datatype, op, comm)
 }
+unsafe fn exscan(
+    c: &mut Client,
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    count: c_int,
+    datatype: usize,
+    op: usize,
+    comm: usize,
+) -> Result<Prepared, Failure> {
+    everyone(c, CollKind::Exscan, (sendbuf, recvbuf), count, datatype, op, comm)
+}
+both!(MPI_Allreduce MPI_Iallreduce allreduce (sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: usize, op: usize, comm: usize));
+both!(MPI_Scan MPI_Iscan scan (sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: usize, op: usize, comm: usize));
+both!(MPI_Exscan MPI_Iexscan exscan (sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: usize, op: usize, comm: usize));
 
-/// # Safety
-/// As the MPI standard's.
-#[no_mangle]
-pub unsafe extern "C" fn MPI_Reduce_scatter_block(
+unsafe fn reduce_scatter_block(
+    c: &mut Client,
     sendbuf: *const c_void,
     recvbuf: *mut c_void,
     recvcount: c_int,
     datatype: usize,
     op: usize,
     comm: usize,
-) -> c_int {
-    entry("MPI_Reduce_scatter_block", |c| {
-        let cm = c.comm(comm)?;
-        let block = c.typed(recvcount.into(), datatype)?;
-        let all = c.typed(i64::from(recvcount) * i64::from(cm.size), datatype)?;
-        let data = contribution(sendbuf, recvbuf, &all)?;
-        let a = reduction(c, CollKind::ReduceScatterBlock, op, &block)?;
-        let out = collective(c, &cm, a, data)?;
-        let out = match c.ops.get(&(op as u64)) {
-            // The whole vector came back combined: this rank's block of it.
-            Some(_) => {
-                let v = reduced(c, op, &all, datatype, out)?;
-                let b = block.bytes() as usize;
-                v.get(cm.rank as usize * b..(cm.rank as usize + 1) * b)
-                    .ok_or((abi::err::INTERN, "a short reduction".to_string()))?
-                    .to_vec()
-            }
+) -> Result<Prepared, Failure> {
+    let cm = c.comm(comm)?;
+    let block = c.typed(recvcount.into(), datatype)?;
+    let all = c.typed(i64::from(recvcount) * i64::from(cm.size), datatype)?;
+    let data = contribution(sendbuf, recvbuf, &all)?;
+    let (a, user) = reduction(c, CollKind::ReduceScatterBlock, op, &block)?;
+    let me = u64::from(cm.rank);
+    prepared(cm, a, data, move |out| {
+        let out = match user {
+            // The whole vector came back to combine: this rank's block of it.
+            Some(_) => slice(&reduced(user, &all, datatype, out)?, me * block.bytes(), block.bytes())?,
             None => out,
         };
         block.write(recvbuf as *mut u8, &out)
     })
 }
+both!(MPI_Reduce_scatter_block MPI_Ireduce_scatter_block reduce_scatter_block (sendbuf: *const c_void, recvbuf: *mut c_void, recvcount: c_int, datatype: usize, op: usize, comm: usize));
 
-/// # Safety
-/// As the MPI standard's: `recvcounts` holds one count per rank.
-#[no_mangle]
-pub unsafe extern "C" fn MPI_Reduce_scatter(
+unsafe fn reduce_scatter(
+    c: &mut Client,
     sendbuf: *const c_void,
     recvbuf: *mut c_void,
     recvcounts: *const c_int,
     datatype: usize,
     op: usize,
     comm: usize,
-) -> c_int {
-    entry("MPI_Reduce_scatter", |c| {
-        let cm = c.comm(comm)?;
-        let counts = counts_of(recvcounts, cm.size)?;
-        let total: u64 = counts.iter().sum();
-        let all = c.typed(total as i64, datatype)?;
-        let data = contribution(sendbuf, recvbuf, &all)?;
-        let mut a = reduction(c, CollKind::ReduceScatter, op, &all)?;
-        // Each rank's share in bytes of the packed vector.
-        a.counts.1 = counts.iter().map(|&k| k * all.ty.size).collect();
-        let out = collective(c, &cm, a, data)?;
-        let mine = all.with_count(counts[cm.rank as usize]);
-        let out = match c.ops.get(&(op as u64)) {
-            Some(_) => {
-                let v = reduced(c, op, &all, datatype, out)?;
-                let from = counts[..cm.rank as usize].iter().sum::<u64>() * all.ty.size;
-                v.get(from as usize..(from + mine.bytes()) as usize)
-                    .ok_or((abi::err::INTERN, "a short reduction".to_string()))?
-                    .to_vec()
-            }
+) -> Result<Prepared, Failure> {
+    let cm = c.comm(comm)?;
+    let counts = counts_of(recvcounts, cm.size)?;
+    let total: u64 = counts.iter().sum();
+    let all = c.typed(total as i64, datatype)?;
+    let data = contribution(sendbuf, recvbuf, &all)?;
+    let (mut a, user) = reduction(c, CollKind::ReduceScatter, op, &all)?;
+    // Each rank's share in bytes of the packed vector.
+    a.counts.1 = counts.iter().map(|&k| k * all.ty.size).collect();
+    let mine = all.with_count(counts[cm.rank as usize]);
+    let from = counts[..cm.rank as usize].iter().sum::<u64>() * all.ty.size;
+    prepared(cm, a, data, move |out| {
+        let out = match user {
+            Some(_) => slice(&reduced(user, &all, datatype, out)?, from, mine.bytes())?,
             None => out,
         };
         mine.write(recvbuf as *mut u8, &out)
     })
 }
+both!(MPI_Reduce_scatter MPI_Ireduce_scatter reduce_scatter (sendbuf: *const c_void, recvbuf: *mut c_void, recvcounts: *const c_int, datatype: usize, op: usize, comm: usize));
 
-/// # Safety
-/// As the MPI standard's.
-#[no_mangle]
-pub unsafe extern "C" fn MPI_Gather(
+#[allow(clippy::too_many_arguments)]
+unsafe fn gather(
+    c: &mut Client,
     sendbuf: *const c_void,
     sendcount: c_int,
     sendtype: usize,
@@ -264,33 +380,31 @@ pub unsafe extern "C" fn MPI_Gather(
     recvtype: usize,
     root: c_int,
     comm: usize,
-) -> c_int {
-    entry("MPI_Gather", |c| {
-        let cm = c.comm(comm)?;
-        let me = cm.rank as c_int == root;
-        let place = me && in_place(sendbuf);
-        let recv = if me {
-            Some(c.typed(recvcount.into(), recvtype)?)
-        } else {
-            None
-        };
-        let data = match &recv {
-            Some(r) if place => r.read(r.block_at(recvbuf as *const u8, cm.rank.into()))?,
-            _ => c.typed(sendcount.into(), sendtype)?.read(sendbuf as *const u8)?,
-        };
-        let out = collective(c, &cm, Args::new(CollKind::Gather, root, data.len() as u64), data)?;
-        if let Some(r) = recv {
-            r.with_count(r.count * u64::from(cm.size))
-                .write(recvbuf as *mut u8, &out)?;
-        }
-        Ok(())
+) -> Result<Prepared, Failure> {
+    let cm = c.comm(comm)?;
+    let me = cm.rank as c_int == root;
+    let place = me && in_place(sendbuf);
+    let recv = if me {
+        Some(c.typed(recvcount.into(), recvtype)?)
+    } else {
+        None
+    };
+    let data = match &recv {
+        Some(r) if place => r.read(r.block_at(recvbuf as *const u8, cm.rank.into()))?,
+        _ => c.typed(sendcount.into(), sendtype)?.read(sendbuf as *const u8)?,
+    };
+    let n = u64::from(cm.size);
+    let a = Args::new(CollKind::Gather, root, data.len() as u64);
+    prepared(cm, a, data, move |out| match &recv {
+        Some(r) => r.with_count(r.count * n).write(recvbuf as *mut u8, &out),
+        None => Ok(()),
     })
 }
+both!(MPI_Gather MPI_Igather gather (sendbuf: *const c_void, sendcount: c_int, sendtype: usize, recvbuf: *mut c_void, recvcount: c_int, recvtype: usize, root: c_int, comm: usize));
 
-/// # Safety
-/// As the MPI standard's.
-#[no_mangle]
-pub unsafe extern "C" fn MPI_Allgather(
+#[allow(clippy::too_many_arguments)]
+unsafe fn allgather(
+    c: &mut Client,
     sendbuf: *const c_void,
     sendcount: c_int,
     sendtype: usize,
@@ -298,25 +412,23 @@ pub unsafe extern "C" fn MPI_Allgather(
     recvcount: c_int,
     recvtype: usize,
     comm: usize,
-) -> c_int {
-    entry("MPI_Allgather", |c| {
-        let cm = c.comm(comm)?;
-        let r = c.typed(recvcount.into(), recvtype)?;
-        let data = if in_place(sendbuf) {
-            r.read(r.block_at(recvbuf as *const u8, cm.rank.into()))?
-        } else {
-            c.typed(sendcount.into(), sendtype)?.read(sendbuf as *const u8)?
-        };
-        let out = collective(c, &cm, Args::new(CollKind::Allgather, 0, data.len() as u64), data)?;
-        r.with_count(r.count * u64::from(cm.size))
-            .write(recvbuf as *mut u8, &out)
-    })
+) -> Result<Prepared, Failure> {
+    let cm = c.comm(comm)?;
+    let r = c.typed(recvcount.into(), recvtype)?;
+    let data = if in_place(sendbuf) {
+        r.read(r.block_at(recvbuf as *const u8, cm.rank.into()))?
+    } else {
+        c.typed(sendcount.into(), sendtype)?.read(sendbuf as *const u8)?
+    };
+    let all = r.with_count(r.count * u64::from(cm.size));
+    let a = Args::new(CollKind::Allgather, 0, data.len() as u64);
+    prepared(cm, a, data, move |out| all.write(recvbuf as *mut u8, &out))
 }
+both!(MPI_Allgather MPI_Iallgather allgather (sendbuf: *const c_void, sendcount: c_int, sendtype: usize, recvbuf: *mut c_void, recvcount: c_int, recvtype: usize, comm: usize));
 
-/// # Safety
-/// As the MPI standard's.
-#[no_mangle]
-pub unsafe extern "C" fn MPI_Scatter(
+#[allow(clippy::too_many_arguments)]
+unsafe fn scatter(
+    c: &mut Client,
     sendbuf: *const c_void,
     sendcount: c_int,
     sendtype: usize,
@@ -325,30 +437,32 @@ pub unsafe extern "C" fn MPI_Scatter(
     recvtype: usize,
     root: c_int,
     comm: usize,
-) -> c_int {
-    entry("MPI_Scatter", |c| {
-        let cm = c.comm(comm)?;
-        let me = cm.rank as c_int == root;
-        let place = me && in_place(recvbuf);
-        let (data, block) = if me {
-            let s = c.typed(sendcount.into(), sendtype)?;
-            let all = s.with_count(s.count * u64::from(cm.size));
-            (all.read(sendbuf as *const u8)?, s.bytes())
+) -> Result<Prepared, Failure> {
+    let cm = c.comm(comm)?;
+    let me = cm.rank as c_int == root;
+    let place = me && in_place(recvbuf);
+    let recv = c.typed(recvcount.into(), recvtype);
+    let (data, block) = if me {
+        let s = c.typed(sendcount.into(), sendtype)?;
+        let all = s.with_count(s.count * u64::from(cm.size));
+        (all.read(sendbuf as *const u8)?, s.bytes())
+    } else {
+        (Vec::new(), recv.clone()?.bytes())
+    };
+    let a = Args::new(CollKind::Scatter, root, block);
+    prepared(cm, a, data, move |out| {
+        if place {
+            Ok(())
         } else {
-            (Vec::new(), c.typed(recvcount.into(), recvtype)?.bytes())
-        };
-        let out = collective(c, &cm, Args::new(CollKind::Scatter, root, block), data)?;
-        if !place {
-            c.typed(recvcount.into(), recvtype)?.write(recvbuf as *mut u8, &out)?;
+            recv.clone()?.write(recvbuf as *mut u8, &out)
         }
-        Ok(())
     })
 }
+both!(MPI_Scatter MPI_Iscatter scatter (sendbuf: *const c_void, sendcount: c_int, sendtype: usize, recvbuf: *mut c_void, recvcount: c_int, recvtype: usize, root: c_int, comm: usize));
 
-/// # Safety
-/// As the MPI standard's.
-#[no_mangle]
-pub unsafe extern "C" fn MPI_Alltoall(
+#[allow(clippy::too_many_arguments)]
+unsafe fn alltoall(
+    c: &mut Client,
     sendbuf: *const c_void,
     sendcount: c_int,
     sendtype: usize,
@@ -356,21 +470,21 @@ pub unsafe extern "C" fn MPI_Alltoall(
     recvcount: c_int,
     recvtype: usize,
     comm: usize,
-) -> c_int {
-    entry("MPI_Alltoall", |c| {
-        let cm = c.comm(comm)?;
-        let n = u64::from(cm.size);
-        let r = c.typed(recvcount.into(), recvtype)?;
-        let (from, s) = if in_place(sendbuf) {
-            (recvbuf as *const u8, r.clone())
-        } else {
-            (sendbuf as *const u8, c.typed(sendcount.into(), sendtype)?)
-        };
-        let data = s.with_count(s.count * n).read(from)?;
-        let out = collective(c, &cm, Args::new(CollKind::Alltoall, 0, s.bytes()), data)?;
-        r.with_count(r.count * n).write(recvbuf as *mut u8, &out)
-    })
+) -> Result<Prepared, Failure> {
+    let cm = c.comm(comm)?;
+    let n = u64::from(cm.size);
+    let r = c.typed(recvcount.into(), recvtype)?;
+    let (from, s) = if in_place(sendbuf) {
+        (recvbuf as *const u8, r.clone())
+    } else {
+        (sendbuf as *const u8, c.typed(sendcount.into(), sendtype)?)
+    };
+    let data = s.with_count(s.count * n).read(from)?;
+    let all = r.with_count(r.count * n);
+    let a = Args::new(CollKind::Alltoall, 0, s.bytes());
+    prepared(cm, a, data, move |out| all.write(recvbuf as *mut u8, &out))
 }
+both!(MPI_Alltoall MPI_Ialltoall alltoall (sendbuf: *const c_void, sendcount: c_int, sendtype: usize, recvbuf: *mut c_void, recvcount: c_int, recvtype: usize, comm: usize));
 
 /// The `n` counts at `counts`, each checked.
 unsafe fn counts_of(counts: *const c_int, n: u32) -> Result<Vec<u64>, Failure> {
@@ -449,10 +563,16 @@ impl Blocks {
     }
 }
 
-/// # Safety
-/// As the MPI standard's.
-#[no_mangle]
-pub unsafe extern "C" fn MPI_Alltoallv(
+/// Per-rank bytes where only this rank's block is known.
+fn own_block(cm: &Comm, bytes: u64) -> Vec<u64> {
+    let mut v = vec![0; cm.size as usize];
+    v[cm.rank as usize] = bytes;
+    v
+}
+
+#[allow(clippy::too_many_arguments)]
+unsafe fn alltoallv(
+    c: &mut Client,
     sendbuf: *const c_void,
     sendcounts: *const c_int,
     sdispls: *const c_int,
@@ -462,28 +582,25 @@ pub unsafe extern "C" fn MPI_Alltoallv(
     rdispls: *const c_int,
     recvtype: usize,
     comm: usize,
-) -> c_int {
-    entry("MPI_Alltoallv", |c| {
-        let cm = c.comm(comm)?;
-        let recv = Blocks::new(c, recvcounts, rdispls, recvtype, cm.size)?;
-        // In place: each block goes out from where its answer will land.
-        let (data, sent) = if in_place(sendbuf) {
-            (recv.read(recvbuf as *const u8)?, recv.bytes())
-        } else {
-            let send = Blocks::new(c, sendcounts, sdispls, sendtype, cm.size)?;
-            (send.read(sendbuf as *const u8)?, send.bytes())
-        };
-        let mut a = Args::new(CollKind::Alltoallv, 0, 0);
-        a.counts = (sent, recv.bytes());
-        let out = collective(c, &cm, a, data)?;
-        recv.write(recvbuf as *mut u8, &out)
-    })
+) -> Result<Prepared, Failure> {
+    let cm = c.comm(comm)?;
+    let recv = Blocks::new(c, recvcounts, rdispls, recvtype, cm.size)?;
+    // In place: each block goes out from where its answer will land.
+    let (data, sent) = if in_place(sendbuf) {
+        (recv.read(recvbuf as *const u8)?, recv.bytes())
+    } else {
+        let send = Blocks::new(c, sendcounts, sdispls, sendtype, cm.size)?;
+        (send.read(sendbuf as *const u8)?, send.bytes())
+    };
+    let mut a = Args::new(CollKind::Alltoallv, 0, 0);
+    a.counts = (sent, recv.bytes());
+    prepared(cm, a, data, move |out| recv.write(recvbuf as *mut u8, &out))
 }
+both!(MPI_Alltoallv MPI_Ialltoallv alltoallv (sendbuf: *const c_void, sendcounts: *const c_int, sdispls: *const c_int, sendtype: usize, recvbuf: *mut c_void, recvcounts: *const c_int, rdispls: *const c_int, recvtype: usize, comm: usize));
 
-/// # Safety
-/// As the MPI standard's.
-#[no_mangle]
-pub unsafe extern "C" fn MPI_Gatherv(
+#[allow(clippy::too_many_arguments)]
+unsafe fn gatherv(
+    c: &mut Client,
     sendbuf: *const c_void,
     sendcount: c_int,
     sendtype: usize,
@@ -493,47 +610,37 @@ pub unsafe extern "C" fn MPI_Gatherv(
     recvtype: usize,
     root: c_int,
     comm: usize,
-) -> c_int {
-    entry("MPI_Gatherv", |c| {
-        let cm = c.comm(comm)?;
-        let me = cm.rank as c_int == root;
-        let recv = if me {
-            Some(Blocks::new(c, recvcounts, displs, recvtype, cm.size)?)
-        } else {
-            None
-        };
-        let data = match &recv {
-            Some(b) if in_place(sendbuf) => {
-                let (p, t) = b.at(recvbuf as *const u8, cm.rank as usize);
-                t.read(p)?
-            }
-            _ => c.typed(sendcount.into(), sendtype)?.read(sendbuf as *const u8)?,
-        };
-        let mut a = Args::new(CollKind::Gatherv, root, 0);
-        // The root knows every block; the others their own.
-        a.counts.1 = match &recv {
-            Some(b) => b.bytes(),
-            None => own_block(&cm, data.len() as u64),
-        };
-        let out = collective(c, &cm, a, data)?;
-        if let Some(b) = recv {
-            b.write(recvbuf as *mut u8, &out)?;
+) -> Result<Prepared, Failure> {
+    let cm = c.comm(comm)?;
+    let me = cm.rank as c_int == root;
+    let recv = if me {
+        Some(Blocks::new(c, recvcounts, displs, recvtype, cm.size)?)
+    } else {
+        None
+    };
+    let data = match &recv {
+        Some(b) if in_place(sendbuf) => {
+            let (p, t) = b.at(recvbuf as *const u8, cm.rank as usize);
+            t.read(p)?
         }
-        Ok(())
+        _ => c.typed(sendcount.into(), sendtype)?.read(sendbuf as *const u8)?,
+    };
+    let mut a = Args::new(CollKind::Gatherv, root, 0);
+    // The root knows every block; the others their own.
+    a.counts.1 = match &recv {
+        Some(b) => b.bytes(),
+        None => own_block(&cm, data.len() as u64),
+    };
+    prepared(cm, a, data, move |out| match &recv {
+        Some(b) => b.write(recvbuf as *mut u8, &out),
+        None => Ok(()),
     })
 }
+both!(MPI_Gatherv MPI_Igatherv gatherv (sendbuf: *const c_void, sendcount: c_int, sendtype: usize, recvbuf: *mut c_void, recvcounts: *const c_int, displs: *const c_int, recvtype: usize, root: c_int, comm: usize));
 
-/// Per-rank bytes where only this rank's block is known.
-fn own_block(cm: &Comm, bytes: u64) -> Vec<u64> {
-    let mut v = vec![0; cm.size as usize];
-    v[cm.rank as usize] = bytes;
-    v
-}
-
-/// # Safety
-/// As the MPI standard's.
-#[no_mangle]
-pub unsafe extern "C" fn MPI_Scatterv(
+#[allow(clippy::too_many_arguments)]
+unsafe fn scatterv(
+    c: &mut Client,
     sendbuf: *const c_void,
     sendcounts: *const c_int,
     displs: *const c_int,
@@ -543,33 +650,33 @@ pub unsafe extern "C" fn MPI_Scatterv(
     recvtype: usize,
     root: c_int,
     comm: usize,
-) -> c_int {
-    entry("MPI_Scatterv", |c| {
-        let cm = c.comm(comm)?;
-        let me = cm.rank as c_int == root;
-        let place = me && in_place(recvbuf);
-        let recv = c.typed(recvcount.into(), recvtype)?;
-        let mut a = Args::new(CollKind::Scatterv, root, 0);
-        let data = if me {
-            let send = Blocks::new(c, sendcounts, displs, sendtype, cm.size)?;
-            a.counts.0 = send.bytes();
-            send.read(sendbuf as *const u8)?
+) -> Result<Prepared, Failure> {
+    let cm = c.comm(comm)?;
+    let me = cm.rank as c_int == root;
+    let place = me && in_place(recvbuf);
+    let recv = c.typed(recvcount.into(), recvtype)?;
+    let mut a = Args::new(CollKind::Scatterv, root, 0);
+    let data = if me {
+        let send = Blocks::new(c, sendcounts, displs, sendtype, cm.size)?;
+        a.counts.0 = send.bytes();
+        send.read(sendbuf as *const u8)?
+    } else {
+        a.counts.0 = own_block(&cm, recv.bytes());
+        Vec::new()
+    };
+    prepared(cm, a, data, move |out| {
+        if place {
+            Ok(())
         } else {
-            a.counts.0 = own_block(&cm, recv.bytes());
-            Vec::new()
-        };
-        let out = collective(c, &cm, a, data)?;
-        if !place {
-            recv.write(recvbuf as *mut u8, &out)?;
+            recv.write(recvbuf as *mut u8, &out)
         }
-        Ok(())
     })
 }
+both!(MPI_Scatterv MPI_Iscatterv scatterv (sendbuf: *const c_void, sendcounts: *const c_int, displs: *const c_int, sendtype: usize, recvbuf: *mut c_void, recvcount: c_int, recvtype: usize, root: c_int, comm: usize));
 
-/// # Safety
-/// As the MPI standard's.
-#[no_mangle]
-pub unsafe extern "C" fn MPI_Allgatherv(
+#[allow(clippy::too_many_arguments)]
+unsafe fn allgatherv(
+    c: &mut Client,
     sendbuf: *const c_void,
     sendcount: c_int,
     sendtype: usize,
@@ -578,19 +685,17 @@ pub unsafe extern "C" fn MPI_Allgatherv(
     displs: *const c_int,
     recvtype: usize,
     comm: usize,
-) -> c_int {
-    entry("MPI_Allgatherv", |c| {
-        let cm = c.comm(comm)?;
-        let recv = Blocks::new(c, recvcounts, displs, recvtype, cm.size)?;
-        let data = if in_place(sendbuf) {
-            let (p, t) = recv.at(recvbuf as *const u8, cm.rank as usize);
-            t.read(p)?
-        } else {
-            c.typed(sendcount.into(), sendtype)?.read(sendbuf as *const u8)?
-        };
-        let mut a = Args::new(CollKind::Allgatherv, 0, 0);
-        a.counts.1 = recv.bytes();
-        let out = collective(c, &cm, a, data)?;
-        recv.write(recvbuf as *mut u8, &out)
-    })
+) -> Result<Prepared, Failure> {
+    let cm = c.comm(comm)?;
+    let recv = Blocks::new(c, recvcounts, displs, recvtype, cm.size)?;
+    let data = if in_place(sendbuf) {
+        let (p, t) = recv.at(recvbuf as *const u8, cm.rank as usize);
+        t.read(p)?
+    } else {
+        c.typed(sendcount.into(), sendtype)?.read(sendbuf as *const u8)?
+    };
+    let mut a = Args::new(CollKind::Allgatherv, 0, 0);
+    a.counts.1 = recv.bytes();
+    prepared(cm, a, data, move |out| recv.write(recvbuf as *mut u8, &out))
 }
+both!(MPI_Allgatherv MPI_Iallgatherv allgatherv (sendbuf: *const c_void, sendcount: c_int, sendtype: usize, recvbuf: *mut c_void, recvcounts: *const c_int, displs: *const c_int, recvtype: usize, comm: usize));

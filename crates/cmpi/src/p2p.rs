@@ -167,7 +167,7 @@ unsafe fn wait_all(c: &mut Client, requests: &mut [usize], statuses: *mut Status
     let in_flight: Vec<u64> = requests
         .iter()
         .zip(&kinds)
-        .filter(|(_, k)| matches!(k, Some(Pending::Send | Pending::Recv { .. })))
+        .filter(|(_, k)| matches!(k, Some(Pending::Send | Pending::Recv { .. } | Pending::Coll(_))))
         .map(|(&q, _)| q as u64)
         .collect();
     let mut done = if in_flight.is_empty() {
@@ -189,6 +189,13 @@ unsafe fn wait_all(c: &mut Client, requests: &mut [usize], statuses: *mut Status
                     .ok_or((abi::err::INTERN, "a completion is missing".to_string()))?;
                 into.write(buf as *mut u8, &m.data)?;
                 Status::new(m.source, m.tag, m.data.len() as u64)
+            }
+            Some(Pending::Coll(ref deliver)) => {
+                let m = done
+                    .next()
+                    .ok_or((abi::err::INTERN, "a completion is missing".to_string()))?;
+                deliver.give(m.data)?;
+                Status::new(abi::ANY_SOURCE, abi::ANY_TAG, 0)
             }
         };
         if k.is_some() {
@@ -332,7 +339,7 @@ pub unsafe extern "C" fn MPI_Test(request: *mut usize, flag: *mut c_int, status:
             .ok_or_else(|| (abi::err::REQUEST, format!("request {q:#x} is not one of this rank's")))?;
         let st = match kind {
             Pending::Null => Status::new(abi::PROC_NULL, abi::ANY_TAG, 0),
-            Pending::Send | Pending::Recv { .. } => {
+            Pending::Send | Pending::Recv { .. } | Pending::Coll(_) => {
                 let Some(m) = c.call(Call::Test { request: q }).into_iter().next() else {
                     *flag = 0;
                     return Ok(());
@@ -341,6 +348,10 @@ pub unsafe extern "C" fn MPI_Test(request: *mut usize, flag: *mut c_int, status:
                     Pending::Recv { buf, into } => {
                         into.write(buf as *mut u8, &m.data)?;
                         Status::new(m.source, m.tag, m.data.len() as u64)
+                    }
+                    Pending::Coll(deliver) => {
+                        deliver.give(m.data)?;
+                        Status::new(abi::ANY_SOURCE, abi::ANY_TAG, 0)
                     }
                     _ => Status::new(abi::ANY_SOURCE, abi::ANY_TAG, 0),
                 }

@@ -36,7 +36,7 @@ unsafe fn complete(c: &mut Client, requests: &mut [usize], how: Completing) -> R
         .filter(|&i| matches!(kinds[i], Some(Pending::Null)))
         .collect();
     let remote: Vec<usize> = (0..requests.len())
-        .filter(|&i| matches!(kinds[i], Some(Pending::Send | Pending::Recv { .. })))
+        .filter(|&i| matches!(kinds[i], Some(Pending::Send | Pending::Recv { .. } | Pending::Coll(_))))
         .collect();
     let one = matches!(how, Completing::WaitAny | Completing::TestAny);
     let mut done = Vec::new();
@@ -61,6 +61,10 @@ unsafe fn complete(c: &mut Client, requests: &mut [usize], how: Completing) -> R
                 Some(Pending::Recv { buf, into }) => {
                     into.write(*buf as *mut u8, &m.data)?;
                     Status::new(m.source, m.tag, m.data.len() as u64)
+                }
+                Some(Pending::Coll(deliver)) => {
+                    deliver.give(m.data)?;
+                    Status::new(abi::ANY_SOURCE, abi::ANY_TAG, 0)
                 }
                 _ => Status::new(abi::ANY_SOURCE, abi::ANY_TAG, 0),
             };

@@ -32,6 +32,7 @@ fn built() -> &'static PathBuf {
             "datatypes",
             "userop",
             "probe",
+            "icoll",
         ] {
             let status = Command::new(env!("CARGO_BIN_EXE_simpicc"))
                 .args(["-O1", "-Wall", "-Werror", "-o"])
@@ -165,4 +166,11 @@ fn a_probe_sees_a_message_once_sent_and_a_probe_for_none_is_a_deadlock() {
         e.is_stall() && e.to_string().contains("rank 0 probes for a message from 1 with tag 99"),
         "{e}"
     );
+}
+
+#[test]
+fn non_blocking_collectives_overlap_and_complete_through_every_wait_and_test() {
+    for ranks in [1, 3, 4] {
+        simulate("icoll", &[], ranks).unwrap_or_else(|e| panic!("{ranks} ranks: {e}"));
+    }
 }

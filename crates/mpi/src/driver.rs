@@ -123,6 +123,20 @@ pub enum Call {
         /// Its members as world ranks, in its rank order; `None` for the world.
         members: Option<Arc<[u32]>>,
     },
+    /// A non-blocking collective: as [`Call::Collective`], and `handle` names its
+    /// request (complete at once if the algorithm gives this rank nothing to do).
+    ICollective {
+        /// What the rank knows of the call, as for [`Call::Collective`].
+        spec: CollSpec,
+        /// The algorithm.
+        alg: &'static Algorithm,
+        /// The communicator.
+        comm: u32,
+        /// Its members as world ranks, in its rank order; `None` for the world.
+        members: Option<Arc<[u32]>>,
+        /// The request.
+        handle: Handle,
+    },
     /// MPI_Finalize: the rank makes no more calls.
     Finalize,
 }
@@ -249,6 +263,25 @@ impl Program<OpRef> for Posted {
                 };
                 calls.collective(s, comm, spec, alg, &first_algorithm)?;
             }
+            Call::ICollective {
+                mut spec,
+                alg,
+                comm,
+                members,
+                handle,
+            } => {
+                if members.is_none() {
+                    spec.me = rank;
+                }
+                let comm = CollComm {
+                    index: comm as usize,
+                    members: members.as_deref(),
+                    context: CommTable::coll_context(comm as usize),
+                };
+                if let Some(q) = calls.icollective(s, comm, spec, alg, &first_algorithm)? {
+                    self.requests[rank as usize].insert(handle, q);
+                }
+            }
             Call::Finalize => return Ok(Step::Ended),
         }
         Ok(Step::Called)
@@ -315,7 +348,8 @@ impl<R: Rules<Live<Posted>>> Driver<R> {
         | Call::Recv { comm, .. }
         | Call::Isend { comm, .. }
         | Call::Irecv { comm, .. }
-        | Call::Collective { comm, .. } = call
+        | Call::Collective { comm, .. }
+        | Call::ICollective { comm, .. } = call
         {
             // Two matching contexts per communicator must fit a u32.
             if comm >= MAX_COMMS {

@@ -272,6 +272,14 @@ pub enum Call {
     },
     /// A collective, or a call that makes a communicator.
     Collective(Collective),
+    /// A non-blocking collective: the call returns at once; request `request`
+    /// completes with the rank's result.
+    ICollective {
+        /// The request.
+        request: u64,
+        /// The collective.
+        coll: Collective,
+    },
     /// MPI_Finalize.
     Finalize,
 }
@@ -471,15 +479,12 @@ fn encode_call(w: &mut Writer, call: &Call) {
         }
         Call::Collective(c) => {
             w.u8(5);
-            w.u8(c.kind.code());
-            w.u32(c.comm);
-            w.u32(c.root);
-            w.u64(c.op);
-            w.u64(c.datatype);
-            w.u64(c.count);
-            w.u64s(&c.send_counts);
-            w.u64s(&c.recv_counts);
-            w.bytes(&c.data);
+            encode_collective(w, c);
+        }
+        Call::ICollective { request, coll } => {
+            w.u8(10);
+            w.u64(*request);
+            encode_collective(w, coll);
         }
         Call::Finalize => w.u8(6),
         Call::Completing { requests, how } => {
@@ -498,6 +503,32 @@ fn encode_call(w: &mut Writer, call: &Call) {
             w.i32(*tag);
         }
     }
+}
+
+fn encode_collective(w: &mut Writer, c: &Collective) {
+    w.u8(c.kind.code());
+    w.u32(c.comm);
+    w.u32(c.root);
+    w.u64(c.op);
+    w.u64(c.datatype);
+    w.u64(c.count);
+    w.u64s(&c.send_counts);
+    w.u64s(&c.recv_counts);
+    w.bytes(&c.data);
+}
+
+fn decode_collective(r: &mut Reader<'_>) -> Result<Collective, WireError> {
+    Ok(Collective {
+        kind: CollKind::from_code(r.u8()?)?,
+        comm: r.u32()?,
+        root: r.u32()?,
+        op: r.u64()?,
+        datatype: r.u64()?,
+        count: r.u64()?,
+        send_counts: r.u64s()?,
+        recv_counts: r.u64s()?,
+        data: r.bytes()?,
+    })
 }
 
 fn decode_call(r: &mut Reader<'_>) -> Result<Call, WireError> {
@@ -536,17 +567,11 @@ fn decode_call(r: &mut Reader<'_>) -> Result<Call, WireError> {
             }
             Call::Wait { requests }
         }
-        5 => Call::Collective(Collective {
-            kind: CollKind::from_code(r.u8()?)?,
-            comm: r.u32()?,
-            root: r.u32()?,
-            op: r.u64()?,
-            datatype: r.u64()?,
-            count: r.u64()?,
-            send_counts: r.u64s()?,
-            recv_counts: r.u64s()?,
-            data: r.bytes()?,
-        }),
+        5 => Call::Collective(decode_collective(r)?),
+        10 => Call::ICollective {
+            request: r.u64()?,
+            coll: decode_collective(r)?,
+        },
         6 => Call::Finalize,
         7 => Call::Test { request: r.u64()? },
         9 => Call::Iprobe {
@@ -706,19 +731,27 @@ mod tests {
             });
         }
         for kind in COLL_KINDS {
+            let coll = Collective {
+                kind,
+                comm: 3,
+                root: 1,
+                op: 0,
+                datatype: abi::BYTE,
+                count: 0,
+                send_counts: Vec::new(),
+                recv_counts: vec![2],
+                data: vec![5; 8],
+            };
             reqs.push(Request::Call {
                 compute_ns: 4,
-                call: Call::Collective(Collective {
-                    kind,
-                    comm: 3,
-                    root: 1,
-                    op: 0,
-                    datatype: abi::BYTE,
-                    count: 0,
-                    send_counts: Vec::new(),
-                    recv_counts: Vec::new(),
-                    data: vec![5; 8],
-                }),
+                call: Call::ICollective {
+                    request: 77,
+                    coll: coll.clone(),
+                },
+            });
+            reqs.push(Request::Call {
+                compute_ns: 4,
+                call: Call::Collective(coll),
             });
         }
         for q in reqs {

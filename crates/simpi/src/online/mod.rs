@@ -158,8 +158,8 @@ enum Awaiting {
     Nothing,
     /// A blocking receive's message.
     Recv(Handle),
-    /// Requests' completions: the driver's handle and whether it is a receive.
-    Wait(Vec<(Handle, bool)>),
+    /// Requests' completions: the driver's handle and what each is.
+    Wait(Vec<(Handle, Req)>),
     /// A collective's result, and the rank's rank in its communicator.
     Coll(CallKey, u32),
     /// MPI_Iprobe's answer: (communicator, source in it or any, tag or any).
@@ -167,11 +167,20 @@ enum Awaiting {
     /// A communicator-making call's new communicator: the call, its kind, and the
     /// rank's rank in the parent.
     Made(CallKey, CollKind, u32),
-    /// Which of the rank's requests (with their driver handles and whether each
-    /// receives) a Waitany, Waitsome, Testany, Testall or Testsome completes.
-    Completing(Vec<(u64, Handle, bool)>, Completing),
-    /// A test's outcome: the rank's request, the driver's handle, whether it receives.
-    Test(u64, Handle, bool),
+    /// Which of the rank's requests (with their driver handles and what each is) a
+    /// Waitany, Waitsome, Testany, Testall or Testsome completes.
+    Completing(Vec<(u64, Handle, Req)>, Completing),
+    /// A test's outcome: the rank's request, the driver's handle, what it is.
+    Test(u64, Handle, Req),
+}
+
+/// What a request of a rank is: what its completion gives back.
+#[derive(Clone, Copy, Debug)]
+enum Req {
+    Send,
+    Recv,
+    /// A non-blocking collective: the call and the rank's rank in its communicator.
+    Coll(CallKey, u32),
 }
 
 /// A message sent and not yet received, as a probe sees it.
@@ -195,8 +204,8 @@ struct Session<'o> {
     /// Each rank's host number.
     hosts: Vec<u32>,
     awaiting: Vec<Awaiting>,
-    /// Per rank: its request ids, with the driver's handle and whether it receives.
-    requests: Vec<HashMap<u64, (Handle, bool)>>,
+    /// Per rank: its request ids, with the driver's handle and what each is.
+    requests: Vec<HashMap<u64, (Handle, Req)>>,
     /// Messages sent and not yet matched, by send handle.
     sent: HashMap<Handle, Completion>,
     /// Messages matched, by receive handle.
@@ -416,14 +425,14 @@ impl<'o> Session<'o> {
                 Awaiting::Wait(list)
             }
             Call::Test { request } => {
-                let Some(&(h, is_recv)) = self.requests[r as usize].get(&request) else {
+                let Some(&(h, kind)) = self.requests[r as usize].get(&request) else {
                     return Err(Error::Input(format!(
                         "rank {r} tests request {request}, which it never made"
                     )));
                 };
                 let cost_ps = self.opts.test_cost_ps;
                 d.post(r, DCall::Test { handle: h, cost_ps }).map_err(engine_error)?;
-                Awaiting::Test(request, h, is_recv)
+                Awaiting::Test(request, h, kind)
             }
             Call::Iprobe { comm, from, tag } => {
                 self.comms.place(comm, r).map_err(Error::Input)?;
@@ -435,10 +444,10 @@ impl<'o> Session<'o> {
             Call::Completing { requests, how } => {
                 let mut list = Vec::with_capacity(requests.len());
                 for q in requests {
-                    let &(h, is_recv) = self.requests[r as usize]
+                    let &(h, kind) = self.requests[r as usize]
                         .get(&q)
                         .ok_or_else(|| Error::Input(format!("rank {r} completes request {q}, which it never made")))?;
-                    list.push((q, h, is_recv));
+                    list.push((q, h, kind));
                 }
                 let Some(&(_, first, _)) = list.first() else {
                     return Err(Error::Input(format!("rank {r} completes an empty list of requests")));
@@ -455,34 +464,29 @@ impl<'o> Session<'o> {
                 Awaiting::Completing(list, how)
             }
             Call::Collective(c) => {
-                let comm = c.comm;
-                let at = self.comms.place(comm, r).map_err(Error::Input)?;
-                let members = self.comms.member_list(comm, r).map_err(Error::Input)?;
                 let kind = c.kind;
-                let spec = spec_of(&c, at.size, at.me)?;
-                let key = self.colls.join(r, at, c).map_err(Error::Input)?;
-                if kind == CollKind::Dup {
-                    // Numbering the copy needs no message (SMPI's does not either).
-                    d.post(r, DCall::Compute(0)).map_err(engine_error)?;
-                } else {
-                    let alg = self.opts.colls.choose(&spec);
-                    d.post(
-                        r,
-                        DCall::Collective {
-                            spec,
-                            alg,
-                            comm,
-                            members,
-                        },
-                    )
-                    .map_err(engine_error)?;
-                }
+                let (key, me) = self.post_collective(d, r, c, None)?;
                 match kind {
                     CollKind::Dup | CollKind::Split | CollKind::SplitShared | CollKind::Create => {
-                        Awaiting::Made(key, kind, at.me)
+                        Awaiting::Made(key, kind, me)
                     }
-                    _ => Awaiting::Coll(key, at.me),
+                    _ => Awaiting::Coll(key, me),
                 }
+            }
+            Call::ICollective { request, coll } => {
+                if matches!(
+                    coll.kind,
+                    CollKind::Dup | CollKind::Split | CollKind::SplitShared | CollKind::Create
+                ) {
+                    return Err(Error::Input(format!(
+                        "rank {r}: a non-blocking {:?} is not simulated",
+                        coll.kind
+                    )));
+                }
+                let h = self.handle();
+                let (key, me) = self.post_collective(d, r, coll, Some(h))?;
+                self.requests[r as usize].insert(request, (h, Req::Coll(key, me)));
+                Awaiting::Nothing
             }
             Call::Finalize => {
                 d.post(r, DCall::Finalize).map_err(engine_error)?;
@@ -492,6 +496,46 @@ impl<'o> Session<'o> {
         };
         self.awaiting[r as usize] = awaiting;
         Ok(())
+    }
+
+    /// Posts rank `r`'s collective `c` (non-blocking if it names a driver handle);
+    /// returns the call's key and the rank's rank in its communicator.
+    fn post_collective<R: Rules<Live<Posted>>>(
+        &mut self,
+        d: &mut Driver<R>,
+        r: u32,
+        c: Collective,
+        handle: Option<Handle>,
+    ) -> Result<(CallKey, u32), Error> {
+        let comm = c.comm;
+        let at = self.comms.place(comm, r).map_err(Error::Input)?;
+        let members = self.comms.member_list(comm, r).map_err(Error::Input)?;
+        let kind = c.kind;
+        let spec = spec_of(&c, at.size, at.me)?;
+        let key = self.colls.join(r, at, c).map_err(Error::Input)?;
+        let call = if kind == CollKind::Dup {
+            // Numbering the copy needs no message (SMPI's does not either).
+            DCall::Compute(0)
+        } else {
+            let alg = self.opts.colls.choose(&spec);
+            match handle {
+                None => DCall::Collective {
+                    spec,
+                    alg,
+                    comm,
+                    members,
+                },
+                Some(handle) => DCall::ICollective {
+                    spec,
+                    alg,
+                    comm,
+                    members,
+                    handle,
+                },
+            }
+        };
+        d.post(r, call).map_err(engine_error)?;
+        Ok((key, at.me))
     }
 
     /// Posts rank `r`'s send of `data` on (communicator, destination, tag)
@@ -517,7 +561,7 @@ impl<'o> Session<'o> {
                 comm,
             },
             Some(q) => {
-                self.requests[r as usize].insert(q, (h, false));
+                self.requests[r as usize].insert(q, (h, Req::Send));
                 DCall::Isend {
                     to,
                     tag,
@@ -571,7 +615,7 @@ impl<'o> Session<'o> {
                 comm,
             },
             Some(q) => {
-                self.requests[r as usize].insert(q, (h, true));
+                self.requests[r as usize].insert(q, (h, Req::Recv));
                 DCall::Irecv {
                     from,
                     tag,
@@ -585,13 +629,20 @@ impl<'o> Session<'o> {
         Ok(h)
     }
 
+    /// What request `h` of rank `r`, of kind `kind`, gives back now that it is done.
+    fn completed(&mut self, r: u32, h: Handle, kind: Req) -> Result<Completion, String> {
+        match kind {
+            Req::Send => Ok(completion(-1, 0, Vec::new())),
+            Req::Recv => self
+                .arrived
+                .remove(&h)
+                .ok_or_else(|| format!("rank {r}: a receive completed without its message")),
+            Req::Coll(key, me) => Ok(completion(-1, 0, self.colls.result(me, key)?)),
+        }
+    }
+
     /// Rank `r`'s reply, now that it may go on at `now` picoseconds.
     fn reply<R: Rules<Live<Posted>>>(&mut self, d: &mut Driver<R>, r: u32, now: u64) -> Result<Reply, String> {
-        let mut take = |h: Handle| {
-            self.arrived
-                .remove(&h)
-                .ok_or_else(|| format!("rank {r}: a receive completed without its message"))
-        };
         let completions = match std::mem::replace(&mut self.awaiting[r as usize], Awaiting::Nothing) {
             Awaiting::Welcome => {
                 return Ok(Reply::Welcome {
@@ -605,15 +656,11 @@ impl<'o> Session<'o> {
                 })
             }
             Awaiting::Nothing => Vec::new(),
-            Awaiting::Recv(h) => vec![take(h)?],
+            Awaiting::Recv(h) => vec![self.completed(r, h, Req::Recv)?],
             Awaiting::Wait(list) => {
                 let mut v = Vec::with_capacity(list.len());
-                for (h, is_recv) in list {
-                    v.push(if is_recv {
-                        take(h)?
-                    } else {
-                        completion(-1, 0, Vec::new())
-                    });
+                for (h, kind) in list {
+                    v.push(self.completed(r, h, kind)?);
                 }
                 v
             }
@@ -658,19 +705,13 @@ impl<'o> Session<'o> {
                     Completing::TestAll => done.iter().all(|&x| x),
                 };
                 let mut v = Vec::with_capacity(list.len());
-                for (i, &(q, h, is_recv)) in list.iter().enumerate() {
+                for (i, &(q, h, kind)) in list.iter().enumerate() {
                     v.push(if !report(i) {
                         completion(PENDING, 0, Vec::new())
                     } else {
                         d.forget(r, h);
                         self.requests[r as usize].remove(&q);
-                        if is_recv {
-                            self.arrived
-                                .remove(&h)
-                                .ok_or_else(|| format!("rank {r}: a receive completed without its message"))?
-                        } else {
-                            completion(-1, 0, Vec::new())
-                        }
+                        self.completed(r, h, kind)?
                     });
                 }
                 if how.waits() && first.is_none() {
@@ -693,16 +734,12 @@ impl<'o> Session<'o> {
                 self.colls.result(me, key)?;
                 vec![completion(-1, 0, made.encode())]
             }
-            Awaiting::Test(request, h, is_recv) => {
+            Awaiting::Test(request, h, kind) => {
                 if !d.take_tested(r, h) {
                     Vec::new()
                 } else {
                     self.requests[r as usize].remove(&request);
-                    vec![if is_recv {
-                        take(h)?
-                    } else {
-                        completion(-1, 0, Vec::new())
-                    }]
+                    vec![self.completed(r, h, kind)?]
                 }
             }
         };
