@@ -79,6 +79,34 @@ pub enum Pending {
     Coll(Arc<Deliver>),
 }
 
+/// A persistent request (MPI_Send_init, MPI_Recv_init).
+#[derive(Debug)]
+pub struct Persistent {
+    /// What MPI_Start starts.
+    pub start: Start,
+    /// The request of the current start, while active.
+    pub active: Option<u64>,
+}
+
+/// The operation a persistent request starts: a send's or a receive's arguments.
+#[derive(Clone, Copy, Debug)]
+pub struct Start {
+    /// Whether it receives.
+    pub recv: bool,
+    /// The buffer.
+    pub buf: usize,
+    /// Elements.
+    pub count: c_int,
+    /// Their datatype.
+    pub datatype: usize,
+    /// Destination or source.
+    pub peer: c_int,
+    /// Tag.
+    pub tag: c_int,
+    /// Communicator.
+    pub comm: usize,
+}
+
 /// What a rank does with a collective's result when it arrives (writes it into the
 /// program's buffers, which the call named).
 pub struct Deliver(Box<dyn Fn(Vec<u8>) -> Result<(), Failure>>);
@@ -134,6 +162,9 @@ pub struct Client {
     /// The datatypes made by the program and not freed, by handle.
     pub types: HashMap<u64, Arc<Layout>>,
     next_type: u64,
+    /// The persistent requests, by handle: how to start them, and the request of
+    /// their current start while active.
+    pub persistent: HashMap<u64, Persistent>,
     /// The reduction operations made by the program and not freed, by handle.
     pub ops: HashMap<u64, UserOp>,
     next_op: u64,
@@ -250,6 +281,7 @@ impl Client {
             types: HashMap::new(),
             next_type: FIRST_TYPE,
             ops: HashMap::new(),
+            persistent: HashMap::new(),
             next_op: crate::op::FIRST_OP,
         };
         match c.exchange(&Request::Hello) {
@@ -320,6 +352,52 @@ impl Client {
         let q = self.next_request;
         self.next_request += 1;
         self.requests.insert(q, p);
+        q
+    }
+
+    /// What request `q` stands for now: nothing for MPI_REQUEST_NULL and inactive
+    /// persistent requests, else the request in flight (for an active persistent
+    /// one, that of its current start) and what it is.
+    pub fn lookup(&self, q: usize) -> Result<Option<(u64, Pending)>, Failure> {
+        let q = q as u64;
+        if q == abi::REQUEST_NULL {
+            return Ok(None);
+        }
+        let inner = match self.persistent.get(&q) {
+            Some(p) => match p.active {
+                Some(i) => i,
+                None => return Ok(None),
+            },
+            None => q,
+        };
+        match self.requests.get(&inner) {
+            Some(k) => Ok(Some((inner, k.clone()))),
+            None => Err((abi::err::REQUEST, format!("request {q:#x} is not one of this rank's"))),
+        }
+    }
+
+    /// Request `*q` completed: it is freed and set to MPI_REQUEST_NULL, or, if
+    /// persistent, made inactive (its handle stays).
+    pub fn retire(&mut self, q: &mut usize) {
+        let h = *q as u64;
+        match self.persistent.get_mut(&h) {
+            Some(p) => {
+                if let Some(i) = p.active.take() {
+                    self.requests.remove(&i);
+                }
+            }
+            None => {
+                self.requests.remove(&h);
+                *q = abi::REQUEST_NULL as usize;
+            }
+        }
+    }
+
+    /// A new request value, for a persistent request.
+    pub fn new_persistent(&mut self, start: Start) -> u64 {
+        let q = self.next_request;
+        self.next_request += 1;
+        self.persistent.insert(q, Persistent { start, active: None });
         q
     }
 

@@ -24,6 +24,7 @@ mod group;
 mod layout;
 mod op;
 mod p2p;
+mod persist;
 mod some;
 
 pub use client::Status;

@@ -89,7 +89,7 @@ unsafe fn recv(
 }
 
 #[allow(clippy::too_many_arguments)]
-unsafe fn isend(
+pub(crate) unsafe fn isend(
     c: &mut Client,
     buf: *const c_void,
     count: c_int,
@@ -116,7 +116,7 @@ unsafe fn isend(
 }
 
 #[allow(clippy::too_many_arguments)]
-unsafe fn irecv(
+pub(crate) unsafe fn irecv(
     c: &mut Client,
     buf: *mut c_void,
     count: c_int,
@@ -150,25 +150,12 @@ unsafe fn irecv(
 /// Waits for `requests` (MPI_REQUEST_NULL entries complete at once), fills their
 /// statuses (`statuses` null: ignored) and sets each to MPI_REQUEST_NULL.
 unsafe fn wait_all(c: &mut Client, requests: &mut [usize], statuses: *mut Status) -> Result<(), Failure> {
-    let mut kinds = Vec::with_capacity(requests.len());
-    for &q in requests.iter() {
-        let k = if q as u64 == abi::REQUEST_NULL {
-            None
-        } else {
-            Some(
-                c.requests
-                    .get(&(q as u64))
-                    .cloned()
-                    .ok_or_else(|| (abi::err::REQUEST, format!("request {q:#x} is not one of this rank's")))?,
-            )
-        };
-        kinds.push(k);
-    }
-    let in_flight: Vec<u64> = requests
+    let kinds = requests.iter().map(|&q| c.lookup(q)).collect::<Result<Vec<_>, _>>()?;
+    let in_flight: Vec<u64> = kinds
         .iter()
-        .zip(&kinds)
-        .filter(|(_, k)| matches!(k, Some(Pending::Send | Pending::Recv { .. } | Pending::Coll(_))))
-        .map(|(&q, _)| q as u64)
+        .flatten()
+        .filter(|(_, k)| matches!(k, Pending::Send | Pending::Recv { .. } | Pending::Coll(_)))
+        .map(|&(q, _)| q)
         .collect();
     let mut done = if in_flight.is_empty() {
         Vec::new().into_iter()
@@ -178,35 +165,37 @@ unsafe fn wait_all(c: &mut Client, requests: &mut [usize], statuses: *mut Status
     for (i, (q, k)) in requests.iter_mut().zip(kinds).enumerate() {
         let status = match k {
             None => Status::new(abi::ANY_SOURCE, abi::ANY_TAG, 0),
-            Some(Pending::Null) => Status::new(abi::PROC_NULL, abi::ANY_TAG, 0),
-            Some(Pending::Send) => {
-                done.next();
-                Status::new(abi::ANY_SOURCE, abi::ANY_TAG, 0)
-            }
-            Some(Pending::Recv { buf, ref into }) => {
+            Some((_, Pending::Null)) => Status::new(abi::PROC_NULL, abi::ANY_TAG, 0),
+            Some((_, kind)) => {
                 let m = done
                     .next()
                     .ok_or((abi::err::INTERN, "a completion is missing".to_string()))?;
-                into.write(buf as *mut u8, &m.data)?;
-                Status::new(m.source, m.tag, m.data.len() as u64)
-            }
-            Some(Pending::Coll(ref deliver)) => {
-                let m = done
-                    .next()
-                    .ok_or((abi::err::INTERN, "a completion is missing".to_string()))?;
-                deliver.give(m.data)?;
-                Status::new(abi::ANY_SOURCE, abi::ANY_TAG, 0)
+                delivered(&kind, m)?
             }
         };
-        if k.is_some() {
-            c.requests.remove(&(*q as u64));
-        }
-        *q = abi::REQUEST_NULL as usize;
+        c.retire(q);
         if !statuses.is_null() {
             status.store(statuses.add(i));
         }
     }
     Ok(())
+}
+
+/// Hands completion `m` of a request of kind `kind` over (a receive's data to its
+/// buffer, a collective's result to its buffers); returns the status.
+pub(crate) unsafe fn delivered(kind: &Pending, m: simpi_wire::Completion) -> Result<Status, Failure> {
+    Ok(match kind {
+        Pending::Recv { buf, into } => {
+            into.write(*buf as *mut u8, &m.data)?;
+            Status::new(m.source, m.tag, m.data.len() as u64)
+        }
+        Pending::Coll(deliver) => {
+            deliver.give(m.data)?;
+            Status::new(abi::ANY_SOURCE, abi::ANY_TAG, 0)
+        }
+        Pending::Null => Status::new(abi::PROC_NULL, abi::ANY_TAG, 0),
+        Pending::Send => Status::new(abi::ANY_SOURCE, abi::ANY_TAG, 0),
+    })
 }
 
 macro_rules! sends {
@@ -326,39 +315,22 @@ pub unsafe extern "C" fn MPI_Sendrecv(
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Test(request: *mut usize, flag: *mut c_int, status: *mut Status) -> c_int {
     entry("MPI_Test", |c| {
-        let q = *request as u64;
-        if q == abi::REQUEST_NULL {
+        let Some((q, kind)) = c.lookup(*request)? else {
             *flag = 1;
             Status::new(abi::ANY_SOURCE, abi::ANY_TAG, 0).store(status);
             return Ok(());
-        }
-        let kind = c
-            .requests
-            .get(&q)
-            .cloned()
-            .ok_or_else(|| (abi::err::REQUEST, format!("request {q:#x} is not one of this rank's")))?;
+        };
         let st = match kind {
             Pending::Null => Status::new(abi::PROC_NULL, abi::ANY_TAG, 0),
-            Pending::Send | Pending::Recv { .. } | Pending::Coll(_) => {
+            _ => {
                 let Some(m) = c.call(Call::Test { request: q }).into_iter().next() else {
                     *flag = 0;
                     return Ok(());
                 };
-                match kind {
-                    Pending::Recv { buf, into } => {
-                        into.write(buf as *mut u8, &m.data)?;
-                        Status::new(m.source, m.tag, m.data.len() as u64)
-                    }
-                    Pending::Coll(deliver) => {
-                        deliver.give(m.data)?;
-                        Status::new(abi::ANY_SOURCE, abi::ANY_TAG, 0)
-                    }
-                    _ => Status::new(abi::ANY_SOURCE, abi::ANY_TAG, 0),
-                }
+                delivered(&kind, m)?
             }
         };
-        c.requests.remove(&q);
-        *request = abi::REQUEST_NULL as usize;
+        c.retire(&mut *request);
         *flag = 1;
         st.store(status);
         Ok(())

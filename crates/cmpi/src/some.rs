@@ -6,25 +6,14 @@
 //! whether this call completed it.
 
 use crate::client::{entry, Client, Failure, Pending, Status};
+use crate::p2p::delivered;
 use simpi_wire::{abi, Call, Completing, PENDING};
 use std::ffi::c_int;
 
-/// Each request's kind (`None`: MPI_REQUEST_NULL).
-unsafe fn kinds(c: &Client, requests: &[usize]) -> Result<Vec<Option<Pending>>, Failure> {
-    requests
-        .iter()
-        .map(|&q| {
-            if q as u64 == abi::REQUEST_NULL {
-                Ok(None)
-            } else {
-                c.requests
-                    .get(&(q as u64))
-                    .cloned()
-                    .map(Some)
-                    .ok_or_else(|| (abi::err::REQUEST, format!("request {q:#x} is not one of this rank's")))
-            }
-        })
-        .collect()
+/// What each request stands for (`None`: MPI_REQUEST_NULL or an inactive persistent
+/// request).
+fn kinds(c: &Client, requests: &[usize]) -> Result<Vec<Option<(u64, Pending)>>, Failure> {
+    requests.iter().map(|&q| c.lookup(q)).collect()
 }
 
 /// Which requests completed (by position) and their statuses; completed requests are
@@ -33,10 +22,10 @@ unsafe fn complete(c: &mut Client, requests: &mut [usize], how: Completing) -> R
     let kinds = kinds(c, requests)?;
     // Requests on MPI_PROC_NULL are done without asking anyone.
     let local: Vec<usize> = (0..requests.len())
-        .filter(|&i| matches!(kinds[i], Some(Pending::Null)))
+        .filter(|&i| matches!(kinds[i], Some((_, Pending::Null))))
         .collect();
     let remote: Vec<usize> = (0..requests.len())
-        .filter(|&i| matches!(kinds[i], Some(Pending::Send | Pending::Recv { .. } | Pending::Coll(_))))
+        .filter(|&i| matches!(&kinds[i], Some((_, k)) if !matches!(k, Pending::Null)))
         .collect();
     let one = matches!(how, Completing::WaitAny | Completing::TestAny);
     let mut done = Vec::new();
@@ -48,7 +37,7 @@ unsafe fn complete(c: &mut Client, requests: &mut [usize], how: Completing) -> R
             done.push((i, Status::new(abi::PROC_NULL, abi::ANY_TAG, 0)));
         }
     } else if !remote.is_empty() {
-        let ids: Vec<u64> = remote.iter().map(|&i| requests[i] as u64).collect();
+        let ids: Vec<u64> = remote.iter().filter_map(|&i| kinds[i].as_ref().map(|k| k.0)).collect();
         let answers = c.call(Call::Completing { requests: ids, how });
         if answers.len() != remote.len() {
             return Err((abi::err::INTERN, "the reply does not answer every request".into()));
@@ -57,17 +46,8 @@ unsafe fn complete(c: &mut Client, requests: &mut [usize], how: Completing) -> R
             if m.source == PENDING {
                 continue;
             }
-            let st = match &kinds[i] {
-                Some(Pending::Recv { buf, into }) => {
-                    into.write(*buf as *mut u8, &m.data)?;
-                    Status::new(m.source, m.tag, m.data.len() as u64)
-                }
-                Some(Pending::Coll(deliver)) => {
-                    deliver.give(m.data)?;
-                    Status::new(abi::ANY_SOURCE, abi::ANY_TAG, 0)
-                }
-                _ => Status::new(abi::ANY_SOURCE, abi::ANY_TAG, 0),
-            };
+            let Some((_, kind)) = &kinds[i] else { continue };
+            let st = delivered(kind, m)?;
             done.push((i, st));
         }
         // Testall completes all or none: the local ones too, once all remote are.
@@ -77,8 +57,7 @@ unsafe fn complete(c: &mut Client, requests: &mut [usize], how: Completing) -> R
         }
     }
     for &(i, _) in &done {
-        c.requests.remove(&(requests[i] as u64));
-        requests[i] = abi::REQUEST_NULL as usize;
+        c.retire(&mut requests[i]);
     }
     Ok(done)
 }
@@ -136,7 +115,7 @@ pub unsafe extern "C" fn MPI_Testany(
 ) -> c_int {
     entry("MPI_Testany", |c| {
         let qs = slice(count, requests)?;
-        let active = qs.iter().any(|&q| q as u64 != abi::REQUEST_NULL);
+        let active = kinds(c, qs)?.iter().any(Option::is_some);
         match complete(c, qs, Completing::TestAny)?.first() {
             Some(&(i, st)) => {
                 *index = i as c_int;
@@ -166,7 +145,7 @@ unsafe fn some(
     how: Completing,
 ) -> Result<(), Failure> {
     let qs = slice(count, requests)?;
-    if qs.iter().all(|&q| q as u64 == abi::REQUEST_NULL) {
+    if kinds(c, qs)?.iter().all(Option::is_none) {
         *outcount = abi::UNDEFINED;
         return Ok(());
     }
@@ -222,7 +201,7 @@ pub unsafe extern "C" fn MPI_Testall(
 ) -> c_int {
     entry("MPI_Testall", |c| {
         let qs = slice(count, requests)?;
-        let before: Vec<bool> = qs.iter().map(|&q| q as u64 != abi::REQUEST_NULL).collect();
+        let before: Vec<bool> = kinds(c, qs)?.iter().map(Option::is_some).collect();
         let active = before.iter().filter(|&&a| a).count();
         let done = complete(c, qs, Completing::TestAll)?;
         *flag = c_int::from(done.len() == active);
@@ -247,7 +226,11 @@ pub unsafe extern "C" fn MPI_Testall(
 pub unsafe extern "C" fn MPI_Request_free(request: *mut usize) -> c_int {
     entry("MPI_Request_free", |c| {
         let q = *request as u64;
-        if c.requests.remove(&q).is_none() {
+        if let Some(p) = c.persistent.remove(&q) {
+            if let Some(i) = p.active {
+                c.requests.remove(&i);
+            }
+        } else if c.requests.remove(&q).is_none() {
             return Err((abi::err::REQUEST, format!("request {q:#x} is not one of this rank's")));
         }
         // The operation goes on in the simulation; nobody waits for it.

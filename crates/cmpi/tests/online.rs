@@ -33,6 +33,7 @@ fn built() -> &'static PathBuf {
             "userop",
             "probe",
             "icoll",
+            "persist",
         ] {
             let status = Command::new(env!("CARGO_BIN_EXE_simpicc"))
                 .args(["-O1", "-Wall", "-Werror", "-o"])
@@ -172,5 +173,12 @@ fn a_probe_sees_a_message_once_sent_and_a_probe_for_none_is_a_deadlock() {
 fn non_blocking_collectives_overlap_and_complete_through_every_wait_and_test() {
     for ranks in [1, 3, 4] {
         simulate("icoll", &[], ranks).unwrap_or_else(|e| panic!("{ranks} ranks: {e}"));
+    }
+}
+
+#[test]
+fn persistent_requests_restart_with_the_buffers_current_contents() {
+    for ranks in [1, 2, 4] {
+        simulate("persist", &[], ranks).unwrap_or_else(|e| panic!("{ranks} ranks: {e}"));
     }
 }

@@ -1,0 +1,48 @@
+/* Persistent requests: a ring exchange set up once and started three times (the send
+ * buffer changes between starts; each receive must see the new value); an inactive
+ * persistent request completes at once and keeps its handle. Exits with the failed
+ * check's number. */
+#include <mpi.h>
+#include <stdio.h>
+
+#define CHECK(n, cond)                                                    \
+    do {                                                                  \
+        if (!(cond)) {                                                    \
+            fprintf(stderr, "persist.c: check %d failed on rank %d\n", n, rank); \
+            return n;                                                     \
+        }                                                                 \
+    } while (0)
+
+int main(int argc, char **argv) {
+    int rank, size, out, in = -1, flag;
+    MPI_Request q[2];
+    MPI_Status st[2];
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    MPI_Recv_init(&in, 1, MPI_INT, left, 3, MPI_COMM_WORLD, &q[0]);
+    MPI_Send_init(&out, 1, MPI_INT, right, 3, MPI_COMM_WORLD, &q[1]);
+    /* Not started: complete at once, the handle stays. */
+    MPI_Test(&q[0], &flag, &st[0]);
+    CHECK(1, flag == 1 && q[0] != MPI_REQUEST_NULL);
+    for (int it = 0; it < 3; it++) {
+        out = 100 * it + rank;
+        MPI_Startall(2, q);
+        MPI_Waitall(2, q, st);
+        CHECK(2, in == 100 * it + left && st[0].MPI_SOURCE == left && st[0].MPI_TAG == 3);
+        CHECK(3, q[0] != MPI_REQUEST_NULL && q[1] != MPI_REQUEST_NULL);
+    }
+    /* Started once more and completed one by one with MPI_Wait. */
+    out = -rank;
+    MPI_Start(&q[1]);
+    MPI_Start(&q[0]);
+    MPI_Wait(&q[0], &st[0]);
+    MPI_Wait(&q[1], &st[1]);
+    CHECK(4, in == -left);
+    MPI_Request_free(&q[0]);
+    MPI_Request_free(&q[1]);
+    CHECK(5, q[0] == MPI_REQUEST_NULL && q[1] == MPI_REQUEST_NULL);
+    MPI_Finalize();
+    return 0;
+}
