@@ -165,6 +165,17 @@ pub struct Client {
     /// The persistent requests, by handle: how to start them, and the request of
     /// their current start while active.
     pub persistent: HashMap<u64, Persistent>,
+    /// The topologies of communicators that have one, by handle.
+    pub topos: HashMap<u64, crate::topo::Topo>,
+    /// Info objects, by handle.
+    pub infos: HashMap<u64, crate::info::Info>,
+    next_info: u64,
+    /// Keyvals the program made, by number.
+    pub keyvals: HashMap<c_int, crate::attr::Keyval>,
+    /// The next keyval's number.
+    pub next_keyval: c_int,
+    /// Attribute values, by (communicator handle, keyval).
+    pub attrs: HashMap<(u64, c_int), usize>,
     /// The reduction operations made by the program and not freed, by handle.
     pub ops: HashMap<u64, UserOp>,
     next_op: u64,
@@ -214,6 +225,9 @@ pub const SELF_INDEX: u32 = 1;
 
 /// The first handle of a group the program makes.
 const FIRST_GROUP: u64 = 0x8000_0000;
+
+/// The first handle of an info object the program makes.
+const FIRST_INFO: u64 = 0x1000;
 
 /// The first handle of a datatype the program makes (above every predefined one).
 const FIRST_TYPE: u64 = 0x1000;
@@ -282,6 +296,12 @@ impl Client {
             next_type: FIRST_TYPE,
             ops: HashMap::new(),
             persistent: HashMap::new(),
+            topos: HashMap::new(),
+            infos: HashMap::new(),
+            next_info: FIRST_INFO,
+            keyvals: HashMap::new(),
+            next_keyval: crate::attr::FIRST_KEYVAL,
+            attrs: HashMap::new(),
             next_op: crate::op::FIRST_OP,
         };
         match c.exchange(&Request::Hello) {
@@ -518,6 +538,14 @@ impl Client {
         h
     }
 
+    /// A handle for a new info object.
+    pub fn new_info(&mut self, entries: crate::info::Info) -> u64 {
+        let h = self.next_info;
+        self.next_info += 1;
+        self.infos.insert(h, entries);
+        h
+    }
+
     /// A handle for a new reduction operation.
     pub fn new_op(&mut self, op: UserOp) -> u64 {
         let h = self.next_op;
@@ -627,6 +655,25 @@ impl Typed {
 /// Runs entry point `name` on the initialized client: an error goes to the error
 /// handler (fatal by default: the run ends); a panic never crosses into C.
 pub fn entry(name: &str, f: impl FnOnce(&mut Client) -> Result<(), Failure>) -> c_int {
+    // A callback of the program (an error handler, an attribute's copy or delete
+    // function, a reduction) that calls MPI would wait for itself on the lock.
+    if IN_ENTRY.with(|e| e.replace(true)) {
+        die(
+            &format!("{name} called from inside a callback the program gave MPI: simpi does not support that yet"),
+            1,
+        );
+    }
+    let code = entry_locked(name, f);
+    IN_ENTRY.with(|e| e.set(false));
+    code
+}
+
+thread_local! {
+    /// This thread is inside an MPI call.
+    static IN_ENTRY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+fn entry_locked(name: &str, f: impl FnOnce(&mut Client) -> Result<(), Failure>) -> c_int {
     let run = catch_unwind(AssertUnwindSafe(|| {
         let mut guard = CLIENT.lock().unwrap_or_else(|p| p.into_inner());
         let Some(c) = guard.as_mut() else {
@@ -672,6 +719,8 @@ pub fn init(name: &str) -> c_int {
 /// MPI_Finalize's work: the last call, then the connection closes.
 pub fn finalize() -> c_int {
     let code = entry("MPI_Finalize", |c| {
+        // MPI deletes MPI_COMM_SELF's attributes first (programs hook clean-up there).
+        c.drop_attrs(abi::COMM_SELF as usize)?;
         c.call(Call::Finalize);
         Ok(())
     });

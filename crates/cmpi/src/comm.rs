@@ -34,7 +34,7 @@ pub unsafe extern "C" fn MPI_Comm_size(comm: usize, size: *mut c_int) -> c_int {
 
 /// Makes a communicator from `parent` with creation call `kind` contributing `data`;
 /// returns its handle (MPI_COMM_NULL where this rank is in none).
-fn make(c: &mut Client, parent: usize, kind: CollKind, data: Vec<u8>) -> Result<u64, Failure> {
+pub(crate) fn make(c: &mut Client, parent: usize, kind: CollKind, data: Vec<u8>) -> Result<u64, Failure> {
     let p = c.comm(parent)?;
     let done = c.call(Call::Collective(Collective {
         kind,
@@ -59,7 +59,12 @@ fn make(c: &mut Client, parent: usize, kind: CollKind, data: Vec<u8>) -> Result<
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Comm_dup(comm: usize, newcomm: *mut usize) -> c_int {
     entry("MPI_Comm_dup", |c| {
-        *newcomm = make(c, comm, CollKind::Dup, Vec::new())? as usize;
+        let new = make(c, comm, CollKind::Dup, Vec::new())? as usize;
+        c.copy_attrs(comm, new)?;
+        if let Some(t) = c.topos.get(&(comm as u64)).cloned() {
+            c.topos.insert(new as u64, t);
+        }
+        *newcomm = new;
         Ok(())
     })
 }
@@ -155,7 +160,9 @@ pub unsafe extern "C" fn MPI_Comm_free(comm: *mut usize) -> c_int {
             ));
         }
         c.comm(*comm)?;
+        c.drop_attrs(*comm)?;
         c.comms.remove(&h);
+        c.topos.remove(&h);
         *comm = abi::COMM_NULL as usize;
         Ok(())
     })

@@ -15,16 +15,19 @@
 //! default) prints the error and ends the whole run through the launcher;
 //! `MPI_ERRORS_RETURN` returns the error class.
 
+mod attr;
 mod client;
 mod coll;
 mod comm;
 mod datatype;
 mod env;
 mod group;
+mod info;
 mod layout;
 mod op;
 mod p2p;
 mod persist;
 mod some;
+mod topo;
 
 pub use client::Status;

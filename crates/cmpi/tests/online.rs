@@ -34,6 +34,7 @@ fn built() -> &'static PathBuf {
             "probe",
             "icoll",
             "persist",
+            "topo",
         ] {
             let status = Command::new(env!("CARGO_BIN_EXE_simpicc"))
                 .args(["-O1", "-Wall", "-Werror", "-o"])
@@ -180,5 +181,12 @@ fn non_blocking_collectives_overlap_and_complete_through_every_wait_and_test() {
 fn persistent_requests_restart_with_the_buffers_current_contents() {
     for ranks in [1, 2, 4] {
         simulate("persist", &[], ranks).unwrap_or_else(|e| panic!("{ranks} ranks: {e}"));
+    }
+}
+
+#[test]
+fn grids_attributes_and_info_objects_behave_as_mpi_defines() {
+    for ranks in [1, 4, 6] {
+        simulate("topo", &[], ranks).unwrap_or_else(|e| panic!("{ranks} ranks: {e}"));
     }
 }

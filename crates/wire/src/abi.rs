@@ -11,6 +11,8 @@ pub const PROC_NULL: i32 = -2;
 pub const ROOT: i32 = -3;
 /// MPI_ANY_TAG.
 pub const ANY_TAG: i32 = -31;
+/// MPI_KEYVAL_INVALID.
+pub const KEYVAL_INVALID: i32 = -127;
 /// MPI_UNDEFINED.
 pub const UNDEFINED: i32 = -32766;
 /// The largest tag (MPI_TAG_UB's value): tags above are refused.
@@ -105,6 +107,10 @@ pub mod err {
     pub const GROUP: i32 = 9;
     /// MPI_ERR_OP.
     pub const OP: i32 = 10;
+    /// MPI_ERR_TOPOLOGY.
+    pub const TOPOLOGY: i32 = 11;
+    /// MPI_ERR_DIMS.
+    pub const DIMS: i32 = 12;
     /// MPI_ERR_ARG.
     pub const ARG: i32 = 13;
     /// MPI_ERR_TRUNCATE.

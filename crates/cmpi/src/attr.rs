@@ -1,0 +1,273 @@
+//! Attributes on communicators: the predefined ones of MPI_COMM_WORLD (MPI_TAG_UB and
+//! the others), and keyvals the program makes, with their copy functions (called by
+//! MPI_Comm_dup) and delete functions (called when an attribute is deleted, replaced,
+//! or its communicator freed).
+
+use crate::client::{entry, Client, Failure};
+use simpi_wire::abi;
+use std::ffi::{c_int, c_void};
+
+/// A copy function: (old communicator, keyval, extra state, value in, value out, flag).
+pub type CopyFn = unsafe extern "C" fn(usize, c_int, *mut c_void, *mut c_void, *mut c_void, *mut c_int) -> c_int;
+/// A delete function: (communicator, keyval, value, extra state).
+pub type DeleteFn = unsafe extern "C" fn(usize, c_int, *mut c_void, *mut c_void) -> c_int;
+
+/// MPI_COMM_NULL_COPY_FN and MPI_COMM_DUP_FN as the ABI defines them (the null
+/// delete function is 0 too).
+const NULL_COPY: usize = 0;
+const DUP_COPY: usize = 1;
+
+/// A keyval the program made.
+#[derive(Clone, Copy, Debug)]
+pub struct Keyval {
+    copy: usize,
+    delete: usize,
+    extra: usize,
+}
+
+/// The predefined attribute keys (MPI_TAG_UB ... MPI_UNIVERSE_SIZE).
+const TAG_UB: c_int = 10001;
+const HOST: c_int = 10003;
+const IO: c_int = 10002;
+const WTIME_IS_GLOBAL: c_int = 10004;
+const APPNUM: c_int = 10005;
+const LASTUSEDCODE: c_int = 10006;
+const UNIVERSE_SIZE: c_int = 10007;
+
+/// The first keyval handed to the program.
+pub const FIRST_KEYVAL: c_int = 1 << 20;
+
+/// The values the predefined attributes point to.
+static mut PREDEFINED: [c_int; 7] = [0; 7];
+
+/// Where predefined attribute `key` of MPI_COMM_WORLD points, if it is one.
+fn predefined(c: &Client, key: c_int) -> Option<*mut c_void> {
+    let (i, v) = match key {
+        TAG_UB => (0, abi::TAG_UB),
+        IO => (1, abi::ANY_SOURCE),
+        HOST => (2, abi::PROC_NULL),
+        WTIME_IS_GLOBAL => (3, 1),
+        APPNUM => (4, 0),
+        LASTUSEDCODE => (5, 0x3fff),
+        UNIVERSE_SIZE => (6, c.size as c_int),
+        _ => return None,
+    };
+    // SAFETY: the rank's one thread writes these before handing out their address;
+    // the program only reads them.
+    unsafe {
+        let p = std::ptr::addr_of_mut!(PREDEFINED) as *mut c_int;
+        *p.add(i) = v;
+        Some(p.add(i) as *mut c_void)
+    }
+}
+
+impl Client {
+    /// Deletes attribute `key` of communicator `comm`, calling its delete function.
+    fn delete_attr(&mut self, comm: usize, key: c_int) -> Result<bool, Failure> {
+        let Some(value) = self.attrs.remove(&(comm as u64, key)) else {
+            return Ok(false);
+        };
+        if let Some(k) = self.keyvals.get(&key).copied() {
+            if k.delete != 0 {
+                // SAFETY: the program gave this function for this keyval.
+                let f: DeleteFn = unsafe { std::mem::transmute::<usize, DeleteFn>(k.delete) };
+                // SAFETY: as above; the arguments are what MPI passes.
+                let rc = unsafe { f(comm, key, value as *mut c_void, k.extra as *mut c_void) };
+                if rc != abi::err::SUCCESS {
+                    return Err((rc, format!("the delete function of keyval {key} returned {rc}")));
+                }
+            }
+        }
+        Ok(true)
+    }
+
+    /// Copies the attributes of `old` to its duplicate `new`, as their copy functions
+    /// say.
+    pub fn copy_attrs(&mut self, old: usize, new: usize) -> Result<(), Failure> {
+        let mut keys: Vec<(c_int, usize)> = self
+            .attrs
+            .iter()
+            .filter(|((c, _), _)| *c == old as u64)
+            .map(|(&(_, k), &v)| (k, v))
+            .collect();
+        keys.sort_unstable();
+        for (key, value) in keys {
+            let Some(k) = self.keyvals.get(&key).copied() else {
+                continue;
+            };
+            let copied = match k.copy {
+                NULL_COPY => None,
+                DUP_COPY => Some(value),
+                f => {
+                    // SAFETY: the program gave this function for this keyval.
+                    let f: CopyFn = unsafe { std::mem::transmute::<usize, CopyFn>(f) };
+                    let (mut out, mut flag) = (0usize, 0 as c_int);
+                    // SAFETY: as above; `out` and `flag` are writable.
+                    let rc = unsafe {
+                        f(
+                            old,
+                            key,
+                            k.extra as *mut c_void,
+                            value as *mut c_void,
+                            &mut out as *mut usize as *mut c_void,
+                            &mut flag,
+                        )
+                    };
+                    if rc != abi::err::SUCCESS {
+                        return Err((rc, format!("the copy function of keyval {key} returned {rc}")));
+                    }
+                    (flag != 0).then_some(out)
+                }
+            };
+            if let Some(v) = copied {
+                self.attrs.insert((new as u64, key), v);
+            }
+        }
+        Ok(())
+    }
+
+    /// Deletes every attribute of `comm` (it is being freed).
+    pub fn drop_attrs(&mut self, comm: usize) -> Result<(), Failure> {
+        let mut keys: Vec<c_int> = self
+            .attrs
+            .keys()
+            .filter(|(c, _)| *c == comm as u64)
+            .map(|&(_, k)| k)
+            .collect();
+        keys.sort_unstable();
+        for key in keys {
+            self.delete_attr(comm, key)?;
+        }
+        Ok(())
+    }
+}
+
+/// # Safety
+/// `keyval` is writable; the functions are null, the predefined ones, or functions
+/// of the types MPI defines.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Comm_create_keyval(
+    copy: usize,
+    delete: usize,
+    keyval: *mut c_int,
+    extra: *mut c_void,
+) -> c_int {
+    entry("MPI_Comm_create_keyval", |c| {
+        let k = c.next_keyval;
+        c.next_keyval += 1;
+        c.keyvals.insert(
+            k,
+            Keyval {
+                copy,
+                delete,
+                extra: extra as usize,
+            },
+        );
+        *keyval = k;
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `keyval` points to a keyval.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Comm_free_keyval(keyval: *mut c_int) -> c_int {
+    entry("MPI_Comm_free_keyval", |c| {
+        // Attributes set with it stay until deleted, so its functions are kept.
+        if !c.keyvals.contains_key(&*keyval) {
+            return Err((abi::err::ARG, format!("keyval {} does not exist", *keyval)));
+        }
+        *keyval = abi::KEYVAL_INVALID;
+        Ok(())
+    })
+}
+
+/// # Safety
+/// As the MPI standard's.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Comm_set_attr(comm: usize, keyval: c_int, value: *mut c_void) -> c_int {
+    entry("MPI_Comm_set_attr", |c| {
+        c.comm(comm)?;
+        if !c.keyvals.contains_key(&keyval) {
+            return Err((abi::err::ARG, format!("keyval {keyval} cannot be set")));
+        }
+        c.delete_attr(comm, keyval)?;
+        c.attrs.insert((comm as u64, keyval), value as usize);
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `value` and `flag` are writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Comm_get_attr(comm: usize, keyval: c_int, value: *mut c_void, flag: *mut c_int) -> c_int {
+    entry("MPI_Comm_get_attr", |c| {
+        c.comm(comm)?;
+        let found = match c.attrs.get(&(comm as u64, keyval)) {
+            Some(&v) => Some(v as *mut c_void),
+            None if comm as u64 == abi::COMM_WORLD || comm as u64 == abi::COMM_SELF => predefined(c, keyval),
+            None => None,
+        };
+        if found.is_none() && !c.keyvals.contains_key(&keyval) && !(TAG_UB..=UNIVERSE_SIZE).contains(&keyval) {
+            return Err((abi::err::ARG, format!("keyval {keyval} does not exist")));
+        }
+        *flag = c_int::from(found.is_some());
+        if let Some(v) = found {
+            *(value as *mut *mut c_void) = v;
+        }
+        Ok(())
+    })
+}
+
+/// # Safety
+/// As the MPI standard's.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Comm_delete_attr(comm: usize, keyval: c_int) -> c_int {
+    entry("MPI_Comm_delete_attr", |c| {
+        c.comm(comm)?;
+        if !c.delete_attr(comm, keyval)? {
+            return Err((abi::err::ARG, format!("communicator has no attribute {keyval}")));
+        }
+        Ok(())
+    })
+}
+
+/// # Safety
+/// As MPI_Comm_create_keyval.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Keyval_create(
+    copy: usize,
+    delete: usize,
+    keyval: *mut c_int,
+    extra: *mut c_void,
+) -> c_int {
+    MPI_Comm_create_keyval(copy, delete, keyval, extra)
+}
+
+/// # Safety
+/// As MPI_Comm_free_keyval.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Keyval_free(keyval: *mut c_int) -> c_int {
+    MPI_Comm_free_keyval(keyval)
+}
+
+/// # Safety
+/// As MPI_Comm_set_attr.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Attr_put(comm: usize, keyval: c_int, value: *mut c_void) -> c_int {
+    MPI_Comm_set_attr(comm, keyval, value)
+}
+
+/// # Safety
+/// As MPI_Comm_get_attr.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Attr_get(comm: usize, keyval: c_int, value: *mut c_void, flag: *mut c_int) -> c_int {
+    MPI_Comm_get_attr(comm, keyval, value, flag)
+}
+
+/// # Safety
+/// As MPI_Comm_delete_attr.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Attr_delete(comm: usize, keyval: c_int) -> c_int {
+    MPI_Comm_delete_attr(comm, keyval)
+}

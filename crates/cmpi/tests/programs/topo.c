@@ -1,0 +1,117 @@
+/* Cartesian topologies, attributes with copy and delete functions, and info objects.
+ * Every value is checked against what MPI defines; exits with the failed check's
+ * number. */
+#include <mpi.h>
+#include <stdio.h>
+#include <string.h>
+
+#define CHECK(n, cond)                                                 \
+    do {                                                               \
+        if (!(cond)) {                                                 \
+            fprintf(stderr, "topo.c: check %d failed on rank %d\n", n, rank); \
+            return n;                                                  \
+        }                                                              \
+    } while (0)
+
+static int deleted = 0;
+
+static int count_copy(MPI_Comm c, int key, void *extra, void *in, void *out, int *flag) {
+    (void)c; (void)key; (void)extra;
+    *(long *)out = (long)in + 1;
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
+static int count_delete(MPI_Comm c, int key, void *val, void *extra) {
+    (void)c; (void)key; (void)val;
+    deleted += *(int *)extra;
+    return MPI_SUCCESS;
+}
+
+int main(int argc, char **argv) {
+    int rank, size;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+
+    /* A 2-D grid, periodic in the second dimension. */
+    int dims[2] = {0, 0}, periods[2] = {0, 1}, coords[2], r2;
+    MPI_Dims_create(size, 2, dims);
+    CHECK(1, dims[0] * dims[1] == size && dims[0] >= dims[1]);
+    MPI_Comm grid;
+    MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &grid);
+    int status;
+    MPI_Topo_test(grid, &status);
+    CHECK(2, status == MPI_CART);
+    MPI_Comm_rank(grid, &r2);
+    MPI_Cart_coords(grid, r2, 2, coords);
+    CHECK(3, coords[0] == r2 / dims[1] && coords[1] == r2 % dims[1]);
+    int src, dst;
+    MPI_Cart_shift(grid, 1, 1, &src, &dst);
+    int want_dst = coords[0] * dims[1] + (coords[1] + 1) % dims[1];
+    CHECK(4, dst == want_dst);
+    MPI_Cart_shift(grid, 0, 1, &src, &dst);
+    CHECK(5, (coords[0] == 0) == (src == MPI_PROC_NULL));
+    /* A halo exchange along the periodic dimension. */
+    int got = -1;
+    MPI_Cart_shift(grid, 1, 1, &src, &dst);
+    MPI_Sendrecv(&r2, 1, MPI_INT, dst, 0, &got, 1, MPI_INT, src, 0, grid, MPI_STATUS_IGNORE);
+    CHECK(6, got == coords[0] * dims[1] + (coords[1] + dims[1] - 1) % dims[1]);
+    /* Rows: the sum over a row is over its columns. */
+    int keep[2] = {0, 1}, rowsum = 0, rsize;
+    MPI_Comm row;
+    MPI_Cart_sub(grid, keep, &row);
+    MPI_Comm_size(row, &rsize);
+    MPI_Allreduce(&r2, &rowsum, 1, MPI_INT, MPI_SUM, row);
+    int first = coords[0] * dims[1];
+    CHECK(7, rsize == dims[1] && rowsum == dims[1] * first + dims[1] * (dims[1] - 1) / 2);
+
+    /* Attributes: the predefined tag bound; a copied and a counted keyval. */
+    int *tagub, flag;
+    MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tagub, &flag);
+    CHECK(8, flag && *tagub >= 32767);
+    int key, weight = 10;
+    MPI_Comm_create_keyval(count_copy, count_delete, &key, &weight);
+    MPI_Comm_set_attr(grid, key, (void *)5L);
+    MPI_Comm copy;
+    MPI_Comm_dup(grid, &copy);
+    long *v;
+    MPI_Comm_get_attr(copy, key, &v, &flag);
+    CHECK(9, flag && (long)v == 6);
+    MPI_Topo_test(copy, &status);
+    CHECK(10, status == MPI_CART);
+    MPI_Comm_free(&copy);
+    CHECK(11, deleted == 10);
+    MPI_Comm_delete_attr(grid, key);
+    MPI_Comm_get_attr(grid, key, &v, &flag);
+    CHECK(12, !flag && deleted == 20);
+    MPI_Comm_free_keyval(&key);
+    CHECK(13, key == MPI_KEYVAL_INVALID);
+
+    /* Info: ordered keys, replaced values, duplicates. */
+    MPI_Info info, dup;
+    char val[MPI_MAX_INFO_VAL + 1], k[MPI_MAX_INFO_KEY + 1];
+    int n;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "b", "1");
+    MPI_Info_set(info, "a", "2");
+    MPI_Info_set(info, "b", "3");
+    MPI_Info_get_nkeys(info, &n);
+    MPI_Info_get_nthkey(info, 0, k);
+    MPI_Info_get(info, "b", MPI_MAX_INFO_VAL, val, &flag);
+    CHECK(14, n == 2 && strcmp(k, "b") == 0 && flag && strcmp(val, "3") == 0);
+    MPI_Info_dup(info, &dup);
+    MPI_Info_delete(info, "b");
+    MPI_Info_get(info, "b", MPI_MAX_INFO_VAL, val, &flag);
+    CHECK(15, !flag);
+    MPI_Info_get(dup, "b", MPI_MAX_INFO_VAL, val, &flag);
+    CHECK(16, flag);
+    MPI_Info_free(&info);
+    MPI_Info_free(&dup);
+    CHECK(17, info == MPI_INFO_NULL);
+
+    MPI_Comm_free(&row);
+    MPI_Comm_free(&grid);
+    MPI_Finalize();
+    return 0;
+}
