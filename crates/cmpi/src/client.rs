@@ -151,8 +151,18 @@ pub struct Client {
     next_request: u64,
     /// The requests in flight, by the value `MPI_Request` holds.
     pub requests: HashMap<u64, Pending>,
-    /// MPI_ERRORS_RETURN is set (on any communicator: one setting for all so far).
-    pub errors_return: bool,
+    /// Error handlers set on communicators, by communicator handle.
+    pub errhandlers: HashMap<u64, u64>,
+    /// The error handlers the program made, by handle.
+    pub handler_fns: HashMap<u64, crate::errhan::HandlerFn>,
+    /// The next error handler's handle.
+    pub next_handler: u64,
+    /// Error classes and codes the program added: (class, text) by code.
+    pub codes: HashMap<c_int, (c_int, String)>,
+    /// The next error class or code to add.
+    pub next_code: c_int,
+    /// The communicator the current call named last (its errors go to its handler).
+    last_comm: std::cell::Cell<u64>,
     /// The communicators made by the program and not freed, by handle.
     pub comms: HashMap<u64, Comm>,
     /// The groups made by the program and not freed, by handle: world ranks in
@@ -288,7 +298,12 @@ impl Client {
             cpu_at_reply: 0,
             next_request: FIRST_REQUEST,
             requests: HashMap::new(),
-            errors_return: false,
+            errhandlers: HashMap::new(),
+            handler_fns: HashMap::new(),
+            next_handler: crate::errhan::FIRST_HANDLER,
+            codes: HashMap::new(),
+            next_code: crate::errhan::FIRST_CODE,
+            last_comm: std::cell::Cell::new(abi::COMM_WORLD),
             comms: HashMap::new(),
             groups: HashMap::new(),
             next_group: FIRST_GROUP,
@@ -435,6 +450,14 @@ impl Client {
 
     /// Communicator `comm` as this rank sees it, or MPI_ERR_COMM.
     pub fn comm(&self, comm: usize) -> Result<Comm, Failure> {
+        let found = self.find_comm(comm);
+        if found.is_ok() {
+            self.last_comm.set(comm as u64);
+        }
+        found
+    }
+
+    fn find_comm(&self, comm: usize) -> Result<Comm, Failure> {
         match comm as u64 {
             abi::COMM_WORLD => Ok(Comm {
                 index: 0,
@@ -655,16 +678,22 @@ impl Typed {
 /// Runs entry point `name` on the initialized client: an error goes to the error
 /// handler (fatal by default: the run ends); a panic never crosses into C.
 pub fn entry(name: &str, f: impl FnOnce(&mut Client) -> Result<(), Failure>) -> c_int {
-    // A callback of the program (an error handler, an attribute's copy or delete
-    // function, a reduction) that calls MPI would wait for itself on the lock.
+    // A callback of the program (an attribute's copy or delete function, a
+    // reduction) that calls MPI would wait for itself on the lock.
     if IN_ENTRY.with(|e| e.replace(true)) {
         die(
             &format!("{name} called from inside a callback the program gave MPI: simpi does not support that yet"),
             1,
         );
     }
-    let code = entry_locked(name, f);
+    let (mut code, handler) = entry_locked(name, f);
     IN_ENTRY.with(|e| e.set(false));
+    // The program's error handler runs outside the lock: it may call MPI.
+    if let Some((f, comm)) = handler {
+        let mut comm = comm as usize;
+        // SAFETY: the program gave this function as an error handler.
+        unsafe { f(&mut comm, &mut code) };
+    }
     code
 }
 
@@ -673,7 +702,26 @@ thread_local! {
     static IN_ENTRY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
-fn entry_locked(name: &str, f: impl FnOnce(&mut Client) -> Result<(), Failure>) -> c_int {
+/// Runs `f` on the client if MPI is initialized (and this is not inside an MPI call);
+/// whether it ran.
+pub fn with(f: impl FnOnce(&Client)) -> bool {
+    if IN_ENTRY.with(|e| e.get()) {
+        return false;
+    }
+    let guard = CLIENT.lock().unwrap_or_else(|p| p.into_inner());
+    match guard.as_ref() {
+        Some(c) => {
+            f(c);
+            true
+        }
+        None => false,
+    }
+}
+
+/// The program's error handler to call, with the communicator it is for.
+type Handler = Option<(crate::errhan::HandlerFn, u64)>;
+
+fn entry_locked(name: &str, f: impl FnOnce(&mut Client) -> Result<(), Failure>) -> (c_int, Handler) {
     let run = catch_unwind(AssertUnwindSafe(|| {
         let mut guard = CLIENT.lock().unwrap_or_else(|p| p.into_inner());
         let Some(c) = guard.as_mut() else {
@@ -684,16 +732,20 @@ fn entry_locked(name: &str, f: impl FnOnce(&mut Client) -> Result<(), Failure>) 
             };
             die(&format!("{name} called {when}"), 1);
         };
+        c.last_comm.set(abi::COMM_WORLD);
         match f(c) {
-            Ok(()) => abi::err::SUCCESS,
-            Err((code, msg)) if c.errors_return => {
-                let _ = msg;
-                code
-            }
+            Ok(()) => (abi::err::SUCCESS, None),
             Err((code, msg)) => {
-                let text = format!("rank {}: {name}: {msg}", c.rank);
-                eprintln!("simpi: {text}");
-                c.abort(code, &text)
+                let comm = c.last_comm.get();
+                match c.on_error(comm) {
+                    crate::errhan::OnError::Return => (code, None),
+                    crate::errhan::OnError::Call(h) => (code, Some((h, comm))),
+                    crate::errhan::OnError::Abort => {
+                        let text = format!("rank {}: {name}: {msg}", c.rank);
+                        eprintln!("simpi: {text}");
+                        c.abort(code, &text)
+                    }
+                }
             }
         }
     }));

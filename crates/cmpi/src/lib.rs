@@ -21,6 +21,7 @@ mod coll;
 mod comm;
 mod datatype;
 mod env;
+mod errhan;
 mod group;
 mod info;
 mod layout;

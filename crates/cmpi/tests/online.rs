@@ -35,6 +35,7 @@ fn built() -> &'static PathBuf {
             "icoll",
             "persist",
             "topo",
+            "errhan",
         ] {
             let status = Command::new(env!("CARGO_BIN_EXE_simpicc"))
                 .args(["-O1", "-Wall", "-Werror", "-o"])
@@ -189,4 +190,9 @@ fn grids_attributes_and_info_objects_behave_as_mpi_defines() {
     for ranks in [1, 4, 6] {
         simulate("topo", &[], ranks).unwrap_or_else(|e| panic!("{ranks} ranks: {e}"));
     }
+}
+
+#[test]
+fn each_communicator_has_its_error_handler_and_added_error_codes_keep_their_class() {
+    simulate("errhan", &[], 2).unwrap();
 }
