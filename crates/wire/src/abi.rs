@@ -169,7 +169,9 @@ pub enum Elem {
     Num(Num),
     /// A value and an `int` index (MPI_MINLOC/MAXLOC types), laid out as the C struct.
     Pair(Num, Num),
-    /// Bytes with no arithmetic here (characters, complex, long double).
+    /// A complex number: real and imaginary parts of this type.
+    Complex(Num),
+    /// Bytes with no arithmetic here (characters, long double and its complex).
     Opaque,
 }
 
@@ -194,7 +196,7 @@ macro_rules! types {
     };
 }
 
-use Elem::{Num as N, Opaque as O, Pair as P};
+use Elem::{Complex as C, Num as N, Opaque as O, Pair as P};
 types! {
     "MPI_AINT" 0x201 8 N(Num::I64);
     "MPI_COUNT" 0x202 8 N(Num::I64);
@@ -209,17 +211,17 @@ types! {
     "MPI_UNSIGNED_LONG" 0x20e 8 N(Num::U64);
     "MPI_UNSIGNED_LONG_LONG" 0x20f 8 N(Num::U64);
     "MPI_FLOAT" 0x210 4 N(Num::F32);
-    "MPI_C_FLOAT_COMPLEX" 0x212 8 O;
-    "MPI_CXX_FLOAT_COMPLEX" 0x213 8 O;
+    "MPI_C_FLOAT_COMPLEX" 0x212 8 C(Num::F32);
+    "MPI_CXX_FLOAT_COMPLEX" 0x213 8 C(Num::F32);
     "MPI_DOUBLE" 0x214 8 N(Num::F64);
-    "MPI_C_DOUBLE_COMPLEX" 0x216 16 O;
-    "MPI_CXX_DOUBLE_COMPLEX" 0x217 16 O;
+    "MPI_C_DOUBLE_COMPLEX" 0x216 16 C(Num::F64);
+    "MPI_CXX_DOUBLE_COMPLEX" 0x217 16 C(Num::F64);
     "MPI_INTEGER" 0x218 4 N(Num::I32);
     "MPI_LOGICAL" 0x219 4 N(Num::I32);
     "MPI_REAL" 0x21a 4 N(Num::F32);
-    "MPI_COMPLEX" 0x21b 8 O;
+    "MPI_COMPLEX" 0x21b 8 C(Num::F32);
     "MPI_DOUBLE_PRECISION" 0x21c 8 N(Num::F64);
-    "MPI_DOUBLE_COMPLEX" 0x21d 16 O;
+    "MPI_DOUBLE_COMPLEX" 0x21d 16 C(Num::F64);
     "MPI_LONG_DOUBLE" 0x220 16 O;
     "MPI_C_LONG_DOUBLE_COMPLEX" 0x224 32 O;
     "MPI_CXX_LONG_DOUBLE_COMPLEX" 0x225 32 O;
@@ -254,10 +256,10 @@ types! {
     "MPI_REAL4" 0x2d2 4 N(Num::F32);
     "MPI_INTEGER8" 0x2d8 8 N(Num::I64);
     "MPI_REAL8" 0x2da 8 N(Num::F64);
-    "MPI_COMPLEX8" 0x2db 8 O;
+    "MPI_COMPLEX8" 0x2db 8 C(Num::F32);
     "MPI_INTEGER16" 0x2e0 16 O;
     "MPI_REAL16" 0x2e2 16 O;
-    "MPI_COMPLEX16" 0x2e3 16 O;
+    "MPI_COMPLEX16" 0x2e3 16 C(Num::F64);
     "MPI_COMPLEX32" 0x2eb 32 O;
 }
 
@@ -305,6 +307,7 @@ mod tests {
                     let end = (off + i.size()).next_multiple_of(v.size().max(i.size()));
                     assert_eq!(end as u64, a.size, "{}", a.name);
                 }
+                Elem::Complex(n) => assert_eq!(2 * n.size() as u64, a.size, "{}", a.name),
                 Elem::Opaque => {}
             }
         }

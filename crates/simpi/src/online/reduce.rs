@@ -3,6 +3,19 @@
 
 use simpi_wire::abi::{self, Elem, Num};
 
+/// `acc = acc * x` for complex numbers of `$t` parts.
+macro_rules! complex_product {
+    ($t:ty, $acc:expr, $x:expr) => {{
+        const W: usize = std::mem::size_of::<$t>();
+        let part = |b: &[u8]| <$t>::from_le_bytes(b.try_into().expect("width"));
+        for (a, b) in $acc.chunks_exact_mut(2 * W).zip($x.chunks_exact(2 * W)) {
+            let (ar, ai, br, bi) = (part(&a[..W]), part(&a[W..]), part(&b[..W]), part(&b[W..]));
+            a[..W].copy_from_slice(&(ar * br - ai * bi).to_le_bytes());
+            a[W..].copy_from_slice(&(ar * bi + ai * br).to_le_bytes());
+        }
+    }};
+}
+
 /// `acc = acc op x`, element by element, for `datatype` (an ABI handle). Both slices
 /// hold whole elements. An operation the datatype does not support is an error naming
 /// both, as MPI_ERR_OP would be.
@@ -27,6 +40,10 @@ pub fn combine(op: u64, datatype: u64, acc: &mut [u8], x: &[u8]) -> Result<(), S
     let bad = || format!("{op_name} is not defined on {}", ty.name);
     match ty.elem {
         Elem::Num(n) => num_op(op, n, acc, x).ok_or_else(bad)?,
+        // A sum adds the parts; a product multiplies as complex numbers.
+        Elem::Complex(n) if op == abi::OP_SUM => num_op(op, n, acc, x).ok_or_else(bad)?,
+        Elem::Complex(Num::F64) if op == abi::OP_PROD => complex_product!(f64, acc, x),
+        Elem::Complex(Num::F32) if op == abi::OP_PROD => complex_product!(f32, acc, x),
         Elem::Pair(v, i) if op == abi::OP_MINLOC || op == abi::OP_MAXLOC => {
             let w = ty.size as usize;
             let off = v.size().next_multiple_of(i.size());
@@ -170,6 +187,18 @@ mod tests {
         assert_eq!(a, pair(2.0, 3));
         combine(abi::OP_MINLOC, 0x229, &mut a, &pair(1.0, 9)).unwrap();
         assert_eq!(a, pair(1.0, 9));
+    }
+
+    #[test]
+    fn complex_sums_add_parts_and_products_multiply() {
+        // (1 + 2i)(3 - i) = 3 - i + 6i + 2 = 5 + 5i; the sum is 4 + i.
+        let mut a = doubles(&[1.0, 2.0]);
+        combine(abi::OP_SUM, 0x21d, &mut a, &doubles(&[3.0, -1.0])).unwrap();
+        assert_eq!(a, doubles(&[4.0, 1.0]));
+        let mut a = doubles(&[1.0, 2.0]);
+        combine(abi::OP_PROD, 0x21d, &mut a, &doubles(&[3.0, -1.0])).unwrap();
+        assert_eq!(a, doubles(&[5.0, 5.0]));
+        assert!(combine(abi::OP_MAX, 0x21d, &mut a, &doubles(&[3.0, -1.0])).is_err());
     }
 
     #[test]
