@@ -234,7 +234,7 @@ pub const COMM_BASE: u64 = 0x10_0000;
 pub const SELF_INDEX: u32 = 1;
 
 /// The first handle of a group the program makes.
-const FIRST_GROUP: u64 = 0x8000_0000;
+const FIRST_GROUP: u64 = 0x2000_0000;
 
 /// The first handle of an info object the program makes.
 const FIRST_INFO: u64 = 0x1000;

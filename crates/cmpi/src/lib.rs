@@ -22,6 +22,7 @@ mod comm;
 mod datatype;
 mod env;
 mod errhan;
+mod fortran;
 mod group;
 mod info;
 mod layout;

@@ -45,6 +45,13 @@ fn built() -> &'static PathBuf {
                 .expect("simpicc runs");
             assert!(status.success(), "simpicc failed on {name}.c");
         }
+        let status = Command::new(env!("CARGO_BIN_EXE_simpif90"))
+            .args(["-O1", "-Wall", "-o"])
+            .arg(dir.join("fortran"))
+            .arg(src.join("fortran.f90"))
+            .status()
+            .expect("simpif90 runs");
+        assert!(status.success(), "simpif90 failed on fortran.f90");
         dir
     })
 }
@@ -195,4 +202,11 @@ fn grids_attributes_and_info_objects_behave_as_mpi_defines() {
 #[test]
 fn each_communicator_has_its_error_handler_and_added_error_codes_keep_their_class() {
     simulate("errhan", &[], 2).unwrap();
+}
+
+#[test]
+fn a_fortran_program_runs_through_the_fortran_bindings() {
+    for ranks in [1, 3, 4] {
+        simulate("fortran", &[], ranks).unwrap_or_else(|e| panic!("{ranks} ranks: {e}"));
+    }
 }

@@ -1,0 +1,75 @@
+//! What the compiler wrappers (`simpicc`, `simpicxx`, `simpif90`, `simpif77`) share:
+//! they run a compiler with simpi's headers (`mpi.h`, `mpif.h`) on the include path
+//! and `libsimpi_mpi.so` (found beside the wrapper, or in `deps/` beside it, where
+//! `cargo test` leaves it) on the link line, with an rpath so the program finds it
+//! when it runs, as `mpicc` and `mpif90` do for a real MPI. `-show` prints the command
+//! instead of running it.
+
+use std::path::PathBuf;
+use std::process::{Command, ExitCode};
+
+/// Runs compiler `$<env>` (else `default`) as wrapper `name`; `extra` goes on the
+/// link line (Fortran programs export their symbols, so the library finds the
+/// addresses of MPI_IN_PLACE and the ignored-status arrays).
+pub fn run(name: &str, env: &str, default: &str, extra: &[&str]) -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let cc = std::env::var(env).unwrap_or_else(|_| default.into());
+    let include = std::env::var_os("SIMPI_INCLUDE_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/include")));
+    let libdir = match std::env::current_exe().ok().and_then(|p| p.parent().map(PathBuf::from)) {
+        Some(d) => d,
+        None => {
+            eprintln!("{name}: cannot find the directory of {name} (and of libsimpi_mpi.so beside it)");
+            return ExitCode::from(1);
+        }
+    };
+    // `cargo build` leaves the library beside simpicc, `cargo test` in deps/ (and
+    // updates only that one): take the newer.
+    let built = |d: &PathBuf| {
+        std::fs::metadata(d.join("libsimpi_mpi.so"))
+            .and_then(|m| m.modified())
+            .ok()
+    };
+    let deps = libdir.join("deps");
+    let libdir = match (built(&libdir), built(&deps)) {
+        (None, Some(_)) => deps,
+        (Some(a), Some(b)) if b > a => deps,
+        _ => libdir,
+    };
+    let show = args.iter().any(|a| a == "-show" || a == "--showme");
+    let user: Vec<&String> = args.iter().filter(|a| *a != "-show" && *a != "--showme").collect();
+    // Only a command that links gets the library.
+    let links = !user
+        .iter()
+        .any(|a| matches!(a.as_str(), "-c" | "-E" | "-S" | "-M" | "-MM"));
+    // Calls with buffers of different types to one MPI routine are what MPI's
+    // Fortran bindings are; gfortran 10 and later refuse them unless told.
+    let fortran = cc.contains("gfortran");
+    let mut cmd = vec![cc, format!("-I{}", include.display())];
+    if fortran {
+        cmd.push("-fallow-argument-mismatch".into());
+    }
+    cmd.extend(user.iter().map(|s| s.to_string()));
+    if links {
+        cmd.push(format!("-L{}", libdir.display()));
+        // DT_RPATH, searched before LD_LIBRARY_PATH (cargo's test runner sets one that
+        // may name an older copy of the library).
+        cmd.push("-Wl,--disable-new-dtags".into());
+        cmd.push(format!("-Wl,-rpath,{}", libdir.display()));
+        cmd.push("-lsimpi_mpi".into());
+        cmd.extend(extra.iter().map(|s| s.to_string()));
+    }
+    if show {
+        println!("{}", cmd.join(" "));
+        return ExitCode::SUCCESS;
+    }
+    match Command::new(&cmd[0]).args(&cmd[1..]).status() {
+        Ok(s) if s.success() => ExitCode::SUCCESS,
+        Ok(s) => ExitCode::from(s.code().unwrap_or(1).clamp(1, 255) as u8),
+        Err(e) => {
+            eprintln!("{name}: cannot run {}: {e}", cmd[0]);
+            ExitCode::from(1)
+        }
+    }
+}
