@@ -200,11 +200,21 @@ pub struct Comm {
     pub rank: u32,
     /// Its size.
     pub size: u32,
-    /// Its members as world ranks, in its rank order (`None`: the world's).
+    /// Its members as world ranks, in its rank order (`None`: the world's); of this
+    /// rank's group, for an intercommunicator.
     pub members: Option<Arc<[u32]>>,
+    /// The other group of an intercommunicator (world ranks); `None` for an
+    /// intracommunicator.
+    pub remote: Option<Arc<[u32]>>,
 }
 
 impl Comm {
+    /// Ranks a point-to-point call may name: the other group's, on an
+    /// intercommunicator.
+    pub fn peers(&self) -> u32 {
+        self.remote.as_ref().map_or(self.size, |r| r.len() as u32)
+    }
+
     /// How errors name it.
     pub fn name(&self) -> String {
         match self.index {
@@ -464,12 +474,14 @@ impl Client {
                 rank: self.rank,
                 size: self.size,
                 members: None,
+                remote: None,
             }),
             abi::COMM_SELF => Ok(Comm {
                 index: SELF_INDEX,
                 rank: 0,
                 size: 1,
                 members: Some(Arc::from([self.rank].as_slice())),
+                remote: None,
             }),
             abi::COMM_NULL => Err((abi::err::COMM, "MPI_COMM_NULL is not a communicator to use".into())),
             h => self.comms.get(&h).cloned().ok_or_else(|| {
@@ -485,11 +497,22 @@ impl Client {
     /// communicator it was made from); returns its handle.
     pub fn adopt(&mut self, parent: &Comm, reply: &[u8]) -> Result<u64, Failure> {
         let bad = |e: simpi_wire::WireError| (abi::err::INTERN, e.to_string());
-        let (index, members) = match simpi_wire::NewComm::decode(reply).map_err(bad)? {
+        let (index, members, remote) = match simpi_wire::NewComm::decode(reply).map_err(bad)? {
             simpi_wire::NewComm::Null => return Ok(abi::COMM_NULL),
-            simpi_wire::NewComm::SameMembers(i) => (i, parent.members.clone()),
-            simpi_wire::NewComm::Members(i, m) => (i, Some(Arc::from(m))),
+            simpi_wire::NewComm::SameMembers(i) => (i, parent.members.clone(), parent.remote.clone()),
+            simpi_wire::NewComm::Members(i, m) => (i, Some(Arc::from(m)), None),
         };
+        self.add_comm(index, members, remote)
+    }
+
+    /// Registers communicator `index` of `members` (this rank's group) and, for an
+    /// intercommunicator, `remote`; returns its handle.
+    pub fn add_comm(
+        &mut self,
+        index: u32,
+        members: Option<Arc<[u32]>>,
+        remote: Option<Arc<[u32]>>,
+    ) -> Result<u64, Failure> {
         let (rank, size) = match &members {
             None => (self.rank, self.size),
             Some(m) => (
@@ -508,6 +531,7 @@ impl Client {
                 rank,
                 size,
                 members,
+                remote,
             },
         );
         Ok(h)
@@ -609,10 +633,10 @@ pub fn check_rank(comm: &Comm, r: c_int, wild: bool) -> Result<Option<i32>, Fail
     match r {
         abi::PROC_NULL => Ok(None),
         abi::ANY_SOURCE if wild => Ok(Some(r)),
-        r if r >= 0 && (r as u32) < comm.size => Ok(Some(r)),
+        r if r >= 0 && (r as u32) < comm.peers() => Ok(Some(r)),
         r => Err((
             abi::err::RANK,
-            format!("rank {r} is not in {} (size {})", comm.name(), comm.size),
+            format!("rank {r} is not in {} (size {})", comm.name(), comm.peers()),
         )),
     }
 }

@@ -45,7 +45,7 @@ impl Args {
 }
 
 /// A checked collective call: where, what, and what to do with the rank's result.
-struct Prepared {
+pub(crate) struct Prepared {
     cm: Comm,
     args: Args,
     data: Vec<u8>,
@@ -58,6 +58,12 @@ fn prepared(
     data: Vec<u8>,
     finish: impl Fn(Vec<u8>) -> Result<(), Failure> + 'static,
 ) -> Result<Prepared, Failure> {
+    if cm.remote.is_some() {
+        return Err((
+            abi::err::UNSUPPORTED_OPERATION,
+            format!("a collective on {}, an intercommunicator: not simulated yet", cm.name()),
+        ));
+    }
     if args.root < 0 || args.root as u32 >= cm.size {
         return Err((
             abi::err::ROOT,
@@ -88,7 +94,7 @@ fn call_of(p: &mut Prepared) -> Collective {
 }
 
 /// Makes the call and waits for the rank's result.
-fn blocking(c: &mut Client, mut p: Prepared) -> Result<(), Failure> {
+pub(crate) fn blocking(c: &mut Client, mut p: Prepared) -> Result<(), Failure> {
     let coll = call_of(&mut p);
     let done = c.call(Call::Collective(coll));
     p.finish
@@ -204,7 +210,7 @@ pub unsafe extern "C" fn MPI_Ibarrier(comm: usize, request: *mut usize) -> c_int
     })
 }
 
-unsafe fn bcast(
+pub(crate) unsafe fn bcast(
     c: &mut Client,
     buf: *mut c_void,
     count: c_int,

@@ -4,10 +4,12 @@
 //! the call; the handle is `COMM_BASE` plus that number, the same on every member.
 
 use crate::client::{entry, Client, Comm, Failure};
-use simpi_wire::{abi, Call, CollKind, Collective};
+use crate::coll::{bcast, blocking};
+use crate::p2p::{isend, recv, wait_all};
+use simpi_wire::{abi, Call, CollKind, Collective, NewComm};
 use std::collections::HashMap;
-use std::ffi::{c_char, c_int, CStr};
-use std::sync::Mutex;
+use std::ffi::{c_char, c_int, c_void, CStr};
+use std::sync::{Arc, Mutex};
 
 /// Names given with MPI_Comm_set_name, by handle.
 static NAMES: Mutex<Option<HashMap<u64, String>>> = Mutex::new(None);
@@ -36,6 +38,12 @@ pub unsafe extern "C" fn MPI_Comm_size(comm: usize, size: *mut c_int) -> c_int {
 /// returns its handle (MPI_COMM_NULL where this rank is in none).
 pub(crate) fn make(c: &mut Client, parent: usize, kind: CollKind, data: Vec<u8>) -> Result<u64, Failure> {
     let p = c.comm(parent)?;
+    if p.remote.is_some() && !matches!(kind, CollKind::Dup | CollKind::Merge) {
+        return Err((
+            abi::err::UNSUPPORTED_OPERATION,
+            format!("{kind:?} of {}, an intercommunicator: not simulated yet", p.name()),
+        ));
+    }
     let done = c.call(Call::Collective(Collective {
         kind,
         comm: p.index,
@@ -220,9 +228,167 @@ pub unsafe extern "C" fn MPI_Comm_compare(a: usize, b: usize, result: *mut c_int
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Comm_test_inter(comm: usize, flag: *mut c_int) -> c_int {
     entry("MPI_Comm_test_inter", |c| {
-        c.comm(comm)?;
-        // Intercommunicators are not simulated yet: every communicator is an intra.
-        *flag = 0;
+        *flag = c_int::from(c.comm(comm)?.remote.is_some());
+        Ok(())
+    })
+}
+
+/// The intercommunicator of `c`, or MPI_ERR_COMM.
+fn inter(c: &Client, comm: usize) -> Result<(Comm, Arc<[u32]>), Failure> {
+    let cm = c.comm(comm)?;
+    match cm.remote.clone() {
+        Some(r) => Ok((cm, r)),
+        None => Err((abi::err::COMM, format!("{} is not an intercommunicator", cm.name()))),
+    }
+}
+
+/// # Safety
+/// `size` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Comm_remote_size(comm: usize, size: *mut c_int) -> c_int {
+    entry("MPI_Comm_remote_size", |c| {
+        *size = inter(c, comm)?.1.len() as c_int;
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `group` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Comm_remote_group(comm: usize, group: *mut usize) -> c_int {
+    entry("MPI_Comm_remote_group", |c| {
+        let r = inter(c, comm)?.1;
+        *group = c.new_group(r.to_vec()) as usize;
+        Ok(())
+    })
+}
+
+/// World ranks as bytes (little-endian u32s).
+fn ranks_bytes(v: &[u32]) -> Vec<u8> {
+    v.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+/// # Safety
+/// `newcomm` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Intercomm_create(
+    local_comm: usize,
+    local_leader: c_int,
+    peer_comm: usize,
+    remote_leader: c_int,
+    tag: c_int,
+    newcomm: *mut usize,
+) -> c_int {
+    entry("MPI_Intercomm_create", |c| {
+        let lc = c.comm(local_comm)?;
+        if local_leader < 0 || local_leader as u32 >= lc.size {
+            return Err((
+                abi::err::RANK,
+                format!("local leader {local_leader} is not in the communicator"),
+            ));
+        }
+        let local = lc.member_list().to_vec();
+        // The leaders trade their groups over the peer communicator (a count, then the
+        // ranks), and each tells its group.
+        let mut remote_len: c_int = 0;
+        if lc.rank as c_int == local_leader {
+            let n = local.len() as c_int;
+            let mut q = [0usize; 1];
+            isend(
+                c,
+                &n as *const c_int as *const c_void,
+                1,
+                abi::INT as usize,
+                remote_leader,
+                tag,
+                peer_comm,
+                &mut q[0],
+            )?;
+            recv(
+                c,
+                &mut remote_len as *mut c_int as *mut c_void,
+                1,
+                abi::INT as usize,
+                remote_leader,
+                tag,
+                peer_comm,
+                std::ptr::null_mut(),
+            )?;
+            wait_all(c, &mut q, std::ptr::null_mut())?;
+        }
+        let p = bcast(
+            c,
+            &mut remote_len as *mut c_int as *mut c_void,
+            1,
+            abi::INT as usize,
+            local_leader,
+            local_comm,
+        )?;
+        blocking(c, p)?;
+        if remote_len <= 0 {
+            return Err((abi::err::ARG, "the remote group is empty".into()));
+        }
+        let mut remote = vec![0u32; remote_len as usize];
+        if lc.rank as c_int == local_leader {
+            let mine = ranks_bytes(&local);
+            let mut q = [0usize; 1];
+            isend(
+                c,
+                mine.as_ptr() as *const c_void,
+                mine.len() as c_int,
+                abi::BYTE as usize,
+                remote_leader,
+                tag,
+                peer_comm,
+                &mut q[0],
+            )?;
+            recv(
+                c,
+                remote.as_mut_ptr() as *mut c_void,
+                remote_len * 4,
+                abi::BYTE as usize,
+                remote_leader,
+                tag,
+                peer_comm,
+                std::ptr::null_mut(),
+            )?;
+            wait_all(c, &mut q, std::ptr::null_mut())?;
+        }
+        let p = bcast(
+            c,
+            remote.as_mut_ptr() as *mut c_void,
+            remote_len * 4,
+            abi::BYTE as usize,
+            local_leader,
+            local_comm,
+        )?;
+        blocking(c, p)?;
+        let reply = c
+            .call(Call::Intercomm {
+                local: local.clone(),
+                remote: remote.clone(),
+                tag,
+            })
+            .into_iter()
+            .next()
+            .ok_or((abi::err::INTERN, "no communicator in the reply".to_string()))?;
+        let index = match NewComm::decode(&reply.data).map_err(|e| (abi::err::INTERN, e.to_string()))? {
+            NewComm::SameMembers(i) => i,
+            other => return Err((abi::err::INTERN, format!("an intercommunicator answered as {other:?}"))),
+        };
+        *newcomm = c.add_comm(index, Some(local.into()), Some(remote.into()))? as usize;
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `newcomm` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Intercomm_merge(intercomm: usize, high: c_int, newcomm: *mut usize) -> c_int {
+    entry("MPI_Intercomm_merge", |c| {
+        inter(c, intercomm)?;
+        let data = c_int::from(high != 0).to_le_bytes().to_vec();
+        *newcomm = make(c, intercomm, CollKind::Merge, data)? as usize;
         Ok(())
     })
 }

@@ -6,7 +6,7 @@ use crate::client::{check_rank, check_tag, entry, Client, Failure, Pending, Stat
 use simpi_wire::{abi, Call};
 use std::ffi::{c_int, c_void};
 
-unsafe fn send(
+pub(crate) unsafe fn send(
     c: &mut Client,
     buf: *const c_void,
     count: c_int,
@@ -58,7 +58,7 @@ fn recv_args(
 }
 
 #[allow(clippy::too_many_arguments)]
-unsafe fn recv(
+pub(crate) unsafe fn recv(
     c: &mut Client,
     buf: *mut c_void,
     count: c_int,
@@ -149,7 +149,7 @@ pub(crate) unsafe fn irecv(
 
 /// Waits for `requests` (MPI_REQUEST_NULL entries complete at once), fills their
 /// statuses (`statuses` null: ignored) and sets each to MPI_REQUEST_NULL.
-unsafe fn wait_all(c: &mut Client, requests: &mut [usize], statuses: *mut Status) -> Result<(), Failure> {
+pub(crate) unsafe fn wait_all(c: &mut Client, requests: &mut [usize], statuses: *mut Status) -> Result<(), Failure> {
     let kinds = requests.iter().map(|&q| c.lookup(q)).collect::<Result<Vec<_>, _>>()?;
     let in_flight: Vec<u64> = kinds
         .iter()

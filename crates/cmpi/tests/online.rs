@@ -36,6 +36,7 @@ fn built() -> &'static PathBuf {
             "persist",
             "topo",
             "errhan",
+            "intercomm",
         ] {
             let status = Command::new(env!("CARGO_BIN_EXE_simpicc"))
                 .args(["-O1", "-Wall", "-Werror", "-o"])
@@ -208,5 +209,12 @@ fn each_communicator_has_its_error_handler_and_added_error_codes_keep_their_clas
 fn a_fortran_program_runs_through_the_fortran_bindings() {
     for ranks in [1, 3, 4] {
         simulate("fortran", &[], ranks).unwrap_or_else(|e| panic!("{ranks} ranks: {e}"));
+    }
+}
+
+#[test]
+fn intercommunicators_join_two_groups_for_messages_and_merge_into_one() {
+    for ranks in [2, 5, 6] {
+        simulate("intercomm", &[], ranks).unwrap_or_else(|e| panic!("{ranks} ranks: {e}"));
     }
 }

@@ -80,9 +80,12 @@ pub enum CollKind {
     /// MPI_Reduce_scatter: `recv_counts` has each rank's share of the vector, in
     /// bytes.
     ReduceScatter,
+    /// MPI_Intercomm_merge on an intercommunicator, over both its groups: the data
+    /// holds this rank's `high` (i32); the reply's data is a new communicator.
+    Merge,
 }
 
-const COLL_KINDS: [CollKind; 20] = [
+const COLL_KINDS: [CollKind; 21] = [
     CollKind::Barrier,
     CollKind::Bcast,
     CollKind::Reduce,
@@ -103,6 +106,7 @@ const COLL_KINDS: [CollKind; 20] = [
     CollKind::Scatterv,
     CollKind::Allgatherv,
     CollKind::ReduceScatter,
+    CollKind::Merge,
 ];
 
 impl CollKind {
@@ -272,6 +276,17 @@ pub enum Call {
     },
     /// A collective, or a call that makes a communicator.
     Collective(Collective),
+    /// MPI_Intercomm_create, once the group leaders exchanged their groups: the
+    /// reply's data is the new intercommunicator ([`NewComm::SameMembers`] with its
+    /// index).
+    Intercomm {
+        /// This rank's group, as world ranks in its rank order.
+        local: Vec<u32>,
+        /// The other group.
+        remote: Vec<u32>,
+        /// The tag the call named.
+        tag: i32,
+    },
     /// A non-blocking collective: the call returns at once; request `request`
     /// completes with the rank's result.
     ICollective {
@@ -481,6 +496,12 @@ fn encode_call(w: &mut Writer, call: &Call) {
             w.u8(5);
             encode_collective(w, c);
         }
+        Call::Intercomm { local, remote, tag } => {
+            w.u8(11);
+            w.u32s(local);
+            w.u32s(remote);
+            w.i32(*tag);
+        }
         Call::ICollective { request, coll } => {
             w.u8(10);
             w.u64(*request);
@@ -568,6 +589,11 @@ fn decode_call(r: &mut Reader<'_>) -> Result<Call, WireError> {
             Call::Wait { requests }
         }
         5 => Call::Collective(decode_collective(r)?),
+        11 => Call::Intercomm {
+            local: r.u32s()?,
+            remote: r.u32s()?,
+            tag: r.i32()?,
+        },
         10 => Call::ICollective {
             request: r.u64()?,
             coll: decode_collective(r)?,
@@ -713,6 +739,14 @@ mod tests {
             },
         ];
         let mut reqs = reqs;
+        reqs.push(Request::Call {
+            compute_ns: 6,
+            call: Call::Intercomm {
+                local: vec![0, 2],
+                remote: vec![1],
+                tag: 3,
+            },
+        });
         reqs.push(Request::Call {
             compute_ns: 5,
             call: Call::Iprobe {

@@ -247,7 +247,7 @@ impl Collectives {
                 }
                 mine
             }
-            CollKind::Dup | CollKind::Split | CollKind::SplitShared | CollKind::Create => Vec::new(),
+            CollKind::Dup | CollKind::Split | CollKind::SplitShared | CollKind::Create | CollKind::Merge => Vec::new(),
         };
         inst.delivered += 1;
         if inst.delivered == inst.size {

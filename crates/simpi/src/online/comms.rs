@@ -16,6 +16,7 @@ use std::sync::Arc;
 pub const SELF_INDEX: u32 = 1;
 
 /// A communicator other than the world and the selves.
+#[derive(Clone, Debug)]
 struct Members {
     /// World ranks in communicator rank order.
     list: Arc<[u32]>,
@@ -42,6 +43,15 @@ pub struct Comms {
     /// New communicators made by creation calls, by (parent, its first member, call
     /// number on it, the new one's key): its index.
     made: HashMap<(u32, u32, u64, i64), u32>,
+    /// Intercommunicators, by index: their two groups, the one with the lower first
+    /// world rank first.
+    inter: HashMap<u32, (Members, Members)>,
+    /// Intercommunicators made by MPI_Intercomm_create, by (first ranks of the two
+    /// groups, tag, how many such were made before): the index.
+    inter_made: HashMap<(u32, u32, i32, u64), u32>,
+    /// Per (world rank, first ranks of the two groups, tag): intercommunicators it
+    /// made so.
+    inter_count: HashMap<(u32, u32, u32, i32), u64>,
 }
 
 /// Which communicator a rank is in, and where.
@@ -62,7 +72,93 @@ impl Comms {
             world,
             table: vec![None, None],
             made: HashMap::new(),
+            inter: HashMap::new(),
+            inter_made: HashMap::new(),
+            inter_count: HashMap::new(),
         }
+    }
+
+    /// Intercommunicator `comm` as world rank `r` sees it: (its group, the other),
+    /// if `comm` is one.
+    fn sides(&self, comm: u32, r: u32) -> Result<Option<(&Members, &Members)>, String> {
+        let Some((a, b)) = self.inter.get(&comm) else {
+            return Ok(None);
+        };
+        let is_in = |m: &Members| m.by_world.binary_search_by_key(&r, |&(w, _)| w).is_ok();
+        if is_in(a) {
+            Ok(Some((a, b)))
+        } else if is_in(b) {
+            Ok(Some((b, a)))
+        } else {
+            Err(format!(
+                "rank {r} uses communicator {comm}, which it is not a member of"
+            ))
+        }
+    }
+
+    /// A new index, if any is left.
+    fn next_index(&self) -> Result<u32, String> {
+        let i = self.table.len() as u32;
+        if i >= simpi_mpi::driver::MAX_COMMS {
+            return Err(format!("more than {} communicators made", simpi_mpi::driver::MAX_COMMS));
+        }
+        Ok(i)
+    }
+
+    /// The intercommunicator world rank `r` makes with MPI_Intercomm_create between
+    /// its group `local` and group `remote` (world ranks, in their rank orders), with
+    /// `tag`: both groups' members get the same index.
+    pub fn intercomm(&mut self, r: u32, local: Vec<u32>, remote: Vec<u32>, tag: i32) -> Result<u32, String> {
+        let (Some(&l0), Some(&r0)) = (local.first(), remote.first()) else {
+            return Err(format!("rank {r}: an intercommunicator with an empty group"));
+        };
+        if !local.contains(&r) || remote.iter().chain(&local).any(|&w| w >= self.world) {
+            return Err(format!(
+                "rank {r}: an intercommunicator's groups are not made of ranks, it among them"
+            ));
+        }
+        if local.iter().any(|w| remote.contains(w)) {
+            return Err(format!("rank {r}: the two groups of an intercommunicator overlap"));
+        }
+        let (lo, hi) = (l0.min(r0), l0.max(r0));
+        let k = self.inter_count.entry((r, lo, hi, tag)).or_insert(0);
+        let nth = *k;
+        *k += 1;
+        if let Some(&i) = self.inter_made.get(&(lo, hi, tag, nth)) {
+            return Ok(i);
+        }
+        let i = self.next_index()?;
+        let (a, b) = if l0 < r0 { (local, remote) } else { (remote, local) };
+        self.table.push(None);
+        self.inter.insert(i, (Members::new(a), Members::new(b)));
+        self.inter_made.insert((lo, hi, tag, nth), i);
+        Ok(i)
+    }
+
+    /// Whether `comm` is an intercommunicator.
+    pub fn is_inter(&self, comm: u32) -> bool {
+        self.inter.contains_key(&comm)
+    }
+
+    /// Both groups of intercommunicator `comm` as one (the group with the lower first
+    /// rank first), and world rank `r`'s place there: what MPI_Intercomm_merge
+    /// collects over.
+    pub fn union(&self, comm: u32, r: u32) -> Result<(Arc<[u32]>, Place), String> {
+        let (a, b) = self
+            .inter
+            .get(&comm)
+            .ok_or_else(|| format!("communicator {comm} is not an intercommunicator"))?;
+        let all: Vec<u32> = a.list.iter().chain(b.list.iter()).copied().collect();
+        let me = all
+            .iter()
+            .position(|&w| w == r)
+            .ok_or_else(|| format!("rank {r} uses communicator {comm}, which it is not a member of"))?;
+        let place = Place {
+            size: all.len() as u32,
+            me: me as u32,
+            leader: all[0],
+        };
+        Ok((all.into(), place))
     }
 
     fn members(&self, comm: u32) -> Result<Option<&Members>, String> {
@@ -72,8 +168,21 @@ impl Comms {
         }
     }
 
-    /// Where world rank `r` is in `comm`; an error if it is not a member.
+    /// Where world rank `r` is in `comm` (in its own group, for an intercommunicator);
+    /// an error if it is not a member.
     pub fn place(&self, comm: u32, r: u32) -> Result<Place, String> {
+        if let Some((mine, other)) = self.sides(comm, r)? {
+            let i = mine
+                .by_world
+                .binary_search_by_key(&r, |&(w, _)| w)
+                .map_err(|_| "not a member")?;
+            return Ok(Place {
+                size: mine.list.len() as u32,
+                me: mine.by_world[i].1,
+                // The same on both sides.
+                leader: mine.list[0].min(other.list[0]),
+            });
+        }
         match (comm, self.members(comm)?) {
             (SELF_INDEX, _) => Ok(Place {
                 size: 1,
@@ -99,8 +208,17 @@ impl Comms {
         }
     }
 
-    /// The world rank of rank `i` of `comm` as world rank `r` sees it.
+    /// The world rank of rank `i` of `comm` as world rank `r` sees it (of the other
+    /// group, for an intercommunicator).
     pub fn world_rank(&self, comm: u32, r: u32, i: u32) -> Result<u32, String> {
+        if let Some((_, other)) = self.sides(comm, r)? {
+            return other.list.get(i as usize).copied().ok_or_else(|| {
+                format!(
+                    "rank {r} names rank {i} of the remote group of communicator {comm}, which has {} ranks",
+                    other.list.len()
+                )
+            });
+        }
         let p = self.place(comm, r)?;
         if i >= p.size {
             return Err(format!(
@@ -118,6 +236,11 @@ impl Comms {
     /// The members of `comm` as world rank `r` sees it, for the engine (`None`: the
     /// world).
     pub fn member_list(&self, comm: u32, r: u32) -> Result<Option<Arc<[u32]>>, String> {
+        if self.is_inter(comm) {
+            return Err(format!(
+                "rank {r}: a collective on intercommunicator {comm}: not simulated yet"
+            ));
+        }
         Ok(match (comm, self.members(comm)?) {
             (SELF_INDEX, _) => Some(Arc::from([r].as_slice())),
             (_, None) => None,
@@ -135,6 +258,25 @@ impl Comms {
         parts: &[Vec<u8>],
         host_of: impl Fn(u32) -> u32,
     ) -> Result<NewComm, String> {
+        if kind == CollKind::Dup && self.is_inter(parent) {
+            let at = self.place(parent, r)?;
+            let id = (parent, at.leader, seq, 0);
+            let index = match self.made.get(&id) {
+                Some(&i) => i,
+                None => {
+                    let i = self.next_index()?;
+                    let groups = self.inter[&parent].clone();
+                    self.table.push(None);
+                    self.inter.insert(i, groups);
+                    self.made.insert(id, i);
+                    i
+                }
+            };
+            return Ok(NewComm::SameMembers(index));
+        }
+        if kind == CollKind::Merge {
+            return self.merge((parent, seq), r, parts);
+        }
         let at = self.place(parent, r)?;
         let world = |i: u32| self.world_rank(parent, r, i);
         let int_at = |p: &[u8], k: usize| -> Result<i32, String> {
@@ -200,10 +342,7 @@ impl Comms {
         let index = match self.made.get(&id) {
             Some(&i) => i,
             None => {
-                let i = self.table.len() as u32;
-                if i >= simpi_mpi::driver::MAX_COMMS {
-                    return Err(format!("more than {} communicators made", simpi_mpi::driver::MAX_COMMS));
-                }
+                let i = self.next_index()?;
                 let m = match (&list, self.member_list(parent, r)?) {
                     (Some(l), _) => Some(Members::new(l.clone())),
                     (None, Some(p)) => Some(Members::new(p.to_vec())),
@@ -219,6 +358,35 @@ impl Comms {
             (None, _) => NewComm::SameMembers(index),
             (Some(l), _) => NewComm::Members(index, l),
         })
+    }
+}
+
+impl Comms {
+    /// MPI_Intercomm_merge: the intracommunicator of both groups of intercommunicator
+    /// `inter`, the group that asked "high" last (both or neither: the group with the
+    /// lower first rank first). `parts` are each member's `high` flag (i32), in
+    /// [`Comms::union`] order.
+    fn merge(&mut self, (inter, seq): (u32, u64), r: u32, parts: &[Vec<u8>]) -> Result<NewComm, String> {
+        let (all, at) = self.union(inter, r)?;
+        let first = self.inter[&inter].0.list.len();
+        let high = |i: usize| parts.get(i).and_then(|p| p.first()).is_some_and(|&b| b != 0);
+        let (ha, hb) = (high(0), high(first));
+        let list: Vec<u32> = if ha && !hb {
+            all[first..].iter().chain(all[..first].iter()).copied().collect()
+        } else {
+            all.to_vec()
+        };
+        let id = (inter, at.leader, seq, 0);
+        let index = match self.made.get(&id) {
+            Some(&i) => i,
+            None => {
+                let i = self.next_index()?;
+                self.table.push(Some(Members::new(list.clone())));
+                self.made.insert(id, i);
+                i
+            }
+        };
+        Ok(NewComm::Members(index, list))
     }
 }
 

@@ -28,7 +28,7 @@ use simpi_mpi::live::Live;
 use simpi_mpi::{CpuSharing, Outcome};
 use simpi_net::{ConstantNetwork, FlowNetwork, PacketNetwork};
 use simpi_platform::HostId;
-use simpi_wire::{abi, Call, CollKind, Collective, Completing, Completion, Reply, Request, PENDING};
+use simpi_wire::{abi, Call, CollKind, Collective, Completing, Completion, NewComm, Reply, Request, PENDING};
 use std::collections::HashMap;
 use std::ffi::OsString;
 
@@ -162,6 +162,8 @@ enum Awaiting {
     Wait(Vec<(Handle, Req)>),
     /// A collective's result, and the rank's rank in its communicator.
     Coll(CallKey, u32),
+    /// Data known when the call was made.
+    Data(Vec<u8>),
     /// MPI_Iprobe's answer: (communicator, source in it or any, tag or any).
     Probe(u32, i32, i32),
     /// A communicator-making call's new communicator: the call, its kind, and the
@@ -434,6 +436,11 @@ impl<'o> Session<'o> {
                 d.post(r, DCall::Test { handle: h, cost_ps }).map_err(engine_error)?;
                 Awaiting::Test(request, h, kind)
             }
+            Call::Intercomm { local, remote, tag } => {
+                let index = self.comms.intercomm(r, local, remote, tag).map_err(Error::Input)?;
+                d.post(r, DCall::Compute(0)).map_err(engine_error)?;
+                Awaiting::Data(NewComm::SameMembers(index).encode())
+            }
             Call::Iprobe { comm, from, tag } => {
                 self.comms.place(comm, r).map_err(Error::Input)?;
                 // As SMPI's, the probe costs a test's time, then looks.
@@ -467,7 +474,7 @@ impl<'o> Session<'o> {
                 let kind = c.kind;
                 let (key, me) = self.post_collective(d, r, c, None)?;
                 match kind {
-                    CollKind::Dup | CollKind::Split | CollKind::SplitShared | CollKind::Create => {
+                    CollKind::Dup | CollKind::Split | CollKind::SplitShared | CollKind::Create | CollKind::Merge => {
                         Awaiting::Made(key, kind, me)
                     }
                     _ => Awaiting::Coll(key, me),
@@ -476,7 +483,7 @@ impl<'o> Session<'o> {
             Call::ICollective { request, coll } => {
                 if matches!(
                     coll.kind,
-                    CollKind::Dup | CollKind::Split | CollKind::SplitShared | CollKind::Create
+                    CollKind::Dup | CollKind::Split | CollKind::SplitShared | CollKind::Create | CollKind::Merge
                 ) {
                     return Err(Error::Input(format!(
                         "rank {r}: a non-blocking {:?} is not simulated",
@@ -508,9 +515,21 @@ impl<'o> Session<'o> {
         handle: Option<Handle>,
     ) -> Result<(CallKey, u32), Error> {
         let comm = c.comm;
-        let at = self.comms.place(comm, r).map_err(Error::Input)?;
-        let members = self.comms.member_list(comm, r).map_err(Error::Input)?;
         let kind = c.kind;
+        // A merge or a duplicate of an intercommunicator is one call of both groups.
+        let both = kind == CollKind::Merge || (kind == CollKind::Dup && self.comms.is_inter(comm));
+        let (at, members) = if both {
+            let (all, at) = self.comms.union(comm, r).map_err(Error::Input)?;
+            (at, Some(all))
+        } else {
+            let at = self.comms.place(comm, r).map_err(Error::Input)?;
+            let members = if kind == CollKind::Dup {
+                None
+            } else {
+                self.comms.member_list(comm, r).map_err(Error::Input)?
+            };
+            (at, members)
+        };
         let spec = spec_of(&c, at.size, at.me)?;
         let key = self.colls.join(r, at, c).map_err(Error::Input)?;
         let call = if kind == CollKind::Dup {
@@ -656,6 +675,7 @@ impl<'o> Session<'o> {
                 })
             }
             Awaiting::Nothing => Vec::new(),
+            Awaiting::Data(data) => vec![completion(-1, 0, data)],
             Awaiting::Recv(h) => vec![self.completed(r, h, Req::Recv)?],
             Awaiting::Wait(list) => {
                 let mut v = Vec::with_capacity(list.len());
@@ -796,7 +816,7 @@ fn spec_of(c: &Collective, n: u32, me: u32) -> Result<CollSpec, Error> {
         CollKind::Alltoallv => (Coll::Alltoallv, 0),
         // Timed as an allgather of each rank's color and key (SMPI gathers them to the
         // first rank and sends each its group); a duplicate is not timed.
-        CollKind::Split | CollKind::SplitShared | CollKind::Create => (Coll::Allgather, 8),
+        CollKind::Split | CollKind::SplitShared | CollKind::Create | CollKind::Merge => (Coll::Allgather, 8),
         CollKind::Dup => (Coll::Barrier, 0),
         CollKind::Gatherv => (Coll::Gatherv, 0),
         CollKind::Scatterv => (Coll::Scatterv, 0),

@@ -1,0 +1,67 @@
+/* Intercommunicators: the even and the odd world ranks, joined by
+ * MPI_Intercomm_create; point-to-point across (ranks name the other group, statuses
+ * the sender's rank in its group), a duplicate, and MPI_Intercomm_merge with the odd
+ * group high. Needs at least 2 ranks; exits with the failed check's number. */
+#include <mpi.h>
+#include <stdio.h>
+
+#define CHECK(n, cond)                                                     \
+    do {                                                                   \
+        if (!(cond)) {                                                     \
+            fprintf(stderr, "intercomm.c: check %d failed on rank %d\n", n, rank); \
+            return n;                                                      \
+        }                                                                  \
+    } while (0)
+
+int main(int argc, char **argv) {
+    int rank, size, flag, lrank, lsize, rsize;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int odd = rank % 2, nodd = size / 2, neven = size - nodd;
+    MPI_Comm half, inter, dup, merged;
+    MPI_Comm_split(MPI_COMM_WORLD, odd, rank, &half);
+    /* Leaders: local rank 0; the other group's leader is world rank 1 or 0. */
+    MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, odd ? 0 : 1, 7, &inter);
+    MPI_Comm_test_inter(inter, &flag);
+    MPI_Comm_rank(inter, &lrank);
+    MPI_Comm_size(inter, &lsize);
+    MPI_Comm_remote_size(inter, &rsize);
+    CHECK(1, flag && lrank == rank / 2 && lsize == (odd ? nodd : neven) && rsize == (odd ? neven : nodd));
+    /* Even rank i sends i * 10 to odd rank i, which answers with its world rank. */
+    int v = -1;
+    MPI_Status st;
+    if (!odd && lrank < nodd) {
+        int out = lrank * 10;
+        MPI_Send(&out, 1, MPI_INT, lrank, 3, inter);
+        MPI_Recv(&v, 1, MPI_INT, MPI_ANY_SOURCE, 4, inter, &st);
+        CHECK(2, v == 2 * lrank + 1 && st.MPI_SOURCE == lrank);
+    } else if (odd) {
+        MPI_Recv(&v, 1, MPI_INT, lrank, 3, inter, &st);
+        CHECK(3, v == lrank * 10 && st.MPI_SOURCE == lrank);
+        MPI_Send(&rank, 1, MPI_INT, lrank, 4, inter);
+    }
+    /* A duplicate has its own matching, the same groups. */
+    MPI_Comm_dup(inter, &dup);
+    MPI_Comm_remote_size(dup, &rsize);
+    CHECK(4, rsize == (odd ? neven : nodd));
+    if (!odd && lrank == 0) MPI_Send(&rank, 1, MPI_INT, 0, 5, dup);
+    if (odd && lrank == 0) {
+        MPI_Recv(&v, 1, MPI_INT, 0, 5, dup, MPI_STATUS_IGNORE);
+        CHECK(5, v == 0);
+    }
+    /* Merged, the odd group high: evens first, each group in its order. */
+    MPI_Intercomm_merge(inter, odd, &merged);
+    int mrank, msize, sum = 0;
+    MPI_Comm_rank(merged, &mrank);
+    MPI_Comm_size(merged, &msize);
+    CHECK(6, msize == size && mrank == (odd ? neven + rank / 2 : rank / 2));
+    MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, merged);
+    CHECK(7, sum == size * (size - 1) / 2);
+    MPI_Comm_free(&merged);
+    MPI_Comm_free(&dup);
+    MPI_Comm_free(&inter);
+    MPI_Comm_free(&half);
+    MPI_Finalize();
+    return 0;
+}
