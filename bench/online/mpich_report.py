@@ -25,6 +25,7 @@ TIMEOUT_MARK = "simpi-mpiexec: timed out after"
 UNDECLARED = re.compile(r"error: ['\u2018](\w+)['\u2019] undeclared|error: unknown type name ['\u2018](\w+)['\u2019]")
 UNDEFINED = re.compile(r"undefined reference to [`'\u2018](\w+)['\u2019]")
 SUPPORT = re.compile(r"(^|/)(util|dtpools)/")
+GENERIC_EXIT = re.compile(r"simpi: rank \d+ (failed after MPI_Finalize|ended without calling MPI_Finalize)")
 ERROR_AT = re.compile(r"^(\S+?\.c):\d+:\d+: error:")
 
 
@@ -154,8 +155,13 @@ def first_failure(outcome, out, src):
             if TIMEOUT_MARK in l:
                 return l
     else:
+        # simpi's own diagnosis first, then the program's words, then simpi's report
+        # that a rank exited badly (which follows the program's words).
         for l in lines:
-            if l.startswith("simpi"):
+            if l.startswith("simpi") and not GENERIC_EXIT.match(l):
+                return l
+        for l in lines:
+            if not GENERIC_EXIT.match(l):
                 return l
     rest = [l for l in lines if not l.startswith("Failed to build")]
     return rest[0] if rest else (lines[0] if lines else "(no output)")
