@@ -7,7 +7,10 @@
 #
 # MPICH_TEST_DIR is test/mpi of an MPICH checkout. It can also be an extracted copy that
 # holds confdb/ and version.m4 (autogen.sh otherwise takes them from ../../confdb and
-# ../../maint). autogen.sh runs if there is no configure. SIMPI_BUILD_DIR holds simpi,
+# ../../maint), e.g. from a clone or a bare mirror of pmodels/mpich:
+#   git --git-dir=MIRROR archive v4.2.3 test/mpi confdb maint/version.m4 | tar -x -C DIR
+# and then MPICH_TEST_DIR=DIR/test/mpi. autogen.sh runs if there is no configure
+# (autoconf, automake, libtool, python3). SIMPI_BUILD_DIR holds simpi,
 # simpicc and libsimpi_mpi.so; the default is this repository's target/release. The
 # suite is configured out of tree in OUT_DIR/build. It is configured again only when
 # the configure line changes.
