@@ -172,6 +172,8 @@ pub struct Client {
     /// The datatypes made by the program and not freed, by handle.
     pub types: HashMap<u64, Arc<Layout>>,
     next_type: u64,
+    /// The constructor (MPI_COMBINER_...) of each datatype the program made.
+    pub combiners: HashMap<u64, c_int>,
     /// The persistent requests, by handle: how to start them, and the request of
     /// their current start while active.
     pub persistent: HashMap<u64, Persistent>,
@@ -318,6 +320,7 @@ impl Client {
             groups: HashMap::new(),
             next_group: FIRST_GROUP,
             types: HashMap::new(),
+            combiners: HashMap::new(),
             next_type: FIRST_TYPE,
             ops: HashMap::new(),
             persistent: HashMap::new(),

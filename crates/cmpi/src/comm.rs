@@ -145,6 +145,56 @@ pub unsafe extern "C" fn MPI_Comm_create(comm: usize, group: usize, newcomm: *mu
 }
 
 /// # Safety
+/// `newcomm` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Comm_create_group(comm: usize, group: usize, tag: c_int, newcomm: *mut usize) -> c_int {
+    entry("MPI_Comm_create_group", |c| {
+        let p = c.comm(comm)?;
+        let g = c.group(group)?;
+        let parent = p.member_list();
+        if let Some(w) = g.iter().find(|w| !parent.contains(w)) {
+            return Err((
+                abi::err::GROUP,
+                format!("the group holds world rank {w}, which is not in the communicator"),
+            ));
+        }
+        if !g.contains(&c.rank) {
+            *newcomm = abi::COMM_NULL as usize;
+            return Ok(());
+        }
+        let reply = c
+            .call(Call::GroupComm {
+                members: g.to_vec(),
+                tag,
+            })
+            .into_iter()
+            .next()
+            .ok_or((abi::err::INTERN, "no communicator in the reply".to_string()))?;
+        let index = match NewComm::decode(&reply.data).map_err(|e| (abi::err::INTERN, e.to_string()))? {
+            NewComm::SameMembers(i) => i,
+            other => return Err((abi::err::INTERN, format!("a communicator answered as {other:?}"))),
+        };
+        *newcomm = c.add_comm(index, Some(g), None)? as usize;
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `newcomm` and `request` are writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Comm_idup(comm: usize, newcomm: *mut usize, request: *mut usize) -> c_int {
+    // The copy is made at once (it costs no simulated time); the request is complete.
+    let code = MPI_Comm_dup(comm, newcomm);
+    if code == abi::err::SUCCESS {
+        return entry("MPI_Comm_idup", |c| {
+            *request = c.new_request(crate::client::Pending::Null) as usize;
+            Ok(())
+        });
+    }
+    code
+}
+
+/// # Safety
 /// `group` is writable.
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Comm_group(comm: usize, group: *mut usize) -> c_int {

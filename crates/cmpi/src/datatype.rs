@@ -28,11 +28,30 @@ unsafe fn array<T: Copy>(p: *const T, n: u64) -> Result<Vec<T>, Failure> {
     Ok(std::slice::from_raw_parts(p, n as usize).to_vec())
 }
 
-/// Stores a new datatype built by `make` in `*out`.
-unsafe fn made(c: &mut Client, make: Result<Layout, String>, out: *mut usize) -> Result<(), Failure> {
+/// Stores a new datatype built by `make` with constructor `combiner` in `*out`.
+unsafe fn made(c: &mut Client, make: Result<Layout, String>, combiner: c_int, out: *mut usize) -> Result<(), Failure> {
     let t = make.map_err(|e| (abi::err::ARG, e))?;
-    *out = c.new_type(t) as usize;
+    let h = c.new_type(t);
+    c.combiners.insert(h, combiner);
+    *out = h as usize;
     Ok(())
+}
+
+/// The MPI_COMBINER_ values `mpi.h` defines.
+mod combiner {
+    use std::ffi::c_int;
+    pub const NAMED: c_int = 301;
+    pub const DUP: c_int = 302;
+    pub const CONTIGUOUS: c_int = 303;
+    pub const VECTOR: c_int = 304;
+    pub const HVECTOR: c_int = 305;
+    pub const INDEXED: c_int = 306;
+    pub const HINDEXED: c_int = 307;
+    pub const INDEXED_BLOCK: c_int = 308;
+    pub const HINDEXED_BLOCK: c_int = 309;
+    pub const STRUCT: c_int = 310;
+    pub const SUBARRAY: c_int = 311;
+    pub const RESIZED: c_int = 316;
 }
 
 /// # Safety
@@ -42,7 +61,7 @@ pub unsafe extern "C" fn MPI_Type_contiguous(count: c_int, old: usize, out: *mut
     entry("MPI_Type_contiguous", |c| {
         let t = c.layout(old)?;
         let n = count_of(count, "count")?;
-        made(c, Layout::hvector(1, n, 0, &t), out)
+        made(c, Layout::hvector(1, n, 0, &t), combiner::CONTIGUOUS, out)
     })
 }
 
@@ -59,7 +78,12 @@ pub unsafe extern "C" fn MPI_Type_vector(
     entry("MPI_Type_vector", |c| {
         let t = c.layout(old)?;
         let (n, b) = (count_of(count, "count")?, count_of(blocklen, "block length")?);
-        made(c, Layout::hvector(n, b, i64::from(stride) * t.extent, &t), out)
+        made(
+            c,
+            Layout::hvector(n, b, i64::from(stride) * t.extent, &t),
+            combiner::VECTOR,
+            out,
+        )
     })
 }
 
@@ -76,7 +100,7 @@ pub unsafe extern "C" fn MPI_Type_create_hvector(
     entry("MPI_Type_create_hvector", |c| {
         let t = c.layout(old)?;
         let (n, b) = (count_of(count, "count")?, count_of(blocklen, "block length")?);
-        made(c, Layout::hvector(n, b, stride as i64, &t), out)
+        made(c, Layout::hvector(n, b, stride as i64, &t), combiner::HVECTOR, out)
     })
 }
 
@@ -112,7 +136,7 @@ pub unsafe extern "C" fn MPI_Type_indexed(
             .iter()
             .map(|&d| i64::from(d) * t.extent)
             .collect();
-        made(c, hindexed(&l, &d, &t), out)
+        made(c, hindexed(&l, &d, &t), combiner::INDEXED, out)
     })
 }
 
@@ -130,7 +154,7 @@ pub unsafe extern "C" fn MPI_Type_create_hindexed(
         let t = c.layout(old)?;
         let l = lengths(count, lens)?;
         let d: Vec<i64> = array(displs, l.len() as u64)?.iter().map(|&d| d as i64).collect();
-        made(c, hindexed(&l, &d, &t), out)
+        made(c, hindexed(&l, &d, &t), combiner::HINDEXED, out)
     })
 }
 
@@ -149,7 +173,7 @@ pub unsafe extern "C" fn MPI_Type_create_indexed_block(
         let n = count_of(count, "count")?;
         let b = count_of(blocklen, "block length")?;
         let d: Vec<i64> = array(displs, n)?.iter().map(|&d| i64::from(d) * t.extent).collect();
-        made(c, hindexed(&vec![b; n as usize], &d, &t), out)
+        made(c, hindexed(&vec![b; n as usize], &d, &t), combiner::INDEXED_BLOCK, out)
     })
 }
 
@@ -168,7 +192,7 @@ pub unsafe extern "C" fn MPI_Type_create_hindexed_block(
         let n = count_of(count, "count")?;
         let b = count_of(blocklen, "block length")?;
         let d: Vec<i64> = array(displs, n)?.iter().map(|&d| d as i64).collect();
-        made(c, hindexed(&vec![b; n as usize], &d, &t), out)
+        made(c, hindexed(&vec![b; n as usize], &d, &t), combiner::HINDEXED_BLOCK, out)
     })
 }
 
@@ -190,7 +214,7 @@ pub unsafe extern "C" fn MPI_Type_create_struct(
             .map(|t| c.layout(t))
             .collect::<Result<_, _>>()?;
         let parts: Vec<(i64, u64, &Layout)> = (0..l.len()).map(|i| (d[i] as i64, l[i], &*ts[i])).collect();
-        made(c, Layout::combine(&parts), out)
+        made(c, Layout::combine(&parts), combiner::STRUCT, out)
     })
 }
 
@@ -200,7 +224,7 @@ pub unsafe extern "C" fn MPI_Type_create_struct(
 pub unsafe extern "C" fn MPI_Type_create_resized(old: usize, lb: isize, extent: isize, out: *mut usize) -> c_int {
     entry("MPI_Type_create_resized", |c| {
         let t = c.layout(old)?;
-        made(c, Ok(t.resized(lb as i64, extent as i64)), out)
+        made(c, Ok(t.resized(lb as i64, extent as i64)), combiner::RESIZED, out)
     })
 }
 
@@ -210,7 +234,7 @@ pub unsafe extern "C" fn MPI_Type_create_resized(old: usize, lb: isize, extent: 
 pub unsafe extern "C" fn MPI_Type_dup(old: usize, out: *mut usize) -> c_int {
     entry("MPI_Type_dup", |c| {
         let t = c.layout(old)?;
-        made(c, Ok((*t).clone()), out)
+        made(c, Ok((*t).clone()), combiner::DUP, out)
     })
 }
 
@@ -268,7 +292,7 @@ pub unsafe extern "C" fn MPI_Type_create_subarray(
             span *= i64::from(sz[i]);
         }
         let placed = Layout::combine(&[(offset, 1, &inner)]).map_err(|e| (abi::err::ARG, e))?;
-        made(c, Ok(placed.resized(0, span)), out)
+        made(c, Ok(placed.resized(0, span)), combiner::SUBARRAY, out)
     })
 }
 
@@ -284,6 +308,7 @@ pub extern "C" fn MPI_Type_commit(_datatype: *mut usize) -> c_int {
 pub unsafe extern "C" fn MPI_Type_free(datatype: *mut usize) -> c_int {
     entry("MPI_Type_free", |c| {
         let h = *datatype as u64;
+        c.combiners.remove(&h);
         if c.types.remove(&h).is_none() {
             return Err((
                 abi::err::TYPE,
@@ -379,6 +404,50 @@ pub unsafe extern "C" fn MPI_Get_elements(status: *const Status, datatype: usize
         };
         Ok(())
     })
+}
+
+/// # Safety
+/// The outputs are writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Type_get_envelope(
+    datatype: usize,
+    integers: *mut c_int,
+    addresses: *mut c_int,
+    datatypes: *mut c_int,
+    combiner: *mut c_int,
+) -> c_int {
+    entry("MPI_Type_get_envelope", |c| {
+        c.layout(datatype)?;
+        // The arguments of a derived datatype's constructor are not kept (so
+        // MPI_Type_get_contents is not simulated): their counts are given as 0.
+        *combiner = c.combiners.get(&(datatype as u64)).copied().unwrap_or(combiner::NAMED);
+        *integers = 0;
+        *addresses = 0;
+        *datatypes = 0;
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `base` receives the address (it points to a pointer).
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Alloc_mem(size: isize, _info: usize, base: *mut c_void) -> c_int {
+    entry("MPI_Alloc_mem", |_| {
+        let p = libc::malloc(size.max(1) as usize);
+        if p.is_null() {
+            return Err((abi::err::NO_MEM, format!("cannot allocate {size} bytes")));
+        }
+        *(base as *mut *mut c_void) = p;
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `base` came from MPI_Alloc_mem.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Free_mem(base: *mut c_void) -> c_int {
+    libc::free(base);
+    abi::err::SUCCESS
 }
 
 /// # Safety

@@ -31,5 +31,6 @@ mod p2p;
 mod persist;
 mod some;
 mod topo;
+mod unsupported;
 
 pub use client::Status;

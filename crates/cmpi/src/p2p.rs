@@ -337,20 +337,6 @@ pub unsafe extern "C" fn MPI_Test(request: *mut usize, flag: *mut c_int, status:
     })
 }
 
-macro_rules! not_yet {
-    ($($name:ident)*) => {$(
-        /// Not simulated yet: MPI_ERR_UNSUPPORTED_OPERATION through the error handler.
-        #[no_mangle]
-        pub extern "C" fn $name() -> c_int {
-            entry(stringify!($name), |_| Err((
-                abi::err::UNSUPPORTED_OPERATION,
-                "not simulated by simpi yet".to_string(),
-            )))
-        }
-    )*};
-}
-not_yet!(MPI_Cancel);
-
 /// One probe: the status of a matching message, if one was sent and not received.
 fn iprobe(c: &mut Client, source: c_int, tag: c_int, comm: usize) -> Result<Option<Status>, Failure> {
     let cm = c.comm(comm)?;

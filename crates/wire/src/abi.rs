@@ -119,6 +119,8 @@ pub mod err {
     pub const OTHER: i32 = 16;
     /// MPI_ERR_INTERN.
     pub const INTERN: i32 = 17;
+    /// MPI_ERR_NO_MEM.
+    pub const NO_MEM: i32 = 39;
     /// MPI_ERR_UNSUPPORTED_OPERATION.
     pub const UNSUPPORTED_OPERATION: i32 = 58;
     /// MPI_ERR_ERRHANDLER.

@@ -276,6 +276,15 @@ pub enum Call {
     },
     /// A collective, or a call that makes a communicator.
     Collective(Collective),
+    /// MPI_Comm_create_group: the members of `members` (world ranks, in the new
+    /// communicator's order) make it, the others of the parent do not take part; the
+    /// reply's data is the new communicator ([`NewComm::SameMembers`] with its index).
+    GroupComm {
+        /// The group.
+        members: Vec<u32>,
+        /// The tag the call named.
+        tag: i32,
+    },
     /// MPI_Intercomm_create, once the group leaders exchanged their groups: the
     /// reply's data is the new intercommunicator ([`NewComm::SameMembers`] with its
     /// index).
@@ -496,6 +505,11 @@ fn encode_call(w: &mut Writer, call: &Call) {
             w.u8(5);
             encode_collective(w, c);
         }
+        Call::GroupComm { members, tag } => {
+            w.u8(12);
+            w.u32s(members);
+            w.i32(*tag);
+        }
         Call::Intercomm { local, remote, tag } => {
             w.u8(11);
             w.u32s(local);
@@ -589,6 +603,10 @@ fn decode_call(r: &mut Reader<'_>) -> Result<Call, WireError> {
             Call::Wait { requests }
         }
         5 => Call::Collective(decode_collective(r)?),
+        12 => Call::GroupComm {
+            members: r.u32s()?,
+            tag: r.i32()?,
+        },
         11 => Call::Intercomm {
             local: r.u32s()?,
             remote: r.u32s()?,
@@ -739,6 +757,13 @@ mod tests {
             },
         ];
         let mut reqs = reqs;
+        reqs.push(Request::Call {
+            compute_ns: 7,
+            call: Call::GroupComm {
+                members: vec![3, 1],
+                tag: -4,
+            },
+        });
         reqs.push(Request::Call {
             compute_ns: 6,
             call: Call::Intercomm {

@@ -165,6 +165,20 @@ int main(int argc, char **argv) {
     MPI_Allreduce(&mine, &got, 1, MPI_INT, MPI_SUM, MPI_COMM_SELF);
     CHECK(26, got == wrank);
 
+    /* MPI_Comm_create_group: only the group's members call it. */
+    if (wrank % 2 == 0) {
+        MPI_Group evensg;
+        MPI_Comm evens;
+        int range[1][3] = {{0, wsize - 1, 2}}, esize, total = 0;
+        MPI_Group_range_incl(wg, 1, range, &evensg);
+        MPI_Comm_create_group(MPI_COMM_WORLD, evensg, 5, &evens);
+        MPI_Comm_size(evens, &esize);
+        MPI_Allreduce(&wrank, &total, 1, MPI_INT, MPI_SUM, evens);
+        CHECK(27, esize == (wsize + 1) / 2 && total == want);
+        MPI_Comm_free(&evens);
+        MPI_Group_free(&evensg);
+    }
+
     MPI_Group_free(&wg);
     MPI_Group_free(&sg);
     MPI_Group_free(&ends);

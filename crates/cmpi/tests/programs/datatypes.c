@@ -134,6 +134,16 @@ int main(int argc, char **argv) {
     int first = rank * (rank + 1) / 2;
     CHECK(14, res[0] == first * size && res[rank] == (first + rank) * size);
 
+    int ni, na, nd, comb;
+    MPI_Type_get_envelope(col, &ni, &na, &nd, &comb);
+    CHECK(16, comb == MPI_COMBINER_VECTOR);
+    MPI_Type_get_envelope(MPI_INT, &ni, &na, &nd, &comb);
+    CHECK(17, comb == MPI_COMBINER_NAMED && ni == 0);
+    double *mem;
+    MPI_Alloc_mem(64 * sizeof(double), MPI_INFO_NULL, &mem);
+    mem[63] = 1.0;
+    MPI_Free_mem(mem);
+
     MPI_Type_free(&col);
     MPI_Type_free(&raw);
     MPI_Type_free(&part);

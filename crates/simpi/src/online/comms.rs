@@ -52,6 +52,11 @@ pub struct Comms {
     /// Per (world rank, first ranks of the two groups, tag): intercommunicators it
     /// made so.
     inter_count: HashMap<(u32, u32, u32, i32), u64>,
+    /// Communicators made by MPI_Comm_create_group, by (members, tag, how many such
+    /// were made before): the index.
+    group_made: HashMap<(Vec<u32>, i32, u64), u32>,
+    /// Per (world rank, members, tag): such communicators it made.
+    group_count: HashMap<(u32, Vec<u32>, i32), u64>,
 }
 
 /// Which communicator a rank is in, and where.
@@ -75,6 +80,8 @@ impl Comms {
             inter: HashMap::new(),
             inter_made: HashMap::new(),
             inter_count: HashMap::new(),
+            group_made: HashMap::new(),
+            group_count: HashMap::new(),
         }
     }
 
@@ -132,6 +139,31 @@ impl Comms {
         self.table.push(None);
         self.inter.insert(i, (Members::new(a), Members::new(b)));
         self.inter_made.insert((lo, hi, tag, nth), i);
+        Ok(i)
+    }
+
+    /// The communicator world rank `r` makes with MPI_Comm_create_group of `members`
+    /// and `tag`: all of them get the same index.
+    pub fn group_comm(&mut self, r: u32, members: Vec<u32>, tag: i32) -> Result<u32, String> {
+        let mut sorted = members.clone();
+        sorted.sort_unstable();
+        if !members.contains(&r)
+            || sorted.windows(2).any(|w| w[0] == w[1])
+            || sorted.last().is_some_and(|&w| w >= self.world)
+        {
+            return Err(format!(
+                "rank {r}: MPI_Comm_create_group with a group that is not a set of ranks, it among them"
+            ));
+        }
+        let k = self.group_count.entry((r, members.clone(), tag)).or_insert(0);
+        let nth = *k;
+        *k += 1;
+        if let Some(&i) = self.group_made.get(&(members.clone(), tag, nth)) {
+            return Ok(i);
+        }
+        let i = self.next_index()?;
+        self.table.push(Some(Members::new(members.clone())));
+        self.group_made.insert((members, tag, nth), i);
         Ok(i)
     }
 

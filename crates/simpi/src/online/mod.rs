@@ -436,6 +436,12 @@ impl<'o> Session<'o> {
                 d.post(r, DCall::Test { handle: h, cost_ps }).map_err(engine_error)?;
                 Awaiting::Test(request, h, kind)
             }
+            Call::GroupComm { members, tag } => {
+                // Timed as nothing: the members agree without the others of the parent.
+                let index = self.comms.group_comm(r, members, tag).map_err(Error::Input)?;
+                d.post(r, DCall::Compute(0)).map_err(engine_error)?;
+                Awaiting::Data(NewComm::SameMembers(index).encode())
+            }
             Call::Intercomm { local, remote, tag } => {
                 let index = self.comms.intercomm(r, local, remote, tag).map_err(Error::Input)?;
                 d.post(r, DCall::Compute(0)).map_err(engine_error)?;

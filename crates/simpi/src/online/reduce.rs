@@ -40,6 +40,10 @@ pub fn combine(op: u64, datatype: u64, acc: &mut [u8], x: &[u8]) -> Result<(), S
     let bad = || format!("{op_name} is not defined on {}", ty.name);
     match ty.elem {
         Elem::Num(n) => num_op(op, n, acc, x).ok_or_else(bad)?,
+        // MPI defines the bitwise operations on bytes.
+        Elem::Opaque if datatype == abi::BYTE && matches!(op, abi::OP_BAND | abi::OP_BOR | abi::OP_BXOR) => {
+            num_op(op, Num::U8, acc, x).ok_or_else(bad)?
+        }
         // A sum adds the parts; a product multiplies as complex numbers.
         Elem::Complex(n) if op == abi::OP_SUM => num_op(op, n, acc, x).ok_or_else(bad)?,
         Elem::Complex(Num::F64) if op == abi::OP_PROD => complex_product!(f64, acc, x),
@@ -208,5 +212,9 @@ mod tests {
         assert!(combine(abi::OP_MAXLOC, abi::DOUBLE, &mut a, &doubles(&[1.0])).is_err());
         assert!(combine(0x999, abi::DOUBLE, &mut a, &doubles(&[1.0])).is_err());
         assert!(combine(abi::OP_SUM, abi::BYTE, &mut [0u8], &[1u8]).is_err());
+        // Bitwise operations are defined on bytes.
+        let mut b = [0b1100u8];
+        combine(abi::OP_BXOR, abi::BYTE, &mut b, &[0b1010]).unwrap();
+        assert_eq!(b, [0b0110]);
     }
 }
