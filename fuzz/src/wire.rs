@@ -1,8 +1,9 @@
 //! The messages a rank's process sends `simpi run` (and back): the simulator decodes
 //! bytes written by the user's program into shared memory, so any bytes must decode to
-//! a message or an error. A decoded message must encode and decode to itself.
+//! a message or an error. A decoded message must encode and decode to itself; so must
+//! a new communicator's description, which ranks decode from a reply's data.
 
-use simpi_wire::{Reply, Request};
+use simpi_wire::{NewComm, Reply, Request};
 
 /// Decodes `data` both as a request and as a reply.
 pub fn wire(data: &[u8]) {
@@ -15,5 +16,9 @@ pub fn wire(data: &[u8]) {
         let again = Reply::decode(&bytes).expect("an encoded reply decodes");
         // Compared as bytes: a NaN compute scale is not equal to itself.
         assert_eq!(again.encode(), bytes, "a reply changed through encode and decode");
+    }
+    // A new communicator in a reply's data, as a rank reads it.
+    if let Ok(c) = NewComm::decode(data) {
+        assert_eq!(NewComm::decode(&c.encode()), Ok(c), "a new communicator changed through encode and decode");
     }
 }
