@@ -19,6 +19,10 @@ pub fn wire(data: &[u8]) {
     }
     // A new communicator in a reply's data, as a rank reads it.
     if let Ok(c) = NewComm::decode(data) {
-        assert_eq!(NewComm::decode(&c.encode()), Ok(c), "a new communicator changed through encode and decode");
+        assert_eq!(
+            NewComm::decode(&c.encode()),
+            Ok(c),
+            "a new communicator changed through encode and decode"
+        );
     }
 }
