@@ -12,6 +12,9 @@ const VERSION: &str = concat!(
     " (simulated MPI, MPI 5.0 ABI handles)"
 );
 
+/// The thread level MPI_Init_thread provided (MPI_THREAD_SINGLE unless asked more).
+static PROVIDED: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+
 /// # Safety
 /// As MPI_Init: `argc` and `argv` are null or the program's.
 #[no_mangle]
@@ -25,13 +28,16 @@ pub unsafe extern "C" fn MPI_Init(_argc: *mut c_int, _argv: *mut *mut *mut c_cha
 pub unsafe extern "C" fn MPI_Init_thread(
     _argc: *mut c_int,
     _argv: *mut *mut *mut c_char,
-    _required: c_int,
+    required: c_int,
     provided: *mut c_int,
 ) -> c_int {
     let code = init("MPI_Init_thread");
     if !provided.is_null() {
-        // One thread per rank calls MPI: that is what the simulation supports.
-        *provided = 0;
+        // Up to MPI_THREAD_FUNNELED (1): only the main thread calls MPI, which a
+        // process per rank handles (MPI_THREAD_SINGLE is 0).
+        let level = required.clamp(0, 1);
+        PROVIDED.store(level, std::sync::atomic::Ordering::Relaxed);
+        *provided = level;
     }
     code
 }
@@ -61,7 +67,7 @@ pub unsafe extern "C" fn MPI_Finalized(flag: *mut c_int) -> c_int {
 /// `provided` is writable.
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Query_thread(provided: *mut c_int) -> c_int {
-    *provided = 0;
+    *provided = PROVIDED.load(std::sync::atomic::Ordering::Relaxed);
     abi::err::SUCCESS
 }
 
