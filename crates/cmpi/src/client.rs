@@ -73,8 +73,9 @@ pub enum Pending {
         /// What it holds.
         into: Typed,
     },
-    /// A request on MPI_PROC_NULL: complete at once, with an empty status.
-    Null,
+    /// A request already complete, with its status (on MPI_PROC_NULL, or one that
+    /// MPI_Request_get_status found complete).
+    Done(Status),
     /// A non-blocking collective: what to do with the rank's result.
     Coll(Arc<Deliver>),
 }
@@ -105,6 +106,13 @@ pub struct Start {
     pub tag: c_int,
     /// Communicator.
     pub comm: usize,
+}
+
+impl Pending {
+    /// A request on MPI_PROC_NULL: complete at once, with an empty status.
+    pub fn null() -> Pending {
+        Pending::Done(Status::new(abi::PROC_NULL, abi::ANY_TAG, 0))
+    }
 }
 
 /// What a rank does with a collective's result when it arrives (writes it into the

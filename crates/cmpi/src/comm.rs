@@ -187,7 +187,7 @@ pub unsafe extern "C" fn MPI_Comm_idup(comm: usize, newcomm: *mut usize, request
     let code = MPI_Comm_dup(comm, newcomm);
     if code == abi::err::SUCCESS {
         return entry("MPI_Comm_idup", |c| {
-            *request = c.new_request(crate::client::Pending::Null) as usize;
+            *request = c.new_request(crate::client::Pending::null()) as usize;
             Ok(())
         });
     }

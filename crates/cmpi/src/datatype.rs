@@ -451,6 +451,37 @@ pub unsafe extern "C" fn MPI_Free_mem(base: *mut c_void) -> c_int {
 }
 
 /// # Safety
+/// As MPI_Get_elements, with a count of MPI_Count.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Get_elements_x(status: *const Status, datatype: usize, count: *mut i64) -> c_int {
+    let mut n: c_int = 0;
+    let code = MPI_Get_elements(status, datatype, &mut n);
+    *count = i64::from(n);
+    code
+}
+
+/// # Safety
+/// `status` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Status_set_elements_x(status: *mut Status, datatype: usize, count: i64) -> c_int {
+    entry("MPI_Status_set_elements", |c| {
+        let t = c.layout(datatype)?;
+        let per = t.size.checked_div(t.elements.max(1)).unwrap_or(0);
+        let bytes = u64::try_from(count).map_err(|_| (abi::err::COUNT, format!("count {count}")))? * per;
+        let s = &mut *status;
+        *s = Status::new(s.source, s.tag, bytes);
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `status` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Status_set_elements(status: *mut Status, datatype: usize, count: c_int) -> c_int {
+    MPI_Status_set_elements_x(status, datatype, i64::from(count))
+}
+
+/// # Safety
 /// `address` is writable.
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Get_address(location: *const c_void, address: *mut isize) -> c_int {

@@ -100,7 +100,7 @@ pub(crate) unsafe fn isend(
     request: *mut usize,
 ) -> Result<(), Failure> {
     let Some((comm, to, data)) = send_args(c, buf, count, dt, dest, tag, comm)? else {
-        *request = c.new_request(Pending::Null) as usize;
+        *request = c.new_request(Pending::null()) as usize;
         return Ok(());
     };
     let q = c.new_request(Pending::Send);
@@ -128,7 +128,7 @@ pub(crate) unsafe fn irecv(
 ) -> Result<(), Failure> {
     let (comm, from, into) = recv_args(c, count, dt, source, tag, comm)?;
     let Some(from) = from else {
-        *request = c.new_request(Pending::Null) as usize;
+        *request = c.new_request(Pending::null()) as usize;
         return Ok(());
     };
     let capacity = into.bytes();
@@ -165,7 +165,7 @@ pub(crate) unsafe fn wait_all(c: &mut Client, requests: &mut [usize], statuses: 
     for (i, (q, k)) in requests.iter_mut().zip(kinds).enumerate() {
         let status = match k {
             None => Status::new(abi::ANY_SOURCE, abi::ANY_TAG, 0),
-            Some((_, Pending::Null)) => Status::new(abi::PROC_NULL, abi::ANY_TAG, 0),
+            Some((_, Pending::Done(st))) => st,
             Some((_, kind)) => {
                 let m = done
                     .next()
@@ -193,7 +193,7 @@ pub(crate) unsafe fn delivered(kind: &Pending, m: simpi_wire::Completion) -> Res
             deliver.give(m.data)?;
             Status::new(abi::ANY_SOURCE, abi::ANY_TAG, 0)
         }
-        Pending::Null => Status::new(abi::PROC_NULL, abi::ANY_TAG, 0),
+        Pending::Done(st) => *st,
         Pending::Send => Status::new(abi::ANY_SOURCE, abi::ANY_TAG, 0),
     })
 }
@@ -321,7 +321,7 @@ pub unsafe extern "C" fn MPI_Test(request: *mut usize, flag: *mut c_int, status:
             return Ok(());
         };
         let st = match kind {
-            Pending::Null => Status::new(abi::PROC_NULL, abi::ANY_TAG, 0),
+            Pending::Done(st) => st,
             _ => {
                 let Some(m) = c.call(Call::Test { request: q }).into_iter().next() else {
                     *flag = 0;
@@ -393,4 +393,50 @@ pub unsafe extern "C" fn MPI_Probe(source: c_int, tag: c_int, comm: usize, statu
             }
         }
     })
+}
+
+/// # Safety
+/// As the MPI standard's: `buf` holds `count` elements of `datatype`.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Sendrecv_replace(
+    buf: *mut c_void,
+    count: c_int,
+    datatype: usize,
+    dest: c_int,
+    sendtag: c_int,
+    source: c_int,
+    recvtag: c_int,
+    comm: usize,
+    status: *mut Status,
+) -> c_int {
+    entry("MPI_Sendrecv_replace", |c| {
+        // The send packs the buffer at once, so the receive may then fill it.
+        let mut q = [0usize; 1];
+        isend(c, buf, count, datatype, dest, sendtag, comm, &mut q[0])?;
+        recv(c, buf, count, datatype, source, recvtag, comm, status)?;
+        wait_all(c, &mut q, std::ptr::null_mut())
+    })
+}
+
+/// The buffer MPI_Buffer_attach gave (sends are never buffered in it: a buffered
+/// send is simulated as a standard one).
+static ATTACHED: std::sync::Mutex<(usize, c_int)> = std::sync::Mutex::new((0, 0));
+
+/// # Safety
+/// `buf` holds `size` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Buffer_attach(buf: *mut c_void, size: c_int) -> c_int {
+    *ATTACHED.lock().unwrap_or_else(|p| p.into_inner()) = (buf as usize, size);
+    abi::err::SUCCESS
+}
+
+/// # Safety
+/// `buf` (a pointer to a pointer) and `size` are writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Buffer_detach(buf: *mut c_void, size: *mut c_int) -> c_int {
+    let mut a = ATTACHED.lock().unwrap_or_else(|p| p.into_inner());
+    *(buf as *mut usize) = a.0;
+    *size = a.1;
+    *a = (0, 0);
+    abi::err::SUCCESS
 }

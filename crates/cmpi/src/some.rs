@@ -16,16 +16,24 @@ fn kinds(c: &Client, requests: &[usize]) -> Result<Vec<Option<(u64, Pending)>>, 
     requests.iter().map(|&q| c.lookup(q)).collect()
 }
 
+/// The status of a request complete before the call.
+fn done_status(k: &Option<(u64, Pending)>) -> Status {
+    match k {
+        Some((_, Pending::Done(st))) => *st,
+        _ => Status::new(abi::ANY_SOURCE, abi::ANY_TAG, 0),
+    }
+}
+
 /// Which requests completed (by position) and their statuses; completed requests are
 /// freed and set to MPI_REQUEST_NULL.
 unsafe fn complete(c: &mut Client, requests: &mut [usize], how: Completing) -> Result<Vec<(usize, Status)>, Failure> {
     let kinds = kinds(c, requests)?;
     // Requests on MPI_PROC_NULL are done without asking anyone.
     let local: Vec<usize> = (0..requests.len())
-        .filter(|&i| matches!(kinds[i], Some((_, Pending::Null))))
+        .filter(|&i| matches!(kinds[i], Some((_, Pending::Done(_)))))
         .collect();
     let remote: Vec<usize> = (0..requests.len())
-        .filter(|&i| matches!(&kinds[i], Some((_, k)) if !matches!(k, Pending::Null)))
+        .filter(|&i| matches!(&kinds[i], Some((_, k)) if !matches!(k, Pending::Done(_))))
         .collect();
     let one = matches!(how, Completing::WaitAny | Completing::TestAny);
     let mut done = Vec::new();
@@ -34,7 +42,7 @@ unsafe fn complete(c: &mut Client, requests: &mut [usize], how: Completing) -> R
         // calls with nothing in flight need no simulator either.
         let take = if one { &local[..1] } else { &local[..] };
         for &i in take {
-            done.push((i, Status::new(abi::PROC_NULL, abi::ANY_TAG, 0)));
+            done.push((i, done_status(&kinds[i])));
         }
     } else if !remote.is_empty() {
         let ids: Vec<u64> = remote.iter().filter_map(|&i| kinds[i].as_ref().map(|k| k.0)).collect();
@@ -52,7 +60,7 @@ unsafe fn complete(c: &mut Client, requests: &mut [usize], how: Completing) -> R
         }
         // Testall completes all or none: the local ones too, once all remote are.
         if how == Completing::TestAll && done.len() == remote.len() {
-            done.extend(local.iter().map(|&i| (i, Status::new(abi::PROC_NULL, abi::ANY_TAG, 0))));
+            done.extend(local.iter().map(|&i| (i, done_status(&kinds[i]))));
             done.sort_by_key(|d| d.0);
         }
     }
@@ -237,4 +245,53 @@ pub unsafe extern "C" fn MPI_Request_free(request: *mut usize) -> c_int {
         *request = abi::REQUEST_NULL as usize;
         Ok(())
     })
+}
+
+/// # Safety
+/// `request` is a request; `flag` is writable; `status` is writable or
+/// MPI_STATUS_IGNORE.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Request_get_status(request: usize, flag: *mut c_int, status: *mut Status) -> c_int {
+    entry("MPI_Request_get_status", |c| {
+        // A test that does not free: a completed request keeps its handle, marked done
+        // with its status, for the wait or test that frees it.
+        let kinds = kinds(c, &[request])?;
+        let st = match &kinds[0] {
+            None => Some(empty()),
+            Some((_, Pending::Done(st))) => Some(*st),
+            Some((inner, kind)) => {
+                let inner = *inner;
+                let kind = kind.clone();
+                match c.call(Call::Test { request: inner }).into_iter().next() {
+                    None => None,
+                    Some(m) => {
+                        let st = delivered(&kind, m)?;
+                        c.requests.insert(inner, Pending::Done(st));
+                        Some(st)
+                    }
+                }
+            }
+        };
+        *flag = c_int::from(st.is_some());
+        if let Some(st) = st {
+            st.store(status);
+        }
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `flag` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Test_cancelled(_status: *const Status, flag: *mut c_int) -> c_int {
+    // Nothing is ever cancelled (MPI_Cancel is not simulated).
+    *flag = 0;
+    abi::err::SUCCESS
+}
+
+/// # Safety
+/// `status` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Status_set_cancelled(_status: *mut Status, _flag: c_int) -> c_int {
+    abi::err::SUCCESS
 }

@@ -21,12 +21,12 @@ macro_rules! not_yet {
 }
 
 not_yet! {
-    MPI_Cancel MPI_Test_cancelled MPI_Mprobe MPI_Improbe
+    MPI_Cancel MPI_Mprobe MPI_Improbe
     MPI_Mrecv MPI_Imrecv MPI_Reduce_local MPI_Alltoallw
     MPI_Ialltoallw MPI_Neighbor_allgather MPI_Neighbor_alltoall MPI_Dist_graph_create
     MPI_Cart_map MPI_Graph_map MPI_Type_get_contents MPI_Type_create_darray
     MPI_Type_match_size MPI_Pack_external MPI_Unpack_external MPI_Pack_external_size
-    MPI_Status_set_elements MPI_Status_set_cancelled MPI_Grequest_start MPI_Grequest_complete
+    MPI_Grequest_start MPI_Grequest_complete
     MPI_Comm_spawn MPI_Comm_get_parent MPI_Win_create MPI_Win_allocate
     MPI_Win_allocate_shared MPI_Win_create_dynamic MPI_Win_attach MPI_Win_detach
     MPI_Win_shared_query MPI_Win_free MPI_Win_fence MPI_Win_lock

@@ -43,6 +43,20 @@ int main(int argc, char **argv) {
     MPI_Request_free(&q[0]);
     MPI_Request_free(&q[1]);
     CHECK(5, q[0] == MPI_REQUEST_NULL && q[1] == MPI_REQUEST_NULL);
+    /* MPI_Sendrecv_replace: the buffer goes right and comes back from the left. */
+    int v = rank;
+    MPI_Sendrecv_replace(&v, 1, MPI_INT, right, 8, left, 8, MPI_COMM_WORLD, &st[0]);
+    CHECK(6, v == left && st[0].MPI_SOURCE == left);
+    /* MPI_Request_get_status finds a request complete without freeing it. */
+    MPI_Request r;
+    int w = -1;
+    MPI_Irecv(&w, 1, MPI_INT, left, 9, MPI_COMM_WORLD, &r);
+    MPI_Send(&rank, 1, MPI_INT, right, 9, MPI_COMM_WORLD);
+    flag = 0;
+    while (!flag) MPI_Request_get_status(r, &flag, &st[0]);
+    CHECK(7, r != MPI_REQUEST_NULL && w == left && st[0].MPI_SOURCE == left);
+    MPI_Wait(&r, &st[1]);
+    CHECK(8, r == MPI_REQUEST_NULL && st[1].MPI_SOURCE == left && st[1].MPI_TAG == 9);
     MPI_Finalize();
     return 0;
 }
