@@ -84,9 +84,18 @@ pub enum Pending {
 #[derive(Debug)]
 pub struct Persistent {
     /// What MPI_Start starts.
-    pub start: Start,
+    pub start: Starter,
     /// The request of the current start, while active.
     pub active: Option<u64>,
+}
+
+/// What a persistent request starts.
+#[derive(Clone, Debug)]
+pub enum Starter {
+    /// A send or a receive.
+    P2p(Start),
+    /// A collective (MPI_Bcast_init ...): makes the call, as its non-blocking form.
+    Coll(Arc<crate::coll::CollStarter>),
 }
 
 /// The operation a persistent request starts: a send's or a receive's arguments.
@@ -450,7 +459,7 @@ impl Client {
     }
 
     /// A new request value, for a persistent request.
-    pub fn new_persistent(&mut self, start: Start) -> u64 {
+    pub fn new_persistent(&mut self, start: Starter) -> u64 {
         let q = self.next_request;
         self.next_request += 1;
         self.persistent.insert(q, Persistent { start, active: None });

@@ -102,7 +102,7 @@ pub(crate) fn blocking(c: &mut Client, mut p: Prepared) -> Result<(), Failure> {
 }
 
 /// Starts the call; its request delivers the result when it completes.
-unsafe fn nonblocking(c: &mut Client, mut p: Prepared, request: *mut usize) -> Result<(), Failure> {
+pub(crate) unsafe fn nonblocking(c: &mut Client, mut p: Prepared, request: *mut usize) -> Result<(), Failure> {
     let coll = call_of(&mut p);
     let q = c.new_request(Pending::Coll(Arc::new(p.finish)));
     c.call(Call::ICollective { request: q, coll });
@@ -110,9 +110,52 @@ unsafe fn nonblocking(c: &mut Client, mut p: Prepared, request: *mut usize) -> R
     Ok(())
 }
 
-/// Makes the blocking entry point `$b` and the non-blocking one `$nb` (the same
-/// arguments and a request) of collective `$prep`.
+/// How a persistent collective request makes its call at each MPI_Start (reading
+/// the buffers then).
+pub struct CollStarter(Box<Prepare>);
+
+/// A collective's prepare function with its arguments bound.
+type Prepare = dyn Fn(&mut Client) -> Result<Prepared, Failure>;
+
+// SAFETY: as for `Deliver`: the rank's one thread calls MPI; the buffers are the
+// program's, named by the call that made the request.
+unsafe impl Send for CollStarter {}
+// SAFETY: as for Send.
+unsafe impl Sync for CollStarter {}
+
+impl CollStarter {
+    /// Prepares the call as it is now.
+    pub fn prepare(&self, c: &mut Client) -> Result<Prepared, Failure> {
+        (self.0)(c)
+    }
+}
+
+impl std::fmt::Debug for CollStarter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("CollStarter")
+    }
+}
+
+/// Makes the blocking entry point `$b`, the non-blocking one `$nb` (the same
+/// arguments and a request) and the persistent one `$init` (and an info) of
+/// collective `$prep`.
 macro_rules! both {
+    ($b:ident $nb:ident $init:ident $prep:ident ($($arg:ident: $ty:ty),*)) => {
+        both!($b $nb $prep ($($arg: $ty),*));
+
+        /// # Safety
+        /// As the MPI standard's; `request` is writable.
+        #[no_mangle]
+        pub unsafe extern "C" fn $init($($arg: $ty,)* _info: usize, request: *mut usize) -> c_int {
+            entry(stringify!($init), |c| {
+                // The arguments are checked now; each start reads the buffers.
+                $prep(c, $($arg),*)?;
+                let start = CollStarter(Box::new(move |c: &mut Client| unsafe { $prep(c, $($arg),*) }));
+                *request = c.new_persistent(crate::client::Starter::Coll(Arc::new(start))) as usize;
+                Ok(())
+            })
+        }
+    };
     ($b:ident $nb:ident $prep:ident ($($arg:ident: $ty:ty),*)) => {
         /// # Safety
         /// As the MPI standard's.
@@ -203,6 +246,18 @@ pub extern "C" fn MPI_Barrier(comm: usize) -> c_int {
 /// # Safety
 /// `request` is writable.
 #[no_mangle]
+pub unsafe extern "C" fn MPI_Barrier_init(comm: usize, _info: usize, request: *mut usize) -> c_int {
+    entry("MPI_Barrier_init", |c| {
+        c.comm(comm)?;
+        let start = CollStarter(Box::new(move |c: &mut Client| unsafe { barrier(c, comm) }));
+        *request = c.new_persistent(crate::client::Starter::Coll(Arc::new(start))) as usize;
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `request` is writable.
+#[no_mangle]
 pub unsafe extern "C" fn MPI_Ibarrier(comm: usize, request: *mut usize) -> c_int {
     entry("MPI_Ibarrier", |c| {
         let p = barrier(c, comm)?;
@@ -230,7 +285,7 @@ pub(crate) unsafe fn bcast(
         move |out| if me { Ok(()) } else { t.write(buf as *mut u8, &out) },
     )
 }
-both!(MPI_Bcast MPI_Ibcast bcast (buf: *mut c_void, count: c_int, datatype: usize, root: c_int, comm: usize));
+both!(MPI_Bcast MPI_Ibcast MPI_Bcast_init bcast (buf: *mut c_void, count: c_int, datatype: usize, root: c_int, comm: usize));
 
 #[allow(clippy::too_many_arguments)]
 unsafe fn reduce(
@@ -257,7 +312,7 @@ unsafe fn reduce(
         Ok(())
     })
 }
-both!(MPI_Reduce MPI_Ireduce reduce (sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: usize, op: usize, root: c_int, comm: usize));
+both!(MPI_Reduce MPI_Ireduce MPI_Reduce_init reduce (sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: usize, op: usize, root: c_int, comm: usize));
 
 /// Allreduce, Scan and Exscan: every rank writes its result (Exscan's rank 0 gets
 /// none and keeps its buffer).
@@ -316,9 +371,9 @@ unsafe fn exscan(
 ) -> Result<Prepared, Failure> {
     everyone(c, CollKind::Exscan, (sendbuf, recvbuf), count, datatype, op, comm)
 }
-both!(MPI_Allreduce MPI_Iallreduce allreduce (sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: usize, op: usize, comm: usize));
-both!(MPI_Scan MPI_Iscan scan (sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: usize, op: usize, comm: usize));
-both!(MPI_Exscan MPI_Iexscan exscan (sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: usize, op: usize, comm: usize));
+both!(MPI_Allreduce MPI_Iallreduce MPI_Allreduce_init allreduce (sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: usize, op: usize, comm: usize));
+both!(MPI_Scan MPI_Iscan MPI_Scan_init scan (sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: usize, op: usize, comm: usize));
+both!(MPI_Exscan MPI_Iexscan MPI_Exscan_init exscan (sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: usize, op: usize, comm: usize));
 
 unsafe fn reduce_scatter_block(
     c: &mut Client,
@@ -344,7 +399,7 @@ unsafe fn reduce_scatter_block(
         block.write(recvbuf as *mut u8, &out)
     })
 }
-both!(MPI_Reduce_scatter_block MPI_Ireduce_scatter_block reduce_scatter_block (sendbuf: *const c_void, recvbuf: *mut c_void, recvcount: c_int, datatype: usize, op: usize, comm: usize));
+both!(MPI_Reduce_scatter_block MPI_Ireduce_scatter_block MPI_Reduce_scatter_block_init reduce_scatter_block (sendbuf: *const c_void, recvbuf: *mut c_void, recvcount: c_int, datatype: usize, op: usize, comm: usize));
 
 unsafe fn reduce_scatter(
     c: &mut Client,
@@ -373,7 +428,7 @@ unsafe fn reduce_scatter(
         mine.write(recvbuf as *mut u8, &out)
     })
 }
-both!(MPI_Reduce_scatter MPI_Ireduce_scatter reduce_scatter (sendbuf: *const c_void, recvbuf: *mut c_void, recvcounts: *const c_int, datatype: usize, op: usize, comm: usize));
+both!(MPI_Reduce_scatter MPI_Ireduce_scatter MPI_Reduce_scatter_init reduce_scatter (sendbuf: *const c_void, recvbuf: *mut c_void, recvcounts: *const c_int, datatype: usize, op: usize, comm: usize));
 
 #[allow(clippy::too_many_arguments)]
 unsafe fn gather(
@@ -406,7 +461,7 @@ unsafe fn gather(
         None => Ok(()),
     })
 }
-both!(MPI_Gather MPI_Igather gather (sendbuf: *const c_void, sendcount: c_int, sendtype: usize, recvbuf: *mut c_void, recvcount: c_int, recvtype: usize, root: c_int, comm: usize));
+both!(MPI_Gather MPI_Igather MPI_Gather_init gather (sendbuf: *const c_void, sendcount: c_int, sendtype: usize, recvbuf: *mut c_void, recvcount: c_int, recvtype: usize, root: c_int, comm: usize));
 
 #[allow(clippy::too_many_arguments)]
 unsafe fn allgather(
@@ -430,7 +485,7 @@ unsafe fn allgather(
     let a = Args::new(CollKind::Allgather, 0, data.len() as u64);
     prepared(cm, a, data, move |out| all.write(recvbuf as *mut u8, &out))
 }
-both!(MPI_Allgather MPI_Iallgather allgather (sendbuf: *const c_void, sendcount: c_int, sendtype: usize, recvbuf: *mut c_void, recvcount: c_int, recvtype: usize, comm: usize));
+both!(MPI_Allgather MPI_Iallgather MPI_Allgather_init allgather (sendbuf: *const c_void, sendcount: c_int, sendtype: usize, recvbuf: *mut c_void, recvcount: c_int, recvtype: usize, comm: usize));
 
 #[allow(clippy::too_many_arguments)]
 unsafe fn scatter(
@@ -464,7 +519,7 @@ unsafe fn scatter(
         }
     })
 }
-both!(MPI_Scatter MPI_Iscatter scatter (sendbuf: *const c_void, sendcount: c_int, sendtype: usize, recvbuf: *mut c_void, recvcount: c_int, recvtype: usize, root: c_int, comm: usize));
+both!(MPI_Scatter MPI_Iscatter MPI_Scatter_init scatter (sendbuf: *const c_void, sendcount: c_int, sendtype: usize, recvbuf: *mut c_void, recvcount: c_int, recvtype: usize, root: c_int, comm: usize));
 
 #[allow(clippy::too_many_arguments)]
 unsafe fn alltoall(
@@ -490,7 +545,7 @@ unsafe fn alltoall(
     let a = Args::new(CollKind::Alltoall, 0, s.bytes());
     prepared(cm, a, data, move |out| all.write(recvbuf as *mut u8, &out))
 }
-both!(MPI_Alltoall MPI_Ialltoall alltoall (sendbuf: *const c_void, sendcount: c_int, sendtype: usize, recvbuf: *mut c_void, recvcount: c_int, recvtype: usize, comm: usize));
+both!(MPI_Alltoall MPI_Ialltoall MPI_Alltoall_init alltoall (sendbuf: *const c_void, sendcount: c_int, sendtype: usize, recvbuf: *mut c_void, recvcount: c_int, recvtype: usize, comm: usize));
 
 /// The `n` counts at `counts`, each checked.
 unsafe fn counts_of(counts: *const c_int, n: u32) -> Result<Vec<u64>, Failure> {
@@ -602,7 +657,7 @@ unsafe fn alltoallv(
     a.counts = (sent, recv.bytes());
     prepared(cm, a, data, move |out| recv.write(recvbuf as *mut u8, &out))
 }
-both!(MPI_Alltoallv MPI_Ialltoallv alltoallv (sendbuf: *const c_void, sendcounts: *const c_int, sdispls: *const c_int, sendtype: usize, recvbuf: *mut c_void, recvcounts: *const c_int, rdispls: *const c_int, recvtype: usize, comm: usize));
+both!(MPI_Alltoallv MPI_Ialltoallv MPI_Alltoallv_init alltoallv (sendbuf: *const c_void, sendcounts: *const c_int, sdispls: *const c_int, sendtype: usize, recvbuf: *mut c_void, recvcounts: *const c_int, rdispls: *const c_int, recvtype: usize, comm: usize));
 
 #[allow(clippy::too_many_arguments)]
 unsafe fn gatherv(
@@ -642,7 +697,7 @@ unsafe fn gatherv(
         None => Ok(()),
     })
 }
-both!(MPI_Gatherv MPI_Igatherv gatherv (sendbuf: *const c_void, sendcount: c_int, sendtype: usize, recvbuf: *mut c_void, recvcounts: *const c_int, displs: *const c_int, recvtype: usize, root: c_int, comm: usize));
+both!(MPI_Gatherv MPI_Igatherv MPI_Gatherv_init gatherv (sendbuf: *const c_void, sendcount: c_int, sendtype: usize, recvbuf: *mut c_void, recvcounts: *const c_int, displs: *const c_int, recvtype: usize, root: c_int, comm: usize));
 
 #[allow(clippy::too_many_arguments)]
 unsafe fn scatterv(
@@ -678,7 +733,7 @@ unsafe fn scatterv(
         }
     })
 }
-both!(MPI_Scatterv MPI_Iscatterv scatterv (sendbuf: *const c_void, sendcounts: *const c_int, displs: *const c_int, sendtype: usize, recvbuf: *mut c_void, recvcount: c_int, recvtype: usize, root: c_int, comm: usize));
+both!(MPI_Scatterv MPI_Iscatterv MPI_Scatterv_init scatterv (sendbuf: *const c_void, sendcounts: *const c_int, displs: *const c_int, sendtype: usize, recvbuf: *mut c_void, recvcount: c_int, recvtype: usize, root: c_int, comm: usize));
 
 #[allow(clippy::too_many_arguments)]
 unsafe fn allgatherv(
@@ -704,4 +759,4 @@ unsafe fn allgatherv(
     a.counts.1 = recv.bytes();
     prepared(cm, a, data, move |out| recv.write(recvbuf as *mut u8, &out))
 }
-both!(MPI_Allgatherv MPI_Iallgatherv allgatherv (sendbuf: *const c_void, sendcount: c_int, sendtype: usize, recvbuf: *mut c_void, recvcounts: *const c_int, displs: *const c_int, recvtype: usize, comm: usize));
+both!(MPI_Allgatherv MPI_Iallgatherv MPI_Allgatherv_init allgatherv (sendbuf: *const c_void, sendcount: c_int, sendtype: usize, recvbuf: *mut c_void, recvcounts: *const c_int, displs: *const c_int, recvtype: usize, comm: usize));

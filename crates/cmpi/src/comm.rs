@@ -195,6 +195,18 @@ pub unsafe extern "C" fn MPI_Comm_idup(comm: usize, newcomm: *mut usize, request
 }
 
 /// # Safety
+/// `newcomm` and `request` are writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Comm_idup_with_info(
+    comm: usize,
+    _info: usize,
+    newcomm: *mut usize,
+    request: *mut usize,
+) -> c_int {
+    MPI_Comm_idup(comm, newcomm, request)
+}
+
+/// # Safety
 /// `group` is writable.
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Comm_group(comm: usize, group: *mut usize) -> c_int {

@@ -451,6 +451,28 @@ pub unsafe extern "C" fn MPI_Free_mem(base: *mut c_void) -> c_int {
 }
 
 /// # Safety
+/// `lb` and `extent` are writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Type_get_extent_x(datatype: usize, lb: *mut i64, extent: *mut i64) -> c_int {
+    let (mut l, mut e) = (0isize, 0isize);
+    let code = MPI_Type_get_extent(datatype, &mut l, &mut e);
+    *lb = l as i64;
+    *extent = e as i64;
+    code
+}
+
+/// # Safety
+/// `lb` and `extent` are writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Type_get_true_extent_x(datatype: usize, lb: *mut i64, extent: *mut i64) -> c_int {
+    let (mut l, mut e) = (0isize, 0isize);
+    let code = MPI_Type_get_true_extent(datatype, &mut l, &mut e);
+    *lb = l as i64;
+    *extent = e as i64;
+    code
+}
+
+/// # Safety
 /// As MPI_Get_elements, with a count of MPI_Count.
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Get_elements_x(status: *const Status, datatype: usize, count: *mut i64) -> c_int {

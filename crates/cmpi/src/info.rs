@@ -219,3 +219,14 @@ pub unsafe extern "C" fn MPI_Comm_get_info(comm: usize, info: *mut usize) -> c_i
 pub extern "C" fn MPI_Comm_set_info(comm: usize, _info: usize) -> c_int {
     entry("MPI_Comm_set_info", |c| c.comm(comm).map(drop))
 }
+
+/// # Safety
+/// `info` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Info_create_env(_argc: c_int, _argv: *mut *mut c_char, info: *mut usize) -> c_int {
+    entry("MPI_Info_create_env", |c| {
+        let env = c.info(INFO_ENV as usize)?.clone();
+        *info = c.new_info(env) as usize;
+        Ok(())
+    })
+}

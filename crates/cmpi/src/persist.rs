@@ -2,7 +2,8 @@
 //! MPI_Startall. A persistent request keeps its handle; each start makes an ordinary
 //! request behind it, which the waits and tests complete (see `Client::lookup`).
 
-use crate::client::{check_rank, check_tag, entry, Client, Failure, Start};
+use crate::client::{check_rank, check_tag, entry, Client, Failure, Start, Starter};
+use crate::coll::nonblocking;
 use crate::p2p::{irecv, isend};
 use simpi_wire::abi;
 use std::ffi::{c_int, c_void};
@@ -13,7 +14,7 @@ unsafe fn init(c: &mut Client, start: Start, request: *mut usize) -> Result<(), 
     check_tag(start.tag, start.recv)?;
     check_rank(&cm, start.peer, start.recv)?;
     c.typed(start.count.into(), start.datatype)?;
-    *request = c.new_persistent(start) as usize;
+    *request = c.new_persistent(Starter::P2p(start)) as usize;
     Ok(())
 }
 
@@ -66,10 +67,21 @@ unsafe fn start(c: &mut Client, q: usize) -> Result<(), Failure> {
         Some(p) if p.active.is_some() => {
             return Err((abi::err::REQUEST, format!("request {q:#x} is already active")));
         }
-        Some(p) => p.start,
+        Some(p) => p.start.clone(),
         None => return Err((abi::err::REQUEST, format!("request {q:#x} is not a persistent request"))),
     };
     let mut inner = 0usize;
+    let s = match s {
+        Starter::P2p(s) => s,
+        Starter::Coll(make) => {
+            let p = make.prepare(c)?;
+            nonblocking(c, p, &mut inner)?;
+            if let Some(p) = c.persistent.get_mut(&(q as u64)) {
+                p.active = Some(inner as u64);
+            }
+            return Ok(());
+        }
+    };
     if s.recv {
         irecv(
             c,

@@ -54,6 +54,18 @@ int main(int argc, char **argv) {
     if (rank == 0)
         for (int i = 0; i < size; i++) CHECK(6, gat[i] == i * 10);
 
+    /* A persistent allreduce, started three times with new contributions. */
+    MPI_Request pq;
+    int in, out = -1;
+    MPI_Allreduce_init(&in, &out, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &pq);
+    for (int k = 1; k <= 3; k++) {
+        in = k * rank;
+        MPI_Start(&pq);
+        MPI_Wait(&pq, MPI_STATUS_IGNORE);
+        CHECK(7, out == k * size * (size - 1) / 2 && pq != MPI_REQUEST_NULL);
+    }
+    MPI_Request_free(&pq);
+
     MPI_Comm_free(&dup);
     MPI_Finalize();
     return 0;
