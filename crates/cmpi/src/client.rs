@@ -521,6 +521,7 @@ impl Client {
             simpi_wire::NewComm::Null => return Ok(abi::COMM_NULL),
             simpi_wire::NewComm::SameMembers(i) => (i, parent.members.clone(), parent.remote.clone()),
             simpi_wire::NewComm::Members(i, m) => (i, Some(Arc::from(m)), None),
+            simpi_wire::NewComm::Inter(i, local, remote) => (i, Some(Arc::from(local)), Some(Arc::from(remote))),
         };
         self.add_comm(index, members, remote)
     }

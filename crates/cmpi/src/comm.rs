@@ -38,7 +38,12 @@ pub unsafe extern "C" fn MPI_Comm_size(comm: usize, size: *mut c_int) -> c_int {
 /// returns its handle (MPI_COMM_NULL where this rank is in none).
 pub(crate) fn make(c: &mut Client, parent: usize, kind: CollKind, data: Vec<u8>) -> Result<u64, Failure> {
     let p = c.comm(parent)?;
-    if p.remote.is_some() && !matches!(kind, CollKind::Dup | CollKind::Merge) {
+    if p.remote.is_some()
+        && !matches!(
+            kind,
+            CollKind::Dup | CollKind::Merge | CollKind::Split | CollKind::Create
+        )
+    {
         return Err((
             abi::err::UNSUPPORTED_OPERATION,
             format!("{kind:?} of {}, an intercommunicator: not simulated yet", p.name()),

@@ -157,6 +157,9 @@ pub enum NewComm {
     SameMembers(u32),
     /// The new communicator's index and its members (world ranks, in its rank order).
     Members(u32, Vec<u32>),
+    /// A new intercommunicator's index, this rank's group and the other (world ranks,
+    /// in their rank orders).
+    Inter(u32, Vec<u32>, Vec<u32>),
 }
 
 impl NewComm {
@@ -174,6 +177,12 @@ impl NewComm {
                 w.u32(*i);
                 w.u32s(m);
             }
+            NewComm::Inter(i, local, remote) => {
+                w.u8(3);
+                w.u32(*i);
+                w.u32s(local);
+                w.u32s(remote);
+            }
         }
         w.into_bytes()
     }
@@ -185,6 +194,7 @@ impl NewComm {
             0 => NewComm::Null,
             1 => NewComm::SameMembers(r.u32()?),
             2 => NewComm::Members(r.u32()?, r.u32s()?),
+            3 => NewComm::Inter(r.u32()?, r.u32s()?, r.u32s()?),
             k => return Err(WireError(format!("unknown communicator kind {k}"))),
         };
         r.end()?;
@@ -840,6 +850,7 @@ mod tests {
             NewComm::Null,
             NewComm::SameMembers(7),
             NewComm::Members(8, vec![3, 1, 2]),
+            NewComm::Inter(9, vec![0, 2], vec![1]),
         ] {
             assert_eq!(NewComm::decode(&c.encode()), Ok(c));
         }

@@ -50,6 +50,22 @@ int main(int argc, char **argv) {
         MPI_Recv(&v, 1, MPI_INT, 0, 5, dup, MPI_STATUS_IGNORE);
         CHECK(5, v == 0);
     }
+    /* Split of the intercommunicator: rank 0 of each group apart (color 1) from the
+     * others (color 0). */
+    MPI_Comm part;
+    MPI_Comm_split(inter, lrank == 0, lrank, &part);
+    if (size >= 4) {
+        int psize, prsize;
+        MPI_Comm_size(part, &psize);
+        MPI_Comm_remote_size(part, &prsize);
+        CHECK(8, lrank == 0 ? (psize == 1 && prsize == 1)
+                            : (psize == lsize - 1 && prsize == (odd ? neven : nodd) - 1));
+        MPI_Comm_free(&part);
+    } else if (lrank != 0) {
+        CHECK(9, part == MPI_COMM_NULL);
+    } else {
+        MPI_Comm_free(&part);
+    }
     /* Merged, the odd group high: evens first, each group in its order. */
     MPI_Intercomm_merge(inter, odd, &merged);
     int mrank, msize, sum = 0;

@@ -309,6 +309,9 @@ impl Comms {
         if kind == CollKind::Merge {
             return self.merge((parent, seq), r, parts);
         }
+        if self.is_inter(parent) {
+            return self.inter_subset((parent, seq, kind), r, parts);
+        }
         let at = self.place(parent, r)?;
         let world = |i: u32| self.world_rank(parent, r, i);
         let int_at = |p: &[u8], k: usize| -> Result<i32, String> {
@@ -419,6 +422,84 @@ impl Comms {
             }
         };
         Ok(NewComm::Members(index, list))
+    }
+}
+
+impl Comms {
+    /// MPI_Comm_split or MPI_Comm_create on intercommunicator `inter`: a new
+    /// intercommunicator between the chosen members of each group (of one color, or
+    /// in the group each side named). `parts` are the members' contributions in
+    /// [`Comms::union`] order. No one chosen on either side: MPI_COMM_NULL.
+    fn inter_subset(
+        &mut self,
+        (inter, seq, kind): (u32, u64, CollKind),
+        r: u32,
+        parts: &[Vec<u8>],
+    ) -> Result<NewComm, String> {
+        let (all, at) = self.union(inter, r)?;
+        let first = self.inter[&inter].0.list.len();
+        let me = at.me as usize;
+        let mine = if me < first { 0..first } else { first..all.len() };
+        let other = if me < first { first..all.len() } else { 0..first };
+        let int_at = |p: &[u8], k: usize| -> Result<i32, String> {
+            p.get(4 * k..4 * k + 4)
+                .map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .ok_or_else(|| format!("a {kind:?} contribution of {} bytes", p.len()))
+        };
+        let ranks_of = |p: &[u8]| -> Vec<u32> {
+            p.chunks_exact(4)
+                .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .collect()
+        };
+        // The chosen members of a side, in their new order, and the key of the result.
+        let (pick, key): (Box<dyn Fn(std::ops::Range<usize>) -> Result<Vec<u32>, String>>, i64) = match kind {
+            CollKind::Split => {
+                let color = int_at(&parts[me], 0)?;
+                if color == abi::UNDEFINED {
+                    return Ok(NewComm::Null);
+                }
+                let pick = move |side: std::ops::Range<usize>| -> Result<Vec<u32>, String> {
+                    let mut v = Vec::new();
+                    for i in side {
+                        if int_at(&parts[i], 0)? == color {
+                            v.push((int_at(&parts[i], 1)?, i));
+                        }
+                    }
+                    v.sort_unstable();
+                    Ok(v.into_iter().map(|(_, i)| all[i]).collect())
+                };
+                (Box::new(pick), color as i64)
+            }
+            CollKind::Create => {
+                // Each side's group, as its first member named it.
+                let pick = move |side: std::ops::Range<usize>| -> Result<Vec<u32>, String> {
+                    Ok(ranks_of(&parts[side.start]))
+                };
+                (Box::new(pick), 0)
+            }
+            k => return Err(format!("{k:?} of an intercommunicator")),
+        };
+        let (local, remote) = (pick(mine)?, pick(other)?);
+        if !local.contains(&r) || remote.is_empty() {
+            return Ok(NewComm::Null);
+        }
+        let id = (inter, at.leader, seq, key);
+        let index = match self.made.get(&id) {
+            Some(&i) => i,
+            None => {
+                let i = self.next_index()?;
+                let (a, b) = if local[0] < remote[0] {
+                    (local.clone(), remote.clone())
+                } else {
+                    (remote.clone(), local.clone())
+                };
+                self.table.push(None);
+                self.inter.insert(i, (Members::new(a), Members::new(b)));
+                self.made.insert(id, i);
+                i
+            }
+        };
+        Ok(NewComm::Inter(index, local, remote))
     }
 }
 

@@ -523,7 +523,8 @@ impl<'o> Session<'o> {
         let comm = c.comm;
         let kind = c.kind;
         // A merge or a duplicate of an intercommunicator is one call of both groups.
-        let both = kind == CollKind::Merge || (kind == CollKind::Dup && self.comms.is_inter(comm));
+        let both = kind == CollKind::Merge
+            || (matches!(kind, CollKind::Dup | CollKind::Split | CollKind::Create) && self.comms.is_inter(comm));
         let (at, members) = if both {
             let (all, at) = self.comms.union(comm, r).map_err(Error::Input)?;
             (at, Some(all))
