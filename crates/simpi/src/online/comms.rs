@@ -425,6 +425,10 @@ impl Comms {
     }
 }
 
+/// Chooses the members of one side (a range of union positions) of an
+/// intercommunicator, in their new order.
+type Pick<'a> = dyn Fn(std::ops::Range<usize>) -> Result<Vec<u32>, String> + 'a;
+
 impl Comms {
     /// MPI_Comm_split or MPI_Comm_create on intercommunicator `inter`: a new
     /// intercommunicator between the chosen members of each group (of one color, or
@@ -452,7 +456,7 @@ impl Comms {
                 .collect()
         };
         // The chosen members of a side, in their new order, and the key of the result.
-        let (pick, key): (Box<dyn Fn(std::ops::Range<usize>) -> Result<Vec<u32>, String>>, i64) = match kind {
+        let (pick, key): (Box<Pick>, i64) = match kind {
             CollKind::Split => {
                 let color = int_at(&parts[me], 0)?;
                 if color == abi::UNDEFINED {
