@@ -149,6 +149,19 @@ pub unsafe extern "C" fn MPI_Comm_create(comm: usize, group: usize, newcomm: *mu
     })
 }
 
+/// Makes `call`, which the simulator answers with a new communicator's index.
+fn numbered(c: &mut Client, call: Call) -> Result<u32, Failure> {
+    let reply = c
+        .call(call)
+        .into_iter()
+        .next()
+        .ok_or((abi::err::INTERN, "no communicator in the reply".to_string()))?;
+    match NewComm::decode(&reply.data).map_err(|e| (abi::err::INTERN, e.to_string()))? {
+        NewComm::SameMembers(i) => Ok(i),
+        other => Err((abi::err::INTERN, format!("a communicator answered as {other:?}"))),
+    }
+}
+
 /// # Safety
 /// `newcomm` is writable.
 #[no_mangle]
@@ -167,18 +180,13 @@ pub unsafe extern "C" fn MPI_Comm_create_group(comm: usize, group: usize, tag: c
             *newcomm = abi::COMM_NULL as usize;
             return Ok(());
         }
-        let reply = c
-            .call(Call::GroupComm {
+        let index = numbered(
+            c,
+            Call::GroupComm {
                 members: g.to_vec(),
                 tag,
-            })
-            .into_iter()
-            .next()
-            .ok_or((abi::err::INTERN, "no communicator in the reply".to_string()))?;
-        let index = match NewComm::decode(&reply.data).map_err(|e| (abi::err::INTERN, e.to_string()))? {
-            NewComm::SameMembers(i) => i,
-            other => return Err((abi::err::INTERN, format!("a communicator answered as {other:?}"))),
-        };
+            },
+        )?;
         *newcomm = c.add_comm(index, Some(g), None)? as usize;
         Ok(())
     })
@@ -430,19 +438,14 @@ pub unsafe extern "C" fn MPI_Intercomm_create(
             local_comm,
         )?;
         blocking(c, p)?;
-        let reply = c
-            .call(Call::Intercomm {
+        let index = numbered(
+            c,
+            Call::Intercomm {
                 local: local.clone(),
                 remote: remote.clone(),
                 tag,
-            })
-            .into_iter()
-            .next()
-            .ok_or((abi::err::INTERN, "no communicator in the reply".to_string()))?;
-        let index = match NewComm::decode(&reply.data).map_err(|e| (abi::err::INTERN, e.to_string()))? {
-            NewComm::SameMembers(i) => i,
-            other => return Err((abi::err::INTERN, format!("an intercommunicator answered as {other:?}"))),
-        };
+            },
+        )?;
         *newcomm = c.add_comm(index, Some(local.into()), Some(remote.into()))? as usize;
         Ok(())
     })
