@@ -58,16 +58,11 @@ fn prepared(
     data: Vec<u8>,
     finish: impl Fn(Vec<u8>) -> Result<(), Failure> + 'static,
 ) -> Result<Prepared, Failure> {
-    if cm.remote.is_some() {
-        return Err((
-            abi::err::UNSUPPORTED_OPERATION,
-            format!("a collective on {}, an intercommunicator: not simulated yet", cm.name()),
-        ));
-    }
-    if args.root < 0 || args.root as u32 >= cm.size {
+    let inter_root = cm.remote.is_some() && (args.root == abi::ROOT || args.root == abi::PROC_NULL);
+    if !inter_root && (args.root < 0 || args.root as u32 >= cm.peers()) {
         return Err((
             abi::err::ROOT,
-            format!("root {} is not in {} (size {})", args.root, cm.name(), cm.size),
+            format!("root {} is not in {} (size {})", args.root, cm.name(), cm.peers()),
         ));
     }
     Ok(Prepared {
@@ -222,6 +217,28 @@ unsafe fn contribution(sendbuf: *const c_void, recvbuf: *mut c_void, t: &Typed) 
     t.read(from as *const u8)
 }
 
+/// A rank's part in a rooted collective.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Role {
+    /// The root.
+    Root,
+    /// A rank that gives data to the root or gets data from it.
+    Other,
+    /// On an intercommunicator, a rank of the root's group other than the root
+    /// (MPI_PROC_NULL): it takes no part in the data.
+    Idle,
+}
+
+fn role(cm: &Comm, root: c_int) -> Role {
+    match (cm.remote.is_some(), root) {
+        (true, abi::ROOT) => Role::Root,
+        (true, abi::PROC_NULL) => Role::Idle,
+        (true, _) => Role::Other,
+        (false, r) if r == cm.rank as c_int => Role::Root,
+        (false, _) => Role::Other,
+    }
+}
+
 /// Bytes `from..from + len` of `v`, or an internal error.
 fn slice(v: &[u8], from: u64, len: u64) -> Result<Vec<u8>, Failure> {
     v.get(from as usize..(from + len) as usize)
@@ -275,15 +292,17 @@ pub(crate) unsafe fn bcast(
 ) -> Result<Prepared, Failure> {
     let cm = c.comm(comm)?;
     let t = c.typed(count.into(), datatype)?;
-    let me = root == cm.rank as c_int;
-    let data = if me { t.read(buf as *const u8)? } else { Vec::new() };
+    let part = role(&cm, root);
+    let data = if part == Role::Root {
+        t.read(buf as *const u8)?
+    } else {
+        Vec::new()
+    };
     let a = Args::new(CollKind::Bcast, root, t.bytes());
-    prepared(
-        cm,
-        a,
-        data,
-        move |out| if me { Ok(()) } else { t.write(buf as *mut u8, &out) },
-    )
+    prepared(cm, a, data, move |out| match part {
+        Role::Other => t.write(buf as *mut u8, &out),
+        _ => Ok(()),
+    })
 }
 both!(MPI_Bcast MPI_Ibcast MPI_Bcast_init bcast (buf: *mut c_void, count: c_int, datatype: usize, root: c_int, comm: usize));
 
@@ -300,9 +319,15 @@ unsafe fn reduce(
 ) -> Result<Prepared, Failure> {
     let cm = c.comm(comm)?;
     let t = c.typed(count.into(), datatype)?;
-    let me = root == cm.rank as c_int;
-    // Only the root's receive buffer matters (in place: only the root's).
-    let data = contribution(sendbuf, if me { recvbuf } else { sendbuf as *mut c_void }, &t)?;
+    let part = role(&cm, root);
+    let me = part == Role::Root;
+    // Only the root's receive buffer matters (in place: only the root's); on an
+    // intercommunicator only the other group contributes.
+    let data = match part {
+        Role::Root if cm.remote.is_some() => Vec::new(),
+        Role::Idle => Vec::new(),
+        _ => contribution(sendbuf, if me { recvbuf } else { sendbuf as *mut c_void }, &t)?,
+    };
     let (mut a, user) = reduction(c, CollKind::Reduce, op, &t)?;
     a.root = root;
     prepared(cm, a, data, move |out| {
@@ -386,7 +411,7 @@ unsafe fn reduce_scatter_block(
 ) -> Result<Prepared, Failure> {
     let cm = c.comm(comm)?;
     let block = c.typed(recvcount.into(), datatype)?;
-    let all = c.typed(i64::from(recvcount) * i64::from(cm.size), datatype)?;
+    let all = c.typed(i64::from(recvcount) * i64::from(cm.peers()), datatype)?;
     let data = contribution(sendbuf, recvbuf, &all)?;
     let (a, user) = reduction(c, CollKind::ReduceScatterBlock, op, &block)?;
     let me = u64::from(cm.rank);
@@ -443,7 +468,9 @@ unsafe fn gather(
     comm: usize,
 ) -> Result<Prepared, Failure> {
     let cm = c.comm(comm)?;
-    let me = cm.rank as c_int == root;
+    let part = role(&cm, root);
+    let inter = cm.remote.is_some();
+    let me = part == Role::Root;
     let place = me && in_place(sendbuf);
     let recv = if me {
         Some(c.typed(recvcount.into(), recvtype)?)
@@ -452,10 +479,16 @@ unsafe fn gather(
     };
     let data = match &recv {
         Some(r) if place => r.read(r.block_at(recvbuf as *const u8, cm.rank.into()))?,
+        // On an intercommunicator the root's group gives nothing.
+        _ if inter && part != Role::Other => Vec::new(),
         _ => c.typed(sendcount.into(), sendtype)?.read(sendbuf as *const u8)?,
     };
-    let n = u64::from(cm.size);
-    let a = Args::new(CollKind::Gather, root, data.len() as u64);
+    let n = u64::from(cm.peers());
+    let unit = match &recv {
+        Some(r) if inter => r.bytes(),
+        _ => data.len() as u64,
+    };
+    let a = Args::new(CollKind::Gather, root, unit);
     prepared(cm, a, data, move |out| match &recv {
         Some(r) => r.with_count(r.count * n).write(recvbuf as *mut u8, &out),
         None => Ok(()),
@@ -481,7 +514,7 @@ unsafe fn allgather(
     } else {
         c.typed(sendcount.into(), sendtype)?.read(sendbuf as *const u8)?
     };
-    let all = r.with_count(r.count * u64::from(cm.size));
+    let all = r.with_count(r.count * u64::from(cm.peers()));
     let a = Args::new(CollKind::Allgather, 0, data.len() as u64);
     prepared(cm, a, data, move |out| all.write(recvbuf as *mut u8, &out))
 }
@@ -500,19 +533,24 @@ unsafe fn scatter(
     comm: usize,
 ) -> Result<Prepared, Failure> {
     let cm = c.comm(comm)?;
-    let me = cm.rank as c_int == root;
-    let place = me && in_place(recvbuf);
+    let part = role(&cm, root);
+    let me = part == Role::Root;
+    // The root keeps its block in place; on an intercommunicator the root's group
+    // gets nothing.
+    let quiet = (me && in_place(recvbuf)) || (cm.remote.is_some() && part != Role::Other);
     let recv = c.typed(recvcount.into(), recvtype);
-    let (data, block) = if me {
-        let s = c.typed(sendcount.into(), sendtype)?;
-        let all = s.with_count(s.count * u64::from(cm.size));
-        (all.read(sendbuf as *const u8)?, s.bytes())
-    } else {
-        (Vec::new(), recv.clone()?.bytes())
+    let (data, block) = match part {
+        Role::Root => {
+            let s = c.typed(sendcount.into(), sendtype)?;
+            let all = s.with_count(s.count * u64::from(cm.peers()));
+            (all.read(sendbuf as *const u8)?, s.bytes())
+        }
+        Role::Idle => (Vec::new(), 0),
+        Role::Other => (Vec::new(), recv.clone()?.bytes()),
     };
     let a = Args::new(CollKind::Scatter, root, block);
     prepared(cm, a, data, move |out| {
-        if place {
+        if quiet {
             Ok(())
         } else {
             recv.clone()?.write(recvbuf as *mut u8, &out)
@@ -533,7 +571,7 @@ unsafe fn alltoall(
     comm: usize,
 ) -> Result<Prepared, Failure> {
     let cm = c.comm(comm)?;
-    let n = u64::from(cm.size);
+    let n = u64::from(cm.peers());
     let r = c.typed(recvcount.into(), recvtype)?;
     let (from, s) = if in_place(sendbuf) {
         (recvbuf as *const u8, r.clone())

@@ -50,6 +50,37 @@ int main(int argc, char **argv) {
         MPI_Recv(&v, 1, MPI_INT, 0, 5, dup, MPI_STATUS_IGNORE);
         CHECK(5, v == 0);
     }
+    /* Collectives across: the odd group's rank 0 is the root of the rooted ones. */
+    int osum = 0, esum = 0, x = -1, got2[64], mine2[64];
+    for (int r = 0; r < size; r++) {
+        if (r % 2) osum += r;
+        else esum += r;
+    }
+    MPI_Barrier(inter);
+    int root = odd ? (lrank == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
+    if (odd && lrank == 0) x = 99;
+    MPI_Bcast(&x, 1, MPI_INT, root, inter);
+    CHECK(10, odd ? (lrank == 0 ? x == 99 : x == -1) : x == 99);
+    int s = -1;
+    MPI_Allreduce(&rank, &s, 1, MPI_INT, MPI_SUM, inter);
+    CHECK(11, s == (odd ? esum : osum));
+    s = -1;
+    MPI_Reduce(&rank, &s, 1, MPI_INT, MPI_SUM, root, inter);
+    CHECK(12, (odd && lrank == 0) ? s == esum : s == -1);
+    for (int k = 0; k < 64; k++) got2[k] = -1;
+    MPI_Gather(&rank, 1, MPI_INT, got2, 1, MPI_INT, root, inter);
+    if (odd && lrank == 0)
+        for (int k = 0; k < neven; k++) CHECK(13, got2[k] == 2 * k);
+    for (int k = 0; k < 64; k++) mine2[k] = 1000 + k;
+    x = -1;
+    MPI_Scatter(mine2, 1, MPI_INT, &x, 1, MPI_INT, root, inter);
+    CHECK(14, odd ? x == -1 : x == 1000 + lrank);
+    MPI_Allgather(&rank, 1, MPI_INT, got2, 1, MPI_INT, inter);
+    for (int k = 0; k < (odd ? neven : nodd); k++) CHECK(15, got2[k] == 2 * k + !odd);
+    for (int k = 0; k < 64; k++) mine2[k] = rank * 100 + k;
+    MPI_Alltoall(mine2, 1, MPI_INT, got2, 1, MPI_INT, inter);
+    for (int k = 0; k < (odd ? neven : nodd); k++) CHECK(16, got2[k] == (2 * k + !odd) * 100 + lrank);
+
     /* Split of the intercommunicator: rank 0 of each group apart (color 1) from the
      * others (color 0). */
     MPI_Comm part;

@@ -29,7 +29,16 @@ struct Instance {
     prefixes: Vec<Vec<u8>>,
     /// Ranks that took their result.
     delivered: u32,
+    /// On an intercommunicator: how many of the ranks (the first ones, in
+    /// [`super::comms::Comms::union`] order) are the first group.
+    first_group: Option<usize>,
+    /// On an intercommunicator: each rank's root argument (MPI_ROOT, MPI_PROC_NULL or
+    /// a rank of the other group), as the wire carries it.
+    roots: Vec<u32>,
 }
+
+/// MPI_ROOT and MPI_PROC_NULL as a collective's root field carries them.
+const ROOT: u32 = abi::ROOT as u32;
 
 /// The collectives in progress, by [`CallKey`] (the k-th collective call of every rank
 /// on a communicator is the same call).
@@ -52,6 +61,19 @@ impl Collectives {
     /// collective call `c` there; returns the call's key. A call that differs from the
     /// other ranks' in kind, root or size is an error.
     pub fn join(&mut self, world: u32, at: Place, c: Collective) -> Result<CallKey, String> {
+        self.join_sides(world, at, c, None)
+    }
+
+    /// [`Collectives::join`] on an intercommunicator whose first group has
+    /// `first_group` ranks (`at` is the rank's place in both groups together), or on
+    /// an intracommunicator (`None`).
+    pub fn join_sides(
+        &mut self,
+        world: u32,
+        at: Place,
+        c: Collective,
+        first_group: Option<usize>,
+    ) -> Result<CallKey, String> {
         let next = self.next[world as usize].entry(c.comm).or_insert(0);
         let seq = *next;
         *next += 1;
@@ -70,9 +92,17 @@ impl Collectives {
             reduced: None,
             prefixes: Vec::new(),
             delivered: 0,
+            first_group,
+            roots: vec![0; size],
         });
         let f = &inst.first;
-        if f.kind != c.kind || f.root != c.root || f.count != c.count || f.datatype != c.datatype || f.op != c.op {
+        // On an intercommunicator the ranks name the root differently.
+        // On an intercommunicator the ranks name the root differently, and the ranks
+        // of the root's group other than the root pass no size.
+        let inter = inst.first_group.is_some();
+        let same_root = f.root == c.root || inter;
+        let same_count = f.count == c.count || inter;
+        if f.kind != c.kind || !same_root || !same_count || f.datatype != c.datatype || f.op != c.op {
             return Err(format!(
                 "collective call #{seq} on communicator {} differs between ranks: rank {} called {:?} \
                  (root {}, count {}, datatype {:#x}, op {:#x}), rank {rank} {:?} (root {}, count {}, \
@@ -91,7 +121,12 @@ impl Collectives {
                 c.op
             ));
         }
-        let blocks_sent = c.kind == CollKind::Alltoallv || (c.kind == CollKind::Scatterv && rank == c.root);
+        let is_root = match inst.first_group {
+            Some(_) => c.root == ROOT,
+            None => rank == c.root,
+        };
+        let blocks_sent = c.kind == CollKind::Alltoallv || (c.kind == CollKind::Scatterv && is_root);
+        inst.roots[rank as usize] = c.root;
         if blocks_sent && c.send_counts.iter().sum::<u64>() != c.data.len() as u64 {
             return Err(format!(
                 "rank {rank}: the {:?}'s blocks do not add up to its data",
@@ -129,6 +164,14 @@ impl Collectives {
             .open
             .get_mut(&key)
             .ok_or_else(|| format!("collective #{seq} is unknown"))?;
+        if let Some(first) = inst.first_group {
+            let out = inter_result(inst, rank as usize, first)?;
+            inst.delivered += 1;
+            if inst.delivered == inst.size {
+                self.open.remove(&key);
+            }
+            return Ok(out);
+        }
         let n = inst.size as usize;
         let c = &inst.first;
         let r = rank as usize;
@@ -255,6 +298,112 @@ impl Collectives {
         }
         Ok(out)
     }
+}
+
+/// What rank `me` (a position in both groups together) of an intercommunicator
+/// collective receives: the other group's contributions, as MPI defines each
+/// collective there.
+fn inter_result(inst: &mut Instance, me: usize, first: usize) -> Result<Vec<u8>, String> {
+    let n = inst.size as usize;
+    let c = &inst.first;
+    let (mine, other) = if me < first {
+        (0..first, first..n)
+    } else {
+        (first..n, 0..first)
+    };
+    let i = me - mine.start;
+    let part = |k: usize| {
+        inst.contributions[k]
+            .as_deref()
+            .ok_or_else(|| format!("rank {k}'s contribution is not there yet"))
+    };
+    let block = |data: &[u8], j: usize, len: usize| -> Result<Vec<u8>, String> {
+        data.get(j * len..(j + 1) * len)
+            .map(<[u8]>::to_vec)
+            .ok_or_else(|| format!("a buffer of {} bytes has no block {j}", data.len()))
+    };
+    let concat = |ks: std::ops::Range<usize>| -> Result<Vec<u8>, String> {
+        let mut all = Vec::new();
+        for k in ks {
+            all.extend_from_slice(part(k)?);
+        }
+        Ok(all)
+    };
+    let reduce = |ks: std::ops::Range<usize>| -> Result<Vec<u8>, String> {
+        if c.op == abi::OP_USER {
+            return concat(ks);
+        }
+        let mut acc: Option<Vec<u8>> = None;
+        for k in ks {
+            let x = part(k)?;
+            match &mut acc {
+                None => acc = Some(x.to_vec()),
+                Some(a) => combine(c.op, c.datatype, a, x)?,
+            }
+        }
+        Ok(acc.unwrap_or_default())
+    };
+    // The rank that passed MPI_ROOT, in the other group.
+    let root = || {
+        other
+            .clone()
+            .find(|&k| inst.roots[k] == ROOT)
+            .ok_or_else(|| "no rank of the other group is the root".to_string())
+    };
+    let receives = inst.roots[me] != ROOT && inst.roots[me] != abi::PROC_NULL as u32;
+    Ok(match c.kind {
+        CollKind::Barrier => Vec::new(),
+        CollKind::Bcast if receives => part(root()?)?.to_vec(),
+        CollKind::Reduce | CollKind::Gather | CollKind::Gatherv if inst.roots[me] == ROOT => match c.kind {
+            CollKind::Reduce => reduce(other)?,
+            _ => concat(other)?,
+        },
+        CollKind::Allreduce => reduce(other)?,
+        CollKind::Allgather | CollKind::Allgatherv => concat(other)?,
+        CollKind::Scatter if receives => {
+            let data = part(root()?)?;
+            block(data, i, data.len() / mine.len().max(1))?
+        }
+        CollKind::Scatterv if receives => {
+            let r = root()?;
+            let shares = &inst.send_counts[r];
+            let off: u64 = shares.iter().take(i).sum();
+            let len = shares.get(i).copied().unwrap_or(0);
+            part(r)?
+                .get(off as usize..(off + len) as usize)
+                .map(<[u8]>::to_vec)
+                .ok_or_else(|| "the root's blocks exceed its data".to_string())?
+        }
+        CollKind::Alltoall => {
+            let mut v = Vec::new();
+            for k in other {
+                let data = part(k)?;
+                v.extend(block(data, i, data.len() / mine.len().max(1))?);
+            }
+            v
+        }
+        CollKind::Alltoallv => {
+            let mut v = Vec::new();
+            for k in other {
+                let counts = &inst.send_counts[k];
+                let off: u64 = counts.iter().take(i).sum();
+                let len = counts.get(i).copied().unwrap_or(0);
+                v.extend_from_slice(
+                    part(k)?
+                        .get(off as usize..(off + len) as usize)
+                        .ok_or_else(|| "blocks beyond a rank's data".to_string())?,
+                );
+            }
+            v
+        }
+        // The other group's vectors reduced, then cut among this group.
+        CollKind::ReduceScatterBlock if c.op != abi::OP_USER => {
+            let all = reduce(other)?;
+            block(&all, i, all.len() / mine.len().max(1))?
+        }
+        CollKind::ReduceScatterBlock => reduce(other)?,
+        _ => Vec::new(),
+    })
 }
 
 #[cfg(test)]

@@ -167,6 +167,15 @@ impl Comms {
         Ok(i)
     }
 
+    /// How many ranks the first group of intercommunicator `comm` has (the first
+    /// ones in [`Comms::union`] order).
+    pub fn first_group(&self, comm: u32) -> Result<usize, String> {
+        self.inter
+            .get(&comm)
+            .map(|(a, _)| a.list.len())
+            .ok_or_else(|| format!("communicator {comm} is not an intercommunicator"))
+    }
+
     /// Whether `comm` is an intercommunicator.
     pub fn is_inter(&self, comm: u32) -> bool {
         self.inter.contains_key(&comm)

@@ -525,7 +525,26 @@ impl<'o> Session<'o> {
         // A merge or a duplicate of an intercommunicator is one call of both groups.
         let both = kind == CollKind::Merge
             || (matches!(kind, CollKind::Dup | CollKind::Split | CollKind::Create) && self.comms.is_inter(comm));
-        let (at, members) = if both {
+        let inter = self.comms.is_inter(comm) && !both;
+        if inter
+            && !matches!(
+                kind,
+                CollKind::Barrier
+                    | CollKind::Bcast
+                    | CollKind::Reduce
+                    | CollKind::Allreduce
+                    | CollKind::Gather
+                    | CollKind::Scatter
+                    | CollKind::Allgather
+                    | CollKind::Alltoall
+                    | CollKind::ReduceScatterBlock
+            )
+        {
+            return Err(Error::Input(format!(
+                "rank {r}: {kind:?} on intercommunicator {comm}: not simulated yet"
+            )));
+        }
+        let (at, members) = if both || inter {
             let (all, at) = self.comms.union(comm, r).map_err(Error::Input)?;
             (at, Some(all))
         } else {
@@ -537,8 +556,24 @@ impl<'o> Session<'o> {
             };
             (at, members)
         };
-        let spec = spec_of(&c, at.size, at.me)?;
-        let key = self.colls.join(r, at, c).map_err(Error::Input)?;
+        let (spec, key) = if inter {
+            // Timed as the same collective over both groups, rooted at the first rank
+            // of the root's group (the ranks of that group other than the root do not
+            // know which one it is).
+            let first = self.comms.first_group(comm).map_err(Error::Input)?;
+            let mine_first = if (at.me as usize) < first { 0 } else { first as u32 };
+            let other_first = if (at.me as usize) < first { first as u32 } else { 0 };
+            let root_side = c.root == abi::ROOT as u32 || c.root == abi::PROC_NULL as u32;
+            let root = if root_side { mine_first } else { other_first };
+            let spec = spec_of(&c, at.size, at.me, root)?;
+            (
+                spec,
+                self.colls.join_sides(r, at, c, Some(first)).map_err(Error::Input)?,
+            )
+        } else {
+            let spec = spec_of(&c, at.size, at.me, c.root)?;
+            (spec, self.colls.join(r, at, c).map_err(Error::Input)?)
+        };
         let call = if kind == CollKind::Dup {
             // Numbering the copy needs no message (SMPI's does not either).
             DCall::Compute(0)
@@ -802,7 +837,7 @@ fn engine_error(e: simpi_mpi::Error) -> Error {
 }
 
 /// The engine's description of collective `c` on rank `me` of `n`.
-fn spec_of(c: &Collective, n: u32, me: u32) -> Result<CollSpec, Error> {
+fn spec_of(c: &Collective, n: u32, me: u32, root: u32) -> Result<CollSpec, Error> {
     let elem = abi::datatype(c.datatype).map(|t| t.size).unwrap_or(1).max(1);
     let vector = c
         .count
@@ -830,11 +865,11 @@ fn spec_of(c: &Collective, n: u32, me: u32) -> Result<CollSpec, Error> {
         CollKind::Allgatherv => (Coll::Allgatherv, 0),
         CollKind::ReduceScatter => (Coll::ReduceScatter, 0),
     };
-    if c.root >= n {
-        return Err(Error::Input(format!("rank {me}: root {} does not exist", c.root)));
+    if root >= n {
+        return Err(Error::Input(format!("rank {me}: root {root} does not exist")));
     }
     let mut spec = CollSpec::new(coll, n, me, bytes);
-    spec.root = c.root;
+    spec.root = root;
     spec.elem = elem;
     let per_rank = |v: &[u64], what: &str| -> Result<Vec<u64>, Error> {
         if v.len() == n as usize {
