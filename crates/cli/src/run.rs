@@ -52,6 +52,10 @@ pub struct RunArgs {
     /// Seconds each MPI_Test costs (SimGrid's smpi/test).
     #[arg(long, default_value_t = 1e-4)]
     test_cost: f64,
+    /// Seconds each read of the clock (MPI_Wtime) costs (SimGrid's smpi/wtime): a loop
+    /// that waits for the clock to advance ends even with --compute none.
+    #[arg(long, default_value_t = 1e-8)]
+    wtime_cost: f64,
     /// Where the simulator and the ranks run: one (a single core: fastest when ranks
     /// compute little between calls) or all (the cores this process may use) [default:
     /// one with --compute none, all with --compute measure].
@@ -84,6 +88,7 @@ pub const TAKES_VALUE: &[&str] = &[
     "--compute",
     "--compute-scale",
     "--test-cost",
+    "--wtime-cost",
     "--cores",
     "--json",
 ];
@@ -124,6 +129,13 @@ pub fn run(a: RunArgs) -> Result<(), (u8, String)> {
         )));
     }
     let test_cost_ps = SimTime::from_secs_f64(a.test_cost).0;
+    if !(a.wtime_cost.is_finite() && a.wtime_cost >= 0.0 && a.wtime_cost * 1e12 < u64::MAX as f64) {
+        return Err(usage(format!(
+            "--wtime-cost must be a time in seconds on the simulated clock, not {}",
+            a.wtime_cost
+        )));
+    }
+    let clock_cost_ps = SimTime::from_secs_f64(a.wtime_cost).0;
     let compute = match a.compute.as_str() {
         "none" => Compute::None,
         _ => Compute::Measure {
@@ -171,6 +183,7 @@ pub fn run(a: RunArgs) -> Result<(), (u8, String)> {
         colls: &colls,
         compute,
         test_cost_ps,
+        clock_cost_ps,
         one_core: match a.cores.as_deref() {
             Some(c) => c == "one",
             None => matches!(compute, Compute::None),

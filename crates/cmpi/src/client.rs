@@ -164,6 +164,10 @@ pub struct Client {
     now_ps: u64,
     /// Simulated picoseconds per nanosecond of CPU time (0: compute not simulated).
     scale: f64,
+    /// What one read of the clock costs, in simulated picoseconds.
+    clock_cost_ps: u64,
+    /// What the clock reads since the last return cost, in simulated picoseconds.
+    clock_ps: u64,
     cpu_at_reply: u64,
     next_request: u64,
     /// The requests in flight, by the value `MPI_Request` holds.
@@ -324,6 +328,8 @@ impl Client {
             size: 0,
             now_ps: 0,
             scale: 0.0,
+            clock_cost_ps: 0,
+            clock_ps: 0,
             cpu_at_reply: 0,
             next_request: FIRST_REQUEST,
             requests: HashMap::new(),
@@ -355,11 +361,13 @@ impl Client {
                 size,
                 now_ps,
                 compute_scale,
+                clock_cost_ps,
             } => {
                 c.rank = rank;
                 c.size = size;
                 c.now_ps = now_ps;
                 c.scale = compute_scale;
+                c.clock_cost_ps = clock_cost_ps;
                 c.cpu_at_reply = cpu_ns();
                 Ok(c)
             }
@@ -395,7 +403,12 @@ impl Client {
     /// simulation lets the rank go on; returns what it received.
     pub fn call(&mut self, call: Call) -> Vec<Completion> {
         let compute_ns = cpu_ns().saturating_sub(self.cpu_at_reply);
-        match self.exchange(&Request::Call { compute_ns, call }) {
+        let clock_ps = std::mem::take(&mut self.clock_ps);
+        match self.exchange(&Request::Call {
+            compute_ns,
+            clock_ps,
+            call,
+        }) {
             Reply::Done { now_ps, completions } => {
                 self.now_ps = now_ps;
                 self.cpu_at_reply = cpu_ns();
@@ -406,10 +419,12 @@ impl Client {
     }
 
     /// The simulated time now, in seconds: the last return's time plus the CPU time
-    /// since, scaled.
-    pub fn wtime(&self) -> f64 {
+    /// since, scaled, plus what the clock reads since cost (this one included, as
+    /// SMPI's `smpi/wtime`: a loop that waits for the clock to advance ends).
+    pub fn wtime(&mut self) -> f64 {
+        self.clock_ps = self.clock_ps.saturating_add(self.clock_cost_ps);
         let since = cpu_ns().saturating_sub(self.cpu_at_reply) as f64 * self.scale;
-        (self.now_ps as f64 + since) * 1e-12
+        (self.now_ps as f64 + since + self.clock_ps as f64) * 1e-12
     }
 
     /// A new request value.

@@ -37,6 +37,7 @@ fn built() -> &'static PathBuf {
             "topo",
             "errhan",
             "intercomm",
+            "clockwait",
         ] {
             let status = Command::new(env!("CARGO_BIN_EXE_simpicc"))
                 .args(["-O1", "-Wall", "-Werror", "-o"])
@@ -58,6 +59,11 @@ fn built() -> &'static PathBuf {
 }
 
 fn simulate(program: &str, args: &[&str], ranks: u32) -> Result<RunOutcome, Error> {
+    simulate_clock(program, args, ranks, 0)
+}
+
+/// [`simulate`] with clock reads costing `clock_cost_ps`.
+fn simulate_clock(program: &str, args: &[&str], ranks: u32, clock_cost_ps: u64) -> Result<RunOutcome, Error> {
     let colls = CollChoice::by_name("ompi").unwrap();
     run(RunOptions {
         program: built().join(program).into_os_string(),
@@ -70,6 +76,7 @@ fn simulate(program: &str, args: &[&str], ranks: u32) -> Result<RunOutcome, Erro
         colls: &colls,
         compute: Compute::None,
         test_cost_ps: US,
+        clock_cost_ps,
         one_core: true,
     })
 }
@@ -217,4 +224,11 @@ fn intercommunicators_join_two_groups_for_messages_and_merge_into_one() {
     for ranks in [2, 5, 6] {
         simulate("intercomm", &[], ranks).unwrap_or_else(|e| panic!("{ranks} ranks: {e}"));
     }
+}
+
+#[test]
+fn a_loop_waiting_on_the_clock_ends_because_each_read_costs_time() {
+    // 101 reads of 10 ns: the header comment of clockwait.c works the time out.
+    let out = simulate_clock("clockwait", &[], 2, 10_000).unwrap();
+    assert_eq!(out.end_times, vec![SimTime(1_010_000); 2]);
 }

@@ -358,10 +358,13 @@ pub enum Request {
     /// The first message of a rank: it called MPI_Init.
     Hello,
     /// A call, after `compute_ns` nanoseconds of CPU time since the rank last returned
-    /// from the simulator.
+    /// from the simulator, and `clock_ps` picoseconds of simulated time its reads of
+    /// the clock cost meanwhile (MPI_Wtime; a loop that waits on the clock advances).
     Call {
         /// CPU time spent since the last reply.
         compute_ns: u64,
+        /// Simulated time the rank's clock reads cost since the last reply.
+        clock_ps: u64,
         /// The call.
         call: Call,
     },
@@ -399,6 +402,8 @@ pub enum Reply {
         /// Simulated picoseconds per nanosecond of this machine's CPU time (0: compute
         /// is not simulated).
         compute_scale: f64,
+        /// What one read of the clock (MPI_Wtime) costs, in simulated picoseconds.
+        clock_cost_ps: u64,
     },
     /// The call returned at simulated time `now_ps`, with what it received.
     Done {
@@ -421,9 +426,14 @@ impl Request {
         let mut w = Writer::default();
         match self {
             Request::Hello => w.u8(0),
-            Request::Call { compute_ns, call } => {
+            Request::Call {
+                compute_ns,
+                clock_ps,
+                call,
+            } => {
                 w.u8(1);
                 w.u64(*compute_ns);
+                w.u64(*clock_ps);
                 encode_call(&mut w, call);
             }
             Request::Abort { code, message } => {
@@ -442,6 +452,7 @@ impl Request {
             0 => Request::Hello,
             1 => Request::Call {
                 compute_ns: r.u64()?,
+                clock_ps: r.u64()?,
                 call: decode_call(&mut r)?,
             },
             2 => Request::Abort {
@@ -657,12 +668,14 @@ impl Reply {
                 size,
                 now_ps,
                 compute_scale,
+                clock_cost_ps,
             } => {
                 w.u8(0);
                 w.u32(*rank);
                 w.u32(*size);
                 w.u64(*now_ps);
                 w.u64(compute_scale.to_bits());
+                w.u64(*clock_cost_ps);
             }
             Reply::Done { now_ps, completions } => {
                 w.u8(1);
@@ -691,6 +704,7 @@ impl Reply {
                 size: r.u32()?,
                 now_ps: r.u64()?,
                 compute_scale: f64::from_bits(r.u64()?),
+                clock_cost_ps: r.u64()?,
             },
             1 => {
                 let now_ps = r.u64()?;
@@ -726,6 +740,7 @@ mod tests {
             Request::Hello,
             Request::Call {
                 compute_ns: 7,
+                clock_ps: 0,
                 call: Call::Send {
                     comm: 2,
                     to: 3,
@@ -735,6 +750,7 @@ mod tests {
             },
             Request::Call {
                 compute_ns: 0,
+                clock_ps: 0,
                 call: Call::Irecv {
                     comm: 0,
                     from: abi::ANY_SOURCE,
@@ -745,10 +761,12 @@ mod tests {
             },
             Request::Call {
                 compute_ns: 1,
+                clock_ps: 0,
                 call: Call::Wait { requests: vec![4, 5] },
             },
             Request::Call {
                 compute_ns: 2,
+                clock_ps: 0,
                 call: Call::Collective(Collective {
                     kind: CollKind::ReduceScatterBlock,
                     comm: 1,
@@ -769,6 +787,7 @@ mod tests {
         let mut reqs = reqs;
         reqs.push(Request::Call {
             compute_ns: 7,
+            clock_ps: 0,
             call: Call::GroupComm {
                 members: vec![3, 1],
                 tag: -4,
@@ -776,6 +795,7 @@ mod tests {
         });
         reqs.push(Request::Call {
             compute_ns: 6,
+            clock_ps: 0,
             call: Call::Intercomm {
                 local: vec![0, 2],
                 remote: vec![1],
@@ -784,6 +804,7 @@ mod tests {
         });
         reqs.push(Request::Call {
             compute_ns: 5,
+            clock_ps: 0,
             call: Call::Iprobe {
                 comm: 2,
                 from: abi::ANY_SOURCE,
@@ -793,6 +814,7 @@ mod tests {
         for how in COMPLETINGS {
             reqs.push(Request::Call {
                 compute_ns: 3,
+                clock_ps: 0,
                 call: Call::Completing {
                     requests: vec![8, 6],
                     how,
@@ -813,6 +835,7 @@ mod tests {
             };
             reqs.push(Request::Call {
                 compute_ns: 4,
+                clock_ps: 0,
                 call: Call::ICollective {
                     request: 77,
                     coll: coll.clone(),
@@ -820,6 +843,7 @@ mod tests {
             });
             reqs.push(Request::Call {
                 compute_ns: 4,
+                clock_ps: 0,
                 call: Call::Collective(coll),
             });
         }
@@ -832,6 +856,7 @@ mod tests {
                 size: 2,
                 now_ps: 3,
                 compute_scale: 0.5,
+                clock_cost_ps: 10_000,
             },
             Reply::Done {
                 now_ps: 4,
@@ -864,6 +889,7 @@ mod tests {
     fn truncated_or_padded_frames_are_errors() {
         let body = Request::Call {
             compute_ns: 1,
+            clock_ps: 0,
             call: Call::Send {
                 comm: 0,
                 to: 1,

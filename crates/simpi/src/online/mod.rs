@@ -61,6 +61,9 @@ pub struct RunOptions<'a> {
     pub compute: Compute,
     /// What each MPI_Test costs, in picoseconds (SimGrid's `smpi/test`).
     pub test_cost_ps: u64,
+    /// What each read of the clock (MPI_Wtime) costs, in picoseconds (SimGrid's
+    /// `smpi/wtime`): a loop that waits for the clock to advance then ends.
+    pub clock_cost_ps: u64,
     /// Run the simulator and every rank on one core (as SMPI runs everything in one
     /// thread): each blocking call hands the CPU over twice, and on this VM a hand-over
     /// to another core cost 3 times one on the same core. Spread them (false) when
@@ -314,12 +317,16 @@ impl<'o> Session<'o> {
                 match ranks.receive(r).map_err(Error::Input)? {
                     Request::Hello => return Err(Error::Input(format!("rank {r} called MPI_Init twice"))),
                     Request::Abort { code, message } => return Err(aborted(r, code, &message)),
-                    Request::Call { compute_ns, call } => {
+                    Request::Call {
+                        compute_ns,
+                        clock_ps,
+                        call,
+                    } => {
                         self.calls += 1;
                         if !matches!(call, Call::Iprobe { .. }) {
                             self.progress += 1;
                         }
-                        self.post(&mut d, r, compute_ns, call)?;
+                        self.post(&mut d, r, (compute_ns, clock_ps), call)?;
                         // A finalized rank never goes on again: it is answered now.
                         if self.finalized[r as usize] {
                             ranks
@@ -367,21 +374,27 @@ impl<'o> Session<'o> {
         &mut self,
         d: &mut Driver<R>,
         r: u32,
-        compute_ns: u64,
+        (compute_ns, clock_ps): (u64, u64),
         call: Call,
     ) -> Result<(), Error> {
         self.call_at = d.now().0;
+        // The CPU time between calls (if simulated) and what the clock reads cost.
+        let mut ps = clock_ps;
         if let Compute::Measure { ps_per_ns } = self.opts.compute {
-            let ps = (compute_ns as f64 * ps_per_ns).round();
-            if ps >= u64::MAX as f64 {
-                return Err(Error::Input(format!(
+            let cpu = (compute_ns as f64 * ps_per_ns).round();
+            ps = match cpu {
+                c if c < u64::MAX as f64 => ps.checked_add(c as u64),
+                _ => None,
+            }
+            .ok_or_else(|| {
+                Error::Input(format!(
                     "rank {r} computed {compute_ns} ns, beyond the simulated clock's range"
-                )));
-            }
-            if ps >= 1.0 {
-                d.post(r, DCall::Compute(ps as u64)).map_err(engine_error)?;
-                self.call_at = self.call_at.saturating_add(ps as u64);
-            }
+                ))
+            })?;
+        }
+        if ps > 0 {
+            d.post(r, DCall::Compute(ps)).map_err(engine_error)?;
+            self.call_at = self.call_at.saturating_add(ps);
         }
         let awaiting = match call {
             Call::Send { comm, to, tag, data } => {
@@ -714,6 +727,7 @@ impl<'o> Session<'o> {
                         Compute::None => 0.0,
                         Compute::Measure { ps_per_ns } => ps_per_ns,
                     },
+                    clock_cost_ps: self.opts.clock_cost_ps,
                 })
             }
             Awaiting::Nothing => Vec::new(),
