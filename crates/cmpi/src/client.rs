@@ -99,8 +99,11 @@ pub enum Starter {
 }
 
 /// The operation a persistent request starts: a send's or a receive's arguments.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Start {
+    /// The datatype's layout, held so that the datatype may be freed while the
+    /// request lives (as MPI allows).
+    pub _layout: Arc<Layout>,
     /// Whether it receives.
     pub recv: bool,
     /// The buffer.
@@ -193,6 +196,8 @@ pub struct Client {
     /// The datatypes made by the program and not freed, by handle.
     pub types: HashMap<u64, Arc<Layout>>,
     next_type: u64,
+    /// Datatypes freed by the program while a persistent request still used them.
+    pub retired: HashMap<u64, Arc<Layout>>,
     /// The constructor (MPI_COMBINER_...) of each datatype the program made.
     pub combiners: HashMap<u64, c_int>,
     /// The persistent requests, by handle: how to start them, and the request of
@@ -344,6 +349,7 @@ impl Client {
             next_group: FIRST_GROUP,
             types: HashMap::new(),
             combiners: HashMap::new(),
+            retired: HashMap::new(),
             next_type: FIRST_TYPE,
             ops: HashMap::new(),
             persistent: HashMap::new(),
@@ -605,12 +611,18 @@ impl Client {
         if let Some(t) = predefined(dt as u64) {
             return Ok(t);
         }
-        self.types.get(&(dt as u64)).cloned().ok_or_else(|| {
-            (
-                abi::err::TYPE,
-                format!("datatype {dt:#x} does not exist (or was freed)"),
-            )
-        })
+        let h = dt as u64;
+        // A datatype freed while a persistent request uses it stays known.
+        self.types
+            .get(&h)
+            .or_else(|| self.retired.get(&h))
+            .cloned()
+            .ok_or_else(|| {
+                (
+                    abi::err::TYPE,
+                    format!("datatype {dt:#x} does not exist (or was freed)"),
+                )
+            })
     }
 
     /// A handle for a new datatype.

@@ -309,11 +309,18 @@ pub unsafe extern "C" fn MPI_Type_free(datatype: *mut usize) -> c_int {
     entry("MPI_Type_free", |c| {
         let h = *datatype as u64;
         c.combiners.remove(&h);
-        if c.types.remove(&h).is_none() {
-            return Err((
-                abi::err::TYPE,
-                format!("datatype {h:#x} is predefined or does not exist"),
-            ));
+        match c.types.remove(&h) {
+            // A persistent request still uses it: it stays known to that request.
+            Some(t) if Arc::strong_count(&t) > 1 => {
+                c.retired.insert(h, t);
+            }
+            Some(_) => {}
+            None => {
+                return Err((
+                    abi::err::TYPE,
+                    format!("datatype {h:#x} is predefined or does not exist"),
+                ))
+            }
         }
         *datatype = DATATYPE_NULL;
         Ok(())

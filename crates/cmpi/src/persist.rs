@@ -10,10 +10,10 @@ use std::ffi::{c_int, c_void};
 
 /// Checks the arguments now (as MPI does at init) and makes the request.
 unsafe fn init(c: &mut Client, start: Start, request: *mut usize) -> Result<(), Failure> {
+    c.typed(start.count.into(), start.datatype)?;
     let cm = c.comm(start.comm)?;
     check_tag(start.tag, start.recv)?;
     check_rank(&cm, start.peer, start.recv)?;
-    c.typed(start.count.into(), start.datatype)?;
     *request = c.new_persistent(Starter::P2p(start)) as usize;
     Ok(())
 }
@@ -26,7 +26,8 @@ macro_rules! send_inits {
         #[no_mangle]
         pub unsafe extern "C" fn $name(buf: *const c_void, count: c_int, datatype: usize, dest: c_int, tag: c_int, comm: usize, request: *mut usize) -> c_int {
             entry(stringify!($name), |c| {
-                let start = Start { recv: false, buf: buf as usize, count, datatype, peer: dest, tag, comm };
+                let layout = c.layout(datatype)?;
+                let start = Start { _layout: layout, recv: false, buf: buf as usize, count, datatype, peer: dest, tag, comm };
                 init(c, start, request)
             })
         }
@@ -49,6 +50,7 @@ pub unsafe extern "C" fn MPI_Recv_init(
 ) -> c_int {
     entry("MPI_Recv_init", |c| {
         let start = Start {
+            _layout: c.layout(datatype)?,
             recv: true,
             buf: buf as usize,
             count,
