@@ -515,7 +515,13 @@ unsafe fn allgather(
         c.typed(sendcount.into(), sendtype)?.read(sendbuf as *const u8)?
     };
     let all = r.with_count(r.count * u64::from(cm.peers()));
-    let a = Args::new(CollKind::Allgather, 0, data.len() as u64);
+    // On an intercommunicator the two groups' blocks may differ: both groups time
+    // the larger.
+    let unit = match cm.remote {
+        Some(_) => (data.len() as u64).max(r.bytes()),
+        None => data.len() as u64,
+    };
+    let a = Args::new(CollKind::Allgather, 0, unit);
     prepared(cm, a, data, move |out| all.write(recvbuf as *mut u8, &out))
 }
 both!(MPI_Allgather MPI_Iallgather MPI_Allgather_init allgather (sendbuf: *const c_void, sendcount: c_int, sendtype: usize, recvbuf: *mut c_void, recvcount: c_int, recvtype: usize, comm: usize));
@@ -580,7 +586,11 @@ unsafe fn alltoall(
     };
     let data = s.with_count(s.count * n).read(from)?;
     let all = r.with_count(r.count * n);
-    let a = Args::new(CollKind::Alltoall, 0, s.bytes());
+    let unit = match cm.remote {
+        Some(_) => s.bytes().max(r.bytes()),
+        None => s.bytes(),
+    };
+    let a = Args::new(CollKind::Alltoall, 0, unit);
     prepared(cm, a, data, move |out| all.write(recvbuf as *mut u8, &out))
 }
 both!(MPI_Alltoall MPI_Ialltoall MPI_Alltoall_init alltoall (sendbuf: *const c_void, sendcount: c_int, sendtype: usize, recvbuf: *mut c_void, recvcount: c_int, recvtype: usize, comm: usize));
@@ -753,22 +763,24 @@ unsafe fn scatterv(
     let cm = c.comm(comm)?;
     let me = cm.rank as c_int == root;
     let place = me && in_place(recvbuf);
-    let recv = c.typed(recvcount.into(), recvtype)?;
+    // At the root in place, the receive arguments are not read.
+    let recv = if place {
+        None
+    } else {
+        Some(c.typed(recvcount.into(), recvtype)?)
+    };
     let mut a = Args::new(CollKind::Scatterv, root, 0);
     let data = if me {
         let send = Blocks::new(c, sendcounts, displs, sendtype, cm.size)?;
         a.counts.0 = send.bytes();
         send.read(sendbuf as *const u8)?
     } else {
-        a.counts.0 = own_block(&cm, recv.bytes());
+        a.counts.0 = own_block(&cm, recv.as_ref().map_or(0, Typed::bytes));
         Vec::new()
     };
-    prepared(cm, a, data, move |out| {
-        if place {
-            Ok(())
-        } else {
-            recv.write(recvbuf as *mut u8, &out)
-        }
+    prepared(cm, a, data, move |out| match &recv {
+        Some(t) => t.write(recvbuf as *mut u8, &out),
+        None => Ok(()),
     })
 }
 both!(MPI_Scatterv MPI_Iscatterv MPI_Scatterv_init scatterv (sendbuf: *const c_void, sendcounts: *const c_int, displs: *const c_int, sendtype: usize, recvbuf: *mut c_void, recvcount: c_int, recvtype: usize, root: c_int, comm: usize));

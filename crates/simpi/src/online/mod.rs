@@ -31,6 +31,7 @@ use simpi_platform::HostId;
 use simpi_wire::{abi, Call, CollKind, Collective, Completing, Completion, NewComm, Reply, Request, PENDING};
 use std::collections::HashMap;
 use std::ffi::OsString;
+use std::sync::Arc;
 
 /// What CPU time between MPI calls counts for.
 #[derive(Clone, Copy, Debug)]
@@ -569,26 +570,56 @@ impl<'o> Session<'o> {
             };
             (at, members)
         };
+        let mut idle = false;
+        let mut members = members;
         let (spec, key) = if inter {
-            // Timed as the same collective over both groups, rooted at the first rank
-            // of the root's group (the ranks of that group other than the root do not
-            // know which one it is).
+            // The other group's data, as MPI defines the collective there. The time: a
+            // rooted collective over the root and the other group (the root first),
+            // the root's group otherwise idle; the others over both groups.
             let first = self.comms.first_group(comm).map_err(Error::Input)?;
-            let mine_first = if (at.me as usize) < first { 0 } else { first as u32 };
-            let other_first = if (at.me as usize) < first { first as u32 } else { 0 };
-            let root_side = c.root == abi::ROOT as u32 || c.root == abi::PROC_NULL as u32;
-            let root = if root_side { mine_first } else { other_first };
-            let spec = spec_of(&c, at.size, at.me, root)?;
-            (
-                spec,
-                self.colls.join_sides(r, at, c, Some(first)).map_err(Error::Input)?,
-            )
+            let me = at.me as usize;
+            let all = members.clone().unwrap_or_else(|| Arc::from(Vec::new()));
+            let (mine, other) = if me < first {
+                (0..first, first..all.len())
+            } else {
+                (first..all.len(), 0..first)
+            };
+            let rooted = matches!(
+                kind,
+                CollKind::Bcast | CollKind::Reduce | CollKind::Gather | CollKind::Scatter
+            );
+            let spec = if !rooted {
+                spec_of(&c, at.size, at.me, 0)?
+            } else if c.root == abi::PROC_NULL as u32 {
+                idle = true;
+                spec_of(&c, 1, 0, 0)?
+            } else {
+                let (root, group, pos) = if c.root == abi::ROOT as u32 {
+                    (r, other, 0)
+                } else {
+                    let k = other.start + c.root as usize;
+                    if k >= other.end {
+                        return Err(Error::Input(format!(
+                            "rank {r}: root {} is not in the other group of intercommunicator {comm}",
+                            c.root
+                        )));
+                    }
+                    (all[k], mine.clone(), 1 + me - mine.start)
+                };
+                let list: Vec<u32> = std::iter::once(root).chain(all[group].iter().copied()).collect();
+                let spec = spec_of(&c, list.len() as u32, pos as u32, 0)?;
+                members = Some(Arc::from(list));
+                spec
+            };
+            let key = self.colls.join_sides(r, at, c, Some(first)).map_err(Error::Input)?;
+            (spec, key)
         } else {
             let spec = spec_of(&c, at.size, at.me, c.root)?;
             (spec, self.colls.join(r, at, c).map_err(Error::Input)?)
         };
-        let call = if kind == CollKind::Dup {
-            // Numbering the copy needs no message (SMPI's does not either).
+        let call = if kind == CollKind::Dup || idle {
+            // Numbering the copy needs no message (SMPI's does not either); a rank of
+            // the root's group other than the root takes no part.
             DCall::Compute(0)
         } else {
             let alg = self.opts.colls.choose(&spec);
