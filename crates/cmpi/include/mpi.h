@@ -500,6 +500,9 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
 
+int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+    const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[],
+    const MPI_Datatype recvtypes[], MPI_Comm comm);
 /* Non-blocking collectives */
 int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request);
 int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
@@ -540,6 +543,9 @@ int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
                    MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                    MPI_Request *request);
+int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+    const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[],
+    const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request);
 /* Persistent collectives (each MPI_Start makes the call, as its non-blocking form) */
 int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request);
 int MPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
@@ -581,6 +587,10 @@ int MPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int dis
 int MPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                       MPI_Request *request);
+int MPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                       const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                       const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                       MPI_Info info, MPI_Request *request);
 int MPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
                        MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                        const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
@@ -598,12 +608,6 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message
     MPI_Request *request);
 int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
     MPI_Op op);
-int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
-    const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[],
-    const MPI_Datatype recvtypes[], MPI_Comm comm);
-int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
-    const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[],
-    const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request);
 int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
 int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,

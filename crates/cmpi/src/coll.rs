@@ -608,12 +608,11 @@ unsafe fn counts_of(counts: *const c_int, n: u32) -> Result<Vec<u64>, Failure> {
         .collect()
 }
 
-/// The blocks of a v-variant buffer: rank `i`'s `counts[i]` elements of `t` start
-/// `displs[i]` extents from `buf`.
+/// The blocks of a v-variant buffer: rank `i`'s elements, at a byte offset from the
+/// buffer (`displs[i]` extents of the datatype; for MPI_Alltoallw, bytes, with a
+/// datatype per rank).
 struct Blocks {
-    t: Typed,
-    counts: Vec<u64>,
-    displs: Vec<i64>,
+    blocks: Vec<(i64, Typed)>,
 }
 
 impl Blocks {
@@ -628,28 +627,47 @@ impl Blocks {
         if displs.is_null() && n > 0 {
             return Err((abi::err::ARG, "a null array of displacements".into()));
         }
-        let displs = (0..n as usize).map(|i| i64::from(*displs.add(i))).collect();
-        Ok(Blocks {
-            t: c.typed(0, dt)?,
-            counts,
-            displs,
-        })
+        let t = c.typed(0, dt)?;
+        let blocks = (0..n as usize)
+            .map(|i| (i64::from(*displs.add(i)) * t.ty.extent, t.with_count(counts[i])))
+            .collect();
+        Ok(Blocks { blocks })
+    }
+
+    /// MPI_Alltoallw's blocks: byte displacements and a datatype per rank.
+    unsafe fn typed(
+        c: &Client,
+        counts: *const c_int,
+        displs: *const c_int,
+        types: *const usize,
+        n: u32,
+    ) -> Result<Blocks, Failure> {
+        let counts = counts_of(counts, n)?;
+        if (displs.is_null() || types.is_null()) && n > 0 {
+            return Err((abi::err::ARG, "a null array of displacements or datatypes".into()));
+        }
+        let mut blocks = Vec::with_capacity(n as usize);
+        for i in 0..n as usize {
+            let t = c.typed(counts[i] as i64, *types.add(i))?;
+            blocks.push((i64::from(*displs.add(i)), t));
+        }
+        Ok(Blocks { blocks })
     }
 
     fn at(&self, buf: *const u8, i: usize) -> (*const u8, Typed) {
-        let p = buf.wrapping_offset((self.displs[i] * self.t.ty.extent) as isize);
-        (p, self.t.with_count(self.counts[i]))
+        let (off, t) = &self.blocks[i];
+        (buf.wrapping_offset(*off as isize), t.clone())
     }
 
     /// Each block's bytes.
     fn bytes(&self) -> Vec<u64> {
-        self.counts.iter().map(|&k| k * self.t.ty.size).collect()
+        self.blocks.iter().map(|(_, t)| t.bytes()).collect()
     }
 
     /// The blocks at `buf`, packed one after the other.
     unsafe fn read(&self, buf: *const u8) -> Result<Vec<u8>, Failure> {
         let mut data = Vec::new();
-        for i in 0..self.counts.len() {
+        for i in 0..self.blocks.len() {
             let (p, t) = self.at(buf, i);
             data.extend(t.read(p)?);
         }
@@ -659,7 +677,7 @@ impl Blocks {
     /// Spreads `data`, the blocks one after the other, over `buf`.
     unsafe fn write(&self, buf: *mut u8, data: &[u8]) -> Result<(), Failure> {
         let mut rest = data;
-        for i in 0..self.counts.len() {
+        for i in 0..self.blocks.len() {
             let (p, t) = self.at(buf, i);
             let len = (t.bytes() as usize).min(rest.len());
             t.write(p as *mut u8, &rest[..len])?;
@@ -706,6 +724,34 @@ unsafe fn alltoallv(
     prepared(cm, a, data, move |out| recv.write(recvbuf as *mut u8, &out))
 }
 both!(MPI_Alltoallv MPI_Ialltoallv MPI_Alltoallv_init alltoallv (sendbuf: *const c_void, sendcounts: *const c_int, sdispls: *const c_int, sendtype: usize, recvbuf: *mut c_void, recvcounts: *const c_int, rdispls: *const c_int, recvtype: usize, comm: usize));
+
+#[allow(clippy::too_many_arguments)]
+unsafe fn alltoallw(
+    c: &mut Client,
+    sendbuf: *const c_void,
+    sendcounts: *const c_int,
+    sdispls: *const c_int,
+    sendtypes: *const usize,
+    recvbuf: *mut c_void,
+    recvcounts: *const c_int,
+    rdispls: *const c_int,
+    recvtypes: *const usize,
+    comm: usize,
+) -> Result<Prepared, Failure> {
+    let cm = c.comm(comm)?;
+    let recv = Blocks::typed(c, recvcounts, rdispls, recvtypes, cm.size)?;
+    let (data, sent) = if in_place(sendbuf) {
+        (recv.read(recvbuf as *const u8)?, recv.bytes())
+    } else {
+        let send = Blocks::typed(c, sendcounts, sdispls, sendtypes, cm.size)?;
+        (send.read(sendbuf as *const u8)?, send.bytes())
+    };
+    // Timed and moved as MPI_Alltoallv of the packed blocks.
+    let mut a = Args::new(CollKind::Alltoallv, 0, 0);
+    a.counts = (sent, recv.bytes());
+    prepared(cm, a, data, move |out| recv.write(recvbuf as *mut u8, &out))
+}
+both!(MPI_Alltoallw MPI_Ialltoallw MPI_Alltoallw_init alltoallw (sendbuf: *const c_void, sendcounts: *const c_int, sdispls: *const c_int, sendtypes: *const usize, recvbuf: *mut c_void, recvcounts: *const c_int, rdispls: *const c_int, recvtypes: *const usize, comm: usize));
 
 #[allow(clippy::too_many_arguments)]
 unsafe fn gatherv(

@@ -134,6 +134,23 @@ int main(int argc, char **argv) {
     int first = rank * (rank + 1) / 2;
     CHECK(14, res[0] == first * size && res[rank] == (first + rank) * size);
 
+    /* Alltoallw: rank r sends r * 10 + d to rank d; each arrives at a byte
+     * displacement of 8 per source, leaving a gap after it. */
+    int wsend[64], wrecv[128], wsc[64], wrc[64], wsd[64], wrd[64];
+    MPI_Datatype wst[64], wrt[64];
+    for (int d = 0; d < size; d++) {
+        wsend[d] = rank * 10 + d;
+        wsc[d] = 1;
+        wrc[d] = 1;
+        wsd[d] = d * (int)sizeof(int);
+        wrd[d] = 2 * d * (int)sizeof(int);
+        wst[d] = MPI_INT;
+        wrt[d] = MPI_INT;
+    }
+    for (int k = 0; k < 2 * size; k++) wrecv[k] = -1;
+    MPI_Alltoallw(wsend, wsc, wsd, wst, wrecv, wrc, wrd, wrt, MPI_COMM_WORLD);
+    for (int s2 = 0; s2 < size; s2++) CHECK(18, wrecv[2 * s2] == s2 * 10 + rank && wrecv[2 * s2 + 1] == -1);
+
     int ni, na, nd, comb;
     MPI_Type_get_envelope(col, &ni, &na, &nd, &comb);
     CHECK(16, comb == MPI_COMBINER_VECTOR);
