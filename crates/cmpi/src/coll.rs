@@ -647,8 +647,8 @@ impl Blocks {
             return Err((abi::err::ARG, "a null array of displacements or datatypes".into()));
         }
         let mut blocks = Vec::with_capacity(n as usize);
-        for i in 0..n as usize {
-            let t = c.typed(counts[i] as i64, *types.add(i))?;
+        for (i, &k) in counts.iter().enumerate() {
+            let t = c.typed(k as i64, *types.add(i))?;
             blocks.push((i64::from(*displs.add(i)), t));
         }
         Ok(Blocks { blocks })
