@@ -441,6 +441,12 @@ int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
                  int array_of_indices[], MPI_Status array_of_statuses[]);
 int MPI_Request_free(MPI_Request *request);
 int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status);
+int MPI_Request_get_status_all(int count, MPI_Request array_of_requests[], int *flag,
+                               MPI_Status array_of_statuses[]);
+int MPI_Request_get_status_any(int count, MPI_Request array_of_requests[], int *index,
+                               int *flag, MPI_Status *status);
+int MPI_Request_get_status_some(int incount, MPI_Request array_of_requests[], int *outcount,
+                                int array_of_indices[], MPI_Status array_of_statuses[]);
 int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
                          int source, int recvtag, MPI_Comm comm, MPI_Status *status);
 int MPI_Buffer_attach(void *buffer, int size);

@@ -253,29 +253,128 @@ pub unsafe extern "C" fn MPI_Request_free(request: *mut usize) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Request_get_status(request: usize, flag: *mut c_int, status: *mut Status) -> c_int {
     entry("MPI_Request_get_status", |c| {
-        // A test that does not free: a completed request keeps its handle, marked done
-        // with its status, for the wait or test that frees it.
-        let kinds = kinds(c, &[request])?;
-        let st = match &kinds[0] {
-            None => Some(empty()),
-            Some((_, Pending::Done(st))) => Some(*st),
-            Some((inner, kind)) => {
-                let inner = *inner;
-                let kind = kind.clone();
-                match c.call(Call::Test { request: inner }).into_iter().next() {
-                    None => None,
-                    Some(m) => {
-                        let st = delivered(&kind, m)?;
-                        c.requests.insert(inner, Pending::Done(st));
-                        Some(st)
-                    }
-                }
-            }
-        };
+        let st = peek(c, request)?;
         *flag = c_int::from(st.is_some());
         if let Some(st) = st {
             st.store(status);
         }
+        Ok(())
+    })
+}
+
+/// A test that does not free: the status of request `q` if it is complete (an empty
+/// one for a null or inactive request). A completed request keeps its handle, marked
+/// done with its status, for the wait or test that frees it.
+unsafe fn peek(c: &mut Client, q: usize) -> Result<Option<Status>, Failure> {
+    let kinds = kinds(c, &[q])?;
+    Ok(match &kinds[0] {
+        None => Some(empty()),
+        Some((_, Pending::Done(st))) => Some(*st),
+        Some((inner, kind)) => {
+            let inner = *inner;
+            let kind = kind.clone();
+            match c.call(Call::Test { request: inner }).into_iter().next() {
+                None => None,
+                Some(m) => {
+                    let st = delivered(&kind, m)?;
+                    c.requests.insert(inner, Pending::Done(st));
+                    Some(st)
+                }
+            }
+        }
+    })
+}
+
+/// # Safety
+/// As the MPI standard's.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Request_get_status_all(
+    count: c_int,
+    requests: *mut usize,
+    flag: *mut c_int,
+    statuses: *mut Status,
+) -> c_int {
+    entry("MPI_Request_get_status_all", |c| {
+        let qs = slice(count, requests)?;
+        let mut found = Vec::with_capacity(qs.len());
+        for &q in qs.iter() {
+            found.push(peek(c, q)?);
+        }
+        let all = found.iter().all(Option::is_some);
+        *flag = c_int::from(all);
+        if all && !statuses.is_null() {
+            for (i, st) in found.into_iter().flatten().enumerate() {
+                st.store(statuses.add(i));
+            }
+        }
+        Ok(())
+    })
+}
+
+/// # Safety
+/// As the MPI standard's.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Request_get_status_any(
+    count: c_int,
+    requests: *mut usize,
+    index: *mut c_int,
+    flag: *mut c_int,
+    status: *mut Status,
+) -> c_int {
+    entry("MPI_Request_get_status_any", |c| {
+        let qs = slice(count, requests)?;
+        *flag = 0;
+        *index = abi::UNDEFINED;
+        if qs.iter().all(|&q| matches!(c.lookup(q), Ok(None))) {
+            *flag = 1;
+            empty().store(status);
+            return Ok(());
+        }
+        for (i, &q) in qs.iter().enumerate() {
+            if c.lookup(q)?.is_none() {
+                continue;
+            }
+            if let Some(st) = peek(c, q)? {
+                *flag = 1;
+                *index = i as c_int;
+                st.store(status);
+                break;
+            }
+        }
+        Ok(())
+    })
+}
+
+/// # Safety
+/// As the MPI standard's.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Request_get_status_some(
+    count: c_int,
+    requests: *mut usize,
+    outcount: *mut c_int,
+    indices: *mut c_int,
+    statuses: *mut Status,
+) -> c_int {
+    entry("MPI_Request_get_status_some", |c| {
+        let qs = slice(count, requests)?;
+        if qs.iter().all(|&q| matches!(c.lookup(q), Ok(None))) {
+            *outcount = abi::UNDEFINED;
+            return Ok(());
+        }
+        let mut k = 0usize;
+        for (i, &q) in qs.iter().enumerate() {
+            if c.lookup(q)?.is_none() {
+                continue;
+            }
+            if let Some(st) = peek(c, q)? {
+                *indices.add(k) = i as c_int;
+                if !statuses.is_null() {
+                    st.store(statuses.add(k));
+                }
+                k += 1;
+            }
+        }
+        *outcount = k as c_int;
         Ok(())
     })
 }

@@ -65,6 +65,18 @@ int main(int argc, char **argv) {
     CHECK(7, r != MPI_REQUEST_NULL && w == left && st[0].MPI_SOURCE == left);
     MPI_Wait(&r, &st[1]);
     CHECK(8, r == MPI_REQUEST_NULL && st[1].MPI_SOURCE == left && st[1].MPI_TAG == 9);
+    /* ... and MPI_Request_get_status_all finds both of two done, freeing neither. */
+    int w2[2] = {-1, -1};
+    MPI_Request two[2];
+    MPI_Irecv(&w2[0], 1, MPI_INT, left, 10, MPI_COMM_WORLD, &two[0]);
+    MPI_Irecv(&w2[1], 1, MPI_INT, left, 11, MPI_COMM_WORLD, &two[1]);
+    MPI_Send(&rank, 1, MPI_INT, right, 11, MPI_COMM_WORLD);
+    MPI_Send(&rank, 1, MPI_INT, right, 10, MPI_COMM_WORLD);
+    flag = 0;
+    while (!flag) MPI_Request_get_status_all(2, two, &flag, st);
+    CHECK(9, two[0] != MPI_REQUEST_NULL && w2[0] == left && w2[1] == left && st[1].MPI_TAG == 11);
+    MPI_Waitall(2, two, MPI_STATUSES_IGNORE);
+    CHECK(10, two[0] == MPI_REQUEST_NULL && two[1] == MPI_REQUEST_NULL);
     MPI_Finalize();
     return 0;
 }
