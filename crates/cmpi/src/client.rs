@@ -274,6 +274,9 @@ pub const SELF_INDEX: u32 = 1;
 /// The first handle of a group the program makes.
 const FIRST_GROUP: u64 = 0x2000_0000;
 
+/// MPI_DATATYPE_NULL.
+const DATATYPE_NULL: u64 = 0x200;
+
 /// The first handle of an info object the program makes.
 const FIRST_INFO: u64 = 0x1000;
 
@@ -596,6 +599,12 @@ impl Client {
         if count < 0 {
             return Err((abi::err::COUNT, format!("count {count} is negative")));
         }
+        // No data: MPI_DATATYPE_NULL is taken as any (programs pass it with count 0).
+        let dt = if count == 0 && dt as u64 == DATATYPE_NULL {
+            abi::BYTE as usize
+        } else {
+            dt
+        };
         let ty = self.layout(dt)?;
         if (count as u64).checked_mul(ty.size).is_none() {
             return Err((abi::err::COUNT, format!("{count} elements overflow")));

@@ -397,20 +397,24 @@ pub unsafe extern "C" fn MPI_Get_count(status: *const Status, datatype: usize, c
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Get_elements(status: *const Status, datatype: usize, count: *mut c_int) -> c_int {
     entry("MPI_Get_elements", |c| {
-        let t = c.layout(datatype)?;
-        let bytes = (*status).bytes();
-        // Whole elements of the datatype, then the predefined ones of a partial
-        // element (assuming one predefined size, as a homogeneous datatype has).
-        let whole = bytes.checked_div(t.size).unwrap_or(0);
-        let rest = bytes - whole * t.size;
-        let each = t.size.checked_div(t.elements.max(1)).unwrap_or(0);
-        *count = match rest.checked_div(each) {
-            Some(k) if rest.is_multiple_of(each) => c_int::try_from(whole * t.elements + k).unwrap_or(abi::UNDEFINED),
-            None if rest == 0 => 0,
-            _ => abi::UNDEFINED,
-        };
+        let n = elements(&*c.layout(datatype)?, (*status).bytes());
+        *count = n.and_then(|n| c_int::try_from(n).ok()).unwrap_or(abi::UNDEFINED);
         Ok(())
     })
+}
+
+/// The predefined elements in `bytes` of datatype `t`: whole elements of it, then
+/// those of a partial one (assuming one predefined size, as a homogeneous datatype
+/// has); `None` if they are not a whole number.
+fn elements(t: &Layout, bytes: u64) -> Option<u64> {
+    let whole = bytes.checked_div(t.size).unwrap_or(0);
+    let rest = bytes - whole * t.size;
+    let each = t.size.checked_div(t.elements.max(1)).unwrap_or(0);
+    match rest.checked_div(each) {
+        Some(k) if rest.is_multiple_of(each) => whole.checked_mul(t.elements)?.checked_add(k),
+        None if rest == 0 => Some(0),
+        _ => None,
+    }
 }
 
 /// # Safety
@@ -483,10 +487,13 @@ pub unsafe extern "C" fn MPI_Type_get_true_extent_x(datatype: usize, lb: *mut i6
 /// As MPI_Get_elements, with a count of MPI_Count.
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Get_elements_x(status: *const Status, datatype: usize, count: *mut i64) -> c_int {
-    let mut n: c_int = 0;
-    let code = MPI_Get_elements(status, datatype, &mut n);
-    *count = i64::from(n);
-    code
+    entry("MPI_Get_elements_x", |c| {
+        let n = elements(&*c.layout(datatype)?, (*status).bytes());
+        *count = n
+            .and_then(|n| i64::try_from(n).ok())
+            .unwrap_or(i64::from(abi::UNDEFINED));
+        Ok(())
+    })
 }
 
 /// # Safety
@@ -496,7 +503,10 @@ pub unsafe extern "C" fn MPI_Status_set_elements_x(status: *mut Status, datatype
     entry("MPI_Status_set_elements", |c| {
         let t = c.layout(datatype)?;
         let per = t.size.checked_div(t.elements.max(1)).unwrap_or(0);
-        let bytes = u64::try_from(count).map_err(|_| (abi::err::COUNT, format!("count {count}")))? * per;
+        let bytes = u64::try_from(count)
+            .ok()
+            .and_then(|k| k.checked_mul(per))
+            .ok_or((abi::err::COUNT, format!("count {count}")))?;
         let s = &mut *status;
         *s = Status::new(s.source, s.tag, bytes);
         Ok(())

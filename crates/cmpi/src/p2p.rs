@@ -208,7 +208,7 @@ macro_rules! sends {
         }
     )*};
 }
-sends!(MPI_Send MPI_Ssend MPI_Rsend MPI_Bsend);
+sends!(MPI_Send MPI_Ssend MPI_Rsend);
 
 macro_rules! isends {
     ($($name:ident)*) => {$(
@@ -221,7 +221,54 @@ macro_rules! isends {
         }
     )*};
 }
-isends!(MPI_Isend MPI_Issend MPI_Irsend MPI_Ibsend);
+isends!(MPI_Isend MPI_Issend MPI_Irsend);
+
+/// A buffered send: it returns at once, whether or not the message was received, as
+/// if copied into the attached buffer (the copy's time is not simulated). The message
+/// goes on in the simulation; nobody waits for it.
+unsafe fn bsend(
+    c: &mut Client,
+    (buf, count, datatype): (*const c_void, c_int, usize),
+    (dest, tag, comm): (c_int, c_int, usize),
+) -> Result<(), Failure> {
+    let mut q = 0usize;
+    isend(c, buf, count, datatype, dest, tag, comm, &mut q)?;
+    c.requests.remove(&(q as u64));
+    Ok(())
+}
+
+/// # Safety
+/// As the MPI standard's: `buf` holds `count` elements of `datatype`.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Bsend(
+    buf: *const c_void,
+    count: c_int,
+    datatype: usize,
+    dest: c_int,
+    tag: c_int,
+    comm: usize,
+) -> c_int {
+    entry("MPI_Bsend", |c| bsend(c, (buf, count, datatype), (dest, tag, comm)))
+}
+
+/// # Safety
+/// As the MPI standard's; `request` is writable (it is complete at once).
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Ibsend(
+    buf: *const c_void,
+    count: c_int,
+    datatype: usize,
+    dest: c_int,
+    tag: c_int,
+    comm: usize,
+    request: *mut usize,
+) -> c_int {
+    entry("MPI_Ibsend", |c| {
+        bsend(c, (buf, count, datatype), (dest, tag, comm))?;
+        *request = c.new_request(Pending::Done(Status::new(abi::ANY_SOURCE, abi::ANY_TAG, 0))) as usize;
+        Ok(())
+    })
+}
 
 /// # Safety
 /// As the MPI standard's: `buf` holds `count` elements of `datatype`.

@@ -38,6 +38,7 @@ fn built() -> &'static PathBuf {
             "errhan",
             "intercomm",
             "clockwait",
+            "bsend",
         ] {
             let status = Command::new(env!("CARGO_BIN_EXE_simpicc"))
                 .args(["-O1", "-Wall", "-Werror", "-o"])
@@ -64,6 +65,17 @@ fn simulate(program: &str, args: &[&str], ranks: u32) -> Result<RunOutcome, Erro
 
 /// [`simulate`] with clock reads costing `clock_cost_ps`.
 fn simulate_clock(program: &str, args: &[&str], ranks: u32, clock_cost_ps: u64) -> Result<RunOutcome, Error> {
+    simulate_with(program, args, ranks, clock_cost_ps, Protocol::flow())
+}
+
+/// [`simulate`] with clock reads costing `clock_cost_ps` and `protocol`.
+fn simulate_with(
+    program: &str,
+    args: &[&str],
+    ranks: u32,
+    clock_cost_ps: u64,
+    protocol: Protocol,
+) -> Result<RunOutcome, Error> {
     let colls = CollChoice::by_name("ompi").unwrap();
     run(RunOptions {
         program: built().join(program).into_os_string(),
@@ -71,7 +83,7 @@ fn simulate_clock(program: &str, args: &[&str], ranks: u32, clock_cost_ps: u64) 
         ranks,
         model: Model::Constant {
             time: SimTime(5 * US),
-            protocol: Protocol::flow(),
+            protocol,
         },
         colls: &colls,
         compute: Compute::None,
@@ -231,4 +243,13 @@ fn a_loop_waiting_on_the_clock_ends_because_each_read_costs_time() {
     // 101 reads of 10 ns: the header comment of clockwait.c works the time out.
     let out = simulate_clock("clockwait", &[], 2, 10_000).unwrap();
     assert_eq!(out.end_times, vec![SimTime(1_010_000); 2]);
+}
+
+#[test]
+fn a_buffered_send_returns_before_its_message_is_received() {
+    // Under SMPI's thresholds 100 kB waits for its receive: two standard sends
+    // deadlock, two buffered sends do not.
+    simulate_with("bsend", &[], 2, 0, Protocol::plain()).unwrap();
+    let e = simulate_with("bsend", &["send"], 2, 0, Protocol::plain()).unwrap_err();
+    assert!(e.is_stall(), "{e}");
 }
