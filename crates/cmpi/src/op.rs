@@ -71,6 +71,38 @@ pub unsafe extern "C" fn MPI_Op_commutative(op: usize, commute: *mut c_int) -> c
     })
 }
 
+/// # Safety
+/// As the MPI standard's: both buffers hold `count` elements of `datatype`.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Reduce_local(
+    inbuf: *const c_void,
+    inoutbuf: *mut c_void,
+    count: c_int,
+    datatype: usize,
+    op: usize,
+) -> c_int {
+    entry("MPI_Reduce_local", |c| {
+        let t = c.typed(count.into(), datatype)?;
+        if let Some(&u) = c.ops.get(&(op as u64)) {
+            let (mut len, mut dt) = (count, datatype);
+            (u.f)(inbuf as *mut c_void, inoutbuf, &mut len, &mut dt);
+            return Ok(());
+        }
+        if simpi_wire::abi::op_name(op as u64).is_none() {
+            return Err((abi::err::OP, format!("operation {op:#x} does not exist")));
+        }
+        let base = t.ty.base.ok_or((
+            abi::err::TYPE,
+            "a predefined reduction on a datatype mixing several predefined types".to_string(),
+        ))?;
+        // Every predefined operation commutes: inout = in op inout.
+        let mut acc = t.read(inoutbuf as *const u8)?;
+        let x = t.read(inbuf as *const u8)?;
+        simpi_wire::reduce::combine(op as u64, base, &mut acc, &x).map_err(|e| (abi::err::OP, e))?;
+        t.write(inoutbuf as *mut u8, &acc)
+    })
+}
+
 /// A buffer laid out as `t` says, for the program's function to read and write.
 struct Scratch {
     bytes: Vec<u8>,

@@ -22,7 +22,7 @@ macro_rules! not_yet {
 
 not_yet! {
     MPI_Cancel MPI_Mprobe MPI_Improbe
-    MPI_Mrecv MPI_Imrecv MPI_Reduce_local
+    MPI_Mrecv MPI_Imrecv
     MPI_Neighbor_allgather MPI_Neighbor_alltoall MPI_Dist_graph_create
     MPI_Cart_map MPI_Graph_map MPI_Type_get_contents MPI_Type_create_darray
     MPI_Type_match_size MPI_Pack_external MPI_Unpack_external MPI_Pack_external_size

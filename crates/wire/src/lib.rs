@@ -8,6 +8,7 @@
 pub mod abi;
 mod codec;
 mod mailbox;
+pub mod reduce;
 
 pub use codec::{Reader, Writer};
 pub use mailbox::{Mailbox, Side};

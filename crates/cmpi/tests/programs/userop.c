@@ -63,6 +63,17 @@ int main(int argc, char **argv) {
     if (rank == size - 1) CHECK(3, memcmp(out, prefix[size - 1], sizeof m) == 0);
     MPI_Scan(mine, out, 2, m4, op, MPI_COMM_WORLD);
     CHECK(4, memcmp(out + 4, prefix[rank], sizeof m) == 0);
+    /* MPI_Reduce_local: inout = in op inout, with the program's operation (the
+     * order shows) and a predefined one. */
+    int l[4], r[4], want[4];
+    mat(1, l);
+    mat(2, r);
+    mul(l, r, want);
+    MPI_Reduce_local(l, r, 1, m4, op);
+    CHECK(6, memcmp(r, want, sizeof want) == 0);
+    double da[2] = {1.5, -2.0}, db[2] = {2.0, 4.0};
+    MPI_Reduce_local(da, db, 2, MPI_DOUBLE, MPI_MAX);
+    CHECK(7, db[0] == 2.0 && db[1] == 4.0);
     MPI_Op_free(&op);
     CHECK(5, op == MPI_OP_NULL);
     MPI_Type_free(&m4);

@@ -5,7 +5,7 @@
 //! before every contribution its result depends on was made.
 
 use super::comms::Place;
-use super::reduce::combine;
+use simpi_wire::reduce::combine;
 use simpi_wire::{abi, CollKind, Collective};
 
 /// A collective call's name: its communicator, that communicator's first member (a

@@ -11,7 +11,6 @@
 mod collect;
 mod comms;
 mod ranks;
-mod reduce;
 
 use crate::replay::{cpu_sharing, HostRules, Model};
 use crate::workload::CollChoice;

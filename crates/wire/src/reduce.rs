@@ -1,7 +1,8 @@
 //! The arithmetic of MPI's predefined reduction operations on predefined datatypes,
-//! done by the simulator on the ranks' real data.
+//! on the ranks' real data: the simulator reduces collectives' contributions with it,
+//! a rank its MPI_Reduce_local.
 
-use simpi_wire::abi::{self, Elem, Num};
+use crate::abi::{self, Elem, Num};
 
 /// `acc = acc * x` for complex numbers of `$t` parts.
 macro_rules! complex_product {
