@@ -711,12 +711,12 @@ unsafe fn alltoallv(
     comm: usize,
 ) -> Result<Prepared, Failure> {
     let cm = c.comm(comm)?;
-    let recv = Blocks::new(c, recvcounts, rdispls, recvtype, cm.size)?;
+    let recv = Blocks::new(c, recvcounts, rdispls, recvtype, cm.peers())?;
     // In place: each block goes out from where its answer will land.
     let (data, sent) = if in_place(sendbuf) {
         (recv.read(recvbuf as *const u8)?, recv.bytes())
     } else {
-        let send = Blocks::new(c, sendcounts, sdispls, sendtype, cm.size)?;
+        let send = Blocks::new(c, sendcounts, sdispls, sendtype, cm.peers())?;
         (send.read(sendbuf as *const u8)?, send.bytes())
     };
     let mut a = Args::new(CollKind::Alltoallv, 0, 0);
@@ -739,11 +739,11 @@ unsafe fn alltoallw(
     comm: usize,
 ) -> Result<Prepared, Failure> {
     let cm = c.comm(comm)?;
-    let recv = Blocks::typed(c, recvcounts, rdispls, recvtypes, cm.size)?;
+    let recv = Blocks::typed(c, recvcounts, rdispls, recvtypes, cm.peers())?;
     let (data, sent) = if in_place(sendbuf) {
         (recv.read(recvbuf as *const u8)?, recv.bytes())
     } else {
-        let send = Blocks::typed(c, sendcounts, sdispls, sendtypes, cm.size)?;
+        let send = Blocks::typed(c, sendcounts, sdispls, sendtypes, cm.peers())?;
         (send.read(sendbuf as *const u8)?, send.bytes())
     };
     // Timed and moved as MPI_Alltoallv of the packed blocks.
@@ -767,24 +767,28 @@ unsafe fn gatherv(
     comm: usize,
 ) -> Result<Prepared, Failure> {
     let cm = c.comm(comm)?;
-    let me = cm.rank as c_int == root;
-    let recv = if me {
-        Some(Blocks::new(c, recvcounts, displs, recvtype, cm.size)?)
+    let part = role(&cm, root);
+    let inter = cm.remote.is_some();
+    let recv = if part == Role::Root {
+        Some(Blocks::new(c, recvcounts, displs, recvtype, cm.peers())?)
     } else {
         None
     };
     let data = match &recv {
-        Some(b) if in_place(sendbuf) => {
+        Some(b) if !inter && in_place(sendbuf) => {
             let (p, t) = b.at(recvbuf as *const u8, cm.rank as usize);
             t.read(p)?
         }
+        // On an intercommunicator the root's group gives nothing.
+        _ if inter && part != Role::Other => Vec::new(),
         _ => c.typed(sendcount.into(), sendtype)?.read(sendbuf as *const u8)?,
     };
     let mut a = Args::new(CollKind::Gatherv, root, 0);
     // The root knows every block; the others their own.
-    a.counts.1 = match &recv {
-        Some(b) => b.bytes(),
-        None => own_block(&cm, data.len() as u64),
+    a.counts.1 = match (&recv, inter) {
+        (Some(b), _) => b.bytes(),
+        (None, true) => vec![data.len() as u64],
+        (None, false) => own_block(&cm, data.len() as u64),
     };
     prepared(cm, a, data, move |out| match &recv {
         Some(b) => b.write(recvbuf as *mut u8, &out),
@@ -807,8 +811,12 @@ unsafe fn scatterv(
     comm: usize,
 ) -> Result<Prepared, Failure> {
     let cm = c.comm(comm)?;
-    let me = cm.rank as c_int == root;
-    let place = me && in_place(recvbuf);
+    let part = role(&cm, root);
+    let inter = cm.remote.is_some();
+    let me = part == Role::Root;
+    // The root in place, or any rank of an intercommunicator's root group, gets
+    // nothing.
+    let place = (me && in_place(recvbuf)) || (inter && part != Role::Other);
     // At the root in place, the receive arguments are not read.
     let recv = if place {
         None
@@ -817,11 +825,12 @@ unsafe fn scatterv(
     };
     let mut a = Args::new(CollKind::Scatterv, root, 0);
     let data = if me {
-        let send = Blocks::new(c, sendcounts, displs, sendtype, cm.size)?;
+        let send = Blocks::new(c, sendcounts, displs, sendtype, cm.peers())?;
         a.counts.0 = send.bytes();
         send.read(sendbuf as *const u8)?
     } else {
-        a.counts.0 = own_block(&cm, recv.as_ref().map_or(0, Typed::bytes));
+        let mine = recv.as_ref().map_or(0, Typed::bytes);
+        a.counts.0 = if inter { vec![mine] } else { own_block(&cm, mine) };
         Vec::new()
     };
     prepared(cm, a, data, move |out| match &recv {
@@ -844,7 +853,7 @@ unsafe fn allgatherv(
     comm: usize,
 ) -> Result<Prepared, Failure> {
     let cm = c.comm(comm)?;
-    let recv = Blocks::new(c, recvcounts, displs, recvtype, cm.size)?;
+    let recv = Blocks::new(c, recvcounts, displs, recvtype, cm.peers())?;
     let data = if in_place(sendbuf) {
         let (p, t) = recv.at(recvbuf as *const u8, cm.rank as usize);
         t.read(p)?

@@ -81,6 +81,41 @@ int main(int argc, char **argv) {
     MPI_Alltoall(mine2, 1, MPI_INT, got2, 1, MPI_INT, inter);
     for (int k = 0; k < (odd ? neven : nodd); k++) CHECK(16, got2[k] == (2 * k + !odd) * 100 + lrank);
 
+    /* The v-forms: rank k of the other group gives k + 1 ints (all equal to its world
+     * rank); blocks land 2 ints apart per rank more than they need. */
+    int rs = odd ? neven : nodd, cnt[64], dsp[64], vbuf[512], mineb[64];
+    for (int k = 0, at = 0; k < rs; k++) {
+        cnt[k] = k + 1;
+        dsp[k] = at;
+        at += k + 3;
+    }
+    for (int k = 0; k <= lrank; k++) mineb[k] = rank;
+    for (int k = 0; k < 512; k++) vbuf[k] = -1;
+    MPI_Gatherv(mineb, lrank + 1, MPI_INT, vbuf, cnt, dsp, MPI_INT, root, inter);
+    if (odd && lrank == 0)
+        for (int k = 0; k < neven; k++)
+            CHECK(17, vbuf[dsp[k]] == 2 * k && vbuf[dsp[k] + k] == 2 * k && vbuf[dsp[k] + k + 1] == -1);
+    for (int k = 0; k < 512; k++) vbuf[k] = -1;
+    MPI_Allgatherv(mineb, lrank + 1, MPI_INT, vbuf, cnt, dsp, MPI_INT, inter);
+    for (int k = 0; k < rs; k++) CHECK(18, vbuf[dsp[k] + k] == 2 * k + !odd && vbuf[dsp[k] + k + 1] == -1);
+    /* Scatterv from the odd root: even rank k gets k + 1 ints of 500 + k. */
+    for (int k = 0; k < 512; k++) vbuf[k] = 500 + k;
+    int sdsp[64];
+    for (int k = 0; k < neven; k++) sdsp[k] = k;
+    for (int k = 0; k < 64; k++) mineb[k] = -1;
+    MPI_Scatterv(vbuf, cnt, sdsp, MPI_INT, mineb, lrank + 1, MPI_INT, root, inter);
+    if (!odd) CHECK(19, mineb[0] == 500 + lrank && mineb[lrank] == 500 + 2 * lrank && mineb[lrank + 1] == -1);
+    /* Alltoallv: one int to each rank of the other group, value 100 * rank + k. */
+    int one[64], sd1[64], rd1[64], av[64];
+    for (int k = 0; k < rs; k++) {
+        one[k] = 1;
+        sd1[k] = k;
+        rd1[k] = k;
+        mineb[k] = 100 * rank + k;
+    }
+    MPI_Alltoallv(mineb, one, sd1, MPI_INT, av, one, rd1, MPI_INT, inter);
+    for (int k = 0; k < rs; k++) CHECK(20, av[k] == 100 * (2 * k + !odd) + lrank);
+
     /* Split of the intercommunicator: rank 0 of each group apart (color 1) from the
      * others (color 0). */
     MPI_Comm part;

@@ -551,6 +551,10 @@ impl<'o> Session<'o> {
                     | CollKind::Allgather
                     | CollKind::Alltoall
                     | CollKind::ReduceScatterBlock
+                    | CollKind::Gatherv
+                    | CollKind::Scatterv
+                    | CollKind::Allgatherv
+                    | CollKind::Alltoallv
             )
         {
             return Err(Error::Input(format!(
@@ -585,9 +589,33 @@ impl<'o> Session<'o> {
             };
             let rooted = matches!(
                 kind,
-                CollKind::Bcast | CollKind::Reduce | CollKind::Gather | CollKind::Scatter
+                CollKind::Bcast
+                    | CollKind::Reduce
+                    | CollKind::Gather
+                    | CollKind::Scatter
+                    | CollKind::Gatherv
+                    | CollKind::Scatterv
             );
-            let spec = if !rooted {
+            let spec = if matches!(kind, CollKind::Allgatherv | CollKind::Alltoallv) {
+                // Timed as an alltoallv over both groups: each rank's blocks go to the
+                // other group's ranks, none to its own.
+                let union = |per_peer: &[u64]| -> Result<Vec<u64>, Error> {
+                    if per_peer.len() != other.len() {
+                        return Err(Error::Input(format!(
+                            "rank {r}: a {kind:?} on intercommunicator {comm} needs one count per rank of the other group"
+                        )));
+                    }
+                    let mut v = vec![0; all.len()];
+                    v[other.clone()].copy_from_slice(per_peer);
+                    Ok(v)
+                };
+                let sent = match kind {
+                    CollKind::Allgatherv => vec![c.data.len() as u64; other.len()],
+                    _ => c.send_counts.clone(),
+                };
+                let t = timing(&c, CollKind::Alltoallv, union(&sent)?, union(&c.recv_counts)?);
+                spec_of(&t, at.size, at.me, 0)?
+            } else if !rooted {
                 spec_of(&c, at.size, at.me, 0)?
             } else if c.root == abi::PROC_NULL as u32 {
                 idle = true;
@@ -606,7 +634,38 @@ impl<'o> Session<'o> {
                     (all[k], mine.clone(), 1 + me - mine.start)
                 };
                 let list: Vec<u32> = std::iter::once(root).chain(all[group].iter().copied()).collect();
-                let spec = spec_of(&c, list.len() as u32, pos as u32, 0)?;
+                let spec = match kind {
+                    // The root knows every block (the first, its own, is empty); the
+                    // others their own.
+                    CollKind::Gatherv | CollKind::Scatterv => {
+                        let mut counts = vec![0; list.len()];
+                        let given = if kind == CollKind::Gatherv {
+                            &c.recv_counts
+                        } else {
+                            &c.send_counts
+                        };
+                        if pos == 0 {
+                            if given.len() != list.len() - 1 {
+                                return Err(Error::Input(format!(
+                                    "rank {r}: a {kind:?} root on intercommunicator {comm} needs one count per rank of the other group"
+                                )));
+                            }
+                            counts[1..].copy_from_slice(given);
+                        } else {
+                            counts[pos] = match kind {
+                                CollKind::Gatherv => c.data.len() as u64,
+                                _ => given.first().copied().unwrap_or(0),
+                            };
+                        }
+                        let (sc, rc) = if kind == CollKind::Gatherv {
+                            (Vec::new(), counts)
+                        } else {
+                            (counts, Vec::new())
+                        };
+                        spec_of(&timing(&c, kind, sc, rc), list.len() as u32, pos as u32, 0)?
+                    }
+                    _ => spec_of(&c, list.len() as u32, pos as u32, 0)?,
+                };
                 members = Some(Arc::from(list));
                 spec
             };
@@ -878,6 +937,21 @@ fn aborted(r: u32, code: i32, message: &str) -> Error {
 
 fn engine_error(e: simpi_mpi::Error) -> Error {
     Error::Input(format!("simulation: {e}"))
+}
+
+/// Collective `c` as timed: of `kind`, with these per-rank byte counts, no data.
+fn timing(c: &Collective, kind: CollKind, send_counts: Vec<u64>, recv_counts: Vec<u64>) -> Collective {
+    Collective {
+        kind,
+        comm: c.comm,
+        root: c.root,
+        op: c.op,
+        datatype: c.datatype,
+        count: c.count,
+        send_counts,
+        recv_counts,
+        data: Vec::new(),
+    }
 }
 
 /// The engine's description of collective `c` on rank `me` of `n`.
