@@ -115,16 +115,11 @@ pub unsafe extern "C" fn MPI_Comm_split_type(
 ) -> c_int {
     entry("MPI_Comm_split_type", |c| {
         // Other types name hardware levels simpi's platforms do not describe: each
-        // is taken as the host, the finest level they have.
-        let (kind, data) = if split_type == abi::UNDEFINED {
-            (
-                CollKind::Split,
-                [abi::UNDEFINED.to_le_bytes(), key.to_le_bytes()].concat(),
-            )
-        } else {
-            (CollKind::SplitShared, key.to_le_bytes().to_vec())
-        };
-        *newcomm = make(c, comm, kind, data)? as usize;
+        // is taken as the host, the finest level they have. MPI_UNDEFINED: no
+        // communicator for this rank (the call is still the others').
+        let undefined = c_int::from(split_type == abi::UNDEFINED);
+        let data = [key.to_le_bytes(), undefined.to_le_bytes()].concat();
+        *newcomm = make(c, comm, CollKind::SplitShared, data)? as usize;
         Ok(())
     })
 }
@@ -447,6 +442,75 @@ pub unsafe extern "C" fn MPI_Intercomm_create(
             },
         )?;
         *newcomm = c.add_comm(index, Some(local.into()), Some(remote.into()))? as usize;
+        Ok(())
+    })
+}
+
+/// A string tag as a number (FNV-1a): the ranks that make one communicator name it
+/// with the same string.
+unsafe fn tag_of(tag: *const c_char) -> c_int {
+    if tag.is_null() {
+        return 0;
+    }
+    let mut h: u32 = 0x811c_9dc5;
+    for &b in CStr::from_ptr(tag).to_bytes() {
+        h = (h ^ u32::from(b)).wrapping_mul(0x0100_0193);
+    }
+    h as c_int
+}
+
+/// # Safety
+/// `stringtag` is a NUL-terminated string; `newcomm` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Intercomm_create_from_groups(
+    local_group: usize,
+    _local_leader: c_int,
+    remote_group: usize,
+    _remote_leader: c_int,
+    stringtag: *const c_char,
+    _info: usize,
+    _errhandler: usize,
+    newcomm: *mut usize,
+) -> c_int {
+    entry("MPI_Intercomm_create_from_groups", |c| {
+        // Every rank knows both groups: no leader needs to tell its group the other.
+        let (local, remote) = (c.group(local_group)?, c.group(remote_group)?);
+        if !local.contains(&c.rank) {
+            return Err((abi::err::GROUP, "this rank is not in its local group".into()));
+        }
+        let call = Call::Intercomm {
+            local: local.to_vec(),
+            remote: remote.to_vec(),
+            tag: tag_of(stringtag),
+        };
+        let index = numbered(c, call)?;
+        *newcomm = c.add_comm(index, Some(local), Some(remote))? as usize;
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `stringtag` is a NUL-terminated string; `newcomm` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Comm_create_from_group(
+    group: usize,
+    stringtag: *const c_char,
+    _info: usize,
+    _errhandler: usize,
+    newcomm: *mut usize,
+) -> c_int {
+    entry("MPI_Comm_create_from_group", |c| {
+        let g = c.group(group)?;
+        if !g.contains(&c.rank) {
+            *newcomm = abi::COMM_NULL as usize;
+            return Ok(());
+        }
+        let call = Call::GroupComm {
+            members: g.to_vec(),
+            tag: tag_of(stringtag),
+        };
+        let index = numbered(c, call)?;
+        *newcomm = c.add_comm(index, Some(g), None)? as usize;
         Ok(())
     })
 }

@@ -65,7 +65,8 @@ pub enum CollKind {
     /// the color MPI_UNDEFINED: no new communicator for this rank).
     Split,
     /// MPI_Comm_split_type with MPI_COMM_TYPE_SHARED: ranks on the same simulated host
-    /// together; the data holds the key (i32).
+    /// together; the data holds the key (i32), then 1 if the rank passed
+    /// MPI_UNDEFINED (i32; no communicator for it).
     SplitShared,
     /// MPI_Comm_create: the data holds the group's members (u32 world ranks, in the
     /// new communicator's order), empty if this rank is not in its group.

@@ -140,6 +140,23 @@ int main(int argc, char **argv) {
     CHECK(6, msize == size && mrank == (odd ? neven + rank / 2 : rank / 2));
     MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, merged);
     CHECK(7, sum == size * (size - 1) / 2);
+    /* The same two groups, from groups (MPI 4): no leaders' exchange. */
+    MPI_Group wg, evens, odds;
+    MPI_Comm fromg;
+    int ev[1][3] = {{0, size - 1, 2}}, od[1][3] = {{1, size - 1, 2}};
+    MPI_Comm_group(MPI_COMM_WORLD, &wg);
+    MPI_Group_range_incl(wg, 1, ev, &evens);
+    MPI_Group_range_incl(wg, 1, od, &odds);
+    MPI_Intercomm_create_from_groups(odd ? odds : evens, 0, odd ? evens : odds, 0, "halves",
+                                     MPI_INFO_NULL, MPI_ERRORS_ARE_FATAL, &fromg);
+    MPI_Comm_remote_size(fromg, &rsize);
+    CHECK(21, rsize == (odd ? neven : nodd));
+    MPI_Allreduce(&rank, &s, 1, MPI_INT, MPI_SUM, fromg);
+    CHECK(22, s == (odd ? esum : osum));
+    MPI_Comm_free(&fromg);
+    MPI_Group_free(&wg);
+    MPI_Group_free(&evens);
+    MPI_Group_free(&odds);
     MPI_Comm_free(&merged);
     MPI_Comm_free(&dup);
     MPI_Comm_free(&inter);

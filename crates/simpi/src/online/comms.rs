@@ -338,7 +338,12 @@ impl Comms {
                     ck.push(if kind == CollKind::Split {
                         (int_at(p, 0)? as i64, int_at(p, 1)?)
                     } else {
-                        (host_of(world(i as u32)?) as i64, int_at(p, 0)?)
+                        // (key, undefined): undefined ranks get no communicator.
+                        let host = match int_at(p, 1).unwrap_or(0) {
+                            0 => host_of(world(i as u32)?) as i64,
+                            _ => abi::UNDEFINED as i64,
+                        };
+                        (host, int_at(p, 0)?)
                     });
                 }
                 let color = ck[at.me as usize].0;
