@@ -330,6 +330,42 @@ pub unsafe extern "C" fn MPI_Type_free(datatype: *mut usize) -> c_int {
 /// MPI_DATATYPE_NULL.
 const DATATYPE_NULL: usize = 0x200;
 
+/// Names given with MPI_Type_set_name, by handle.
+static TYPE_NAMES: std::sync::Mutex<Option<std::collections::HashMap<u64, String>>> = std::sync::Mutex::new(None);
+
+/// # Safety
+/// `name` is a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Type_set_name(datatype: usize, name: *const std::ffi::c_char) -> c_int {
+    entry("MPI_Type_set_name", |c| {
+        c.layout(datatype)?;
+        if name.is_null() {
+            return Err((abi::err::ARG, "a null name".into()));
+        }
+        let text = std::ffi::CStr::from_ptr(name).to_string_lossy().into_owned();
+        let mut names = TYPE_NAMES.lock().unwrap_or_else(|p| p.into_inner());
+        names.get_or_insert_with(Default::default).insert(datatype as u64, text);
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `name` holds MPI_MAX_OBJECT_NAME (128) bytes; `len` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Type_get_name(datatype: usize, name: *mut std::ffi::c_char, len: *mut c_int) -> c_int {
+    entry("MPI_Type_get_name", |c| {
+        c.layout(datatype)?;
+        let names = TYPE_NAMES.lock().unwrap_or_else(|p| p.into_inner());
+        let given = names.as_ref().and_then(|n| n.get(&(datatype as u64))).cloned();
+        // A predefined datatype is named as in mpi.h; a derived one has no name.
+        let text = given
+            .or_else(|| abi::datatype(datatype as u64).map(|t| t.name.to_string()))
+            .unwrap_or_default();
+        crate::env::put_str(&text, name, 128, len);
+        Ok(())
+    })
+}
+
 /// # Safety
 /// `size` is writable.
 #[no_mangle]

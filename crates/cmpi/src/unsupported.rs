@@ -40,7 +40,7 @@ not_yet! {
     MPI_Get MPI_Accumulate MPI_Get_accumulate MPI_Fetch_and_op
     MPI_Compare_and_swap MPI_Rput MPI_Rget MPI_Raccumulate
     MPI_Rget_accumulate MPI_Type_create_keyval MPI_Type_free_keyval MPI_Type_set_attr
-    MPI_Type_get_attr MPI_Type_delete_attr MPI_Type_set_name MPI_Type_get_name
+    MPI_Type_get_attr MPI_Type_delete_attr
     MPI_File_open MPI_File_close MPI_File_delete MPI_File_set_view
     MPI_File_read_at MPI_File_write_at MPI_File_read_at_all MPI_File_write_at_all
 }

@@ -4,6 +4,7 @@
 #include <mpi.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 #define CHECK(n, cond)                                                      \
     do {                                                                    \
@@ -150,6 +151,14 @@ int main(int argc, char **argv) {
     for (int k = 0; k < 2 * size; k++) wrecv[k] = -1;
     MPI_Alltoallw(wsend, wsc, wsd, wst, wrecv, wrc, wrd, wrt, MPI_COMM_WORLD);
     for (int s2 = 0; s2 < size; s2++) CHECK(18, wrecv[2 * s2] == s2 * 10 + rank && wrecv[2 * s2 + 1] == -1);
+
+    char tname[MPI_MAX_OBJECT_NAME];
+    int tlen;
+    MPI_Type_get_name(MPI_DOUBLE, tname, &tlen);
+    CHECK(19, strcmp(tname, "MPI_DOUBLE") == 0 && tlen == 10);
+    MPI_Type_set_name(col, "column");
+    MPI_Type_get_name(col, tname, &tlen);
+    CHECK(20, strcmp(tname, "column") == 0);
 
     int ni, na, nd, comb;
     MPI_Type_get_envelope(col, &ni, &na, &nd, &comb);
