@@ -835,6 +835,9 @@ fn entry_locked(name: &str, f: impl FnOnce(&mut Client) -> Result<(), Failure>) 
 
 /// MPI_Init's work: connects once.
 pub fn init(name: &str) -> c_int {
+    if IN_ENTRY.with(|e| e.get()) {
+        die(&format!("{name} called from inside a callback the program gave MPI"), 1);
+    }
     let run = catch_unwind(|| {
         let mut guard = CLIENT.lock().unwrap_or_else(|p| p.into_inner());
         if guard.is_some() || FINALIZED.load(Ordering::SeqCst) {
@@ -866,6 +869,10 @@ pub fn finalize() -> c_int {
 /// Whether MPI_Init and MPI_Finalize were called.
 pub fn state() -> (bool, bool) {
     let fin = FINALIZED.load(Ordering::SeqCst);
+    // Inside an MPI call (a callback asks): initialized, and the lock is taken.
+    if IN_ENTRY.with(|e| e.get()) {
+        return (true, fin);
+    }
     let init = fin || CLIENT.lock().unwrap_or_else(|p| p.into_inner()).is_some();
     (init, fin)
 }

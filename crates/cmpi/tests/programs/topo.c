@@ -13,7 +13,15 @@
         }                                                              \
     } while (0)
 
-static int deleted = 0;
+static int deleted = 0, self_deleted = 0, finalized_then = -1;
+
+/* Run by MPI_Finalize, before it finalizes: it may ask MPI whether it did. */
+static int on_self_delete(MPI_Comm c, int key, void *val, void *extra) {
+    (void)c; (void)key; (void)val; (void)extra;
+    self_deleted++;
+    MPI_Finalized(&finalized_then);
+    return MPI_SUCCESS;
+}
 
 static int count_copy(MPI_Comm c, int key, void *extra, void *in, void *out, int *flag) {
     (void)c; (void)key; (void)extra;
@@ -112,6 +120,9 @@ int main(int argc, char **argv) {
 
     MPI_Comm_free(&row);
     MPI_Comm_free(&grid);
+    int selfkey;
+    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, on_self_delete, &selfkey, NULL);
+    MPI_Comm_set_attr(MPI_COMM_SELF, selfkey, NULL);
     MPI_Finalize();
-    return 0;
+    return self_deleted == 1 && finalized_then == 0 ? 0 : 30;
 }
