@@ -3,7 +3,7 @@
 //! MPI_Comm_dup) and delete functions (called when an attribute is deleted, replaced,
 //! or its communicator freed).
 
-use crate::client::{entry, Client, Failure};
+use crate::client::{defer, entry, with_mut, Client, Failure};
 use simpi_wire::abi;
 use std::ffi::{c_int, c_void};
 
@@ -71,11 +71,9 @@ impl Client {
             if k.delete != 0 {
                 // SAFETY: the program gave this function for this keyval.
                 let f: DeleteFn = unsafe { std::mem::transmute::<usize, DeleteFn>(k.delete) };
+                // It runs once the call released the lock (it may call MPI).
                 // SAFETY: as above; the arguments are what MPI passes.
-                let rc = unsafe { f(comm, key, value as *mut c_void, k.extra as *mut c_void) };
-                if rc != abi::err::SUCCESS {
-                    return Err((rc, format!("the delete function of keyval {key} returned {rc}")));
-                }
+                defer(move || unsafe { f(comm, key, value as *mut c_void, k.extra as *mut c_void) });
             }
         }
         Ok(true)
@@ -95,32 +93,37 @@ impl Client {
             let Some(k) = self.keyvals.get(&key).copied() else {
                 continue;
             };
-            let copied = match k.copy {
-                NULL_COPY => None,
-                DUP_COPY => Some(value),
+            match k.copy {
+                NULL_COPY => {}
+                DUP_COPY => {
+                    self.attrs.insert((new as u64, key), value);
+                }
                 f => {
                     // SAFETY: the program gave this function for this keyval.
                     let f: CopyFn = unsafe { std::mem::transmute::<usize, CopyFn>(f) };
-                    let (mut out, mut flag) = (0usize, 0 as c_int);
-                    // SAFETY: as above; `out` and `flag` are writable.
-                    let rc = unsafe {
-                        f(
-                            old,
-                            key,
-                            k.extra as *mut c_void,
-                            value as *mut c_void,
-                            &mut out as *mut usize as *mut c_void,
-                            &mut flag,
-                        )
-                    };
-                    if rc != abi::err::SUCCESS {
-                        return Err((rc, format!("the copy function of keyval {key} returned {rc}")));
-                    }
-                    (flag != 0).then_some(out)
+                    // It runs once the call released the lock (it may call MPI); what
+                    // it copies is set then.
+                    defer(move || {
+                        let (mut out, mut flag) = (0usize, 0 as c_int);
+                        // SAFETY: as above; `out` and `flag` are writable.
+                        let rc = unsafe {
+                            f(
+                                old,
+                                key,
+                                k.extra as *mut c_void,
+                                value as *mut c_void,
+                                &mut out as *mut usize as *mut c_void,
+                                &mut flag,
+                            )
+                        };
+                        if rc == abi::err::SUCCESS && flag != 0 {
+                            with_mut(|c| {
+                                c.attrs.insert((new as u64, key), out);
+                            });
+                        }
+                        rc
+                    });
                 }
-            };
-            if let Some(v) = copied {
-                self.attrs.insert((new as u64, key), v);
             }
         }
         Ok(())

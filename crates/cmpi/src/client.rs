@@ -769,6 +769,16 @@ pub fn entry(name: &str, f: impl FnOnce(&mut Client) -> Result<(), Failure>) -> 
     }
     let (mut code, handler) = entry_locked(name, f);
     IN_ENTRY.with(|e| e.set(false));
+    // The program's callbacks the call queued (attribute copy and delete functions)
+    // run now, outside the lock: they may call MPI. The first error they return is
+    // the call's.
+    let queued = DEFERRED.with(|d| std::mem::take(&mut *d.borrow_mut()));
+    for f in queued {
+        let rc = f();
+        if rc != abi::err::SUCCESS && code == abi::err::SUCCESS {
+            code = rc;
+        }
+    }
     // The program's error handler runs outside the lock: it may call MPI.
     if let Some((f, comm)) = handler {
         let mut comm = comm as usize;
@@ -781,6 +791,25 @@ pub fn entry(name: &str, f: impl FnOnce(&mut Client) -> Result<(), Failure>) -> 
 thread_local! {
     /// This thread is inside an MPI call.
     static IN_ENTRY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Work the current call leaves to run once it released the lock.
+    static DEFERRED: std::cell::RefCell<Vec<Deferred>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// A callback of the program to run after the current call released the lock; it
+/// returns an error code (MPI_SUCCESS: none).
+pub type Deferred = Box<dyn FnOnce() -> c_int>;
+
+/// Queues `f` to run when the current MPI call has released the library's lock.
+pub fn defer(f: impl FnOnce() -> c_int + 'static) {
+    DEFERRED.with(|d| d.borrow_mut().push(Box::new(f)));
+}
+
+/// Runs `f` on the client (outside any MPI call: from deferred work).
+pub fn with_mut(f: impl FnOnce(&mut Client)) {
+    let mut guard = CLIENT.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(c) = guard.as_mut() {
+        f(c);
+    }
 }
 
 /// Runs `f` on the client if MPI is initialized (and this is not inside an MPI call);
@@ -854,12 +883,14 @@ pub fn init(name: &str) -> c_int {
 
 /// MPI_Finalize's work: the last call, then the connection closes.
 pub fn finalize() -> c_int {
-    let code = entry("MPI_Finalize", |c| {
-        // MPI deletes MPI_COMM_SELF's attributes first (programs hook clean-up there).
-        c.drop_attrs(abi::COMM_SELF as usize)?;
+    // MPI deletes MPI_COMM_SELF's attributes first (programs hook clean-up there);
+    // their delete functions run, and may call MPI, before the last call.
+    let code = entry("MPI_Finalize", |c| c.drop_attrs(abi::COMM_SELF as usize));
+    let last = entry("MPI_Finalize", |c| {
         c.call(Call::Finalize);
         Ok(())
     });
+    let code = if code == abi::err::SUCCESS { last } else { code };
     let mut guard = CLIENT.lock().unwrap_or_else(|p| p.into_inner());
     *guard = None;
     FINALIZED.store(true, Ordering::SeqCst);

@@ -239,8 +239,14 @@ pub unsafe extern "C" fn MPI_Comm_free(comm: *mut usize) -> c_int {
         }
         c.comm(*comm)?;
         c.drop_attrs(*comm)?;
-        c.comms.remove(&h);
-        c.topos.remove(&h);
+        // Gone once its attributes' delete functions ran (they may still use it).
+        crate::client::defer(move || {
+            crate::client::with_mut(|c| {
+                c.comms.remove(&h);
+                c.topos.remove(&h);
+            });
+            abi::err::SUCCESS
+        });
         *comm = abi::COMM_NULL as usize;
         Ok(())
     })

@@ -23,17 +23,22 @@ static int on_self_delete(MPI_Comm c, int key, void *val, void *extra) {
     return MPI_SUCCESS;
 }
 
+/* Both ask MPI about the communicator (allowed in attribute callbacks). */
 static int count_copy(MPI_Comm c, int key, void *extra, void *in, void *out, int *flag) {
-    (void)c; (void)key; (void)extra;
+    int size;
+    (void)key; (void)extra;
+    MPI_Comm_size(c, &size);
     *(long *)out = (long)in + 1;
-    *flag = 1;
+    *flag = size > 0;
     return MPI_SUCCESS;
 }
 
 static int count_delete(MPI_Comm c, int key, void *val, void *extra) {
-    (void)c; (void)key; (void)val;
+    int rank;
+    (void)key; (void)val;
+    MPI_Comm_rank(c, &rank);
     deleted += *(int *)extra;
-    return MPI_SUCCESS;
+    return rank >= 0 ? MPI_SUCCESS : MPI_ERR_OTHER;
 }
 
 int main(int argc, char **argv) {
