@@ -556,6 +556,16 @@ pub unsafe extern "C" fn MPI_Status_set_elements(status: *mut Status, datatype: 
     MPI_Status_set_elements_x(status, datatype, i64::from(count))
 }
 
+#[no_mangle]
+pub extern "C" fn MPI_Aint_add(base: isize, disp: isize) -> isize {
+    base.wrapping_add(disp)
+}
+
+#[no_mangle]
+pub extern "C" fn MPI_Aint_diff(a: isize, b: isize) -> isize {
+    a.wrapping_sub(b)
+}
+
 /// # Safety
 /// `address` is writable.
 #[no_mangle]
