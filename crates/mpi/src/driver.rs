@@ -253,14 +253,7 @@ impl Program<OpRef> for Posted {
                 comm,
                 members,
             } => {
-                if members.is_none() {
-                    spec.me = rank;
-                }
-                let comm = CollComm {
-                    index: comm as usize,
-                    members: members.as_deref(),
-                    context: CommTable::coll_context(comm as usize),
-                };
+                let comm = placed(rank, comm, &members, &mut spec);
                 calls.collective(s, comm, spec, alg, &first_algorithm)?;
             }
             Call::ICollective {
@@ -270,14 +263,7 @@ impl Program<OpRef> for Posted {
                 members,
                 handle,
             } => {
-                if members.is_none() {
-                    spec.me = rank;
-                }
-                let comm = CollComm {
-                    index: comm as usize,
-                    members: members.as_deref(),
-                    context: CommTable::coll_context(comm as usize),
-                };
+                let comm = placed(rank, comm, &members, &mut spec);
                 if let Some(q) = calls.icollective(s, comm, spec, alg, &first_algorithm)? {
                     self.requests[rank as usize].insert(handle, q);
                 }
@@ -291,6 +277,19 @@ impl Program<OpRef> for Posted {
         if let (Some(a), Some(b)) = (self.handle_of(send), self.handle_of(recv)) {
             self.matches.push((a, b));
         }
+    }
+}
+
+/// Communicator `comm` of a collective call of `rank` (`members` as the call gave
+/// them); on the world the rank's place in `spec` is the rank itself.
+fn placed<'m>(rank: u32, comm: u32, members: &'m Option<Arc<[u32]>>, spec: &mut CollSpec) -> CollComm<'m> {
+    if members.is_none() {
+        spec.me = rank;
+    }
+    CollComm {
+        index: comm as usize,
+        members: members.as_deref(),
+        context: CommTable::coll_context(comm as usize),
     }
 }
 
