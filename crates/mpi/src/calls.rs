@@ -19,7 +19,7 @@
 use crate::coll::emit::{Chooser, Placement, Template};
 use crate::coll::{Algorithm, CollSpec};
 use crate::error::Error;
-use crate::op::Op;
+use crate::op::{Op, NO_CPU};
 use crate::sink::OpSink;
 use smallvec::SmallVec;
 use std::sync::Arc;
@@ -242,6 +242,48 @@ impl<R: Copy + PartialEq + std::fmt::Debug> RankCalls<R> {
             self.reset_after(&ends);
         }
         Ok(())
+    }
+
+    /// A one-sided put of `bytes` to world rank `target` with `tag` in context `ctx`
+    /// (MPI_Put, MPI_Accumulate): this rank's send waits for the frontier; the
+    /// target's receive is posted now as the target's operation, served by its NIC
+    /// (its program takes no part). The request completes once both ends are done.
+    pub fn put<S: OpSink<Ref = R>>(
+        &mut self,
+        s: &mut S,
+        target: u32,
+        tag: u32,
+        bytes: u64,
+        ctx: u32,
+    ) -> Result<Req<R>, Error> {
+        let send = self.add(s, Op::send(bytes, target, tag, 0, 0), ctx)?;
+        let recv = s.push_for(target, Op::recv(bytes, self.rank, tag, NO_CPU, 0), ctx)?;
+        let end = s.push_join()?;
+        s.requires(end, send);
+        s.requires(end, recv);
+        Ok(self.request(end))
+    }
+
+    /// A one-sided fetch from world rank `target` (MPI_Get, MPI_Get_accumulate,
+    /// MPI_Fetch_and_op, MPI_Compare_and_swap): a request of `ask` bytes goes to the
+    /// target in context `ctx.0`; the target answers with `answer` bytes in context
+    /// `ctx.1` once the request is in (both its operations posted now as the
+    /// target's, served by its NIC). The request completes when the answer has arrived.
+    pub fn get<S: OpSink<Ref = R>>(
+        &mut self,
+        s: &mut S,
+        target: u32,
+        tag: u32,
+        (ask, answer): (u64, u64),
+        ctx: (u32, u32),
+    ) -> Result<Req<R>, Error> {
+        let me = self.rank;
+        self.add(s, Op::send(ask, target, tag, 0, 0), ctx.0)?;
+        let asked = s.push_for(target, Op::recv(ask, me, tag, NO_CPU, 0), ctx.0)?;
+        let answered = s.push_for(target, Op::send(answer, me, tag, NO_CPU, 0), ctx.1)?;
+        s.requires(answered, asked);
+        let got = self.add(s, Op::recv(answer, target, tag, 0, 0), ctx.1)?;
+        Ok(self.request(got))
     }
 
     /// A computation of `ps` picoseconds.

@@ -254,4 +254,11 @@ impl CommTable {
     pub fn coll_context(index: usize) -> u32 {
         2 * index as u32 + 1
     }
+
+    /// The matching context of one-sided traffic on communicator `index` (a window's):
+    /// from origin to target, or (`back`) from target to origin. These lie above every
+    /// point-to-point and collective context (communicators number below 2^30).
+    pub fn rma_context(index: usize, back: bool) -> u32 {
+        (1 << 31) + 2 * index as u32 + back as u32
+    }
 }

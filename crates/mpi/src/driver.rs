@@ -137,6 +137,38 @@ pub enum Call {
         /// The request.
         handle: Handle,
     },
+    /// A one-sided put (MPI_Put, MPI_Accumulate) of `bytes` to `target` on window
+    /// `comm`'s one-sided context: `handle` names its request, done once the target
+    /// has the data. The target's program takes no part.
+    Put {
+        /// The target.
+        target: u32,
+        /// Tag: tells this transfer from the origin's others in flight.
+        tag: u32,
+        /// Bytes.
+        bytes: u64,
+        /// The window's communicator.
+        comm: u32,
+        /// The request.
+        handle: Handle,
+    },
+    /// A one-sided fetch (MPI_Get and the fetching accumulates): a request of `ask`
+    /// bytes to `target`, which answers with `answer` bytes; `handle` names the
+    /// request, done once the answer arrived.
+    Get {
+        /// The target.
+        target: u32,
+        /// Tag: tells this transfer from the origin's others in flight.
+        tag: u32,
+        /// Bytes of the request.
+        ask: u64,
+        /// Bytes of the answer.
+        answer: u64,
+        /// The window's communicator.
+        comm: u32,
+        /// The request.
+        handle: Handle,
+    },
     /// MPI_Finalize: the rank makes no more calls.
     Finalize,
 }
@@ -268,6 +300,31 @@ impl Program<OpRef> for Posted {
                     self.requests[rank as usize].insert(handle, q);
                 }
             }
+            Call::Put {
+                target,
+                tag,
+                bytes,
+                comm,
+                handle,
+            } => {
+                let q = calls.put(s, target, tag, bytes, CommTable::rma_context(comm as usize, false))?;
+                self.requests[rank as usize].insert(handle, q);
+            }
+            Call::Get {
+                target,
+                tag,
+                ask,
+                answer,
+                comm,
+                handle,
+            } => {
+                let ctx = (
+                    CommTable::rma_context(comm as usize, false),
+                    CommTable::rma_context(comm as usize, true),
+                );
+                let q = calls.get(s, target, tag, (ask, answer), ctx)?;
+                self.requests[rank as usize].insert(handle, q);
+            }
             Call::Finalize => return Ok(Step::Ended),
         }
         Ok(Step::Called)
@@ -348,7 +405,9 @@ impl<R: Rules<Live<Posted>>> Driver<R> {
         | Call::Isend { comm, .. }
         | Call::Irecv { comm, .. }
         | Call::Collective { comm, .. }
-        | Call::ICollective { comm, .. } = call
+        | Call::ICollective { comm, .. }
+        | Call::Put { comm, .. }
+        | Call::Get { comm, .. } = call
         {
             // Two matching contexts per communicator must fit a u32.
             if comm >= MAX_COMMS {
@@ -373,7 +432,11 @@ impl<R: Rules<Live<Posted>>> Driver<R> {
                 return Err(Error::BadParameter(format!("communicator member {w} does not exist")));
             }
         }
-        if let Call::Send { to, .. } | Call::Isend { to, .. } = call {
+        if let Call::Send { to, .. }
+        | Call::Isend { to, .. }
+        | Call::Put { target: to, .. }
+        | Call::Get { target: to, .. } = call
+        {
             if to >= self.engine.store().num_ranks() {
                 return Err(Error::BadParameter(format!("destination {to} does not exist")));
             }

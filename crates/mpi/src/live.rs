@@ -477,6 +477,19 @@ impl OpSink for LiveSink<'_> {
         self.push(op, 0)
     }
 
+    fn push_for(&mut self, rank: u32, op: Op, ctx: u32) -> Result<OpRef, Error> {
+        if rank >= self.ranks {
+            return Err(Error::BadParameter(format!("rank {rank} does not exist")));
+        }
+        // Numbered among the calling rank's operations: the order is deterministic.
+        let r = self.arena.create(op, rank, ctx, *self.created, self.line);
+        *self.created += 1;
+        self.new_ops.push(r.slot);
+        self.last = Some(r);
+        self.some_done = false;
+        Ok(r)
+    }
+
     #[inline]
     fn requires(&mut self, a: OpRef, b: OpRef) {
         if !self.arena.requires(a, b) && self.last == Some(a) {

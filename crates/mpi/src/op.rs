@@ -64,6 +64,11 @@ pub(crate) const TEST: u8 = 4;
 /// ([`crate::ScheduleBuilder::push_join`]).
 pub(crate) const JOIN: u8 = 8;
 
+/// `Op::cpu` of a transfer the NIC serves alone (the target's side of a one-sided
+/// put or get, as RDMA does it): it takes no CPU and pays no software overhead under
+/// SMPI's rules (LogGOPS's charge the rank's first CPU).
+pub const NO_CPU: u8 = u8::MAX;
+
 impl Op {
     /// A send of `bytes` to `to`.
     pub fn send(bytes: u64, to: Rank, tag: u32, cpu: u8, nic: u8) -> Op {

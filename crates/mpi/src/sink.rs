@@ -31,6 +31,17 @@ pub trait OpSink {
     /// dependencies are done.
     fn push_join(&mut self) -> Result<Self::Ref, Error>;
 
+    /// Adds `op` as an operation of rank `rank`, not of this sink's rank, in context
+    /// `ctx`: the target's part of a one-sided transfer, which the target's program
+    /// does not call. Its dependencies follow (none: it starts at once). Only a store
+    /// that takes calls as the ranks make them (on-line simulation) holds such
+    /// operations.
+    fn push_for(&mut self, rank: u32, _op: Op, _ctx: u32) -> Result<Self::Ref, Error> {
+        Err(Error::BadParameter(format!(
+            "a one-sided transfer to rank {rank}: only on-line simulation has them"
+        )))
+    }
+
     /// `a` starts only after `b` completes. `a` must be the operation just added (or
     /// one of those just added) and its dependencies given before the next call.
     fn requires(&mut self, a: Self::Ref, b: Self::Ref);

@@ -129,3 +129,57 @@ fn a_call_to_a_rank_that_does_not_exist_is_refused() {
     assert!(matches!(d.post(0, send(7, 1)), Err(Error::BadParameter(_))));
     assert!(matches!(d.post(5, Call::Finalize), Err(Error::BadParameter(_))));
 }
+
+#[test]
+fn one_sided_transfers_need_no_call_and_no_cpu_of_the_target() -> Result<(), Error> {
+    // Rank 1 computes 20 us and makes no call meanwhile. Rank 0 puts 1000 bytes to it
+    // (one message: done at 5 us), then gets from it (a request and an answer: two
+    // messages, done at 15 us), whatever rank 1's CPU is doing.
+    let mut d = driver(2);
+    assert_eq!(d.run()?, vec![0, 1]);
+    d.post(1, Call::Compute(20 * US))?;
+    d.post(1, Call::Finalize)?;
+    let put = Call::Put {
+        target: 1,
+        tag: 0,
+        bytes: 1000,
+        comm: 3,
+        handle: 7,
+    };
+    d.post(0, put)?;
+    d.post(0, Call::Wait(vec![7]))?;
+    assert_eq!(d.run()?, vec![0]);
+    assert_eq!(d.now(), SimTime(5 * US));
+    let get = Call::Get {
+        target: 1,
+        tag: 1,
+        ask: 16,
+        answer: 1000,
+        comm: 3,
+        handle: 8,
+    };
+    d.post(0, get)?;
+    d.post(0, Call::Wait(vec![8]))?;
+    assert_eq!(d.run()?, vec![0]);
+    assert_eq!(d.now(), SimTime(15 * US));
+    // One-sided traffic matches nothing a program posted.
+    assert_eq!(d.take_matches(), Vec::new());
+    d.post(0, Call::Finalize)?;
+    assert_eq!(d.run()?, Vec::<u32>::new());
+    let out = d.finish()?;
+    assert_eq!(out.end_times, vec![SimTime(15 * US), SimTime(20 * US)]);
+    Ok(())
+}
+
+#[test]
+fn a_one_sided_transfer_to_a_rank_that_does_not_exist_is_refused() {
+    let mut d = driver(2);
+    let put = Call::Put {
+        target: 2,
+        tag: 0,
+        bytes: 8,
+        comm: 1,
+        handle: 1,
+    };
+    assert!(d.post(0, put).is_err());
+}

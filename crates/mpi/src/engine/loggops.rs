@@ -27,7 +27,7 @@ use crate::cxx_sort::sort_like_libstdcxx;
 use crate::engine::{Core, OpStore, Rules};
 use crate::matching::Envelope;
 use crate::noise::{Detours, Quiet};
-use crate::op::OpKind;
+use crate::op::{OpKind, NO_CPU};
 use simpi_kernel::{prefetch, IdHashMap, Seq, SimTime};
 use simpi_net::HostId;
 use simpi_net::{LogGops, NetworkModel, NoNetwork, Token};
@@ -98,6 +98,7 @@ impl Timers {
     /// Index in `t` of rank `h`'s CPU `c` (a parking slot).
     #[inline(always)]
     fn cpu_slot(&self, h: u32, c: u8) -> u64 {
+        let c = if c == NO_CPU { 0 } else { c };
         (h as usize * self.stride + c as usize) as u64
     }
     /// Index in `t` of the send side of rank `h`'s NIC `n`.
@@ -112,6 +113,7 @@ impl Timers {
     }
     #[inline(always)]
     fn cpu(&mut self, h: u32, c: u8) -> &mut u64 {
+        let c = if c == NO_CPU { 0 } else { c };
         &mut self.t[h as usize * self.stride + c as usize]
     }
     #[inline(always)]

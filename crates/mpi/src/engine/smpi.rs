@@ -27,7 +27,7 @@ use crate::engine::cpu::{CpuSharing, Pool};
 use crate::engine::{Core, OpStore, Rules};
 use crate::error::Error;
 use crate::matching::Envelope;
-use crate::op::OpKind;
+use crate::op::{OpKind, NO_CPU};
 use crate::protocol::Protocol;
 use simpi_kernel::{Seq, SimTime};
 use simpi_net::{HostId, NetworkModel, Token};
@@ -169,6 +169,13 @@ impl<N: NetworkModel> SmpiRules<N> {
             core.started(id);
             core.mark_start(id, t);
             self.post_recv(core, t, id);
+            return;
+        }
+        if op.cpu == NO_CPU {
+            // The NIC serves it: no CPU, no overhead.
+            core.started(id);
+            core.mark_start(id, t);
+            self.post_send(core, t, id);
             return;
         }
         let c = op.rank as usize * self.cpus + op.cpu as usize;
@@ -466,7 +473,7 @@ impl<N: NetworkModel> SmpiRules<N> {
             core.data_in_and_complete(send, t);
         }
         core.delivered(send);
-        let or = if msg.detached {
+        let or = if msg.detached && core.store.op(recv).cpu != NO_CPU {
             SimTime::from_secs_f64(self.proto.or.overhead(size)).ps()
         } else {
             0
