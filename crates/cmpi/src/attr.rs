@@ -62,8 +62,19 @@ fn predefined(c: &Client, key: c_int) -> Option<*mut c_void> {
 }
 
 impl Client {
+    /// Sets attribute `keyval` of object `handle` (a communicator or a window) to
+    /// `value`, deleting the one it had.
+    pub(crate) fn set_attr(&mut self, handle: usize, keyval: c_int, value: *mut c_void) -> Result<(), Failure> {
+        if !self.keyvals.contains_key(&keyval) {
+            return Err((abi::err::KEYVAL, format!("keyval {keyval} cannot be set")));
+        }
+        self.delete_attr(handle, keyval)?;
+        self.attrs.insert((handle as u64, keyval), value as usize);
+        Ok(())
+    }
+
     /// Deletes attribute `key` of communicator `comm`, calling its delete function.
-    fn delete_attr(&mut self, comm: usize, key: c_int) -> Result<bool, Failure> {
+    pub(crate) fn delete_attr(&mut self, comm: usize, key: c_int) -> Result<bool, Failure> {
         let Some(value) = self.attrs.remove(&(comm as u64, key)) else {
             return Ok(false);
         };
@@ -191,12 +202,7 @@ pub unsafe extern "C" fn MPI_Comm_free_keyval(keyval: *mut c_int) -> c_int {
 pub unsafe extern "C" fn MPI_Comm_set_attr(comm: usize, keyval: c_int, value: *mut c_void) -> c_int {
     entry("MPI_Comm_set_attr", |c| {
         c.comm(comm)?;
-        if !c.keyvals.contains_key(&keyval) {
-            return Err((abi::err::ARG, format!("keyval {keyval} cannot be set")));
-        }
-        c.delete_attr(comm, keyval)?;
-        c.attrs.insert((comm as u64, keyval), value as usize);
-        Ok(())
+        c.set_attr(comm, keyval, value)
     })
 }
 

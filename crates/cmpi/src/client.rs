@@ -186,7 +186,7 @@ pub struct Client {
     /// The next error class or code to add.
     pub next_code: c_int,
     /// The communicator the current call named last (its errors go to its handler).
-    last_comm: std::cell::Cell<u64>,
+    pub(crate) last_comm: std::cell::Cell<u64>,
     /// The communicators made by the program and not freed, by handle.
     pub comms: HashMap<u64, Comm>,
     /// The groups made by the program and not freed, by handle: world ranks in
@@ -216,6 +216,10 @@ pub struct Client {
     pub attrs: HashMap<(u64, c_int), usize>,
     /// The reduction operations made by the program and not freed, by handle.
     pub ops: HashMap<u64, UserOp>,
+    /// Windows by handle.
+    pub wins: crate::win::Wins,
+    /// Windows made so far (handles are never reused).
+    pub wins_made: u64,
     next_op: u64,
 }
 
@@ -363,6 +367,8 @@ impl Client {
             next_keyval: crate::attr::FIRST_KEYVAL,
             attrs: HashMap::new(),
             next_op: crate::op::FIRST_OP,
+            wins: HashMap::new(),
+            wins_made: 0,
         };
         match c.exchange(&Request::Hello) {
             Reply::Welcome {

@@ -45,7 +45,7 @@ impl Client {
         }
     }
 
-    fn check_handler(&self, h: usize) -> Result<u64, Failure> {
+    pub(crate) fn check_handler(&self, h: usize) -> Result<u64, Failure> {
         match h as u64 {
             h @ (abi::ERRORS_RETURN | abi::ERRORS_ARE_FATAL | abi::ERRORS_ABORT) => Ok(h),
             h if self.handler_fns.contains_key(&h) => Ok(h),

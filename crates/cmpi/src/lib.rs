@@ -29,8 +29,10 @@ mod layout;
 mod op;
 mod p2p;
 mod persist;
+mod rma;
 mod some;
 mod topo;
 mod unsupported;
+mod win;
 
 pub use client::Status;

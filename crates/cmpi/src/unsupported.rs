@@ -1,5 +1,4 @@
-//! Calls declared in `mpi.h` that simpi does not simulate yet (one-sided
-//! communication, MPI-IO, dynamic processes, matched probes, cancellation, ...): a
+//! Calls declared in `mpi.h` that simpi does not simulate yet (MPI-IO, dynamic processes, matched probes, cancellation, ...): a
 //! program that mentions them builds; calling one goes to the error handler with
 //! MPI_ERR_UNSUPPORTED_OPERATION, naming the call.
 
@@ -27,19 +26,8 @@ not_yet! {
     MPI_Cart_map MPI_Graph_map MPI_Type_get_contents MPI_Type_create_darray
     MPI_Type_match_size MPI_Pack_external MPI_Unpack_external MPI_Pack_external_size
     MPI_Grequest_start MPI_Grequest_complete
-    MPI_Comm_spawn MPI_Comm_get_parent MPI_Win_create MPI_Win_allocate
-    MPI_Win_allocate_shared MPI_Win_create_dynamic MPI_Win_attach MPI_Win_detach
-    MPI_Win_shared_query MPI_Win_free MPI_Win_fence MPI_Win_lock
-    MPI_Win_unlock MPI_Win_lock_all MPI_Win_unlock_all MPI_Win_flush
-    MPI_Win_flush_all MPI_Win_flush_local MPI_Win_flush_local_all MPI_Win_sync
-    MPI_Win_post MPI_Win_start MPI_Win_complete MPI_Win_wait
-    MPI_Win_test MPI_Win_get_group MPI_Win_set_errhandler MPI_Win_get_errhandler
-    MPI_Win_create_errhandler MPI_Win_call_errhandler MPI_Win_create_keyval MPI_Win_free_keyval
-    MPI_Win_set_attr MPI_Win_get_attr MPI_Win_delete_attr MPI_Win_set_name
-    MPI_Win_get_name MPI_Win_get_info MPI_Win_set_info MPI_Put
-    MPI_Get MPI_Accumulate MPI_Get_accumulate MPI_Fetch_and_op
-    MPI_Compare_and_swap MPI_Rput MPI_Rget MPI_Raccumulate
-    MPI_Rget_accumulate MPI_Type_create_keyval MPI_Type_free_keyval MPI_Type_set_attr
+    MPI_Comm_spawn MPI_Comm_get_parent
+    MPI_Type_create_keyval MPI_Type_free_keyval MPI_Type_set_attr
     MPI_Type_get_attr MPI_Type_delete_attr
     MPI_File_open MPI_File_close MPI_File_delete MPI_File_set_view
     MPI_File_read_at MPI_File_write_at MPI_File_read_at_all MPI_File_write_at_all

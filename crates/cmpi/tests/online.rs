@@ -39,6 +39,7 @@ fn built() -> &'static PathBuf {
             "intercomm",
             "clockwait",
             "bsend",
+            "rma",
         ] {
             let status = Command::new(env!("CARGO_BIN_EXE_simpicc"))
                 .args(["-O1", "-Wall", "-Werror", "-o"])
@@ -252,4 +253,42 @@ fn a_buffered_send_returns_before_its_message_is_received() {
     simulate_with("bsend", &[], 2, 0, Protocol::plain()).unwrap();
     let e = simulate_with("bsend", &["send"], 2, 0, Protocol::plain()).unwrap_err();
     assert!(e.is_stall(), "{e}");
+}
+
+#[test]
+fn one_sided_communication_moves_the_data_mpi_defines_through_every_window_and_synchronization() {
+    for ranks in [1, 2, 3, 4] {
+        simulate("rma", &[], ranks).unwrap_or_else(|e| panic!("{ranks} ranks: {e}"));
+    }
+    // Ranks sharing hosts share a window's memory (2 and 3 ranks on two hosts).
+    let xml =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden/smpi-replay/osu_allreduce/platform.xml");
+    let p = simpi::platform::load(&xml).unwrap();
+    let colls = CollChoice::by_name("ompi").unwrap();
+    let hosts = [0, 0, 1, 1, 1].map(simpi::platform::HostId).to_vec();
+    run(RunOptions {
+        program: built().join("rma").into_os_string(),
+        args: Vec::new(),
+        ranks: 5,
+        model: Model::Flow {
+            platform: &p,
+            hosts,
+            preset: simpi::Preset::smpi(),
+        },
+        colls: &colls,
+        compute: Compute::None,
+        test_cost_ps: US,
+        clock_cost_ps: 0,
+        one_core: true,
+    })
+    .unwrap();
+}
+
+#[test]
+fn a_put_between_fences_takes_one_message_time() {
+    // Two ranks, 5 us per message: making the window is a barrier (one exchange,
+    // 5 us), the first fence another (10 us); the put arrives at 15 us, the second
+    // fence waits for it and exchanges (20 us), and MPI_Win_free is a barrier (25 us).
+    let out = simulate("rma", &["timing"], 2).unwrap();
+    assert_eq!(out.end_times, vec![SimTime(25 * US); 2]);
 }

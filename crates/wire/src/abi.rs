@@ -20,6 +20,8 @@ pub const TAG_UB: i32 = (1 << 30) - 1;
 
 /// MPI_COMM_NULL.
 pub const COMM_NULL: u64 = 0x100;
+/// MPI_WIN_NULL.
+pub const WIN_NULL: u64 = 0x110;
 /// MPI_COMM_WORLD.
 pub const COMM_WORLD: u64 = 0x101;
 /// MPI_COMM_SELF.
@@ -119,8 +121,28 @@ pub mod err {
     pub const OTHER: i32 = 16;
     /// MPI_ERR_INTERN.
     pub const INTERN: i32 = 17;
+    /// MPI_ERR_ASSERT.
+    pub const ASSERT: i32 = 22;
+    /// MPI_ERR_DISP.
+    pub const DISP: i32 = 26;
+    /// MPI_ERR_INFO_NOKEY.
+    pub const INFO_NOKEY: i32 = 32;
+    /// MPI_ERR_KEYVAL.
+    pub const KEYVAL: i32 = 36;
+    /// MPI_ERR_LOCKTYPE.
+    pub const LOCKTYPE: i32 = 37;
     /// MPI_ERR_NO_MEM.
     pub const NO_MEM: i32 = 39;
+    /// MPI_ERR_RMA_RANGE.
+    pub const RMA_RANGE: i32 = 49;
+    /// MPI_ERR_RMA_SYNC.
+    pub const RMA_SYNC: i32 = 51;
+    /// MPI_ERR_RMA_FLAVOR.
+    pub const RMA_FLAVOR: i32 = 52;
+    /// MPI_ERR_SIZE.
+    pub const SIZE: i32 = 55;
+    /// MPI_ERR_WIN.
+    pub const WIN: i32 = 60;
     /// MPI_ERR_UNSUPPORTED_OPERATION.
     pub const UNSUPPORTED_OPERATION: i32 = 58;
     /// MPI_ERR_ERRHANDLER.

@@ -9,9 +9,11 @@ pub mod abi;
 mod codec;
 mod mailbox;
 pub mod reduce;
+mod win;
 
 pub use codec::{Reader, Writer};
 pub use mailbox::{Mailbox, Side};
+pub use win::{Access, AccessKind, Flavor, SharedMemory, Sync, WinCall};
 
 /// A decoding failure: what was wrong with the frame.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -316,6 +318,8 @@ pub enum Call {
         /// The collective.
         coll: Collective,
     },
+    /// A call on a window (one-sided communication).
+    Win(WinCall),
     /// MPI_Finalize.
     Finalize,
 }
@@ -545,6 +549,10 @@ fn encode_call(w: &mut Writer, call: &Call) {
             encode_collective(w, coll);
         }
         Call::Finalize => w.u8(6),
+        Call::Win(c) => {
+            w.u8(13);
+            win::encode(w, c);
+        }
         Call::Completing { requests, how } => {
             w.u8(8);
             w.u8(COMPLETINGS.iter().position(|h| h == how).unwrap_or(0) as u8);
@@ -640,6 +648,7 @@ fn decode_call(r: &mut Reader<'_>) -> Result<Call, WireError> {
             coll: decode_collective(r)?,
         },
         6 => Call::Finalize,
+        13 => Call::Win(win::decode(r)?),
         7 => Call::Test { request: r.u64()? },
         9 => Call::Iprobe {
             comm: r.u32()?,

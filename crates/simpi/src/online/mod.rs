@@ -11,6 +11,7 @@
 mod collect;
 mod comms;
 mod ranks;
+mod windows;
 
 use crate::replay::{cpu_sharing, HostRules, Model};
 use crate::workload::CollChoice;
@@ -31,6 +32,7 @@ use simpi_wire::{abi, Call, CollKind, Collective, Completing, Completion, NewCom
 use std::collections::HashMap;
 use std::ffi::OsString;
 use std::sync::Arc;
+use windows::Windows;
 
 /// What CPU time between MPI calls counts for.
 #[derive(Clone, Copy, Debug)]
@@ -177,6 +179,8 @@ enum Awaiting {
     Completing(Vec<(u64, Handle, Req)>, Completing),
     /// A test's outcome: the rank's request, the driver's handle, what it is.
     Test(u64, Handle, Req),
+    /// MPI_Win_test's outcome on a window.
+    WinTest(u32),
 }
 
 /// What a request of a rank is: what its completion gives back.
@@ -234,6 +238,9 @@ struct Session<'o> {
     finalized: Vec<bool>,
     next_handle: Handle,
     calls: u64,
+    windows: Windows,
+    /// Each rank's process id.
+    pids: Vec<i32>,
 }
 
 impl<'o> Session<'o> {
@@ -257,6 +264,8 @@ impl<'o> Session<'o> {
             finalized: vec![false; n],
             next_handle: 0,
             calls: 0,
+            windows: Windows::default(),
+            pids: Vec::new(),
         }
     }
 
@@ -267,6 +276,7 @@ impl<'o> Session<'o> {
             ranks::keep_to_one_core();
         }
         let mut ranks = Ranks::start(&self.opts.program, &self.opts.args, self.opts.ranks).map_err(Error::Setting)?;
+        self.pids = ranks.pids();
         match self.simulate(d, &mut ranks) {
             Ok(outcome) => {
                 let failed = ranks.wait_all();
@@ -514,6 +524,7 @@ impl<'o> Session<'o> {
                 self.requests[r as usize].insert(request, (h, Req::Coll(key, me)));
                 Awaiting::Nothing
             }
+            Call::Win(c) => self.post_win(d, r, c)?,
             Call::Finalize => {
                 d.post(r, DCall::Finalize).map_err(engine_error)?;
                 self.finalized[r as usize] = true;
@@ -899,6 +910,7 @@ impl<'o> Session<'o> {
                 self.colls.result(me, key)?;
                 vec![completion(-1, 0, made.encode())]
             }
+            Awaiting::WinTest(win) => self.win_tested(d, r, win)?,
             Awaiting::Test(request, h, kind) => {
                 if !d.take_tested(r, h) {
                     Vec::new()

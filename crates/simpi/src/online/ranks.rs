@@ -60,6 +60,11 @@ impl Ranks {
         Ok(ranks)
     }
 
+    /// Each rank's process id.
+    pub fn pids(&self) -> Vec<i32> {
+        self.children.iter().map(|c| c.id() as i32).collect()
+    }
+
     /// Rank `r`'s next request; an error names the rank and how its process ended if
     /// it closed its socket.
     pub fn receive(&mut self, r: u32) -> Result<Request, String> {
