@@ -280,3 +280,68 @@ pub unsafe extern "C" fn MPI_Attr_get(comm: usize, keyval: c_int, value: *mut c_
 pub unsafe extern "C" fn MPI_Attr_delete(comm: usize, keyval: c_int) -> c_int {
     MPI_Comm_delete_attr(comm, keyval)
 }
+
+/// # Safety
+/// As MPI_Comm_create_keyval.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Type_create_keyval(
+    copy: usize,
+    delete: usize,
+    keyval: *mut c_int,
+    extra: *mut c_void,
+) -> c_int {
+    MPI_Comm_create_keyval(copy, delete, keyval, extra)
+}
+
+/// # Safety
+/// As MPI_Comm_free_keyval.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Type_free_keyval(keyval: *mut c_int) -> c_int {
+    MPI_Comm_free_keyval(keyval)
+}
+
+/// # Safety
+/// As the MPI standard's.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Type_set_attr(datatype: usize, keyval: c_int, value: *mut c_void) -> c_int {
+    entry("MPI_Type_set_attr", |c| {
+        c.layout(datatype)?;
+        c.set_attr(datatype, keyval, value)
+    })
+}
+
+/// # Safety
+/// `value` and `flag` are writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Type_get_attr(
+    datatype: usize,
+    keyval: c_int,
+    value: *mut c_void,
+    flag: *mut c_int,
+) -> c_int {
+    entry("MPI_Type_get_attr", |c| {
+        c.layout(datatype)?;
+        if !c.keyvals.contains_key(&keyval) {
+            return Err((abi::err::KEYVAL, format!("keyval {keyval} does not exist")));
+        }
+        let found = c.attrs.get(&(datatype as u64, keyval)).copied();
+        *flag = c_int::from(found.is_some());
+        if let Some(v) = found {
+            *(value as *mut *mut c_void) = v as *mut c_void;
+        }
+        Ok(())
+    })
+}
+
+/// # Safety
+/// As the MPI standard's.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Type_delete_attr(datatype: usize, keyval: c_int) -> c_int {
+    entry("MPI_Type_delete_attr", |c| {
+        c.layout(datatype)?;
+        if !c.delete_attr(datatype, keyval)? {
+            return Err((abi::err::KEYVAL, format!("the datatype has no attribute {keyval}")));
+        }
+        Ok(())
+    })
+}

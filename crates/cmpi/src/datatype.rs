@@ -234,7 +234,9 @@ pub unsafe extern "C" fn MPI_Type_create_resized(old: usize, lb: isize, extent: 
 pub unsafe extern "C" fn MPI_Type_dup(old: usize, out: *mut usize) -> c_int {
     entry("MPI_Type_dup", |c| {
         let t = c.layout(old)?;
-        made(c, Ok((*t).clone()), combiner::DUP, out)
+        made(c, Ok((*t).clone()), combiner::DUP, out)?;
+        // Attributes follow their copy functions, as for a communicator.
+        c.copy_attrs(old, *out)
     })
 }
 
@@ -308,6 +310,9 @@ pub extern "C" fn MPI_Type_commit(_datatype: *mut usize) -> c_int {
 pub unsafe extern "C" fn MPI_Type_free(datatype: *mut usize) -> c_int {
     entry("MPI_Type_free", |c| {
         let h = *datatype as u64;
+        if c.types.contains_key(&h) {
+            c.drop_attrs(h as usize)?;
+        }
         c.combiners.remove(&h);
         match c.types.remove(&h) {
             // A persistent request still uses it: it stays known to that request.

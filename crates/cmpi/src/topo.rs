@@ -4,7 +4,7 @@
 
 use crate::client::{entry, Client, Failure};
 use crate::comm::make;
-use simpi_wire::{abi, CollKind};
+use simpi_wire::{abi, Call, CollKind, Collective};
 use std::ffi::c_int;
 
 /// A communicator's topology.
@@ -39,31 +39,46 @@ unsafe fn ints(p: *const c_int, n: c_int) -> Result<Vec<c_int>, Failure> {
 }
 
 /// The factors of `n` in `free` dimensions, as balanced as possible, largest first.
-pub fn balanced(mut n: u64, free: usize) -> Vec<u64> {
-    let mut primes = Vec::new();
-    let mut p = 2;
-    while p * p <= n {
-        while n.is_multiple_of(p) {
-            primes.push(p);
-            n /= p;
-        }
-        p += 1;
-    }
-    if n > 1 {
-        primes.push(n);
-    }
-    let mut dims = vec![1u64; free];
+pub fn balanced(n: u64, free: usize) -> Vec<u64> {
     if free == 0 {
-        return dims;
+        return Vec::new();
     }
-    // Largest factors first, each onto the smallest dimension so far.
-    for f in primes.into_iter().rev() {
-        if let Some(d) = dims.iter_mut().min() {
-            *d *= f;
+    let divisors: Vec<u64> = (1..=n)
+        .take_while(|d| d * d <= n)
+        .filter(|d| n.is_multiple_of(*d))
+        .collect();
+    let mut all: Vec<u64> = divisors.iter().flat_map(|&d| [d, n / d]).collect();
+    all.sort_unstable_by(|a, b| b.cmp(a));
+    all.dedup();
+    let mut best: Option<Vec<u64>> = None;
+    let mut dims = Vec::with_capacity(free);
+    split(n, free, u64::MAX, &all, &mut dims, &mut best);
+    best.unwrap_or_else(|| vec![1; free])
+}
+
+/// Extends `dims` (non-increasing) with `left` more dimensions of product `n`, each at
+/// most `cap`, keeping in `best` the one whose largest and smallest differ least.
+fn split(n: u64, left: usize, cap: u64, divisors: &[u64], dims: &mut Vec<u64>, best: &mut Option<Vec<u64>>) {
+    if left == 1 {
+        if n <= cap {
+            dims.push(n);
+            let spread = |d: &[u64]| d[0] - d[d.len() - 1];
+            if best.as_ref().is_none_or(|b| spread(dims) < spread(b)) {
+                *best = Some(dims.clone());
+            }
+            dims.pop();
         }
+        return;
     }
-    dims.sort_unstable_by(|a, b| b.cmp(a));
-    dims
+    for &d in divisors.iter().filter(|&&d| d <= cap && n.is_multiple_of(d)) {
+        // The rest cannot exceed d each: d^left must reach n.
+        if (d as u128).pow(left as u32) < n as u128 {
+            break;
+        }
+        dims.push(d);
+        split(n / d, left - 1, d, divisors, dims, best);
+        dims.pop();
+    }
 }
 
 /// # Safety
@@ -453,6 +468,165 @@ pub unsafe extern "C" fn MPI_Dist_graph_create_adjacent(
     })
 }
 
+/// # Safety
+/// `dims` holds `ndims` entries; `newrank` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Cart_map(
+    comm: usize,
+    ndims: c_int,
+    dims: *const c_int,
+    _periods: *const c_int,
+    newrank: *mut c_int,
+) -> c_int {
+    entry("MPI_Cart_map", |c| {
+        let cm = c.comm(comm)?;
+        let d = ints(dims, ndims)?;
+        if d.iter().any(|&x| x <= 0) {
+            return Err((abi::err::DIMS, "a dimension of no node".into()));
+        }
+        let nodes: i64 = d.iter().map(|&x| i64::from(x)).product();
+        if nodes > i64::from(cm.size) {
+            return Err((abi::err::DIMS, format!("a grid of {nodes} nodes on {} ranks", cm.size)));
+        }
+        // Ranks keep their order (simpi does not reorder).
+        *newrank = if i64::from(cm.rank) < nodes {
+            cm.rank as c_int
+        } else {
+            abi::UNDEFINED
+        };
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `newrank` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Graph_map(
+    comm: usize,
+    nnodes: c_int,
+    _index: *const c_int,
+    _edges: *const c_int,
+    newrank: *mut c_int,
+) -> c_int {
+    entry("MPI_Graph_map", |c| {
+        let cm = c.comm(comm)?;
+        if nnodes < 0 || nnodes as u32 > cm.size {
+            return Err((abi::err::ARG, format!("a graph of {nnodes} nodes on {} ranks", cm.size)));
+        }
+        *newrank = if (cm.rank as c_int) < nnodes {
+            cm.rank as c_int
+        } else {
+            abi::UNDEFINED
+        };
+        Ok(())
+    })
+}
+
+/// Every rank's `data` on `comm`, in rank order (an allgather of the sizes, then of
+/// the data).
+fn gather_all(c: &mut Client, comm: usize, data: Vec<u8>) -> Result<Vec<Vec<u8>>, Failure> {
+    let index = c.comm(comm)?.index;
+    let call = |kind, count, recv_counts, data| {
+        Call::Collective(Collective {
+            kind,
+            comm: index,
+            root: 0,
+            op: 0,
+            datatype: abi::BYTE,
+            count,
+            send_counts: Vec::new(),
+            recv_counts,
+            data,
+        })
+    };
+    let bad = || (abi::err::INTERN, "a short reply".to_string());
+    let sizes = c.call(call(
+        CollKind::Allgather,
+        8,
+        Vec::new(),
+        (data.len() as u64).to_le_bytes().to_vec(),
+    ));
+    let sizes = sizes.into_iter().next().ok_or_else(bad)?.data;
+    let counts: Vec<u64> = sizes
+        .chunks_exact(8)
+        .map(|b| u64::from_le_bytes(b.try_into().unwrap_or([0; 8])))
+        .collect();
+    let all = c.call(call(CollKind::Allgatherv, 0, counts.clone(), data));
+    let all = all.into_iter().next().ok_or_else(bad)?.data;
+    let mut out = Vec::with_capacity(counts.len());
+    let mut at = 0usize;
+    for n in counts {
+        let piece = all.get(at..at + n as usize).ok_or_else(bad)?;
+        out.push(piece.to_vec());
+        at += n as usize;
+    }
+    Ok(out)
+}
+
+/// # Safety
+/// As the MPI standard's: `sources` and `degrees` hold `n` entries, `destinations`
+/// the sum of the degrees.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn MPI_Dist_graph_create(
+    comm: usize,
+    n: c_int,
+    sources: *const c_int,
+    degrees: *const c_int,
+    destinations: *const c_int,
+    weights: *const c_int,
+    _info: usize,
+    _reorder: c_int,
+    newcomm: *mut usize,
+) -> c_int {
+    entry("MPI_Dist_graph_create", |c| {
+        let cm = c.comm(comm)?;
+        let size = cm.size as c_int;
+        let me = cm.rank as c_int;
+        let s = ints(sources, n)?;
+        let deg = ints(degrees, n)?;
+        if deg.iter().any(|&d| d < 0) {
+            return Err((abi::err::ARG, "a negative degree".into()));
+        }
+        let total: c_int = deg.iter().sum();
+        let d = ints(destinations, total)?;
+        if s.iter().chain(&d).any(|&x| x < 0 || x >= size) {
+            return Err((abi::err::RANK, "a node outside the communicator".into()));
+        }
+        // Each rank's edges, as (source, destination) pairs, go to every rank.
+        let mut mine = Vec::with_capacity(8 * total as usize);
+        let mut k = 0usize;
+        for (i, &src) in s.iter().enumerate() {
+            for _ in 0..deg[i] {
+                mine.extend(src.to_le_bytes());
+                mine.extend(d[k].to_le_bytes());
+                k += 1;
+            }
+        }
+        let all = gather_all(c, comm, mine)?;
+        let (mut ins, mut outs) = (Vec::new(), Vec::new());
+        for edges in &all {
+            for e in edges.chunks_exact(8) {
+                let src = c_int::from_le_bytes([e[0], e[1], e[2], e[3]]);
+                let dst = c_int::from_le_bytes([e[4], e[5], e[6], e[7]]);
+                if dst == me {
+                    ins.push(src);
+                }
+                if src == me {
+                    outs.push(dst);
+                }
+            }
+        }
+        let t = Topo::DistGraph {
+            sources: ins,
+            dests: outs,
+            weighted: !matches!(weights as usize, UNWEIGHTED | WEIGHTS_EMPTY),
+        };
+        *newcomm = with_topo(c, comm, size as u64, t)? as usize;
+        Ok(())
+    })
+}
+
 /// The distributed graph of `comm` as this rank sees it.
 fn dist(c: &Client, comm: usize) -> Result<(Vec<c_int>, Vec<c_int>, bool), Failure> {
     c.comm(comm)?;
@@ -518,6 +692,9 @@ mod tests {
         assert_eq!(balanced(16, 3), vec![4, 2, 2]);
         assert_eq!(balanced(7, 2), vec![7, 1]);
         assert_eq!(balanced(36, 2), vec![6, 6]);
+        assert_eq!(balanced(72, 2), vec![9, 8]);
+        assert_eq!(balanced(64, 3), vec![4, 4, 4]);
+        assert_eq!(balanced(1, 2), vec![1, 1]);
     }
 
     #[test]

@@ -22,13 +22,11 @@ macro_rules! not_yet {
 not_yet! {
     MPI_Cancel MPI_Mprobe MPI_Improbe
     MPI_Mrecv MPI_Imrecv
-    MPI_Neighbor_allgather MPI_Neighbor_alltoall MPI_Dist_graph_create
-    MPI_Cart_map MPI_Graph_map MPI_Type_get_contents MPI_Type_create_darray
+    MPI_Neighbor_allgather MPI_Neighbor_alltoall
+    MPI_Type_get_contents MPI_Type_create_darray
     MPI_Type_match_size MPI_Pack_external MPI_Unpack_external MPI_Pack_external_size
     MPI_Grequest_start MPI_Grequest_complete
     MPI_Comm_spawn MPI_Comm_get_parent
-    MPI_Type_create_keyval MPI_Type_free_keyval MPI_Type_set_attr
-    MPI_Type_get_attr MPI_Type_delete_attr
     MPI_File_open MPI_File_close MPI_File_delete MPI_File_set_view
     MPI_File_read_at MPI_File_write_at MPI_File_read_at_all MPI_File_write_at_all
 }

@@ -2,6 +2,10 @@
  * Every value is checked against what MPI defines; exits with the failed check's
  * number. */
 #include <mpi.h>
+/* MPI_UNWEIGHTED is a small constant address (the MPI 5.0 ABI's): gcc takes it for an
+ * empty array. */
+#pragma GCC diagnostic ignored "-Wstringop-overread"
+#pragma GCC diagnostic ignored "-Wstringop-overflow"
 #include <stdio.h>
 #include <string.h>
 
@@ -122,6 +126,42 @@ int main(int argc, char **argv) {
     MPI_Info_free(&info);
     MPI_Info_free(&dup);
     CHECK(17, info == MPI_INFO_NULL);
+
+    /* Balanced dimensions: 72 nodes in two dimensions are 9 x 8. */
+    int d2[2] = {0, 0};
+    MPI_Dims_create(72, 2, d2);
+    CHECK(18, d2[0] == 9 && d2[1] == 8);
+    /* Cart_map keeps the ranks that fit the grid, in order. */
+    int one_dim[1] = {1}, nper[1] = {0}, mapped;
+    MPI_Cart_map(MPI_COMM_WORLD, 1, one_dim, nper, &mapped);
+    CHECK(19, mapped == (rank == 0 ? 0 : MPI_UNDEFINED));
+    /* A ring as a distributed graph, each rank giving the edge into its right
+     * neighbor's from itself: each learns its in- and out-neighbor. */
+    int me_src[1] = {rank}, deg[1] = {1}, right_nb[1] = {(rank + 1) % size};
+    MPI_Comm ring;
+    MPI_Dist_graph_create(MPI_COMM_WORLD, 1, me_src, deg, right_nb, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &ring);
+    int indeg, outdeg, weighted, in_nb = -1, out_nb = -1;
+    MPI_Dist_graph_neighbors_count(ring, &indeg, &outdeg, &weighted);
+    CHECK(20, indeg == 1 && outdeg == 1 && !weighted);
+    MPI_Dist_graph_neighbors(ring, 1, &in_nb, MPI_UNWEIGHTED, 1, &out_nb, MPI_UNWEIGHTED);
+    CHECK(21, in_nb == (rank + size - 1) % size && out_nb == (rank + 1) % size);
+    MPI_Comm_free(&ring);
+    /* Attributes on a datatype: copied by MPI_Type_dup, deleted by MPI_Type_free. */
+    int tkey, tflag;
+    void *tval;
+    MPI_Datatype t1, t2;
+    MPI_Type_contiguous(2, MPI_INT, &t1);
+    MPI_Type_create_keyval(MPI_TYPE_DUP_FN, MPI_TYPE_NULL_DELETE_FN, &tkey, NULL);
+    MPI_Type_set_attr(t1, tkey, (void *)(long)33);
+    MPI_Type_dup(t1, &t2);
+    MPI_Type_get_attr(t2, tkey, &tval, &tflag);
+    CHECK(22, tflag && (long)tval == 33);
+    MPI_Type_delete_attr(t1, tkey);
+    MPI_Type_get_attr(t1, tkey, &tval, &tflag);
+    CHECK(23, !tflag);
+    MPI_Type_free(&t1);
+    MPI_Type_free(&t2);
+    MPI_Type_free_keyval(&tkey);
 
     MPI_Comm_free(&row);
     MPI_Comm_free(&grid);
