@@ -169,6 +169,8 @@ pub struct Client {
     scale: f64,
     /// What one read of the clock costs, in simulated picoseconds.
     clock_cost_ps: u64,
+    /// The rank's host speed in flop/s.
+    pub host_flops: f64,
     /// What the clock reads since the last return cost, in simulated picoseconds.
     clock_ps: u64,
     cpu_at_reply: u64,
@@ -292,7 +294,7 @@ const FIRST_TYPE: u64 = 0x1000;
 const FIRST_REQUEST: u64 = 0x1000;
 
 /// This process's CPU time in nanoseconds.
-fn cpu_ns() -> u64 {
+pub fn cpu_ns() -> u64 {
     let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
     // SAFETY: `t` is a valid timespec to write.
     unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut t) };
@@ -341,6 +343,7 @@ impl Client {
             now_ps: 0,
             scale: 0.0,
             clock_cost_ps: 0,
+            host_flops: 1e9,
             clock_ps: 0,
             cpu_at_reply: 0,
             next_request: FIRST_REQUEST,
@@ -377,12 +380,14 @@ impl Client {
                 now_ps,
                 compute_scale,
                 clock_cost_ps,
+                host_flops,
             } => {
                 c.rank = rank;
                 c.size = size;
                 c.now_ps = now_ps;
                 c.scale = compute_scale;
                 c.clock_cost_ps = clock_cost_ps;
+                c.host_flops = host_flops;
                 c.cpu_at_reply = cpu_ns();
                 Ok(c)
             }
@@ -440,6 +445,18 @@ impl Client {
         self.clock_ps = self.clock_ps.saturating_add(self.clock_cost_ps);
         let since = cpu_ns().saturating_sub(self.cpu_at_reply) as f64 * self.scale;
         (self.now_ps as f64 + since + self.clock_ps as f64) * 1e-12
+    }
+
+    /// Simulated time the rank spends without running (SMPI_SAMPLE_DELAY, the
+    /// iterations a sampled loop skips): it counts before the next call, as computing.
+    pub fn inject_ps(&mut self, ps: u64) {
+        self.clock_ps = self.clock_ps.saturating_add(ps);
+    }
+
+    /// Simulated picoseconds per nanosecond of this machine's CPU time (0: compute is
+    /// not simulated).
+    pub fn compute_scale(&self) -> f64 {
+        self.scale
     }
 
     /// A new request value.

@@ -30,6 +30,7 @@ mod op;
 mod p2p;
 mod persist;
 mod rma;
+mod smpi;
 mod some;
 mod topo;
 mod unsupported;

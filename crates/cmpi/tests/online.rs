@@ -40,6 +40,7 @@ fn built() -> &'static PathBuf {
             "clockwait",
             "bsend",
             "rma",
+            "smpi",
         ] {
             let status = Command::new(env!("CARGO_BIN_EXE_simpicc"))
                 .args(["-O1", "-Wall", "-Werror", "-o"])
@@ -291,4 +292,32 @@ fn a_put_between_fences_takes_one_message_time() {
     // fence waits for it and exchanges (20 us), and MPI_Win_free is a barrier (25 us).
     let out = simulate("rma", &["timing"], 2).unwrap();
     assert_eq!(out.end_times, vec![SimTime(25 * US); 2]);
+}
+
+#[test]
+fn smpi_annotations_declare_time_sample_loops_and_share_memory() {
+    // With --compute none: the declared 0.5 s and 2 Gflop (2 s at 1 Gflop/s) are
+    // the run's only computation; the program checks the clock and the loop counts.
+    for ranks in [1, 3] {
+        let out = simulate("smpi", &[], ranks).unwrap_or_else(|e| panic!("{ranks} ranks: {e}"));
+        let end = out.makespan().0;
+        assert!((2_500_000 * US..2_600_000 * US).contains(&end), "{end} ps");
+    }
+    // Measured: the iterations a sampled loop skips count as their mean.
+    let colls = CollChoice::by_name("ompi").unwrap();
+    run(RunOptions {
+        program: built().join("smpi").into_os_string(),
+        args: vec![OsString::from("measure")],
+        ranks: 1,
+        model: Model::Constant {
+            time: SimTime(5 * US),
+            protocol: Protocol::flow(),
+        },
+        colls: &colls,
+        compute: Compute::Measure { ps_per_ns: 1000.0 },
+        test_cost_ps: US,
+        clock_cost_ps: 0,
+        one_core: true,
+    })
+    .unwrap();
 }

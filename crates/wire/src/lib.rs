@@ -320,6 +320,25 @@ pub enum Call {
     },
     /// A call on a window (one-sided communication).
     Win(WinCall),
+    /// A sample of a loop that SMPI_SAMPLE_GLOBAL measures on every rank: the
+    /// iteration's CPU time, if one ended, is added to the samples of `key`; the
+    /// reply's data holds the samples so far (count as a u64, sum and sum of squares
+    /// of their nanoseconds as f64 bits).
+    Sample {
+        /// The loop (file, line and tag).
+        key: String,
+        /// The CPU time of the iteration that ended, in nanoseconds.
+        sample_ns: Option<u64>,
+    },
+    /// SMPI_SHARED_MALLOC: memory every rank asking with the same `key` shares; the
+    /// reply's data is a [`SharedMemory`] with no parts, whose file holds at least
+    /// `size` bytes.
+    SharedMalloc {
+        /// The call site (file and line; empty for the partly shared blocks).
+        key: String,
+        /// Bytes.
+        size: u64,
+    },
     /// MPI_Finalize.
     Finalize,
 }
@@ -410,6 +429,8 @@ pub enum Reply {
         compute_scale: f64,
         /// What one read of the clock (MPI_Wtime) costs, in simulated picoseconds.
         clock_cost_ps: u64,
+        /// The speed of the rank's simulated host, in flop/s (SMPI_SAMPLE_FLOPS).
+        host_flops: f64,
     },
     /// The call returned at simulated time `now_ps`, with what it received.
     Done {
@@ -553,6 +574,22 @@ fn encode_call(w: &mut Writer, call: &Call) {
             w.u8(13);
             win::encode(w, c);
         }
+        Call::Sample { key, sample_ns } => {
+            w.u8(14);
+            w.bytes(key.as_bytes());
+            match sample_ns {
+                None => w.u8(0),
+                Some(ns) => {
+                    w.u8(1);
+                    w.u64(*ns);
+                }
+            }
+        }
+        Call::SharedMalloc { key, size } => {
+            w.u8(15);
+            w.bytes(key.as_bytes());
+            w.u64(*size);
+        }
         Call::Completing { requests, how } => {
             w.u8(8);
             w.u8(COMPLETINGS.iter().position(|h| h == how).unwrap_or(0) as u8);
@@ -649,6 +686,17 @@ fn decode_call(r: &mut Reader<'_>) -> Result<Call, WireError> {
         },
         6 => Call::Finalize,
         13 => Call::Win(win::decode(r)?),
+        14 => Call::Sample {
+            key: String::from_utf8_lossy(&r.bytes()?).into_owned(),
+            sample_ns: match r.u8()? {
+                0 => None,
+                _ => Some(r.u64()?),
+            },
+        },
+        15 => Call::SharedMalloc {
+            key: String::from_utf8_lossy(&r.bytes()?).into_owned(),
+            size: r.u64()?,
+        },
         7 => Call::Test { request: r.u64()? },
         9 => Call::Iprobe {
             comm: r.u32()?,
@@ -680,6 +728,7 @@ impl Reply {
                 now_ps,
                 compute_scale,
                 clock_cost_ps,
+                host_flops,
             } => {
                 w.u8(0);
                 w.u32(*rank);
@@ -687,6 +736,7 @@ impl Reply {
                 w.u64(*now_ps);
                 w.u64(compute_scale.to_bits());
                 w.u64(*clock_cost_ps);
+                w.u64(host_flops.to_bits());
             }
             Reply::Done { now_ps, completions } => {
                 w.u8(1);
@@ -716,6 +766,7 @@ impl Reply {
                 now_ps: r.u64()?,
                 compute_scale: f64::from_bits(r.u64()?),
                 clock_cost_ps: r.u64()?,
+                host_flops: f64::from_bits(r.u64()?),
             },
             1 => {
                 let now_ps = r.u64()?;
@@ -822,6 +873,24 @@ mod tests {
                 tag: 7,
             },
         });
+        for sample_ns in [None, Some(12)] {
+            reqs.push(Request::Call {
+                compute_ns: 1,
+                clock_ps: 0,
+                call: Call::Sample {
+                    key: "a.c:3".into(),
+                    sample_ns,
+                },
+            });
+        }
+        reqs.push(Request::Call {
+            compute_ns: 1,
+            clock_ps: 0,
+            call: Call::SharedMalloc {
+                key: "b.c:9".into(),
+                size: 1 << 33,
+            },
+        });
         for how in COMPLETINGS {
             reqs.push(Request::Call {
                 compute_ns: 3,
@@ -868,6 +937,7 @@ mod tests {
                 now_ps: 3,
                 compute_scale: 0.5,
                 clock_cost_ps: 10_000,
+                host_flops: 1e9,
             },
             Reply::Done {
                 now_ps: 4,

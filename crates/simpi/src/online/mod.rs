@@ -8,6 +8,7 @@
 //! simulated time, in rank order), never in the order they arrive on the wall clock.
 //! With `Compute::None` the simulated times depend only on the calls.
 
+mod annotations;
 mod collect;
 mod comms;
 mod ranks;
@@ -16,6 +17,7 @@ mod windows;
 use crate::replay::{cpu_sharing, HostRules, Model};
 use crate::workload::CollChoice;
 use crate::Error;
+use annotations::Annotations;
 use collect::{CallKey, Collectives};
 use comms::Comms;
 use ranks::Ranks;
@@ -118,8 +120,9 @@ pub fn run(opts: RunOptions<'_>) -> Result<RunOutcome, Error> {
             let cpus = cpu_sharing(platform, &hosts);
             let net = FlowNetwork::new(platform, preset.network.clone());
             let on = host_numbers(&hosts);
+            let speeds = hosts.iter().map(|&h| platform.host_speed(h)).collect();
             let rules = SmpiRules::new(net, preset.protocol.clone(), hosts, 1).with_sharing(cpus);
-            Session::new(&opts, on).drive(Driver::new(n, rules))
+            Session::new(&opts, on, speeds).drive(Driver::new(n, rules))
         }
         Model::Packet {
             platform,
@@ -131,14 +134,16 @@ pub fn run(opts: RunOptions<'_>) -> Result<RunOutcome, Error> {
             let cpus = cpu_sharing(platform, &hosts);
             let net = PacketNetwork::new(platform, params.clone()).map_err(|e| Error::Setting(e.to_string()))?;
             let on = host_numbers(&hosts);
+            let speeds = hosts.iter().map(|&h| platform.host_speed(h)).collect();
             let rules = SmpiRules::new(net, protocol.clone(), hosts, 1).with_sharing(cpus);
-            Session::new(&opts, on).drive(Driver::new(n, rules))
+            Session::new(&opts, on, speeds).drive(Driver::new(n, rules))
         }
         Model::Constant { time, protocol } => {
             let hosts = (0..n).map(HostId).collect();
             let rules = SmpiRules::new(ConstantNetwork::new(*time), protocol.clone(), hosts, 1)
                 .with_sharing(CpuSharing::none());
-            Session::new(&opts, (0..n).collect()).drive(Driver::new(n, rules))
+            // No platform: hosts of 1 Gflop/s (the default cluster's).
+            Session::new(&opts, (0..n).collect(), vec![1e9; n as usize]).drive(Driver::new(n, rules))
         }
         _ => Err(Error::Setting(
             "simpi run simulates with --model flow, hybrid, packet (SMPI's protocol) or constant".into(),
@@ -239,12 +244,15 @@ struct Session<'o> {
     next_handle: Handle,
     calls: u64,
     windows: Windows,
+    annotations: Annotations,
     /// Each rank's process id.
     pids: Vec<i32>,
+    /// Each rank's host speed, in flop/s.
+    speeds: Vec<f64>,
 }
 
 impl<'o> Session<'o> {
-    fn new(opts: &'o RunOptions<'o>, hosts: Vec<u32>) -> Session<'o> {
+    fn new(opts: &'o RunOptions<'o>, hosts: Vec<u32>, speeds: Vec<f64>) -> Session<'o> {
         let n = opts.ranks as usize;
         Session {
             opts,
@@ -265,7 +273,9 @@ impl<'o> Session<'o> {
             next_handle: 0,
             calls: 0,
             windows: Windows::default(),
+            annotations: Annotations::default(),
             pids: Vec::new(),
+            speeds,
         }
     }
 
@@ -525,6 +535,18 @@ impl<'o> Session<'o> {
                 Awaiting::Nothing
             }
             Call::Win(c) => self.post_win(d, r, c)?,
+            Call::Sample { key, sample_ns } => {
+                d.post(r, DCall::Compute(0)).map_err(engine_error)?;
+                Awaiting::Data(self.annotations.sample(key, sample_ns))
+            }
+            Call::SharedMalloc { key, size } => {
+                let m = self
+                    .annotations
+                    .shared(key, size)
+                    .map_err(|e| Error::Input(format!("rank {r}: {e}")))?;
+                d.post(r, DCall::Compute(0)).map_err(engine_error)?;
+                Awaiting::Data(m.encode())
+            }
             Call::Finalize => {
                 d.post(r, DCall::Finalize).map_err(engine_error)?;
                 self.finalized[r as usize] = true;
@@ -828,6 +850,7 @@ impl<'o> Session<'o> {
                         Compute::Measure { ps_per_ns } => ps_per_ns,
                     },
                     clock_cost_ps: self.opts.clock_cost_ps,
+                    host_flops: self.speeds[r as usize],
                 })
             }
             Awaiting::Nothing => Vec::new(),
