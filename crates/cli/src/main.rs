@@ -114,7 +114,8 @@ fn main() -> ExitCode {
 }
 
 /// `simpi run -np N ...` as mpiexec users type it: `-np` becomes `--np` (clap has no
-/// long options with one dash), among simpi's options only, never in the program's.
+/// long options with one dash), and `--compute record FILE` `--compute record=FILE`,
+/// among simpi's options only, never in the program's.
 fn mpiexec_style(args: impl Iterator<Item = std::ffi::OsString>) -> Vec<std::ffi::OsString> {
     let mut v: Vec<std::ffi::OsString> = args.collect();
     if v.get(1).is_none_or(|a| a != "run") {
@@ -125,6 +126,15 @@ fn mpiexec_style(args: impl Iterator<Item = std::ffi::OsString>) -> Vec<std::ffi
         let a = v[i].to_string_lossy();
         if a == "-np" {
             v[i] = "--np".into();
+            i += 2;
+        } else if a == "--compute" && v.get(i + 1).is_some_and(|h| h == "record" || h == "replay") {
+            // `--compute record FILE`: two values, given to clap as one.
+            if i + 2 < v.len() {
+                let mut joined = v.remove(i + 1);
+                joined.push("=");
+                joined.push(&v[i + 1]);
+                v[i + 1] = joined;
+            }
             i += 2;
         } else if run::TAKES_VALUE.contains(&a.as_ref()) {
             i += 2;

@@ -42,8 +42,10 @@ pub struct RunArgs {
     #[arg(long, default_value = "ompi", value_parser = ["ompi", "mpich", "first"])]
     coll_selector: String,
     /// What CPU time between MPI calls counts for: none (only the network and the calls
-    /// take time) or measure (the process's CPU time, times --compute-scale).
-    #[arg(long, default_value = "measure", value_parser = ["none", "measure"])]
+    /// take time), measure (the process's CPU time, times --compute-scale), record FILE
+    /// (measure, and write each call's computation to FILE) or replay FILE (take it
+    /// from FILE: the recorded run's simulated times, bit for bit).
+    #[arg(long, default_value = "measure", value_name = "HOW")]
     compute: String,
     /// With --compute measure: how much slower the simulated host is than this
     /// machine's core (2: a burst of 1 ms here takes 2 ms there).
@@ -136,11 +138,24 @@ pub fn run(a: RunArgs) -> Result<(), (u8, String)> {
         )));
     }
     let clock_cost_ps = SimTime::from_secs_f64(a.wtime_cost).0;
-    let compute = match a.compute.as_str() {
-        "none" => Compute::None,
-        _ => Compute::Measure {
-            ps_per_ns: 1000.0 * a.compute_scale,
+    let ps_per_ns = 1000.0 * a.compute_scale;
+    // `record FILE` arrives as `record=FILE` (see `mpiexec_style`).
+    let compute = match a.compute.split_once('=').unwrap_or((a.compute.as_str(), "")) {
+        ("none", "") => Compute::None,
+        ("measure", "") => Compute::Measure { ps_per_ns },
+        ("record", file) if !file.is_empty() => Compute::Record {
+            ps_per_ns,
+            path: PathBuf::from(file),
         },
+        ("replay", file) if !file.is_empty() => Compute::Replay {
+            path: PathBuf::from(file),
+        },
+        _ => {
+            return Err(usage(format!(
+                "--compute takes none, measure, record FILE or replay FILE, not `{}`",
+                a.compute.replacen('=', " ", 1)
+            )))
+        }
     };
     let model = match a.model.as_deref() {
         Some("flow") => ModelName::Flow,
@@ -174,6 +189,10 @@ pub fn run(a: RunArgs) -> Result<(), (u8, String)> {
     }
     let machine = machine.map_err(|e| (if e.is_input() { EXIT_INPUT } else { EXIT_USAGE }, e.to_string()))?;
     let colls = s.collectives(NAMING).map_err(usage)?;
+    let one_core = match a.cores.as_deref() {
+        Some(c) => c == "one",
+        None => matches!(compute, Compute::None | Compute::Replay { .. }),
+    };
     let started = std::time::Instant::now();
     let out = online::run(RunOptions {
         program: a.command[0].clone(),
@@ -184,10 +203,7 @@ pub fn run(a: RunArgs) -> Result<(), (u8, String)> {
         compute,
         test_cost_ps,
         clock_cost_ps,
-        one_core: match a.cores.as_deref() {
-            Some(c) => c == "one",
-            None => matches!(compute, Compute::None),
-        },
+        one_core,
     })
     .map_err(|e| match e {
         Error::Stall(_) => (EXIT_STALL, e.to_string()),

@@ -103,3 +103,26 @@ fn failures_end_the_run_with_the_documented_exit_codes() {
     let out = simpi(&["run", "-np", "2", "--compute-scale", "-1", &f]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn compute_record_and_replay_take_a_file_and_a_replay_repeats_the_recorded_times() {
+    let rec = std::env::temp_dir().join(format!("simpi-run-record-{}.txt", std::process::id()));
+    let r = rec.to_str().unwrap();
+    let pp = program("pingpong");
+    let first = simpi(&["run", "-np", "2", "--compute", "record", r, &pp]);
+    let err = String::from_utf8_lossy(&first.stderr);
+    assert!(first.status.success(), "{err}");
+    let time = |e: &str| {
+        e.split("simulated time ")
+            .nth(1)
+            .map(|t| t.split(' ').next().unwrap_or("").to_string())
+    };
+    let recorded = time(&err).expect("a summary line");
+    let again = simpi(&["run", "-np", "2", "--compute", "replay", r, &pp]);
+    let err2 = String::from_utf8_lossy(&again.stderr);
+    assert!(again.status.success(), "{err2}");
+    assert_eq!(time(&err2), Some(recorded));
+    std::fs::remove_file(&rec).unwrap();
+    let bad = simpi(&["run", "-np", "2", "--compute", "sometimes", &pp]);
+    assert_eq!(bad.status.code(), Some(2));
+}

@@ -335,10 +335,15 @@ pub unsafe extern "C" fn MPI_Win_shared_query(
     entry("MPI_Win_shared_query", |c| {
         let w = c.win(win)?;
         let Held::Mapped { parts, .. } = &w.held else {
-            return Err((
-                abi::err::RMA_FLAVOR,
-                "MPI_Win_shared_query on a window that is not shared".into(),
-            ));
+            // Not shared (MPI 4.1): a rank's own memory, nothing of the others'.
+            if rank != abi::PROC_NULL && (rank < 0 || rank as u32 >= w.comm.size) {
+                return Err((abi::err::RANK, format!("rank {rank} is not in the window")));
+            }
+            let own = rank as u32 == w.comm.rank;
+            *size = if own { w.values.0 } else { 0 };
+            *disp_unit = if own { w.values.1 } else { 1 };
+            *(baseptr as *mut *mut u8) = if own { w.base } else { std::ptr::null_mut() };
+            return Ok(());
         };
         let mine = parts.get(w.comm.rank as usize).map(|p| p.0).unwrap_or(0);
         let start = w.base.wrapping_sub(mine as usize);
@@ -391,7 +396,11 @@ pub unsafe extern "C" fn MPI_Win_set_name(win: usize, name: *const c_char) -> c_
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Win_get_name(win: usize, name: *mut c_char, len: *mut c_int) -> c_int {
     entry("MPI_Win_get_name", |c| {
-        let text = c.win(win)?.name.clone();
+        let text = if win as u64 == abi::WIN_NULL {
+            "MPI_WIN_NULL".to_string()
+        } else {
+            c.win(win)?.name.clone()
+        };
         crate::env::put_str(&text, name, 128, len);
         Ok(())
     })

@@ -321,3 +321,45 @@ fn smpi_annotations_declare_time_sample_loops_and_share_memory() {
     })
     .unwrap();
 }
+
+#[test]
+fn a_recorded_run_replays_bit_for_bit_and_another_program_is_refused() {
+    let colls = CollChoice::by_name("ompi").unwrap();
+    let dir = std::env::temp_dir().join(format!("simpi-replay-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("compute.txt");
+    let with = |program: &str, compute: Compute| {
+        run(RunOptions {
+            program: built().join(program).into_os_string(),
+            args: Vec::new(),
+            ranks: 3,
+            model: Model::Constant {
+                time: SimTime(5 * US),
+                protocol: Protocol::flow(),
+            },
+            colls: &colls,
+            compute,
+            test_cost_ps: US,
+            clock_cost_ps: 0,
+            one_core: true,
+        })
+    };
+    let recorded = with(
+        "collectives",
+        Compute::Record {
+            ps_per_ns: 1000.0,
+            path: file.clone(),
+        },
+    )
+    .unwrap();
+    let none = with("collectives", Compute::None).unwrap();
+    // The record holds real computation: the run took longer than without any.
+    assert!(recorded.makespan() > none.makespan());
+    for _ in 0..2 {
+        let again = with("collectives", Compute::Replay { path: file.clone() }).unwrap();
+        assert_eq!(again.end_times, recorded.end_times);
+    }
+    let e = with("rma", Compute::Replay { path: file.clone() }).unwrap_err();
+    assert!(e.to_string().contains("not the recorded run"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

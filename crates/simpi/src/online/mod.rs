@@ -12,6 +12,7 @@ mod annotations;
 mod collect;
 mod comms;
 mod ranks;
+mod record;
 mod windows;
 
 use crate::replay::{cpu_sharing, HostRules, Model};
@@ -37,7 +38,7 @@ use std::sync::Arc;
 use windows::Windows;
 
 /// What CPU time between MPI calls counts for.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub enum Compute {
     /// Nothing: only the network and the MPI calls take simulated time.
     None,
@@ -46,6 +47,21 @@ pub enum Compute {
         /// Simulated picoseconds per nanosecond of this machine's CPU time (1000: the
         /// simulated host is as fast as this machine's core).
         ps_per_ns: f64,
+    },
+    /// As `Measure`, and the computation before each call written to this file once
+    /// the run ends (see `Replay`).
+    Record {
+        /// As for `Measure`.
+        ps_per_ns: f64,
+        /// The record to write.
+        path: std::path::PathBuf,
+    },
+    /// The computation before each call read from a record that `Record` wrote: the
+    /// run gives the recorded run's simulated times bit for bit (as long as the
+    /// program makes the same calls).
+    Replay {
+        /// The record.
+        path: std::path::PathBuf,
     },
 }
 
@@ -96,7 +112,7 @@ pub fn run(opts: RunOptions<'_>) -> Result<RunOutcome, Error> {
     if opts.ranks == 0 {
         return Err(Error::Setting("simpi run needs at least one rank".into()));
     }
-    if let Compute::Measure { ps_per_ns } = opts.compute {
+    if let Compute::Measure { ps_per_ns } | Compute::Record { ps_per_ns, .. } = opts.compute {
         if !(ps_per_ns.is_finite() && ps_per_ns > 0.0) {
             return Err(Error::Setting(format!(
                 "the compute scale must be a positive number, not {ps_per_ns}"
@@ -249,6 +265,10 @@ struct Session<'o> {
     pids: Vec<i32>,
     /// Each rank's host speed, in flop/s.
     speeds: Vec<f64>,
+    /// Per rank: the computation before each call so far (`Compute::Record`), or
+    /// what is left of the record (`Compute::Replay`).
+    recorded: Vec<Vec<u64>>,
+    replayed: Vec<std::collections::VecDeque<u64>>,
 }
 
 impl<'o> Session<'o> {
@@ -276,6 +296,8 @@ impl<'o> Session<'o> {
             annotations: Annotations::default(),
             pids: Vec::new(),
             speeds,
+            recorded: vec![Vec::new(); n],
+            replayed: Vec::new(),
         }
     }
 
@@ -285,6 +307,9 @@ impl<'o> Session<'o> {
             // The ranks inherit it.
             ranks::keep_to_one_core();
         }
+        if let Compute::Replay { path } = &self.opts.compute {
+            self.replayed = record::read(path, self.opts.ranks).map_err(Error::Input)?;
+        }
         let mut ranks = Ranks::start(&self.opts.program, &self.opts.args, self.opts.ranks).map_err(Error::Setting)?;
         self.pids = ranks.pids();
         match self.simulate(d, &mut ranks) {
@@ -292,6 +317,17 @@ impl<'o> Session<'o> {
                 let failed = ranks.wait_all();
                 if let Some((r, how)) = failed.first() {
                     return Err(Error::Input(format!("rank {r} failed after MPI_Finalize ({how})")));
+                }
+                if let Compute::Record { path, .. } = &self.opts.compute {
+                    record::write(path, &self.recorded).map_err(Error::Input)?;
+                }
+                if let (Compute::Replay { path }, Some(r)) =
+                    (&self.opts.compute, self.replayed.iter().position(|q| !q.is_empty()))
+                {
+                    return Err(Error::Input(format!(
+                        "rank {r} made fewer MPI calls than {} recorded for it: not the recorded run",
+                        path.display()
+                    )));
                 }
                 Ok(RunOutcome {
                     end_times: outcome.end_times,
@@ -400,7 +436,7 @@ impl<'o> Session<'o> {
         self.call_at = d.now().0;
         // The CPU time between calls (if simulated) and what the clock reads cost.
         let mut ps = clock_ps;
-        if let Compute::Measure { ps_per_ns } = self.opts.compute {
+        if let Compute::Measure { ps_per_ns } | Compute::Record { ps_per_ns, .. } = self.opts.compute {
             let cpu = (compute_ns as f64 * ps_per_ns).round();
             ps = match cpu {
                 c if c < u64::MAX as f64 => ps.checked_add(c as u64),
@@ -411,6 +447,18 @@ impl<'o> Session<'o> {
                     "rank {r} computed {compute_ns} ns, beyond the simulated clock's range"
                 ))
             })?;
+        }
+        match &self.opts.compute {
+            Compute::Record { .. } => self.recorded[r as usize].push(ps),
+            Compute::Replay { path } => {
+                ps = self.replayed[r as usize].pop_front().ok_or_else(|| {
+                    Error::Input(format!(
+                        "rank {r} makes more MPI calls than {} recorded for it: not the recorded run",
+                        path.display()
+                    ))
+                })?;
+            }
+            _ => {}
         }
         if ps > 0 {
             d.post(r, DCall::Compute(ps)).map_err(engine_error)?;
@@ -846,12 +894,13 @@ impl<'o> Session<'o> {
                     size: self.opts.ranks,
                     now_ps: now,
                     compute_scale: match self.opts.compute {
-                        Compute::None => 0.0,
-                        Compute::Measure { ps_per_ns } => ps_per_ns,
+                        // A replayed run's clock moves only with the record.
+                        Compute::None | Compute::Replay { .. } => 0.0,
+                        Compute::Measure { ps_per_ns } | Compute::Record { ps_per_ns, .. } => ps_per_ns,
                     },
                     clock_cost_ps: self.opts.clock_cost_ps,
                     host_flops: self.speeds[r as usize],
-                })
+                });
             }
             Awaiting::Nothing => Vec::new(),
             Awaiting::Data(data) => vec![completion(-1, 0, data)],
