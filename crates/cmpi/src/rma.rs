@@ -96,6 +96,13 @@ unsafe fn access(
         ));
     }
     let target = c.typed(t.count.into(), t.datatype)?;
+    if target.bytes() == 0 {
+        // Nothing moves (a count of 0, or a type without data).
+        if let Some(q) = request {
+            *q = c.new_request(Pending::null()) as usize;
+        }
+        return Ok(());
+    }
     let blocks = pieces(&target)?;
     // The element type the accumulate's arithmetic is done in.
     let datatype = match kind {

@@ -80,6 +80,12 @@ pub const OP_USER: u64 = 0xffff_ffff;
 
 /// MPI_DOUBLE (used by tests on both sides).
 pub const DOUBLE: u64 = 0x214;
+/// MPI_LONG_DOUBLE.
+pub const LONG_DOUBLE: u64 = 0x220;
+/// MPI_C_LONG_DOUBLE_COMPLEX.
+pub const C_LONG_DOUBLE_COMPLEX: u64 = 0x224;
+/// MPI_CXX_LONG_DOUBLE_COMPLEX.
+pub const CXX_LONG_DOUBLE_COMPLEX: u64 = 0x225;
 /// MPI_INT.
 pub const INT: u64 = 0x209;
 /// MPI_BYTE.

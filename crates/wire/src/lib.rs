@@ -7,6 +7,7 @@
 
 pub mod abi;
 mod codec;
+mod long_double;
 mod mailbox;
 pub mod reduce;
 mod win;

@@ -39,6 +39,13 @@ pub fn combine(op: u64, datatype: u64, acc: &mut [u8], x: &[u8]) -> Result<(), S
         _ => {}
     }
     let bad = || format!("{op_name} is not defined on {}", ty.name);
+    // C's long double (and its complex), in the x87 unit's own arithmetic.
+    if matches!(
+        datatype,
+        abi::LONG_DOUBLE | abi::C_LONG_DOUBLE_COMPLEX | abi::CXX_LONG_DOUBLE_COMPLEX
+    ) {
+        return crate::long_double::combine(op, datatype != abi::LONG_DOUBLE, acc, x).ok_or_else(bad);
+    }
     match ty.elem {
         Elem::Num(n) => num_op(op, n, acc, x).ok_or_else(bad)?,
         // MPI defines the bitwise operations on bytes.
