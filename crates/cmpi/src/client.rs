@@ -920,6 +920,18 @@ pub fn finalize() -> c_int {
     code
 }
 
+/// The simulated time now, in seconds (as MPI_Wtime, and costing what a read of the
+/// clock costs), if MPI is initialized and no MPI call is under way in this process
+/// (the clock functions of the C library ask it; they fall back to the machine's
+/// clock otherwise).
+pub fn virtual_now() -> Option<f64> {
+    if IN_ENTRY.with(|e| e.get()) {
+        return None;
+    }
+    let mut guard = CLIENT.try_lock().ok()?;
+    guard.as_mut().map(|c| c.wtime())
+}
+
 /// Whether MPI_Init and MPI_Finalize were called.
 pub fn state() -> (bool, bool) {
     let fin = FINALIZED.load(Ordering::SeqCst);

@@ -17,6 +17,7 @@
 
 mod attr;
 mod client;
+mod clock;
 mod coll;
 mod comm;
 mod datatype;

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -42,12 +43,22 @@ int main(int argc, char **argv) {
         return 0;
     }
 
-    /* A declared delay and declared flops: the bodies do not run; the clock moves. */
+    /* A declared delay and declared flops: the bodies do not run; the clock moves,
+     * and the C library's clocks read the simulated time too. */
     int ran = 0;
+    struct timeval tv0, tv1;
+    struct timespec ts0, ts1;
+    gettimeofday(&tv0, NULL);
+    clock_gettime(CLOCK_MONOTONIC, &ts0);
     double t0 = MPI_Wtime();
     SMPI_SAMPLE_DELAY(0.5) { ran = 1; }
     double t1 = MPI_Wtime();
+    gettimeofday(&tv1, NULL);
+    clock_gettime(CLOCK_MONOTONIC, &ts1);
     CHECK(1, !ran && fabs(t1 - t0 - 0.5) < 1e-6);
+    double dtv = (tv1.tv_sec - tv0.tv_sec) + 1e-6 * (tv1.tv_usec - tv0.tv_usec);
+    double dts = (ts1.tv_sec - ts0.tv_sec) + 1e-9 * (ts1.tv_nsec - ts0.tv_nsec);
+    CHECK(10, fabs(dtv - 0.5) < 2e-6 && fabs(dts - 0.5) < 1e-6);
     SMPI_SAMPLE_FLOPS(2e9) { ran = 1; }
     double t2 = MPI_Wtime();
     /* Hosts of 1 Gflop/s (the run's): 2 s. */
