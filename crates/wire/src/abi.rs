@@ -86,6 +86,8 @@ pub const LONG_DOUBLE: u64 = 0x220;
 pub const C_LONG_DOUBLE_COMPLEX: u64 = 0x224;
 /// MPI_CXX_LONG_DOUBLE_COMPLEX.
 pub const CXX_LONG_DOUBLE_COMPLEX: u64 = 0x225;
+/// MPI_LONG_DOUBLE_INT.
+pub const LONG_DOUBLE_INT: u64 = 0x22d;
 /// MPI_INT.
 pub const INT: u64 = 0x209;
 /// MPI_BYTE.

@@ -34,6 +34,21 @@ pub fn combine(op: u64, complex: bool, acc: &mut [u8], x: &[u8]) -> Option<()> {
     Some(())
 }
 
+/// MPI_MINLOC or MPI_MAXLOC (`min`) on MPI_LONG_DOUBLE_INT pairs (a long double, then
+/// an int, 32 bytes in all): the better value, and on a tie the smaller index.
+pub fn locate(min: bool, acc: &mut [u8], x: &[u8]) -> Option<()> {
+    supported()?;
+    for (a, b) in acc.chunks_exact_mut(2 * WIDTH).zip(x.chunks_exact(2 * WIDTH)) {
+        let index = |p: &[u8]| i32::from_le_bytes([p[WIDTH], p[WIDTH + 1], p[WIDTH + 2], p[WIDTH + 3]]);
+        let better = if min { less(b, a) } else { less(a, b) };
+        let tie = !less(a, b) && !less(b, a);
+        if better || (tie && index(b) < index(a)) {
+            a.copy_from_slice(b);
+        }
+    }
+    Some(())
+}
+
 #[cfg(target_arch = "x86_64")]
 fn supported() -> Option<()> {
     Some(())
@@ -153,6 +168,18 @@ mod tests {
         combine(abi::OP_SUM, false, &mut exact, &ld(1)).unwrap();
         assert_eq!(exact, ld((1 << 63) + 1).to_vec());
         assert!(combine(abi::OP_BAND, false, &mut acc, &x).is_none());
+        // Pairs: (5, index 3) against (5, index 1) and (2, index 9).
+        let pair = |v: u64, i: i32| {
+            let mut p = [0u8; 32];
+            p[..16].copy_from_slice(&ld(v));
+            p[16..20].copy_from_slice(&i.to_le_bytes());
+            p
+        };
+        let mut m = [pair(5, 3), pair(5, 3)].concat();
+        locate(true, &mut m, &[pair(5, 1), pair(2, 9)].concat()).unwrap();
+        assert_eq!(m, [pair(5, 1), pair(2, 9)].concat());
+        locate(false, &mut m, &[pair(4, 0), pair(7, 8)].concat()).unwrap();
+        assert_eq!(m, [pair(5, 1), pair(7, 8)].concat());
         assert!(combine(abi::OP_PROD, true, &mut acc, &x).is_none());
     }
 }

@@ -46,6 +46,9 @@ pub fn combine(op: u64, datatype: u64, acc: &mut [u8], x: &[u8]) -> Result<(), S
     ) {
         return crate::long_double::combine(op, datatype != abi::LONG_DOUBLE, acc, x).ok_or_else(bad);
     }
+    if datatype == abi::LONG_DOUBLE_INT && matches!(op, abi::OP_MINLOC | abi::OP_MAXLOC) {
+        return crate::long_double::locate(op == abi::OP_MINLOC, acc, x).ok_or_else(bad);
+    }
     match ty.elem {
         Elem::Num(n) => num_op(op, n, acc, x).ok_or_else(bad)?,
         // MPI defines the bitwise operations on bytes.
