@@ -66,6 +66,10 @@ pub struct RunArgs {
     /// Write the result as JSON to this file.
     #[arg(long)]
     json: Option<PathBuf>,
+    /// Write a timeline of every rank's operations (sends, receives, computations):
+    /// `.json` for Chrome trace events (Perfetto), `.paje` for Paje (ViTE).
+    #[arg(long, value_name = "FILE", value_parser = simpi::timeline::Target::parse)]
+    timeline: Option<simpi::timeline::Target>,
     /// The program and its arguments.
     #[arg(
         required = true,
@@ -93,6 +97,7 @@ pub const TAKES_VALUE: &[&str] = &[
     "--wtime-cost",
     "--cores",
     "--json",
+    "--timeline",
 ];
 
 const NAMING: Naming = Naming {
@@ -203,6 +208,7 @@ pub fn run(a: RunArgs) -> Result<(), (u8, String)> {
         compute,
         test_cost_ps,
         clock_cost_ps,
+        record: a.timeline.is_some(),
         one_core,
     })
     .map_err(|e| match e {
@@ -219,6 +225,21 @@ pub fn run(a: RunArgs) -> Result<(), (u8, String)> {
         out.calls,
         wall
     );
+    if let Some(target) = &a.timeline {
+        let mut records = out.records;
+        let spans = simpi::analysis::spans(&mut records, None);
+        let path = &target.path;
+        let f =
+            std::fs::File::create(path).map_err(|e| (EXIT_INPUT, format!("{}: cannot create: {e}", path.display())))?;
+        let t = simpi::timeline::Timeline::of_spans(a.np, &spans);
+        simpi::timeline::write(
+            std::io::BufWriter::new(f),
+            target.format,
+            &t,
+            &simpi::timeline::Filter::default(),
+        )
+        .map_err(|e| (EXIT_INPUT, format!("{}: {e}", path.display())))?;
+    }
     if let Some(path) = &a.json {
         let ends: Vec<String> = out.end_times.iter().map(|t| format!("{}", t.as_secs_f64())).collect();
         let text = format!(

@@ -126,3 +126,32 @@ fn compute_record_and_replay_take_a_file_and_a_replay_repeats_the_recorded_times
     let bad = simpi(&["run", "-np", "2", "--compute", "sometimes", &pp]);
     assert_eq!(bad.status.code(), Some(2));
 }
+
+#[test]
+fn a_timeline_shows_each_rank_s_sends_and_receives() {
+    let t = std::env::temp_dir().join(format!("simpi-run-timeline-{}.json", std::process::id()));
+    let out = simpi(&[
+        "run",
+        "-np",
+        "2",
+        "--compute",
+        "none",
+        "--timeline",
+        t.to_str().unwrap(),
+        &program("pingpong"),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&t).unwrap()).unwrap();
+    std::fs::remove_file(&t).unwrap();
+    // pingpong: ten rounds, each rank sends ten messages and receives ten.
+    let events = v["traceEvents"].as_array().expect("trace events");
+    for rank in 0..2 {
+        for kind in ["send", "recv"] {
+            let n = events
+                .iter()
+                .filter(|e| e["ph"] == "X" && e["name"] == kind && e["pid"] == rank)
+                .count();
+            assert_eq!(n, 10, "rank {rank} {kind}");
+        }
+    }
+}

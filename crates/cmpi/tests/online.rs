@@ -91,6 +91,7 @@ fn simulate_with(
         compute: Compute::None,
         test_cost_ps: US,
         clock_cost_ps,
+        record: false,
         one_core: true,
     })
 }
@@ -280,6 +281,7 @@ fn one_sided_communication_moves_the_data_mpi_defines_through_every_window_and_s
         compute: Compute::None,
         test_cost_ps: US,
         clock_cost_ps: 0,
+        record: false,
         one_core: true,
     })
     .unwrap();
@@ -317,6 +319,7 @@ fn smpi_annotations_declare_time_sample_loops_and_share_memory() {
         compute: Compute::Measure { ps_per_ns: 1000.0 },
         test_cost_ps: US,
         clock_cost_ps: 0,
+        record: false,
         one_core: true,
     })
     .unwrap();
@@ -341,6 +344,7 @@ fn a_recorded_run_replays_bit_for_bit_and_another_program_is_refused() {
             compute,
             test_cost_ps: US,
             clock_cost_ps: 0,
+            record: false,
             one_core: true,
         })
     };

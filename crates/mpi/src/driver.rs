@@ -359,6 +359,12 @@ pub struct Driver<R: Rules<Live<Posted>>> {
 impl<R: Rules<Live<Posted>>> Driver<R> {
     /// A simulation of `ranks` ranks under `rules`; operations name one CPU and one NIC.
     pub fn new(ranks: u32, rules: R) -> Driver<R> {
+        Driver::recording(ranks, rules, false)
+    }
+
+    /// [`Driver::new`], keeping a record of every operation (in the outcome's
+    /// `records`) if `record`.
+    pub fn recording(ranks: u32, rules: R, record: bool) -> Driver<R> {
         let prog = Posted {
             queues: vec![VecDeque::new(); ranks as usize],
             requests: vec![MixHashMap::default(); ranks as usize],
@@ -368,7 +374,7 @@ impl<R: Rules<Live<Posted>>> Driver<R> {
             matches: Vec::new(),
         };
         Driver {
-            engine: Engine::new(Live::new(prog, ranks, 1, 1), rules, None, false),
+            engine: Engine::new(Live::new(prog, ranks, 1, 1), rules, None, record),
             finished: false,
         }
     }

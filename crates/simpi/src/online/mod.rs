@@ -84,6 +84,8 @@ pub struct RunOptions<'a> {
     /// What each read of the clock (MPI_Wtime) costs, in picoseconds (SimGrid's
     /// `smpi/wtime`): a loop that waits for the clock to advance then ends.
     pub clock_cost_ps: u64,
+    /// Keep a record of every operation (for a timeline): `RunOutcome::records`.
+    pub record: bool,
     /// Run the simulator and every rank on one core (as SMPI runs everything in one
     /// thread): each blocking call hands the CPU over twice, and on this VM a hand-over
     /// to another core cost 3 times one on the same core. Spread them (false) when
@@ -98,6 +100,8 @@ pub struct RunOutcome {
     pub end_times: Vec<SimTime>,
     /// MPI calls simulated.
     pub calls: u64,
+    /// One record per operation, if the run was asked to keep them.
+    pub records: Vec<simpi_mpi::OpRecord>,
 }
 
 impl RunOutcome {
@@ -138,7 +142,7 @@ pub fn run(opts: RunOptions<'_>) -> Result<RunOutcome, Error> {
             let on = host_numbers(&hosts);
             let speeds = hosts.iter().map(|&h| platform.host_speed(h)).collect();
             let rules = SmpiRules::new(net, preset.protocol.clone(), hosts, 1).with_sharing(cpus);
-            Session::new(&opts, on, speeds).drive(Driver::new(n, rules))
+            Session::new(&opts, on, speeds).drive(Driver::recording(n, rules, opts.record))
         }
         Model::Packet {
             platform,
@@ -152,14 +156,14 @@ pub fn run(opts: RunOptions<'_>) -> Result<RunOutcome, Error> {
             let on = host_numbers(&hosts);
             let speeds = hosts.iter().map(|&h| platform.host_speed(h)).collect();
             let rules = SmpiRules::new(net, protocol.clone(), hosts, 1).with_sharing(cpus);
-            Session::new(&opts, on, speeds).drive(Driver::new(n, rules))
+            Session::new(&opts, on, speeds).drive(Driver::recording(n, rules, opts.record))
         }
         Model::Constant { time, protocol } => {
             let hosts = (0..n).map(HostId).collect();
             let rules = SmpiRules::new(ConstantNetwork::new(*time), protocol.clone(), hosts, 1)
                 .with_sharing(CpuSharing::none());
             // No platform: hosts of 1 Gflop/s (the default cluster's).
-            Session::new(&opts, (0..n).collect(), vec![1e9; n as usize]).drive(Driver::new(n, rules))
+            Session::new(&opts, (0..n).collect(), vec![1e9; n as usize]).drive(Driver::recording(n, rules, opts.record))
         }
         _ => Err(Error::Setting(
             "simpi run simulates with --model flow, hybrid, packet (SMPI's protocol) or constant".into(),
@@ -332,6 +336,7 @@ impl<'o> Session<'o> {
                 Ok(RunOutcome {
                     end_times: outcome.end_times,
                     calls: self.calls,
+                    records: outcome.records,
                 })
             }
             Err(e) => {
