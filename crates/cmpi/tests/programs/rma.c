@@ -230,7 +230,9 @@ int main(int argc, char **argv) {
      * address; request-based puts and gets inside lock_all. */
     long dyn[2] = {0, 0};
     MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win);
-    MPI_Win_attach(win, dyn, sizeof dyn);
+    /* Two adjacent regions: an access may span both. */
+    MPI_Win_attach(win, &dyn[0], sizeof(long));
+    MPI_Win_attach(win, &dyn[1], sizeof(long));
     MPI_Aint addr, addrs[64];
     MPI_Get_address(dyn, &addr);
     MPI_Allgather(&addr, 1, MPI_AINT, addrs, 1, MPI_AINT, MPI_COMM_WORLD);
@@ -249,7 +251,14 @@ int main(int argc, char **argv) {
     MPI_Win_unlock_all(win);
     CHECK(25, back == 77 + (left + size - 1) % size);
     MPI_Barrier(MPI_COMM_WORLD);
-    MPI_Win_detach(win, dyn);
+    long both[2] = {5, 6};
+    MPI_Win_lock_all(0, win);
+    MPI_Put(both, 2, MPI_LONG, right, addrs[right], 2, MPI_LONG, win);
+    MPI_Win_unlock_all(win);
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK(28, dyn[0] == 5 && dyn[1] == 6);
+    MPI_Win_detach(win, &dyn[0]);
+    MPI_Win_detach(win, &dyn[1]);
     MPI_Win_free(&win);
 
     /* 9. A target MPI_PROC_NULL does nothing; errors return where asked. */

@@ -181,11 +181,18 @@ impl Window {
         let inside = |size: u64| start >= 0 && end <= size as i128;
         match &part.memory {
             Memory::Process { pid, regions, .. } if self.flavor == Flavor::Dynamic => {
-                // Displacements are addresses.
-                let hit = regions
-                    .iter()
-                    .any(|&(b, s)| start >= b as i128 && end <= b as i128 + s as i128);
-                if !hit {
+                // Displacements are addresses; an access may span adjacent regions.
+                let mut at = start;
+                while at < end {
+                    match regions
+                        .iter()
+                        .find(|&&(b, s)| at >= b as i128 && at < b as i128 + s as i128)
+                    {
+                        Some(&(b, s)) => at = b as i128 + s as i128,
+                        None => break,
+                    }
+                }
+                if at < end || start < 0 {
                     return Err(format!(
                         "bytes {start:#x}..{end:#x} of rank {t} are in no region attached to its dynamic window"
                     ));
