@@ -69,8 +69,15 @@ impl Client {
             return Err((abi::err::KEYVAL, format!("keyval {keyval} cannot be set")));
         }
         self.delete_attr(handle, keyval)?;
-        self.attrs.insert((handle as u64, keyval), value as usize);
+        self.put_attr((handle as u64, keyval), value as usize);
         Ok(())
+    }
+
+    /// Stores attribute `at`, noting when it was set.
+    pub(crate) fn put_attr(&mut self, at: (u64, c_int), value: usize) {
+        self.attrs.insert(at, value);
+        self.attr_order.insert(at, self.attrs_set);
+        self.attrs_set += 1;
     }
 
     /// Deletes attribute `key` of communicator `comm`, calling its delete function.
@@ -78,6 +85,7 @@ impl Client {
         let Some(value) = self.attrs.remove(&(comm as u64, key)) else {
             return Ok(false);
         };
+        self.attr_order.remove(&(comm as u64, key));
         if let Some(k) = self.keyvals.get(&key).copied() {
             if k.delete != 0 {
                 // SAFETY: the program gave this function for this keyval.
@@ -107,7 +115,7 @@ impl Client {
             match k.copy {
                 NULL_COPY => {}
                 DUP_COPY => {
-                    self.attrs.insert((new as u64, key), value);
+                    self.put_attr((new as u64, key), value);
                 }
                 f => {
                     // SAFETY: the program gave this function for this keyval.
@@ -129,7 +137,7 @@ impl Client {
                         };
                         if rc == abi::err::SUCCESS && flag != 0 {
                             with_mut(|c| {
-                                c.attrs.insert((new as u64, key), out);
+                                c.put_attr((new as u64, key), out);
                             });
                         }
                         rc
@@ -140,16 +148,17 @@ impl Client {
         Ok(())
     }
 
-    /// Deletes every attribute of `comm` (it is being freed).
+    /// Deletes every attribute of `comm` (it is being freed), the last set first (as
+    /// MPI requires of MPI_COMM_SELF's at MPI_Finalize).
     pub fn drop_attrs(&mut self, comm: usize) -> Result<(), Failure> {
-        let mut keys: Vec<c_int> = self
+        let mut keys: Vec<(u64, c_int)> = self
             .attrs
             .keys()
             .filter(|(c, _)| *c == comm as u64)
-            .map(|&(_, k)| k)
+            .map(|&at| (self.attr_order.get(&at).copied().unwrap_or(0), at.1))
             .collect();
-        keys.sort_unstable();
-        for key in keys {
+        keys.sort_unstable_by(|a, b| b.cmp(a));
+        for (_, key) in keys {
             self.delete_attr(comm, key)?;
         }
         Ok(())

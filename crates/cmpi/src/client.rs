@@ -216,6 +216,10 @@ pub struct Client {
     pub next_keyval: c_int,
     /// Attribute values, by (communicator handle, keyval).
     pub attrs: HashMap<(u64, c_int), usize>,
+    /// When each attribute was set (attributes are deleted last set, first deleted).
+    pub attr_order: HashMap<(u64, c_int), u64>,
+    /// Attributes set so far.
+    pub attrs_set: u64,
     /// The reduction operations made by the program and not freed, by handle.
     pub ops: HashMap<u64, UserOp>,
     /// Windows by handle.
@@ -369,6 +373,8 @@ impl Client {
             keyvals: HashMap::new(),
             next_keyval: crate::attr::FIRST_KEYVAL,
             attrs: HashMap::new(),
+            attr_order: HashMap::new(),
+            attrs_set: 0,
             next_op: crate::op::FIRST_OP,
             wins: HashMap::new(),
             wins_made: 0,

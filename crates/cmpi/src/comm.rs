@@ -11,6 +11,9 @@ use std::collections::HashMap;
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::sync::{Arc, Mutex};
 
+/// MPI_COMM_TYPE_HW_GUIDED.
+const HW_GUIDED: c_int = 1003;
+
 /// Names given with MPI_Comm_set_name, by handle.
 static NAMES: Mutex<Option<HashMap<u64, String>>> = Mutex::new(None);
 
@@ -110,14 +113,17 @@ pub unsafe extern "C" fn MPI_Comm_split_type(
     comm: usize,
     split_type: c_int,
     key: c_int,
-    _info: usize,
+    info: usize,
     newcomm: *mut usize,
 ) -> c_int {
     entry("MPI_Comm_split_type", |c| {
         // Other types name hardware levels simpi's platforms do not describe: each
         // is taken as the host, the finest level they have. MPI_UNDEFINED: no
         // communicator for this rank (the call is still the others').
-        let undefined = c_int::from(split_type == abi::UNDEFINED);
+        // MPI_COMM_TYPE_HW_GUIDED names its level in the info: without one, no
+        // communicator.
+        let unguided = split_type == HW_GUIDED && info as u64 == abi::INFO_NULL;
+        let undefined = c_int::from(split_type == abi::UNDEFINED || unguided);
         let data = [key.to_le_bytes(), undefined.to_le_bytes()].concat();
         *newcomm = make(c, comm, CollKind::SplitShared, data)? as usize;
         Ok(())
@@ -554,6 +560,10 @@ pub unsafe extern "C" fn MPI_Comm_set_name(comm: usize, name: *const c_char) -> 
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Comm_get_name(comm: usize, name: *mut c_char, len: *mut c_int) -> c_int {
     entry("MPI_Comm_get_name", |c| {
+        if comm as u64 == abi::COMM_NULL {
+            crate::env::put_str("MPI_COMM_NULL", name, 128, len);
+            return Ok(());
+        }
         c.comm(comm)?;
         let names = NAMES.lock().unwrap_or_else(|p| p.into_inner());
         let given = names.as_ref().and_then(|n| n.get(&(comm as u64))).cloned();

@@ -22,6 +22,8 @@ pub const TAG_UB: i32 = (1 << 30) - 1;
 pub const COMM_NULL: u64 = 0x100;
 /// MPI_WIN_NULL.
 pub const WIN_NULL: u64 = 0x110;
+/// MPI_INFO_NULL.
+pub const INFO_NULL: u64 = 0x130;
 /// MPI_COMM_WORLD.
 pub const COMM_WORLD: u64 = 0x101;
 /// MPI_COMM_SELF.
@@ -243,7 +245,7 @@ types! {
     "MPI_UNSIGNED_LONG" 0x20e 8 N(Num::U64);
     "MPI_UNSIGNED_LONG_LONG" 0x20f 8 N(Num::U64);
     "MPI_FLOAT" 0x210 4 N(Num::F32);
-    "MPI_C_FLOAT_COMPLEX" 0x212 8 C(Num::F32);
+    "MPI_C_COMPLEX" 0x212 8 C(Num::F32);
     "MPI_CXX_FLOAT_COMPLEX" 0x213 8 C(Num::F32);
     "MPI_DOUBLE" 0x214 8 N(Num::F64);
     "MPI_C_DOUBLE_COMPLEX" 0x216 16 C(Num::F64);

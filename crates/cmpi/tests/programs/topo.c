@@ -20,8 +20,11 @@
 static int deleted = 0, self_deleted = 0, finalized_then = -1;
 
 /* Run by MPI_Finalize, before it finalizes: it may ask MPI whether it did. */
+static long delete_order[2];
 static int on_self_delete(MPI_Comm c, int key, void *val, void *extra) {
-    (void)c; (void)key; (void)val; (void)extra;
+    (void)c; (void)key; (void)extra;
+    if (self_deleted < 2)
+        delete_order[self_deleted] = (long)val;
     self_deleted++;
     MPI_Finalized(&finalized_then);
     return MPI_SUCCESS;
@@ -163,11 +166,27 @@ int main(int argc, char **argv) {
     MPI_Type_free(&t2);
     MPI_Type_free_keyval(&tkey);
 
+    /* The null communicator has a name; a hardware-guided split without the info
+     * that names the level gives no communicator. */
+    char cname[MPI_MAX_OBJECT_NAME];
+    int clen;
+    MPI_Comm_get_name(MPI_COMM_NULL, cname, &clen);
+    CHECK(24, strcmp(cname, "MPI_COMM_NULL") == 0);
+    MPI_Comm hw;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, 0, MPI_INFO_NULL, &hw);
+    CHECK(25, hw == MPI_COMM_NULL);
+
     MPI_Comm_free(&row);
     MPI_Comm_free(&grid);
-    int selfkey;
+    /* MPI_COMM_SELF's attributes go at MPI_Finalize, the last set first (not in
+     * the order of their keys). */
+    int selfkey, selfkey2;
     MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, on_self_delete, &selfkey, NULL);
-    MPI_Comm_set_attr(MPI_COMM_SELF, selfkey, NULL);
+    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, on_self_delete, &selfkey2, NULL);
+    MPI_Comm_set_attr(MPI_COMM_SELF, selfkey, (void *)1L);
+    MPI_Comm_set_attr(MPI_COMM_SELF, selfkey2, (void *)2L);
     MPI_Finalize();
-    return self_deleted == 1 && finalized_then == 0 ? 0 : 30;
+    if (delete_order[0] != 2 || delete_order[1] != 1)
+        return 31;
+    return self_deleted == 2 && finalized_then == 0 ? 0 : 30;
 }
