@@ -5,7 +5,7 @@ use simpi_wire::{Mailbox, Reply, Request, ENV_FD, ENV_MAILBOX, ENV_RANK};
 use std::ffi::OsString;
 use std::os::fd::AsRawFd;
 use std::os::unix::net::UnixStream;
-use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::os::unix::process::ExitStatusExt;
 use std::process::{Child, Command};
 
 /// The running ranks.
@@ -34,17 +34,18 @@ impl Ranks {
                 .env(ENV_FD, fd.to_string())
                 .env(ENV_MAILBOX, mfd.to_string())
                 .env(ENV_RANK, r.to_string());
-            // SAFETY: between fork and exec this only calls fcntl, which is
-            // async-signal-safe; it lets the child keep its socket and mailbox.
-            unsafe {
-                cmd.pre_exec(move || {
-                    for d in [fd, mfd] {
-                        if libc::fcntl(d, libc::F_SETFD, 0) == -1 {
-                            return Err(std::io::Error::last_os_error());
-                        }
-                    }
-                    Ok(())
-                });
+            // The child inherits its socket and mailbox: they lose close-on-exec here,
+            // and are closed here right after the spawn (ranks start one at a time).
+            // Without a pre-exec hook the spawn is a vfork-like posix_spawn, whose
+            // cost does not grow with this process's mappings (a fork copies them:
+            // starting N ranks cost N^2).
+            for d in [fd, mfd] {
+                // SAFETY: `d` is a descriptor this process owns.
+                if unsafe { libc::fcntl(d, libc::F_SETFD, 0) } == -1 {
+                    let e = std::io::Error::last_os_error();
+                    ranks.kill_all();
+                    return Err(format!("cannot pass rank {r} its socket: {e}"));
+                }
             }
             match cmd.spawn() {
                 Ok(c) => ranks.children.push(c),
