@@ -57,6 +57,13 @@ fn built() -> &'static PathBuf {
             .status()
             .expect("simpif90 runs");
         assert!(status.success(), "simpif90 failed on fortran.f90");
+        let status = Command::new(env!("CARGO_BIN_EXE_simpif90"))
+            .args(["-O1", "-o"])
+            .arg(dir.join("fortran_module"))
+            .arg(src.join("fortran_module.f90"))
+            .status()
+            .expect("simpif90 runs");
+        assert!(status.success(), "simpif90 failed on fortran_module.f90");
         dir
     })
 }
@@ -366,4 +373,11 @@ fn a_recorded_run_replays_bit_for_bit_and_another_program_is_refused() {
     let e = with("rma", Compute::Replay { path: file.clone() }).unwrap_err();
     assert!(e.to_string().contains("not the recorded run"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_fortran_program_that_uses_the_mpi_module_runs() {
+    for ranks in [1, 3] {
+        simulate("fortran_module", &[], ranks).unwrap_or_else(|e| panic!("{ranks} ranks: {e}"));
+    }
 }

@@ -46,9 +46,14 @@ pub fn run(name: &str, env: &str, default: &str, extra: &[&str]) -> ExitCode {
     // Calls with buffers of different types to one MPI routine are what MPI's
     // Fortran bindings are; gfortran 10 and later refuse them unless told.
     let fortran = cc.contains("gfortran");
-    let mut cmd = vec![cc, format!("-I{}", include.display())];
+    let mut cmd = vec![cc.clone(), format!("-I{}", include.display())];
     if fortran {
         cmd.push("-fallow-argument-mismatch".into());
+        // The `mpi` module, for programs that `use mpi`.
+        match fortran_module(&cc, &include) {
+            Ok(dir) => cmd.push(format!("-I{}", dir.display())),
+            Err(e) => eprintln!("{name}: warning: no `mpi` module ({e}); programs using mpif.h build"),
+        }
     }
     cmd.extend(user.iter().map(|s| s.to_string()));
     if links {
@@ -72,4 +77,57 @@ pub fn run(name: &str, env: &str, default: &str, extra: &[&str]) -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// The directory holding `mpi.mod` built by `fc` from the module source in `include`,
+/// building it the first time: module files belong to one compiler version, so the
+/// directory is named by the compiler's version and the sources' contents.
+fn fortran_module(fc: &str, include: &std::path::Path) -> Result<PathBuf, String> {
+    let source = include.join("mpi_module.f90");
+    let text = [
+        std::fs::read(&source).map_err(|e| format!("{}: {e}", source.display()))?,
+        std::fs::read(include.join("mpif.h")).map_err(|e| format!("mpif.h: {e}"))?,
+    ]
+    .concat();
+    let version = Command::new(fc)
+        .arg("-dumpfullversion")
+        .output()
+        .map_err(|e| format!("cannot run {fc}: {e}"))?;
+    let version = String::from_utf8_lossy(&version.stdout).trim().to_string();
+    // FNV-1a of the sources: a changed mpif.h gets a new module.
+    let hash = text.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+        (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
+    });
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir);
+    let dir = cache
+        .join("simpi")
+        .join(format!("fortran-{}-{version}-{hash:016x}", fc.replace('/', "_")));
+    if dir.join("mpi.mod").exists() {
+        return Ok(dir);
+    }
+    // Built aside, then renamed: a wrapper running at the same time sees a whole
+    // module or none.
+    let tmp = dir.with_extension(format!("tmp{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).map_err(|e| format!("{}: {e}", tmp.display()))?;
+    let status = Command::new(fc)
+        .args(["-fallow-argument-mismatch", "-c", "-o"])
+        .arg(tmp.join("mpi_module.o"))
+        .arg(format!("-I{}", include.display()))
+        .arg("-J")
+        .arg(&tmp)
+        .arg(&source)
+        .status()
+        .map_err(|e| format!("cannot run {fc}: {e}"))?;
+    if !status.success() {
+        let _ = std::fs::remove_dir_all(&tmp);
+        return Err(format!("{fc} failed on {}", source.display()));
+    }
+    if std::fs::rename(&tmp, &dir).is_err() {
+        // Another wrapper got there first.
+        let _ = std::fs::remove_dir_all(&tmp);
+    }
+    Ok(dir)
 }
