@@ -4,11 +4,9 @@
 
 use crate::layout::Layout;
 use crate::op::UserOp;
-use simpi_wire::{abi, Call, Completion, Mailbox, Reply, Request, ENV_FD, ENV_MAILBOX};
+use simpi_wire::{abi, Call, Completion, Mailbox, Reply, Request, ENV_MAILBOX};
 use std::collections::HashMap;
 use std::ffi::c_int;
-use std::os::fd::FromRawFd;
-use std::os::unix::net::UnixStream;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -314,28 +312,18 @@ fn die(msg: &str, code: i32) -> ! {
 }
 
 impl Client {
-    /// Connects to `simpi run` through the socket it passed in `SIMPI_RUN_FD`.
+    /// Connects to `simpi run` through the mailbox it passed in `SIMPI_RUN_MAILBOX`.
     fn connect() -> Result<Client, Failure> {
-        let fd: i32 = std::env::var(ENV_FD).ok().and_then(|v| v.parse().ok()).ok_or_else(|| {
-            (
-                abi::err::OTHER,
-                "this program uses simpi's MPI library: run it with `simpi run -np N PROGRAM`".to_string(),
-            )
-        })?;
         let mfd: i32 = std::env::var(ENV_MAILBOX)
             .ok()
             .and_then(|v| v.parse().ok())
             .ok_or_else(|| {
                 (
                     abi::err::OTHER,
-                    format!("{ENV_MAILBOX} is not set: start the program with simpi run"),
+                    "this program uses simpi's MPI library: run it with `simpi run -np N PROGRAM`".to_string(),
                 )
             })?;
-        // SAFETY: the launcher opened this descriptor for this process and nothing
-        // else in it owns the descriptor.
-        let sock = unsafe { UnixStream::from_raw_fd(fd) };
-        let mailbox =
-            Mailbox::open(mfd, sock).map_err(|e| (abi::err::OTHER, format!("cannot map the mailbox: {e}")))?;
+        let mailbox = Mailbox::open(mfd).map_err(|e| (abi::err::OTHER, format!("cannot map the mailbox: {e}")))?;
         // SAFETY: the descriptor is mapped; closing it keeps the mapping.
         unsafe { libc::close(mfd) };
         let mut c = Client {

@@ -2,7 +2,7 @@
 //!
 //! A program built with `simpicc` runs one process per rank under `simpi run`. Calls
 //! that concern only the rank (its number, the time, datatype sizes) are answered here;
-//! every call that involves other ranks goes to `simpi run` over the socket the
+//! every call that involves other ranks goes to `simpi run` through the mailbox the
 //! launcher gave the process, with the CPU time the rank spent since its last call, and
 //! returns when the simulation says it returns, with the data it received. Payloads
 //! are real: messages carry the bytes, reductions compute real results.

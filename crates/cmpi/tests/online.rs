@@ -41,6 +41,7 @@ fn built() -> &'static PathBuf {
             "bsend",
             "rma",
             "smpi",
+            "big",
         ] {
             let status = Command::new(env!("CARGO_BIN_EXE_simpicc"))
                 .args(["-O1", "-Wall", "-Werror", "-o"])
@@ -379,5 +380,12 @@ fn a_recorded_run_replays_bit_for_bit_and_another_program_is_refused() {
 fn a_fortran_program_that_uses_the_mpi_module_runs() {
     for ranks in [1, 3] {
         simulate("fortran_module", &[], ranks).unwrap_or_else(|e| panic!("{ranks} ranks: {e}"));
+    }
+}
+
+#[test]
+fn bodies_beyond_the_mailbox_cross_in_both_directions() {
+    for ranks in [1, 3] {
+        simulate("big", &[], ranks).unwrap_or_else(|e| panic!("{ranks} ranks: {e}"));
     }
 }

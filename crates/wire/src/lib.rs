@@ -28,8 +28,6 @@ impl std::fmt::Display for WireError {
 
 impl std::error::Error for WireError {}
 
-/// The environment variable naming the socket's file descriptor in a rank's process.
-pub const ENV_FD: &str = "SIMPI_RUN_FD";
 /// The environment variable naming the mailbox's file descriptor in a rank's process.
 pub const ENV_MAILBOX: &str = "SIMPI_RUN_MAILBOX";
 /// The environment variable carrying the rank's number.

@@ -4,19 +4,22 @@
 //! By default a receiver sleeps at once: with more processes than cores (the common
 //! case, ranks plus the simulator) polling takes the CPU from the process that would
 //! answer, and measured 2 to 20 times slower per round trip (docs/performance.md).
-//! Bodies larger than the buffer go through the socket instead (the length field says
-//! so).
+//! A body larger than the buffer goes in a memory file of the sender's instead: the
+//! buffer then names the file (the sender's process id and descriptor) and the
+//! receiver reads it through `/proc`. The sender keeps the file until the other side's
+//! next message, which proves it was read. No descriptor stays open per rank (a run
+//! of 30,000 ranks would pass the usual limit of open files).
 
+use std::fs::File;
 use std::io::{Read, Write};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
-use std::os::unix::net::UnixStream;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-/// Bytes of body the mailbox holds; longer bodies take the socket.
+/// Bytes of body the mailbox holds; longer bodies take a memory file.
 const CAPACITY: usize = 4 << 20;
-/// The length value that says "read this body from the socket".
-const ON_SOCKET: u64 = u64::MAX;
+/// The length value that says "the data names a memory file holding the body".
+const IN_FILE: u64 = u64::MAX;
 
 /// Which side of the mailbox this is.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -33,7 +36,7 @@ struct Header {
     sent: [AtomicU32; 2],
     /// Each side is asleep (or about to be) waiting for the other's next message.
     asleep: [AtomicU32; 2],
-    /// The current body's length, or [`ON_SOCKET`].
+    /// The current body's length, or [`IN_FILE`].
     len: AtomicU64,
 }
 
@@ -45,7 +48,8 @@ pub struct Mailbox {
     side: Side,
     /// Messages of the other side read so far.
     seen: u32,
-    sock: UnixStream,
+    /// The memory file of the last large body sent, until the other side answers.
+    big: Option<File>,
 }
 
 // SAFETY: the mapping is owned by this value and only used through `&mut self`.
@@ -62,7 +66,7 @@ fn futex(word: &AtomicU32, op: i32, val: u32, timeout: Option<&libc::timespec>) 
 
 impl Mailbox {
     /// A new mailbox (the simulator's side) and the descriptor the rank maps.
-    pub fn create(sock: UnixStream) -> std::io::Result<(Mailbox, OwnedFd)> {
+    pub fn create() -> std::io::Result<(Mailbox, OwnedFd)> {
         // SAFETY: a name and flags; the result is checked.
         let fd = unsafe { libc::memfd_create(c"simpi-mailbox".as_ptr(), libc::MFD_CLOEXEC) };
         if fd < 0 {
@@ -74,16 +78,16 @@ impl Mailbox {
         if unsafe { libc::ftruncate(fd.as_raw_fd(), MAP_LEN as libc::off_t) } != 0 {
             return Err(std::io::Error::last_os_error());
         }
-        let mb = Mailbox::map(fd.as_raw_fd(), Side::Simulator, sock)?;
+        let mb = Mailbox::map(fd.as_raw_fd(), Side::Simulator)?;
         Ok((mb, fd))
     }
 
     /// The rank's side of the mailbox in descriptor `fd`.
-    pub fn open(fd: RawFd, sock: UnixStream) -> std::io::Result<Mailbox> {
-        Mailbox::map(fd, Side::Rank, sock)
+    pub fn open(fd: RawFd) -> std::io::Result<Mailbox> {
+        Mailbox::map(fd, Side::Rank)
     }
 
-    fn map(fd: RawFd, side: Side, sock: UnixStream) -> std::io::Result<Mailbox> {
+    fn map(fd: RawFd, side: Side) -> std::io::Result<Mailbox> {
         // SAFETY: mapping MAP_LEN bytes of a file at least that long; checked below.
         let p = unsafe {
             libc::mmap(
@@ -102,7 +106,7 @@ impl Mailbox {
             base: p.cast(),
             side,
             seen: 0,
-            sock,
+            big: None,
         })
     }
 
@@ -123,23 +127,34 @@ impl Mailbox {
 
     /// Sends `body` to the other side.
     pub fn send(&mut self, body: &[u8]) -> std::io::Result<()> {
-        let h = self.header();
         if body.len() <= CAPACITY {
             // SAFETY: `body` fits the data area; the other side reads it only after
             // the sequence number below says it is complete.
             unsafe { std::ptr::copy_nonoverlapping(body.as_ptr(), self.data(), body.len()) };
-            h.len.store(body.len() as u64, Ordering::Relaxed);
+            self.header().len.store(body.len() as u64, Ordering::Relaxed);
         } else {
-            h.len.store(ON_SOCKET, Ordering::Relaxed);
+            // SAFETY: a name and flags; the result is checked.
+            let fd = unsafe { libc::memfd_create(c"simpi-body".as_ptr(), libc::MFD_CLOEXEC) };
+            if fd < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // SAFETY: `fd` was just created and is owned here.
+            let mut f = unsafe { File::from_raw_fd(fd) };
+            f.write_all(body)?;
+            let mut name = [0u8; 16];
+            name[..4].copy_from_slice(&std::process::id().to_le_bytes());
+            name[4..8].copy_from_slice(&(fd as u32).to_le_bytes());
+            name[8..].copy_from_slice(&(body.len() as u64).to_le_bytes());
+            // SAFETY: 16 bytes fit the data area.
+            unsafe { std::ptr::copy_nonoverlapping(name.as_ptr(), self.data(), name.len()) };
+            self.header().len.store(IN_FILE, Ordering::Relaxed);
+            self.big = Some(f);
         }
+        let h = self.header();
         let me = self.side as usize;
         h.sent[me].fetch_add(1, Ordering::SeqCst);
         if h.asleep[self.other()].load(Ordering::SeqCst) != 0 {
             futex(&h.sent[me], libc::FUTEX_WAKE, 1, None);
-        }
-        if body.len() > CAPACITY {
-            self.sock.write_all(&(body.len() as u64).to_le_bytes())?;
-            self.sock.write_all(body)?;
         }
         Ok(())
     }
@@ -182,19 +197,24 @@ impl Mailbox {
             }
         }
         self.seen = self.seen.wrapping_add(1);
+        // The other side answered: it read the large body this side sent, if any.
+        self.big = None;
         let len = self.header().len.load(Ordering::SeqCst);
-        if len == ON_SOCKET {
-            let mut n = [0u8; 8];
-            self.sock.read_exact(&mut n)?;
-            let n = u64::from_le_bytes(n);
+        if len == IN_FILE {
+            let mut name = [0u8; 16];
+            // SAFETY: the sender wrote these 16 bytes before moving its sequence number.
+            unsafe { std::ptr::copy_nonoverlapping(self.data(), name.as_mut_ptr(), name.len()) };
+            let word = |i: usize| u32::from_le_bytes([name[i], name[i + 1], name[i + 2], name[i + 3]]);
+            let n = u64::from_le_bytes(name[8..].try_into().unwrap_or([0; 8]));
             if n > 1 << 34 {
                 return Err(std::io::Error::new(
                     std::io::ErrorKind::InvalidData,
                     "a body past 16 GiB",
                 ));
             }
+            let mut f = File::open(format!("/proc/{}/fd/{}", word(0), word(4)))?;
             let mut body = vec![0u8; n as usize];
-            self.sock.read_exact(&mut body)?;
+            f.read_exact(&mut body)?;
             return Ok(body);
         }
         if len > CAPACITY as u64 {
@@ -242,9 +262,8 @@ mod tests {
 
     #[test]
     fn bodies_small_and_large_cross_both_ways_in_order() {
-        let (a, b) = UnixStream::pair().unwrap();
-        let (mut sim, fd) = Mailbox::create(a).unwrap();
-        let mut rank = Mailbox::open(fd.as_raw_fd(), b).unwrap();
+        let (mut sim, fd) = Mailbox::create().unwrap();
+        let mut rank = Mailbox::open(fd.as_raw_fd()).unwrap();
         let t = std::thread::spawn(move || {
             for i in 0..100u32 {
                 let q = rank.receive(|| Ok(())).unwrap();
@@ -253,7 +272,9 @@ mod tests {
             }
             let big = rank.receive(|| Ok(())).unwrap();
             assert_eq!(big.len(), CAPACITY + 3);
-            rank.send(&[]).unwrap();
+            assert!(big.iter().all(|&b| b == 7));
+            rank.send(&vec![9u8; 2 * CAPACITY]).unwrap();
+            assert_eq!(rank.receive(|| Ok(())).unwrap(), b"done");
         });
         for i in 0..100u32 {
             sim.send(&i.to_le_bytes()).unwrap();
@@ -261,14 +282,16 @@ mod tests {
             assert_eq!(r, (i * 2).to_le_bytes());
         }
         sim.send(&vec![7u8; CAPACITY + 3]).unwrap();
-        assert!(sim.receive(|| Ok(())).unwrap().is_empty());
+        let back = sim.receive(|| Ok(())).unwrap();
+        assert_eq!(back.len(), 2 * CAPACITY);
+        assert!(back.iter().all(|&b| b == 9));
+        sim.send(b"done").unwrap();
         t.join().unwrap();
     }
 
     #[test]
     fn a_wait_ends_with_the_check_s_error() {
-        let (a, _b) = UnixStream::pair().unwrap();
-        let (mut sim, _fd) = Mailbox::create(a).unwrap();
+        let (mut sim, _fd) = Mailbox::create().unwrap();
         let e = sim.receive(|| Err(std::io::Error::other("gone"))).unwrap_err();
         assert_eq!(e.to_string(), "gone");
     }

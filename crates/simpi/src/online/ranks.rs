@@ -1,10 +1,9 @@
-//! The ranks' processes: started from the program with a socket each, talked to one
-//! frame at a time, and all killed if the run ends early.
+//! The ranks' processes: started from the program with a mailbox each, talked to one
+//! message at a time, and all killed if the run ends early.
 
-use simpi_wire::{Mailbox, Reply, Request, ENV_FD, ENV_MAILBOX, ENV_RANK};
+use simpi_wire::{Mailbox, Reply, Request, ENV_MAILBOX, ENV_RANK};
 use std::ffi::OsString;
 use std::os::fd::AsRawFd;
-use std::os::unix::net::UnixStream;
 use std::os::unix::process::ExitStatusExt;
 use std::process::{Child, Command};
 
@@ -15,37 +14,31 @@ pub struct Ranks {
 }
 
 impl Ranks {
-    /// Starts `n` processes of `program args`, rank `r` with `SIMPI_RUN_RANK=r`, its
-    /// end of a socket in `SIMPI_RUN_FD` and its mailbox in `SIMPI_RUN_MAILBOX`; their
-    /// output is this process's.
+    /// Starts `n` processes of `program args`, rank `r` with `SIMPI_RUN_RANK=r` and
+    /// its mailbox in `SIMPI_RUN_MAILBOX`; their output is this process's.
     pub fn start(program: &OsString, args: &[OsString], n: u32) -> Result<Ranks, String> {
         let mut ranks = Ranks {
             children: Vec::with_capacity(n as usize),
             mailboxes: Vec::with_capacity(n as usize),
         };
         for r in 0..n {
-            let (mine, theirs) = UnixStream::pair().map_err(|e| format!("cannot make a socket for rank {r}: {e}"))?;
             let (mailbox, shared) =
-                Mailbox::create(mine).map_err(|e| format!("cannot make a mailbox for rank {r}: {e}"))?;
-            let fd = theirs.as_raw_fd();
+                Mailbox::create().map_err(|e| format!("cannot make a mailbox for rank {r}: {e}"))?;
             let mfd = shared.as_raw_fd();
             let mut cmd = Command::new(program);
             cmd.args(args)
-                .env(ENV_FD, fd.to_string())
                 .env(ENV_MAILBOX, mfd.to_string())
                 .env(ENV_RANK, r.to_string());
-            // The child inherits its socket and mailbox: they lose close-on-exec here,
-            // and are closed here right after the spawn (ranks start one at a time).
+            // The child inherits its mailbox: it loses close-on-exec here, and is
+            // closed here right after the spawn (ranks start one at a time).
             // Without a pre-exec hook the spawn is a vfork-like posix_spawn, whose
             // cost does not grow with this process's mappings (a fork copies them:
             // starting N ranks cost N^2).
-            for d in [fd, mfd] {
-                // SAFETY: `d` is a descriptor this process owns.
-                if unsafe { libc::fcntl(d, libc::F_SETFD, 0) } == -1 {
-                    let e = std::io::Error::last_os_error();
-                    ranks.kill_all();
-                    return Err(format!("cannot pass rank {r} its socket: {e}"));
-                }
+            // SAFETY: `mfd` is a descriptor this process owns.
+            if unsafe { libc::fcntl(mfd, libc::F_SETFD, 0) } == -1 {
+                let e = std::io::Error::last_os_error();
+                ranks.kill_all();
+                return Err(format!("cannot pass rank {r} its mailbox: {e}"));
             }
             match cmd.spawn() {
                 Ok(c) => ranks.children.push(c),
@@ -54,7 +47,6 @@ impl Ranks {
                     return Err(format!("cannot start {}: {e}", program.to_string_lossy()));
                 }
             }
-            drop(theirs);
             drop(shared);
             ranks.mailboxes.push(mailbox);
         }
@@ -67,7 +59,7 @@ impl Ranks {
     }
 
     /// Rank `r`'s next request; an error names the rank and how its process ended if
-    /// it closed its socket.
+    /// it ended.
     pub fn receive(&mut self, r: u32) -> Result<Request, String> {
         let child = &mut self.children[r as usize];
         let alive = || match child.try_wait() {
