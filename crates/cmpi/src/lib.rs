@@ -27,6 +27,7 @@ mod fortran;
 mod group;
 mod info;
 mod layout;
+mod mprobe;
 mod op;
 mod p2p;
 mod persist;

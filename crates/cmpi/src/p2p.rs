@@ -385,7 +385,7 @@ pub unsafe extern "C" fn MPI_Test(request: *mut usize, flag: *mut c_int, status:
 }
 
 /// One probe: the status of a matching message, if one was sent and not received.
-fn iprobe(c: &mut Client, source: c_int, tag: c_int, comm: usize) -> Result<Option<Status>, Failure> {
+pub(crate) fn iprobe(c: &mut Client, source: c_int, tag: c_int, comm: usize) -> Result<Option<Status>, Failure> {
     let cm = c.comm(comm)?;
     check_tag(tag, true)?;
     let Some(from) = check_rank(&cm, source, true)? else {

@@ -1,4 +1,4 @@
-//! Calls declared in `mpi.h` that simpi does not simulate yet (MPI-IO, dynamic processes, matched probes, cancellation, ...): a
+//! Calls declared in `mpi.h` that simpi does not simulate yet (MPI-IO, dynamic processes, cancellation, ...): a
 //! program that mentions them builds; calling one goes to the error handler with
 //! MPI_ERR_UNSUPPORTED_OPERATION, naming the call.
 
@@ -20,8 +20,7 @@ macro_rules! not_yet {
 }
 
 not_yet! {
-    MPI_Cancel MPI_Mprobe MPI_Improbe
-    MPI_Mrecv MPI_Imrecv
+    MPI_Cancel
     MPI_Neighbor_allgather MPI_Neighbor_alltoall
     MPI_Type_get_contents MPI_Type_create_darray
     MPI_Type_match_size MPI_Pack_external MPI_Unpack_external MPI_Pack_external_size

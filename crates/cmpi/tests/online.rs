@@ -202,6 +202,7 @@ fn a_probe_sees_a_message_once_sent_and_a_probe_for_none_is_a_deadlock() {
     // The times of the program's header comment are checked by the program.
     let out = simulate("probe", &[], 2).unwrap();
     assert_eq!(out.end_times[0], SimTime(12 * US));
+    simulate("probe", &["matched"], 2).unwrap();
     let e = simulate("probe", &["deadlock"], 2).unwrap_err();
     assert!(
         e.is_stall() && e.to_string().contains("rank 0 probes for a message from 1 with tag 99"),

@@ -25,6 +25,36 @@ int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     int deadlock = argc > 1 && strcmp(argv[1], "deadlock") == 0;
+    if (argc > 1 && strcmp(argv[1], "matched") == 0) {
+        /* Matched probes: rank 1 sends tags 5 then 6; rank 0 takes the tag-6 message
+         * with a matched probe and receive, then polls for the other with
+         * MPI_Improbe and receives it with MPI_Imrecv. MPI_PROC_NULL matches at once. */
+        if (rank == 1) {
+            int a = 50, b = 60;
+            MPI_Send(&a, 1, MPI_INT, 0, 5, MPI_COMM_WORLD);
+            MPI_Send(&b, 1, MPI_INT, 0, 6, MPI_COMM_WORLD);
+        } else if (rank == 0) {
+            MPI_Message m;
+            int got = 0, found = 0;
+            MPI_Mprobe(MPI_ANY_SOURCE, 6, MPI_COMM_WORLD, &m, &st);
+            CHECK(10, st.MPI_SOURCE == 1 && st.MPI_TAG == 6 && m != MPI_MESSAGE_NULL);
+            MPI_Mrecv(&got, 1, MPI_INT, &m, &st);
+            CHECK(11, got == 60 && m == MPI_MESSAGE_NULL);
+            while (!found)
+                MPI_Improbe(1, MPI_ANY_TAG, MPI_COMM_WORLD, &found, &m, &st);
+            CHECK(12, st.MPI_TAG == 5);
+            MPI_Request q;
+            MPI_Imrecv(&got, 1, MPI_INT, &m, &q);
+            MPI_Wait(&q, &st);
+            CHECK(13, got == 50 && st.MPI_SOURCE == 1);
+            MPI_Mprobe(MPI_PROC_NULL, 0, MPI_COMM_WORLD, &m, &st);
+            CHECK(14, m == MPI_MESSAGE_NO_PROC && st.MPI_SOURCE == MPI_PROC_NULL);
+            MPI_Mrecv(&got, 1, MPI_INT, &m, &st);
+            CHECK(15, m == MPI_MESSAGE_NULL && st.MPI_SOURCE == MPI_PROC_NULL);
+        }
+        MPI_Finalize();
+        return 0;
+    }
     if (rank == 0) {
         if (deadlock) {
             MPI_Probe(1, 99, MPI_COMM_WORLD, &st);
