@@ -574,11 +574,22 @@ impl Session<'_> {
         win: u32,
         to: Option<u32>,
     ) -> Result<(), Error> {
+        self.flush_where(d, r, win, |t| to.is_none_or(|x| x == t))
+    }
+
+    /// Rank `r` waits for its transfers on `win` to the window ranks `to` selects.
+    fn flush_where<R: Rules<Live<Posted>>>(
+        &mut self,
+        d: &mut Driver<R>,
+        r: u32,
+        win: u32,
+        to: impl Fn(u32) -> bool,
+    ) -> Result<(), Error> {
         let me = self.member(win, r)?;
         let pending = &mut self.window(win)?.pending[me];
         let mut waited = Vec::new();
         pending.retain(|&(t, h)| {
-            let now = to.is_none_or(|x| x == t);
+            let now = to(t);
             if now {
                 waited.push(h);
             }
@@ -786,16 +797,7 @@ impl Session<'_> {
                     .ok_or_else(|| sync_error("MPI_Win_complete without MPI_Win_start"))?;
                 let w = self.window(win)?;
                 let ranks: Vec<u32> = targets.iter().filter_map(|&t| w.rank_of(t).map(|x| x as u32)).collect();
-                let pending = &mut w.pending[me];
-                let mut waited = Vec::new();
-                pending.retain(|&(t, h)| {
-                    let now = ranks.contains(&t);
-                    if now {
-                        waited.push(h);
-                    }
-                    !now
-                });
-                d.post(r, DCall::Wait(waited)).map_err(engine_error)?;
+                self.flush_where(d, r, win, |t| ranks.contains(&t))?;
                 for t in targets {
                     self.notice(d, r, win, t, COMPLETE_TAG)?;
                 }
