@@ -25,6 +25,17 @@ struct Target {
     datatype: usize,
 }
 
+impl Target {
+    fn new(rank: c_int, disp: isize, count: c_int, datatype: usize) -> Target {
+        Target {
+            rank,
+            disp,
+            count,
+            datatype,
+        }
+    }
+}
+
 /// A buffer argument: address, count, datatype.
 type Buf = (*const c_void, c_int, usize);
 
@@ -141,6 +152,63 @@ unsafe fn access(
     Ok(())
 }
 
+/// A put or an accumulate (`op`) of `origin` to `t`, blocking or request-based.
+unsafe fn put_like(
+    name: &str,
+    kind: AccessKind,
+    origin: Buf,
+    t: Target,
+    op: Option<usize>,
+    win: usize,
+    request: Option<*mut usize>,
+) -> c_int {
+    entry(name, |c| {
+        let op = op.map(check_op).transpose()?.unwrap_or(0);
+        access(c, win, kind, Some(origin), None, None, t, op, request)
+    })
+}
+
+/// A get of `t` into `origin`, blocking or request-based.
+unsafe fn get_like(
+    name: &str,
+    origin: (*mut c_void, c_int, usize),
+    t: Target,
+    win: usize,
+    request: Option<*mut usize>,
+) -> c_int {
+    entry(name, |c| {
+        access(c, win, AccessKind::Get, None, Some(origin), None, t, 0, request)
+    })
+}
+
+/// A get-accumulate: `origin` combined into `t` with `op`, the old data into `result`.
+unsafe fn get_accumulate(
+    name: &str,
+    origin: Buf,
+    result: (*mut c_void, c_int, usize),
+    t: Target,
+    op: usize,
+    win: usize,
+    request: Option<*mut usize>,
+) -> c_int {
+    entry(name, |c| {
+        let op = check_op(op)?;
+        // MPI_NO_OP ignores the origin's buffer.
+        let origin = (op != abi::OP_NO_OP).then_some(origin);
+        access(
+            c,
+            win,
+            AccessKind::GetAccumulate,
+            origin,
+            Some(result),
+            None,
+            t,
+            op,
+            request,
+        )
+    })
+}
+
 /// # Safety
 /// As the MPI standard's.
 #[no_mangle]
@@ -155,25 +223,8 @@ pub unsafe extern "C" fn MPI_Put(
     tdt: usize,
     win: usize,
 ) -> c_int {
-    let t = Target {
-        rank,
-        disp,
-        count: tcount,
-        datatype: tdt,
-    };
-    entry("MPI_Put", |c| {
-        access(
-            c,
-            win,
-            AccessKind::Put,
-            Some((origin, ocount, odt)),
-            None,
-            None,
-            t,
-            0,
-            None,
-        )
-    })
+    let t = Target::new(rank, disp, tcount, tdt);
+    put_like("MPI_Put", AccessKind::Put, (origin, ocount, odt), t, None, win, None)
 }
 
 /// # Safety
@@ -191,25 +242,16 @@ pub unsafe extern "C" fn MPI_Rput(
     win: usize,
     request: *mut usize,
 ) -> c_int {
-    let t = Target {
-        rank,
-        disp,
-        count: tcount,
-        datatype: tdt,
-    };
-    entry("MPI_Rput", |c| {
-        access(
-            c,
-            win,
-            AccessKind::Put,
-            Some((origin, ocount, odt)),
-            None,
-            None,
-            t,
-            0,
-            Some(request),
-        )
-    })
+    let t = Target::new(rank, disp, tcount, tdt);
+    put_like(
+        "MPI_Rput",
+        AccessKind::Put,
+        (origin, ocount, odt),
+        t,
+        None,
+        win,
+        Some(request),
+    )
 }
 
 /// # Safety
@@ -226,25 +268,13 @@ pub unsafe extern "C" fn MPI_Get(
     tdt: usize,
     win: usize,
 ) -> c_int {
-    let t = Target {
-        rank,
-        disp,
-        count: tcount,
-        datatype: tdt,
-    };
-    entry("MPI_Get", |c| {
-        access(
-            c,
-            win,
-            AccessKind::Get,
-            None,
-            Some((origin, ocount, odt)),
-            None,
-            t,
-            0,
-            None,
-        )
-    })
+    get_like(
+        "MPI_Get",
+        (origin, ocount, odt),
+        Target::new(rank, disp, tcount, tdt),
+        win,
+        None,
+    )
 }
 
 /// # Safety
@@ -262,25 +292,8 @@ pub unsafe extern "C" fn MPI_Rget(
     win: usize,
     request: *mut usize,
 ) -> c_int {
-    let t = Target {
-        rank,
-        disp,
-        count: tcount,
-        datatype: tdt,
-    };
-    entry("MPI_Rget", |c| {
-        access(
-            c,
-            win,
-            AccessKind::Get,
-            None,
-            Some((origin, ocount, odt)),
-            None,
-            t,
-            0,
-            Some(request),
-        )
-    })
+    let t = Target::new(rank, disp, tcount, tdt);
+    get_like("MPI_Rget", (origin, ocount, odt), t, win, Some(request))
 }
 
 /// # Safety
@@ -298,26 +311,16 @@ pub unsafe extern "C" fn MPI_Accumulate(
     op: usize,
     win: usize,
 ) -> c_int {
-    let t = Target {
-        rank,
-        disp,
-        count: tcount,
-        datatype: tdt,
-    };
-    entry("MPI_Accumulate", |c| {
-        let op = check_op(op)?;
-        access(
-            c,
-            win,
-            AccessKind::Accumulate,
-            Some((origin, ocount, odt)),
-            None,
-            None,
-            t,
-            op,
-            None,
-        )
-    })
+    let t = Target::new(rank, disp, tcount, tdt);
+    put_like(
+        "MPI_Accumulate",
+        AccessKind::Accumulate,
+        (origin, ocount, odt),
+        t,
+        Some(op),
+        win,
+        None,
+    )
 }
 
 /// # Safety
@@ -336,26 +339,17 @@ pub unsafe extern "C" fn MPI_Raccumulate(
     win: usize,
     request: *mut usize,
 ) -> c_int {
-    let t = Target {
-        rank,
-        disp,
-        count: tcount,
-        datatype: tdt,
-    };
-    entry("MPI_Raccumulate", |c| {
-        let op = check_op(op)?;
-        access(
-            c,
-            win,
-            AccessKind::Accumulate,
-            Some((origin, ocount, odt)),
-            None,
-            None,
-            t,
-            op,
-            Some(request),
-        )
-    })
+    let t = Target::new(rank, disp, tcount, tdt);
+    let o = (origin, ocount, odt);
+    put_like(
+        "MPI_Raccumulate",
+        AccessKind::Accumulate,
+        o,
+        t,
+        Some(op),
+        win,
+        Some(request),
+    )
 }
 
 /// # Safety
@@ -376,28 +370,9 @@ pub unsafe extern "C" fn MPI_Get_accumulate(
     op: usize,
     win: usize,
 ) -> c_int {
-    let t = Target {
-        rank,
-        disp,
-        count: tcount,
-        datatype: tdt,
-    };
-    entry("MPI_Get_accumulate", |c| {
-        let op = check_op(op)?;
-        // MPI_NO_OP ignores the origin's buffer.
-        let origin = (op != abi::OP_NO_OP).then_some((origin, ocount, odt));
-        access(
-            c,
-            win,
-            AccessKind::GetAccumulate,
-            origin,
-            Some((result, rcount, rdt)),
-            None,
-            t,
-            op,
-            None,
-        )
-    })
+    let t = Target::new(rank, disp, tcount, tdt);
+    let (o, r) = ((origin, ocount, odt), (result, rcount, rdt));
+    get_accumulate("MPI_Get_accumulate", o, r, t, op, win, None)
 }
 
 /// # Safety
@@ -419,27 +394,9 @@ pub unsafe extern "C" fn MPI_Rget_accumulate(
     win: usize,
     request: *mut usize,
 ) -> c_int {
-    let t = Target {
-        rank,
-        disp,
-        count: tcount,
-        datatype: tdt,
-    };
-    entry("MPI_Rget_accumulate", |c| {
-        let op = check_op(op)?;
-        let origin = (op != abi::OP_NO_OP).then_some((origin, ocount, odt));
-        access(
-            c,
-            win,
-            AccessKind::GetAccumulate,
-            origin,
-            Some((result, rcount, rdt)),
-            None,
-            t,
-            op,
-            Some(request),
-        )
-    })
+    let t = Target::new(rank, disp, tcount, tdt);
+    let (o, r) = ((origin, ocount, odt), (result, rcount, rdt));
+    get_accumulate("MPI_Rget_accumulate", o, r, t, op, win, Some(request))
 }
 
 /// # Safety
@@ -454,27 +411,8 @@ pub unsafe extern "C" fn MPI_Fetch_and_op(
     op: usize,
     win: usize,
 ) -> c_int {
-    let t = Target {
-        rank,
-        disp,
-        count: 1,
-        datatype: dt,
-    };
-    entry("MPI_Fetch_and_op", |c| {
-        let op = check_op(op)?;
-        let origin = (op != abi::OP_NO_OP).then_some((origin, 1, dt));
-        access(
-            c,
-            win,
-            AccessKind::GetAccumulate,
-            origin,
-            Some((result, 1, dt)),
-            None,
-            t,
-            op,
-            None,
-        )
-    })
+    let t = Target::new(rank, disp, 1, dt);
+    get_accumulate("MPI_Fetch_and_op", (origin, 1, dt), (result, 1, dt), t, op, win, None)
 }
 
 /// # Safety
@@ -490,20 +428,16 @@ pub unsafe extern "C" fn MPI_Compare_and_swap(
     disp: isize,
     win: usize,
 ) -> c_int {
-    let t = Target {
-        rank,
-        disp,
-        count: 1,
-        datatype: dt,
-    };
+    let t = Target::new(rank, disp, 1, dt);
     entry("MPI_Compare_and_swap", |c| {
+        let (o, r, k) = ((origin, 1, dt), (result, 1, dt), (compare, 1, dt));
         access(
             c,
             win,
             AccessKind::CompareAndSwap,
-            Some((origin, 1, dt)),
-            Some((result, 1, dt)),
-            Some((compare, 1, dt)),
+            Some(o),
+            Some(r),
+            Some(k),
             t,
             0,
             None,

@@ -200,6 +200,23 @@ pub unsafe extern "C" fn MPI_Win_create(
     })
 }
 
+/// MPI_Win_allocate and MPI_Win_allocate_shared: memory made here (`flavor`).
+unsafe fn allocate(
+    name: &str,
+    flavor: Flavor,
+    (size, disp_unit): (isize, c_int),
+    comm: usize,
+    baseptr: *mut c_void,
+    win: *mut usize,
+) -> c_int {
+    entry(name, |c| {
+        let (h, base) = make(c, comm, (std::ptr::null_mut(), size, disp_unit), flavor)?;
+        *(baseptr as *mut *mut u8) = base;
+        *win = h as usize;
+        Ok(())
+    })
+}
+
 /// # Safety
 /// `baseptr` points to a pointer; `win` is writable.
 #[no_mangle]
@@ -211,12 +228,14 @@ pub unsafe extern "C" fn MPI_Win_allocate(
     baseptr: *mut c_void,
     win: *mut usize,
 ) -> c_int {
-    entry("MPI_Win_allocate", |c| {
-        let (h, base) = make(c, comm, (std::ptr::null_mut(), size, disp_unit), Flavor::Allocate)?;
-        *(baseptr as *mut *mut u8) = base;
-        *win = h as usize;
-        Ok(())
-    })
+    allocate(
+        "MPI_Win_allocate",
+        Flavor::Allocate,
+        (size, disp_unit),
+        comm,
+        baseptr,
+        win,
+    )
 }
 
 /// # Safety
@@ -230,12 +249,14 @@ pub unsafe extern "C" fn MPI_Win_allocate_shared(
     baseptr: *mut c_void,
     win: *mut usize,
 ) -> c_int {
-    entry("MPI_Win_allocate_shared", |c| {
-        let (h, base) = make(c, comm, (std::ptr::null_mut(), size, disp_unit), Flavor::Shared)?;
-        *(baseptr as *mut *mut u8) = base;
-        *win = h as usize;
-        Ok(())
-    })
+    allocate(
+        "MPI_Win_allocate_shared",
+        Flavor::Shared,
+        (size, disp_unit),
+        comm,
+        baseptr,
+        win,
+    )
 }
 
 /// # Safety

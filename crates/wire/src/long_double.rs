@@ -59,42 +59,34 @@ fn supported() -> Option<()> {
     None
 }
 
+/// `a = a op b` by the x87 instruction `$op` (which pops: `faddp`, `fmulp`).
 #[cfg(target_arch = "x86_64")]
-fn add(a: &mut [u8], b: &[u8]) {
-    assert!(a.len() >= 10 && b.len() >= 10);
-    // SAFETY: both hold the 10 bytes the loads and the store touch; the x87 stack is
-    // left as found.
-    unsafe {
-        std::arch::asm!(
-            "fld tbyte ptr [{a}]",
-            "fld tbyte ptr [{b}]",
-            "faddp st(1), st",
-            "fstp tbyte ptr [{a}]",
-            a = in(reg) a.as_mut_ptr(),
-            b = in(reg) b.as_ptr(),
-            out("st(0)") _,
-            out("st(1)") _,
-        );
-    }
+macro_rules! x87_binary {
+    ($name:ident, $op:literal) => {
+        fn $name(a: &mut [u8], b: &[u8]) {
+            assert!(a.len() >= 10 && b.len() >= 10);
+            // SAFETY: both hold the 10 bytes the loads and the store touch; the x87
+            // stack is left as found.
+            unsafe {
+                std::arch::asm!(
+                    "fld tbyte ptr [{a}]",
+                    "fld tbyte ptr [{b}]",
+                    concat!($op, " st(1), st"),
+                    "fstp tbyte ptr [{a}]",
+                    a = in(reg) a.as_mut_ptr(),
+                    b = in(reg) b.as_ptr(),
+                    out("st(0)") _,
+                    out("st(1)") _,
+                );
+            }
+        }
+    };
 }
 
 #[cfg(target_arch = "x86_64")]
-fn mul(a: &mut [u8], b: &[u8]) {
-    assert!(a.len() >= 10 && b.len() >= 10);
-    // SAFETY: as for `add`.
-    unsafe {
-        std::arch::asm!(
-            "fld tbyte ptr [{a}]",
-            "fld tbyte ptr [{b}]",
-            "fmulp st(1), st",
-            "fstp tbyte ptr [{a}]",
-            a = in(reg) a.as_mut_ptr(),
-            b = in(reg) b.as_ptr(),
-            out("st(0)") _,
-            out("st(1)") _,
-        );
-    }
-}
+x87_binary!(add, "faddp");
+#[cfg(target_arch = "x86_64")]
+x87_binary!(mul, "fmulp");
 
 /// Whether `a < b` (false if either is a NaN).
 #[cfg(target_arch = "x86_64")]
