@@ -306,6 +306,17 @@ fn a_put_between_fences_takes_one_message_time() {
 }
 
 #[test]
+fn an_access_outside_the_target_s_window_ends_the_run_naming_it() {
+    let e = simulate("rma", &["outside"], 2).unwrap_err();
+    assert!(
+        e.to_string().contains("rank 0: Put on window")
+            && e.to_string()
+                .contains("bytes 16..20 lie outside rank 1's window of 16 bytes"),
+        "{e}"
+    );
+}
+
+#[test]
 fn smpi_annotations_declare_time_sample_loops_and_share_memory() {
     // With --compute none: the declared 0.5 s and 2 Gflop (2 s at 1 Gflop/s) are
     // the run's only computation; the program checks the clock and the loop counts.

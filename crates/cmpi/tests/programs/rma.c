@@ -37,6 +37,20 @@ int main(int argc, char **argv) {
         return 0;
     }
 
+    if (argc > 1 && strcmp(argv[1], "outside") == 0) {
+        /* A put beyond the target's window: the run ends, naming it. */
+        int small[4], v = 1;
+        MPI_Win w;
+        MPI_Win_create(small, sizeof small, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &w);
+        MPI_Win_fence(0, w);
+        if (rank == 0)
+            MPI_Put(&v, 1, MPI_INT, right, 4, 1, MPI_INT, w);
+        MPI_Win_fence(0, w);
+        MPI_Win_free(&w);
+        MPI_Finalize();
+        return 0;
+    }
+
     /* 1. MPI_Win_create, fence epochs: a put to the right, a get from the left. */
     int mem[4] = {-1, -1, -1, -1};
     MPI_Win win;

@@ -225,9 +225,11 @@ impl Window {
             if b.1 == 0 {
                 continue;
             }
+            // Located first: only bytes inside the window are allocated for.
+            let place = self.locate(t, a.disp, b)?;
             let at = out.len();
             out.resize(at + b.1 as usize, 0);
-            match self.locate(t, a.disp, b)? {
+            match place {
                 (Some(pid), addr) => process_read(pid, addr, &mut out[at..])?,
                 (None, off) => self
                     .file()?
