@@ -66,6 +66,11 @@ pub struct RunArgs {
     /// Write the result as JSON to this file.
     #[arg(long)]
     json: Option<PathBuf>,
+    /// Print, after the summary, each rank's time split into computing, moving data,
+    /// waiting and idle (average and maximum over the ranks) and the time per kind of
+    /// operation.
+    #[arg(long)]
+    report: bool,
     /// Write a timeline of every rank's operations (sends, receives, computations):
     /// `.json` for Chrome trace events (Perfetto), `.paje` for Paje (ViTE).
     #[arg(long, value_name = "FILE", value_parser = simpi::timeline::Target::parse)]
@@ -208,7 +213,7 @@ pub fn run(a: RunArgs) -> Result<(), (u8, String)> {
         compute,
         test_cost_ps,
         clock_cost_ps,
-        record: a.timeline.is_some(),
+        record: a.timeline.is_some() || a.report,
         one_core,
     })
     .map_err(|e| match e {
@@ -225,9 +230,33 @@ pub fn run(a: RunArgs) -> Result<(), (u8, String)> {
         out.calls,
         wall
     );
+    let mut records = out.records;
+    let spans = if a.timeline.is_some() || a.report {
+        simpi::analysis::spans(&mut records, None)
+    } else {
+        Vec::new()
+    };
+    if a.report {
+        let ends: Vec<u64> = out.end_times.iter().map(|t| t.ps()).collect();
+        let report = simpi::Report {
+            end_times: out.end_times.clone(),
+            events: 0,
+            ops: records.len() as u64,
+            load_seconds: 0.0,
+            sim_seconds: wall,
+            peak_rss_bytes: None,
+            warnings: Vec::new(),
+            breakdown: simpi::analysis::breakdown(&records, &ends),
+            calls: simpi::analysis::call_stats(&spans),
+            spans: Vec::new(),
+            messages: Vec::new(),
+            flows: Vec::new(),
+            critical: Vec::new(),
+            links: Vec::new(),
+        };
+        eprint!("{}", report.details());
+    }
     if let Some(target) = &a.timeline {
-        let mut records = out.records;
-        let spans = simpi::analysis::spans(&mut records, None);
         let path = &target.path;
         let f =
             std::fs::File::create(path).map_err(|e| (EXIT_INPUT, format!("{}: cannot create: {e}", path.display())))?;

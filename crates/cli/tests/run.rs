@@ -155,3 +155,20 @@ fn a_timeline_shows_each_rank_s_sends_and_receives() {
         }
     }
 }
+
+#[test]
+fn a_report_splits_each_rank_s_time_and_counts_the_operations() {
+    let out = simpi(&["run", "-np", "2", "--compute", "none", "--report", &program("pingpong")]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("time per rank"), "{err}");
+    // Ten rounds: twenty receives and twenty sends in all.
+    let count = |kind: &str| {
+        err.lines()
+            .find(|l| l.split_whitespace().next() == Some(kind))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|n| n.parse::<u32>().ok())
+    };
+    assert_eq!(count("recv"), Some(20), "{err}");
+    assert_eq!(count("send"), Some(20), "{err}");
+}
