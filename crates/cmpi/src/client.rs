@@ -324,6 +324,10 @@ impl Client {
                 )
             })?;
         let mailbox = Mailbox::open(mfd).map_err(|e| (abi::err::OTHER, format!("cannot map the mailbox: {e}")))?;
+        // Ended by the kernel if `simpi run` dies (a rank checks only every few
+        // seconds itself).
+        // SAFETY: no memory is involved.
+        unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) };
         // SAFETY: the descriptor is mapped; closing it keeps the mapping.
         unsafe { libc::close(mfd) };
         let mut c = Client {

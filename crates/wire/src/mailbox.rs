@@ -160,7 +160,8 @@ impl Mailbox {
     }
 
     /// Waits for the other side's next message and returns it. Every `check`
-    /// (about every 100 ms while asleep) asks whether the other side can still
+    /// (about every 100 ms while the simulator sleeps, every 5 s while a rank does)
+    /// asks whether the other side can still
     /// answer; an `Err` from it ends the wait with that error.
     pub fn receive(&mut self, mut check: impl FnMut() -> std::io::Result<()>) -> std::io::Result<Vec<u8>> {
         let other = self.other();
@@ -185,9 +186,15 @@ impl Mailbox {
             }
             h.asleep[me].store(1, Ordering::SeqCst);
             if h.sent[other].load(Ordering::SeqCst) == self.seen {
-                let t = libc::timespec {
-                    tv_sec: 0,
-                    tv_nsec: 100_000_000,
+                // A rank wakes rarely: thousands of ranks waking ten times a second
+                // would take the machine (the kernel ends a rank whose simulator
+                // died, see the library's connect).
+                let t = match self.side {
+                    Side::Simulator => libc::timespec {
+                        tv_sec: 0,
+                        tv_nsec: 100_000_000,
+                    },
+                    Side::Rank => libc::timespec { tv_sec: 5, tv_nsec: 0 },
                 };
                 futex(&h.sent[other], libc::FUTEX_WAIT, self.seen, Some(&t));
             }
