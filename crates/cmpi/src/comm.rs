@@ -120,9 +120,12 @@ pub unsafe extern "C" fn MPI_Comm_split_type(
         // Other types name hardware levels simpi's platforms do not describe: each
         // is taken as the host, the finest level they have. MPI_UNDEFINED: no
         // communicator for this rank (the call is still the others').
-        // MPI_COMM_TYPE_HW_GUIDED names its level in the info: without one, no
-        // communicator.
-        let unguided = split_type == HW_GUIDED && info as u64 == abi::INFO_NULL;
+        // MPI_COMM_TYPE_HW_GUIDED names its level in the info (key
+        // mpi_hw_resource_type): without one, no communicator.
+        let unguided = split_type == HW_GUIDED
+            && c.infos
+                .get(&(info as u64))
+                .is_none_or(|i| !i.iter().any(|(k, _)| k == "mpi_hw_resource_type"));
         let undefined = c_int::from(split_type == abi::UNDEFINED || unguided);
         let data = [key.to_le_bytes(), undefined.to_le_bytes()].concat();
         *newcomm = make(c, comm, CollKind::SplitShared, data)? as usize;

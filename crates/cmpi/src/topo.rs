@@ -62,8 +62,15 @@ fn split(n: u64, left: usize, cap: u64, divisors: &[u64], dims: &mut Vec<u64>, b
     if left == 1 {
         if n <= cap {
             dims.push(n);
-            let spread = |d: &[u64]| d[0] - d[d.len() - 1];
-            if best.as_ref().is_none_or(|b| spread(dims) < spread(b)) {
+            // The smallest spread; among equal spreads, the smallest sum of squares
+            // (13 x 9 x 8 x 6 rather than 13 x 12 x 6 x 6).
+            let key = |d: &[u64]| {
+                (
+                    d[0] - d[d.len() - 1],
+                    d.iter().map(|&x| x as u128 * x as u128).sum::<u128>(),
+                )
+            };
+            if best.as_ref().is_none_or(|b| key(dims) < key(b)) {
                 *best = Some(dims.clone());
             }
             dims.pop();
@@ -693,6 +700,7 @@ mod tests {
         assert_eq!(balanced(7, 2), vec![7, 1]);
         assert_eq!(balanced(36, 2), vec![6, 6]);
         assert_eq!(balanced(72, 2), vec![9, 8]);
+        assert_eq!(balanced(5616, 4), vec![13, 9, 8, 6]);
         assert_eq!(balanced(64, 3), vec![4, 4, 4]);
         assert_eq!(balanced(1, 2), vec![1, 1]);
     }

@@ -175,6 +175,12 @@ int main(int argc, char **argv) {
     MPI_Comm hw;
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, 0, MPI_INFO_NULL, &hw);
     CHECK(25, hw == MPI_COMM_NULL);
+    MPI_Info other;
+    MPI_Info_create(&other);
+    MPI_Info_set(other, "some_key", "x");
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, 0, other, &hw);
+    CHECK(26, hw == MPI_COMM_NULL);
+    MPI_Info_free(&other);
 
     MPI_Comm_free(&row);
     MPI_Comm_free(&grid);
