@@ -41,6 +41,10 @@ type Buf = (*const c_void, c_int, usize);
 
 /// The pieces of `t` at the target, in bytes from the displaced address, in order.
 fn pieces(t: &Typed) -> Result<Vec<(i64, u64)>, Failure> {
+    // Contiguous elements are one piece: no walk over every element.
+    if t.ty.is_contiguous() {
+        return Ok(vec![(0, t.bytes())]);
+    }
     let per = t.ty.blocks.len() as u64;
     if per.saturating_mul(t.count) > MAX_PIECES {
         return Err((

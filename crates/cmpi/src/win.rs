@@ -38,6 +38,8 @@ pub struct Win {
     pub comm: Comm,
     /// That communicator's handle.
     comm_handle: u64,
+    /// How its memory came to be.
+    flavor: Flavor,
     /// This rank's memory.
     base: *mut u8,
     held: Held,
@@ -174,6 +176,7 @@ unsafe fn make(
         Win {
             comm: wc,
             comm_handle,
+            flavor,
             base,
             held,
             values: Box::new((size, disp_unit, flavor_code, UNIFIED)),
@@ -275,7 +278,7 @@ pub unsafe extern "C" fn MPI_Win_create_dynamic(_info: usize, comm: usize, win: 
 pub unsafe extern "C" fn MPI_Win_attach(win: usize, base: *mut c_void, size: isize) -> c_int {
     entry("MPI_Win_attach", |c| {
         let w = c.win(win)?;
-        if w.values.2 != 43 {
+        if w.flavor != Flavor::Dynamic {
             return Err((
                 abi::err::RMA_FLAVOR,
                 "MPI_Win_attach on a window that is not dynamic".into(),
@@ -300,7 +303,7 @@ pub unsafe extern "C" fn MPI_Win_attach(win: usize, base: *mut c_void, size: isi
 pub unsafe extern "C" fn MPI_Win_detach(win: usize, base: *const c_void) -> c_int {
     entry("MPI_Win_detach", |c| {
         let w = c.win(win)?;
-        if w.values.2 != 43 {
+        if w.flavor != Flavor::Dynamic {
             return Err((
                 abi::err::RMA_FLAVOR,
                 "MPI_Win_detach on a window that is not dynamic".into(),
