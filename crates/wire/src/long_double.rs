@@ -3,7 +3,7 @@
 //! bit, as the program's own arithmetic would be. Other machines refuse them.
 
 /// The bytes of one element.
-pub const WIDTH: usize = 16;
+const WIDTH: usize = 16;
 
 /// `acc = acc op x` for `long double` elements (`complex`: pairs of them, where only
 /// the sum is defined here); `None` if the operation is not defined on them.

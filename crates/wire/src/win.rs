@@ -46,16 +46,6 @@ const KINDS: [AccessKind; 5] = [
     AccessKind::CompareAndSwap,
 ];
 
-impl AccessKind {
-    /// Whether the origin gets data back.
-    pub fn fetches(self) -> bool {
-        matches!(
-            self,
-            AccessKind::Get | AccessKind::GetAccumulate | AccessKind::CompareAndSwap
-        )
-    }
-}
-
 /// One data movement to or from a target's window memory.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Access {
