@@ -81,6 +81,46 @@ fn a_program_s_own_np_argument_is_left_to_it() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
 }
 
+/// True once process `pid` is gone (or a zombie nobody reaped yet).
+fn ended(pid: i32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        // The state follows the command name in parentheses.
+        Ok(stat) => stat.rsplit_once(") ").is_some_and(|(_, rest)| rest.starts_with('Z')),
+    }
+}
+
+#[test]
+fn ranks_end_when_simpi_run_is_killed() {
+    // Rank 0 sleeps outside MPI, rank 1 waits in MPI_Recv; neither would ever end by
+    // itself. Once simpi run dies, the kernel must end both (they do not poll).
+    use std::io::{BufRead, BufReader};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_simpi"))
+        .args(["run", "-np", "2", "--compute", "none", &program("failures"), "orphan"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let pids: Vec<i32> = (0..2)
+        .map(|_| {
+            let line = lines.next().unwrap().unwrap();
+            line.strip_prefix("pid ").unwrap().parse().unwrap()
+        })
+        .collect();
+    assert!(pids.iter().all(|&p| !ended(p)), "the ranks run before the kill");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let start = std::time::Instant::now();
+    while !pids.iter().all(|&p| ended(p)) {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(20),
+            "ranks {pids:?} still run 20 s after simpi run was killed"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
 #[test]
 fn failures_end_the_run_with_the_documented_exit_codes() {
     let f = program("failures");

@@ -4,7 +4,7 @@
 
 use crate::layout::Layout;
 use crate::op::UserOp;
-use simpi_wire::{abi, Call, Completion, Mailbox, Reply, Request, ENV_MAILBOX};
+use simpi_wire::{abi, Call, Completion, Mailbox, Reply, Request, Timed, ENV_MAILBOX};
 use std::collections::HashMap;
 use std::ffi::c_int;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -171,7 +171,14 @@ pub struct Client {
     pub host_flops: f64,
     /// What the clock reads since the last return cost, in simulated picoseconds.
     clock_ps: u64,
+    /// CPU time at the last return from the simulator or call posted ahead (0 while
+    /// compute is not simulated: the clock is then not read).
     cpu_at_reply: u64,
+    /// Calls made without waiting for their replies, not yet sent: they go with the
+    /// next call the rank waits for. Until then `now_ps` is behind.
+    ahead: Vec<Timed>,
+    /// Bytes of data the calls in `ahead` carry.
+    ahead_bytes: usize,
     next_request: u64,
     /// The requests in flight, by the value `MPI_Request` holds.
     pub requests: HashMap<u64, Pending>,
@@ -295,6 +302,12 @@ const FIRST_TYPE: u64 = 0x1000;
 /// MPI_REQUEST_NULL).
 const FIRST_REQUEST: u64 = 0x1000;
 
+/// Calls posted ahead that a rank keeps before it sends them anyway (as a
+/// [`Call::Sync`]), and the data they may carry: a bound on its memory and on the
+/// mailbox's message.
+const AHEAD_CALLS: usize = 64;
+const AHEAD_BYTES: usize = 1 << 20;
+
 /// This process's CPU time in nanoseconds.
 pub fn cpu_ns() -> u64 {
     let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
@@ -324,10 +337,15 @@ impl Client {
                 )
             })?;
         let mailbox = Mailbox::open(mfd).map_err(|e| (abi::err::OTHER, format!("cannot map the mailbox: {e}")))?;
-        // Ended by the kernel if `simpi run` dies (a rank checks only every few
-        // seconds itself).
+        // Ended by the kernel if `simpi run` dies (a rank does not check by itself).
         // SAFETY: no memory is involved.
         unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) };
+        // The simulator may have died before that: then no signal comes, and the
+        // rank would wait for it for ever.
+        // SAFETY: signal 0 only checks that the process exists.
+        if unsafe { libc::kill(mailbox.creator() as libc::pid_t, 0) } != 0 {
+            die("simpi run ended before this rank started", 1);
+        }
         // SAFETY: the descriptor is mapped; closing it keeps the mapping.
         unsafe { libc::close(mfd) };
         let mut c = Client {
@@ -342,6 +360,8 @@ impl Client {
             host_flops: 1e9,
             clock_ps: 0,
             cpu_at_reply: 0,
+            ahead: Vec::new(),
+            ahead_bytes: 0,
             next_request: FIRST_REQUEST,
             requests: HashMap::new(),
             errhandlers: HashMap::new(),
@@ -386,7 +406,7 @@ impl Client {
                 c.scale = compute_scale;
                 c.clock_cost_ps = clock_cost_ps;
                 c.host_flops = host_flops;
-                c.cpu_at_reply = cpu_ns();
+                c.cpu_at_reply = c.cpu_now();
                 Ok(c)
             }
             _ => die("simpi run answered MPI_Init with something else", 1),
@@ -417,22 +437,54 @@ impl Client {
         }
     }
 
-    /// Sends `call` (with the CPU time since the last return) and waits until the
-    /// simulation lets the rank go on; returns what it received.
-    pub fn call(&mut self, call: Call) -> Vec<Completion> {
-        let compute_ns = cpu_ns().saturating_sub(self.cpu_at_reply);
-        let clock_ps = std::mem::take(&mut self.clock_ps);
-        match self.exchange(&Request::Call {
-            compute_ns,
-            clock_ps,
+    /// This process's CPU time, if compute is simulated (0 otherwise: a read of the
+    /// CPU clock is a system call, a good part of a call's cost).
+    fn cpu_now(&self) -> u64 {
+        if self.scale > 0.0 {
+            cpu_ns()
+        } else {
+            0
+        }
+    }
+
+    /// `call` with the CPU time and clock reads since the last return.
+    fn timed(&mut self, call: Call) -> Timed {
+        Timed {
+            compute_ns: self.cpu_now().saturating_sub(self.cpu_at_reply),
+            clock_ps: std::mem::take(&mut self.clock_ps),
             call,
-        }) {
+        }
+    }
+
+    /// Sends `call` (with the CPU time since the last return), after the calls posted
+    /// ahead, and waits until the simulation lets the rank go on; returns what it
+    /// received.
+    pub fn call(&mut self, call: Call) -> Vec<Completion> {
+        let last = self.timed(call);
+        let ahead = std::mem::take(&mut self.ahead);
+        self.ahead_bytes = 0;
+        match self.exchange(&Request::Calls { ahead, last }) {
             Reply::Done { now_ps, completions } => {
                 self.now_ps = now_ps;
-                self.cpu_at_reply = cpu_ns();
+                self.cpu_at_reply = self.cpu_now();
                 completions
             }
             _ => die("simpi run answered a call with something else", 1),
+        }
+    }
+
+    /// Makes `call`, whose reply the rank does not need (a send, a non-blocking call),
+    /// without waiting: it goes to the simulator with the next call the rank waits for
+    /// (each hand-over between processes costs microseconds). The simulator posts it
+    /// when the simulation lets the rank go on from the call before, so simulated
+    /// times are those of waiting for each reply. `bytes` is the data it carries.
+    pub fn call_ahead(&mut self, call: Call, bytes: usize) {
+        let t = self.timed(call);
+        self.ahead.push(t);
+        self.ahead_bytes = self.ahead_bytes.saturating_add(bytes);
+        self.cpu_at_reply = self.cpu_now();
+        if self.ahead.len() >= AHEAD_CALLS || self.ahead_bytes >= AHEAD_BYTES {
+            self.call(Call::Sync);
         }
     }
 
@@ -440,8 +492,12 @@ impl Client {
     /// since, scaled, plus what the clock reads since cost (this one included, as
     /// SMPI's `smpi/wtime`: a loop that waits for the clock to advance ends).
     pub fn wtime(&mut self) -> f64 {
+        if !self.ahead.is_empty() {
+            // The time after the calls posted ahead is the simulator's to tell.
+            self.call(Call::Sync);
+        }
         self.clock_ps = self.clock_ps.saturating_add(self.clock_cost_ps);
-        let since = cpu_ns().saturating_sub(self.cpu_at_reply) as f64 * self.scale;
+        let since = self.cpu_now().saturating_sub(self.cpu_at_reply) as f64 * self.scale;
         (self.now_ps as f64 + since + self.clock_ps as f64) * 1e-12
     }
 

@@ -100,7 +100,8 @@ pub(crate) fn blocking(c: &mut Client, mut p: Prepared) -> Result<(), Failure> {
 pub(crate) unsafe fn nonblocking(c: &mut Client, mut p: Prepared, request: *mut usize) -> Result<(), Failure> {
     let coll = call_of(&mut p);
     let q = c.new_request(Pending::Coll(Arc::new(p.finish)));
-    c.call(Call::ICollective { request: q, coll });
+    let n = coll.data.len();
+    c.call_ahead(Call::ICollective { request: q, coll }, n);
     *request = q as usize;
     Ok(())
 }

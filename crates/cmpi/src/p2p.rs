@@ -16,7 +16,8 @@ pub(crate) unsafe fn send(
     comm: usize,
 ) -> Result<(), Failure> {
     if let Some((comm, to, data)) = send_args(c, buf, count, dt, dest, tag, comm)? {
-        c.call(Call::Send { comm, to, tag, data });
+        let n = data.len();
+        c.call_ahead(Call::Send { comm, to, tag, data }, n);
     }
     Ok(())
 }
@@ -104,13 +105,17 @@ pub(crate) unsafe fn isend(
         return Ok(());
     };
     let q = c.new_request(Pending::Send);
-    c.call(Call::Isend {
-        comm,
-        to,
-        tag,
-        request: q,
-        data,
-    });
+    let n = data.len();
+    c.call_ahead(
+        Call::Isend {
+            comm,
+            to,
+            tag,
+            request: q,
+            data,
+        },
+        n,
+    );
     *request = q as usize;
     Ok(())
 }
@@ -136,13 +141,16 @@ pub(crate) unsafe fn irecv(
         buf: buf as usize,
         into,
     });
-    c.call(Call::Irecv {
-        comm,
-        from,
-        tag,
-        capacity,
-        request: q,
-    });
+    c.call_ahead(
+        Call::Irecv {
+            comm,
+            from,
+            tag,
+            capacity,
+            request: q,
+        },
+        0,
+    );
     *request = q as usize;
     Ok(())
 }

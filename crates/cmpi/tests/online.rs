@@ -42,6 +42,7 @@ fn built() -> &'static PathBuf {
             "rma",
             "smpi",
             "big",
+            "ahead",
         ] {
             let status = Command::new(env!("CARGO_BIN_EXE_simpicc"))
                 .args(["-O1", "-Wall", "-Werror", "-o"])
@@ -120,6 +121,23 @@ fn a_ping_pong_takes_two_message_times_per_round_and_wtime_sees_them() {
             .contains("rank 0 ended without calling MPI_Finalize (exit status 1)"),
         "{e}"
     );
+}
+
+#[test]
+fn calls_made_without_waiting_keep_their_simulated_times_and_their_data() {
+    // Sends and non-blocking calls go to the simulator with the next call a rank
+    // waits for. A send that waits for a receive posted at 1 ms returns at 1.005 ms
+    // (MPI_Wtime right after it must say so); an exchange posted that way takes 5 us
+    // more; then 100 messages of 20,000 bytes at once all arrive 5 us later. The
+    // program checks each time and byte. Rank 1 ends when the last message arrives,
+    // at 1.015 ms; rank 0's sends are detached (their requests complete when posted,
+    // SMPI's rule), so it ends at 1.010 ms. A clock read that cost simulated time
+    // (one posted as a call) would move these.
+    let out = simulate_with("ahead", &[], 2, 0, Protocol::plain()).unwrap();
+    assert_eq!(out.end_times, vec![SimTime(1010 * US), SimTime(1015 * US)]);
+    // Per rank: 4 calls, 100 Isend or Irecv, MPI_Waitall, MPI_Finalize (the clock
+    // reads are not MPI calls).
+    assert_eq!(out.calls, 212);
 }
 
 #[test]

@@ -340,6 +340,22 @@ pub enum Call {
     },
     /// MPI_Finalize.
     Finalize,
+    /// No MPI call: the rank wants the simulated time (MPI_Wtime after calls it posted
+    /// ahead) or has posted many calls ahead; it continues at once.
+    Sync,
+}
+
+/// A call with the computation before it: the rank's CPU time since it last returned
+/// from the simulator (or posted a call ahead), and the simulated time its reads of the
+/// clock cost meanwhile (MPI_Wtime; a loop that waits on the clock advances).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Timed {
+    /// CPU time, in nanoseconds.
+    pub compute_ns: u64,
+    /// What the clock reads cost, in simulated picoseconds.
+    pub clock_ps: u64,
+    /// The call.
+    pub call: Call,
 }
 
 /// The source of a [`Completion`] for a request that a [`Call::Completing`] did not
@@ -381,16 +397,15 @@ impl Completing {
 pub enum Request {
     /// The first message of a rank: it called MPI_Init.
     Hello,
-    /// A call, after `compute_ns` nanoseconds of CPU time since the rank last returned
-    /// from the simulator, and `clock_ps` picoseconds of simulated time its reads of
-    /// the clock cost meanwhile (MPI_Wtime; a loop that waits on the clock advances).
-    Call {
-        /// CPU time spent since the last reply.
-        compute_ns: u64,
-        /// Simulated time the rank's clock reads cost since the last reply.
-        clock_ps: u64,
-        /// The call.
-        call: Call,
+    /// Calls whose replies the rank does not read (a send, a non-blocking call: the
+    /// rank went on without waiting, "posted ahead"), then one it waits for. The
+    /// simulator posts each when the simulation lets the rank go on from the one
+    /// before, as if the rank had waited for each reply, and answers the last.
+    Calls {
+        /// The calls posted ahead, in the order the rank made them.
+        ahead: Vec<Timed>,
+        /// The call whose reply the rank waits for.
+        last: Timed,
     },
     /// MPI_Abort, or an error the rank's error handler made fatal.
     Abort {
@@ -452,15 +467,14 @@ impl Request {
         let mut w = Writer::default();
         match self {
             Request::Hello => w.u8(0),
-            Request::Call {
-                compute_ns,
-                clock_ps,
-                call,
-            } => {
+            Request::Calls { ahead, last } => {
                 w.u8(1);
-                w.u64(*compute_ns);
-                w.u64(*clock_ps);
-                encode_call(&mut w, call);
+                w.u64(ahead.len() as u64);
+                for t in ahead.iter().chain(std::iter::once(last)) {
+                    w.u64(t.compute_ns);
+                    w.u64(t.clock_ps);
+                    encode_call(&mut w, &t.call);
+                }
             }
             Request::Abort { code, message } => {
                 w.u8(2);
@@ -476,11 +490,25 @@ impl Request {
         let mut r = Reader::new(body);
         let req = match r.u8()? {
             0 => Request::Hello,
-            1 => Request::Call {
-                compute_ns: r.u64()?,
-                clock_ps: r.u64()?,
-                call: decode_call(&mut r)?,
-            },
+            1 => {
+                // Each call takes at least its two times and its kind.
+                let n = r.len_of(17)?;
+                let timed = |r: &mut Reader| -> Result<Timed, WireError> {
+                    Ok(Timed {
+                        compute_ns: r.u64()?,
+                        clock_ps: r.u64()?,
+                        call: decode_call(r)?,
+                    })
+                };
+                let mut ahead = Vec::with_capacity(n);
+                for _ in 0..n {
+                    ahead.push(timed(&mut r)?);
+                }
+                Request::Calls {
+                    ahead,
+                    last: timed(&mut r)?,
+                }
+            }
             2 => Request::Abort {
                 code: r.i32()?,
                 message: String::from_utf8_lossy(&r.bytes()?).into_owned(),
@@ -569,6 +597,7 @@ fn encode_call(w: &mut Writer, call: &Call) {
             encode_collective(w, coll);
         }
         Call::Finalize => w.u8(6),
+        Call::Sync => w.u8(16),
         Call::Win(c) => {
             w.u8(13);
             win::encode(w, c);
@@ -684,6 +713,7 @@ fn decode_call(r: &mut Reader<'_>) -> Result<Call, WireError> {
             coll: decode_collective(r)?,
         },
         6 => Call::Finalize,
+        16 => Call::Sync,
         13 => Call::Win(win::decode(r)?),
         14 => Call::Sample {
             key: String::from_utf8_lossy(&r.bytes()?).into_owned(),
@@ -799,46 +829,58 @@ mod tests {
     fn every_request_and_reply_decodes_to_itself() {
         let reqs = vec![
             Request::Hello,
-            Request::Call {
-                compute_ns: 7,
-                clock_ps: 0,
-                call: Call::Send {
-                    comm: 2,
-                    to: 3,
-                    tag: -5,
-                    data: vec![1, 2, 3],
+            Request::Calls {
+                ahead: Vec::new(),
+                last: Timed {
+                    compute_ns: 7,
+                    clock_ps: 0,
+                    call: Call::Send {
+                        comm: 2,
+                        to: 3,
+                        tag: -5,
+                        data: vec![1, 2, 3],
+                    },
                 },
             },
-            Request::Call {
-                compute_ns: 0,
-                clock_ps: 0,
-                call: Call::Irecv {
-                    comm: 0,
-                    from: abi::ANY_SOURCE,
-                    tag: abi::ANY_TAG,
-                    capacity: 1 << 40,
-                    request: 9,
+            Request::Calls {
+                ahead: Vec::new(),
+                last: Timed {
+                    compute_ns: 0,
+                    clock_ps: 0,
+                    call: Call::Irecv {
+                        comm: 0,
+                        from: abi::ANY_SOURCE,
+                        tag: abi::ANY_TAG,
+                        capacity: 1 << 40,
+                        request: 9,
+                    },
                 },
             },
-            Request::Call {
-                compute_ns: 1,
-                clock_ps: 0,
-                call: Call::Wait { requests: vec![4, 5] },
+            Request::Calls {
+                ahead: Vec::new(),
+                last: Timed {
+                    compute_ns: 1,
+                    clock_ps: 0,
+                    call: Call::Wait { requests: vec![4, 5] },
+                },
             },
-            Request::Call {
-                compute_ns: 2,
-                clock_ps: 0,
-                call: Call::Collective(Collective {
-                    kind: CollKind::ReduceScatterBlock,
-                    comm: 1,
-                    root: 0,
-                    op: abi::OP_SUM,
-                    datatype: abi::DOUBLE,
-                    count: 2,
-                    send_counts: vec![1, 2],
-                    recv_counts: vec![3],
-                    data: vec![0; 16],
-                }),
+            Request::Calls {
+                ahead: Vec::new(),
+                last: Timed {
+                    compute_ns: 2,
+                    clock_ps: 0,
+                    call: Call::Collective(Collective {
+                        kind: CollKind::ReduceScatterBlock,
+                        comm: 1,
+                        root: 0,
+                        op: abi::OP_SUM,
+                        datatype: abi::DOUBLE,
+                        count: 2,
+                        send_counts: vec![1, 2],
+                        recv_counts: vec![3],
+                        data: vec![0; 16],
+                    }),
+                },
             },
             Request::Abort {
                 code: 3,
@@ -846,57 +888,75 @@ mod tests {
             },
         ];
         let mut reqs = reqs;
-        reqs.push(Request::Call {
-            compute_ns: 7,
-            clock_ps: 0,
-            call: Call::GroupComm {
-                members: vec![3, 1],
-                tag: -4,
+        reqs.push(Request::Calls {
+            ahead: Vec::new(),
+            last: Timed {
+                compute_ns: 7,
+                clock_ps: 0,
+                call: Call::GroupComm {
+                    members: vec![3, 1],
+                    tag: -4,
+                },
             },
         });
-        reqs.push(Request::Call {
-            compute_ns: 6,
-            clock_ps: 0,
-            call: Call::Intercomm {
-                local: vec![0, 2],
-                remote: vec![1],
-                tag: 3,
+        reqs.push(Request::Calls {
+            ahead: Vec::new(),
+            last: Timed {
+                compute_ns: 6,
+                clock_ps: 0,
+                call: Call::Intercomm {
+                    local: vec![0, 2],
+                    remote: vec![1],
+                    tag: 3,
+                },
             },
         });
-        reqs.push(Request::Call {
-            compute_ns: 5,
-            clock_ps: 0,
-            call: Call::Iprobe {
-                comm: 2,
-                from: abi::ANY_SOURCE,
-                tag: 7,
+        reqs.push(Request::Calls {
+            ahead: Vec::new(),
+            last: Timed {
+                compute_ns: 5,
+                clock_ps: 0,
+                call: Call::Iprobe {
+                    comm: 2,
+                    from: abi::ANY_SOURCE,
+                    tag: 7,
+                },
             },
         });
         for sample_ns in [None, Some(12)] {
-            reqs.push(Request::Call {
-                compute_ns: 1,
-                clock_ps: 0,
-                call: Call::Sample {
-                    key: "a.c:3".into(),
-                    sample_ns,
+            reqs.push(Request::Calls {
+                ahead: Vec::new(),
+                last: Timed {
+                    compute_ns: 1,
+                    clock_ps: 0,
+                    call: Call::Sample {
+                        key: "a.c:3".into(),
+                        sample_ns,
+                    },
                 },
             });
         }
-        reqs.push(Request::Call {
-            compute_ns: 1,
-            clock_ps: 0,
-            call: Call::SharedMalloc {
-                key: "b.c:9".into(),
-                size: 1 << 33,
+        reqs.push(Request::Calls {
+            ahead: Vec::new(),
+            last: Timed {
+                compute_ns: 1,
+                clock_ps: 0,
+                call: Call::SharedMalloc {
+                    key: "b.c:9".into(),
+                    size: 1 << 33,
+                },
             },
         });
         for how in COMPLETINGS {
-            reqs.push(Request::Call {
-                compute_ns: 3,
-                clock_ps: 0,
-                call: Call::Completing {
-                    requests: vec![8, 6],
-                    how,
+            reqs.push(Request::Calls {
+                ahead: Vec::new(),
+                last: Timed {
+                    compute_ns: 3,
+                    clock_ps: 0,
+                    call: Call::Completing {
+                        requests: vec![8, 6],
+                        how,
+                    },
                 },
             });
         }
@@ -912,20 +972,52 @@ mod tests {
                 recv_counts: vec![2],
                 data: vec![5; 8],
             };
-            reqs.push(Request::Call {
-                compute_ns: 4,
-                clock_ps: 0,
-                call: Call::ICollective {
-                    request: 77,
-                    coll: coll.clone(),
+            reqs.push(Request::Calls {
+                ahead: Vec::new(),
+                last: Timed {
+                    compute_ns: 4,
+                    clock_ps: 0,
+                    call: Call::ICollective {
+                        request: 77,
+                        coll: coll.clone(),
+                    },
                 },
             });
-            reqs.push(Request::Call {
-                compute_ns: 4,
-                clock_ps: 0,
-                call: Call::Collective(coll),
+            reqs.push(Request::Calls {
+                ahead: Vec::new(),
+                last: Timed {
+                    compute_ns: 4,
+                    clock_ps: 0,
+                    call: Call::Collective(coll),
+                },
             });
         }
+        // Calls posted ahead, then the one waited for.
+        reqs.push(Request::Calls {
+            ahead: vec![
+                Timed {
+                    compute_ns: 9,
+                    clock_ps: 1,
+                    call: Call::Isend {
+                        comm: 0,
+                        to: 1,
+                        tag: 4,
+                        request: 3,
+                        data: vec![6; 5],
+                    },
+                },
+                Timed {
+                    compute_ns: 0,
+                    clock_ps: 0,
+                    call: Call::Sync,
+                },
+            ],
+            last: Timed {
+                compute_ns: 2,
+                clock_ps: 3,
+                call: Call::Finalize,
+            },
+        });
         for q in reqs {
             assert_eq!(Request::decode(&q.encode()), Ok(q));
         }
@@ -967,14 +1059,17 @@ mod tests {
 
     #[test]
     fn truncated_or_padded_frames_are_errors() {
-        let body = Request::Call {
-            compute_ns: 1,
-            clock_ps: 0,
-            call: Call::Send {
-                comm: 0,
-                to: 1,
-                tag: 0,
-                data: vec![7; 10],
+        let body = Request::Calls {
+            ahead: Vec::new(),
+            last: Timed {
+                compute_ns: 1,
+                clock_ps: 0,
+                call: Call::Send {
+                    comm: 0,
+                    to: 1,
+                    tag: 0,
+                    data: vec![7; 10],
+                },
             },
         }
         .encode();

@@ -38,6 +38,8 @@ struct Header {
     asleep: [AtomicU32; 2],
     /// The current body's length, or [`IN_FILE`].
     len: AtomicU64,
+    /// The process id of the simulator, which made the mailbox.
+    creator: AtomicU32,
 }
 
 const MAP_LEN: usize = std::mem::size_of::<Header>() + CAPACITY;
@@ -79,6 +81,7 @@ impl Mailbox {
             return Err(std::io::Error::last_os_error());
         }
         let mb = Mailbox::map(fd.as_raw_fd(), Side::Simulator)?;
+        mb.header().creator.store(std::process::id(), Ordering::SeqCst);
         Ok((mb, fd))
     }
 
@@ -108,6 +111,11 @@ impl Mailbox {
             seen: 0,
             big: None,
         })
+    }
+
+    /// The process id of the simulator that made the mailbox.
+    pub fn creator(&self) -> u32 {
+        self.header().creator.load(Ordering::SeqCst)
     }
 
     fn header(&self) -> &Header {
@@ -159,14 +167,18 @@ impl Mailbox {
         Ok(())
     }
 
-    /// Waits for the other side's next message and returns it. Every `check`
-    /// (about every 100 ms while the simulator sleeps, every 5 s while a rank does)
-    /// asks whether the other side can still
-    /// answer; an `Err` from it ends the wait with that error.
+    /// Waits for the other side's next message and returns it. Every `check` (about
+    /// every 100 ms while the simulator sleeps; a rank only on a wake-up without a
+    /// message) asks whether the other side can still answer; an `Err` from it ends
+    /// the wait with that error. A rank sleeps without a timeout: arming a timer costs
+    /// about a tenth of a call, and the kernel ends a rank whose simulator died (the
+    /// library sets `PR_SET_PDEATHSIG`).
     pub fn receive(&mut self, mut check: impl FnMut() -> std::io::Result<()>) -> std::io::Result<Vec<u8>> {
         let other = self.other();
         let me = self.side as usize;
-        let start = Instant::now();
+        // Read the clock only if yielding is asked for: on some virtual machines a
+        // read is a system call.
+        let mut start: Option<Instant> = None;
         let mut polls = 0u32;
         loop {
             let h = self.header();
@@ -179,24 +191,22 @@ impl Mailbox {
                 std::hint::spin_loop();
                 continue;
             }
-            if polls > 0 && start.elapsed() < tuning().1 {
+            if !tuning().1.is_zero() && start.get_or_insert_with(Instant::now).elapsed() < tuning().1 {
                 // SAFETY: no preconditions.
                 unsafe { libc::sched_yield() };
                 continue;
             }
             h.asleep[me].store(1, Ordering::SeqCst);
             if h.sent[other].load(Ordering::SeqCst) == self.seen {
-                // A rank wakes rarely: thousands of ranks waking ten times a second
-                // would take the machine (the kernel ends a rank whose simulator
-                // died, see the library's connect).
-                let t = match self.side {
-                    Side::Simulator => libc::timespec {
-                        tv_sec: 0,
-                        tv_nsec: 100_000_000,
-                    },
-                    Side::Rank => libc::timespec { tv_sec: 5, tv_nsec: 0 },
+                // A rank never wakes by itself: thousands of ranks waking ten times
+                // a second would take the machine, and a timer costs (the kernel
+                // ends a rank whose simulator died, see the library's connect).
+                let t = libc::timespec {
+                    tv_sec: 0,
+                    tv_nsec: 100_000_000,
                 };
-                futex(&h.sent[other], libc::FUTEX_WAIT, self.seen, Some(&t));
+                let timeout = (self.side == Side::Simulator).then_some(&t);
+                futex(&h.sent[other], libc::FUTEX_WAIT, self.seen, timeout);
             }
             h.asleep[me].store(0, Ordering::SeqCst);
             if h.sent[other].load(Ordering::SeqCst) == self.seen {

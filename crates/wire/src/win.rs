@@ -405,7 +405,7 @@ fn decode_sync(r: &mut Reader<'_>) -> Result<Sync, WireError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Call, Request};
+    use crate::{Call, Request, Timed};
 
     #[test]
     fn every_window_call_decodes_to_itself() {
@@ -462,10 +462,13 @@ mod tests {
             calls.push(WinCall::Sync { win: 7, sync });
         }
         for c in calls {
-            let q = Request::Call {
-                compute_ns: 1,
-                clock_ps: 2,
-                call: Call::Win(c),
+            let q = Request::Calls {
+                ahead: Vec::new(),
+                last: Timed {
+                    compute_ns: 1,
+                    clock_ps: 2,
+                    call: Call::Win(c),
+                },
             };
             assert_eq!(Request::decode(&q.encode()), Ok(q));
         }

@@ -1,7 +1,9 @@
 /* One way to fail per first argument: crash (rank 1 dies of SIGSEGV), exit (rank 1
  * exits without MPI_Finalize), abort (rank 1 calls MPI_Abort), deadlock (both ranks
  * receive first), badrank (a send to rank 99: fatal by default), errreturn (the same
- * with MPI_ERRORS_RETURN: the call returns MPI_ERR_RANK and the run goes on). A first
+ * with MPI_ERRORS_RETURN: the call returns MPI_ERR_RANK and the run goes on), orphan
+ * (each rank prints its process id; rank 0 then sleeps outside MPI for ever, rank 1
+ * waits in MPI_Recv for ever: the test kills simpi run and checks both end). A first
  * argument of --np (what simpi run's own -np becomes) exits 2: simpi run must pass a
  * program's -np through untouched. */
 #include <mpi.h>
@@ -9,12 +11,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int main(int argc, char **argv) {
     int rank, v = 0;
     const char *mode = argc > 1 ? argv[1] : "";
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (!strcmp(mode, "orphan")) {
+        printf("pid %d\n", (int)getpid());
+        fflush(stdout);
+        if (rank == 0)
+            for (;;) pause();
+        MPI_Recv(&v, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
     MPI_Barrier(MPI_COMM_WORLD);
     if (!strcmp(mode, "--np")) return 2;
     if (!strcmp(mode, "crash") && rank == 1) raise(SIGSEGV);

@@ -31,7 +31,7 @@ use simpi_mpi::live::Live;
 use simpi_mpi::{CpuSharing, Outcome};
 use simpi_net::{ConstantNetwork, FlowNetwork, PacketNetwork};
 use simpi_platform::HostId;
-use simpi_wire::{abi, Call, CollKind, Collective, Completing, Completion, NewComm, Reply, Request, PENDING};
+use simpi_wire::{abi, Call, CollKind, Collective, Completing, Completion, NewComm, Reply, Request, Timed, PENDING};
 use std::collections::HashMap;
 use std::ffi::OsString;
 use std::sync::Arc;
@@ -261,6 +261,13 @@ struct Session<'o> {
     call_at: u64,
     /// Per rank: it called MPI_Finalize.
     finalized: Vec<bool>,
+    /// Per rank: calls it made after the one posted last, without waiting for replies
+    /// (the last of them it waits for); empty when the rank waits for the reply to the
+    /// call posted last.
+    queued: Vec<std::collections::VecDeque<Timed>>,
+    /// Per rank: simulated time it computed before requests for the time, to post
+    /// before its next call.
+    carried: Vec<u64>,
     next_handle: Handle,
     calls: u64,
     windows: Windows,
@@ -294,6 +301,8 @@ impl<'o> Session<'o> {
             call_at: 0,
             stalled: false,
             finalized: vec![false; n],
+            queued: (0..n).map(|_| std::collections::VecDeque::new()).collect(),
+            carried: vec![0; n],
             next_handle: 0,
             calls: 0,
             windows: Windows::default(),
@@ -352,7 +361,7 @@ impl<'o> Session<'o> {
             match ranks.receive(r).map_err(Error::Input)? {
                 Request::Hello => {}
                 Request::Abort { code, message } => return Err(aborted(r, code, &message)),
-                Request::Call { .. } => {
+                Request::Calls { .. } => {
                     return Err(Error::Input(format!("rank {r} made an MPI call before MPI_Init")));
                 }
             }
@@ -372,35 +381,56 @@ impl<'o> Session<'o> {
                             }
                         },
                     )?;
-                ranks.answer(r, &reply).map_err(Error::Input)?;
+                // Calls still queued: this one was posted ahead, the rank did not
+                // wait for its reply.
+                if self.queued[r as usize].is_empty() {
+                    ranks.answer(r, &reply).map_err(Error::Input)?;
+                }
             }
             for &r in &go {
-                match ranks.receive(r).map_err(Error::Input)? {
-                    Request::Hello => return Err(Error::Input(format!("rank {r} called MPI_Init twice"))),
-                    Request::Abort { code, message } => return Err(aborted(r, code, &message)),
-                    Request::Call {
-                        compute_ns,
-                        clock_ps,
-                        call,
-                    } => {
-                        self.calls += 1;
-                        if !matches!(call, Call::Iprobe { .. }) {
-                            self.progress += 1;
+                let mut next = match self.queued[r as usize].pop_front() {
+                    Some(t) => t,
+                    None => self.receive_calls(ranks, r)?,
+                };
+                // A request for the time is no call: its compute goes before the
+                // rank's next call, and the rank learns the time at once.
+                while matches!(next.call, Call::Sync) {
+                    let ps = self.compute_ps(r, next.compute_ns, next.clock_ps)?;
+                    let carried = &mut self.carried[r as usize];
+                    *carried = carried
+                        .checked_add(ps)
+                        .ok_or_else(|| Error::Input(format!("rank {r} computed beyond the simulated clock's range")))?;
+                    next = match self.queued[r as usize].pop_front() {
+                        Some(t) => t,
+                        None => {
+                            let now_ps = now.checked_add(*carried).ok_or_else(|| {
+                                Error::Input(format!("rank {r} computed beyond the simulated clock's range"))
+                            })?;
+                            let reply = Reply::Done {
+                                now_ps,
+                                completions: Vec::new(),
+                            };
+                            ranks.answer(r, &reply).map_err(Error::Input)?;
+                            self.receive_calls(ranks, r)?
                         }
-                        self.post(&mut d, r, (compute_ns, clock_ps), call)?;
-                        // A finalized rank never goes on again: it is answered now.
-                        if self.finalized[r as usize] {
-                            ranks
-                                .answer(
-                                    r,
-                                    &Reply::Done {
-                                        now_ps: now,
-                                        completions: Vec::new(),
-                                    },
-                                )
-                                .map_err(Error::Input)?;
-                        }
-                    }
+                    };
+                }
+                self.calls += 1;
+                if !matches!(next.call, Call::Iprobe { .. }) {
+                    self.progress += 1;
+                }
+                self.post(&mut d, r, (next.compute_ns, next.clock_ps), next.call)?;
+                // A finalized rank never goes on again: it is answered now.
+                if self.finalized[r as usize] {
+                    ranks
+                        .answer(
+                            r,
+                            &Reply::Done {
+                                now_ps: now,
+                                completions: Vec::new(),
+                            },
+                        )
+                        .map_err(Error::Input)?;
                 }
             }
             go = d.run().map_err(engine_error)?;
@@ -411,6 +441,26 @@ impl<'o> Session<'o> {
                 Err(Error::Stall(stall.render(10, &describe)))
             }
             r => r.map_err(engine_error),
+        }
+    }
+
+    /// Rank `r`'s next message: its calls posted ahead, queued, and the first of them
+    /// (or the call it waits for).
+    fn receive_calls(&mut self, ranks: &mut Ranks, r: u32) -> Result<Timed, Error> {
+        match ranks.receive(r).map_err(Error::Input)? {
+            Request::Hello => Err(Error::Input(format!("rank {r} called MPI_Init twice"))),
+            Request::Abort { code, message } => Err(aborted(r, code, &message)),
+            Request::Calls { ahead, last } => {
+                if ahead.iter().any(|t| matches!(t.call, Call::Finalize)) {
+                    return Err(Error::Input(format!(
+                        "rank {r} went on after MPI_Finalize without waiting for it"
+                    )));
+                }
+                let q = &mut self.queued[r as usize];
+                q.extend(ahead);
+                q.push_back(last);
+                Ok(q.pop_front().expect("a call was just queued"))
+            }
         }
     }
 
@@ -430,15 +480,9 @@ impl<'o> Session<'o> {
         }
     }
 
-    /// Posts rank `r`'s compute and call.
-    fn post<R: Rules<Live<Posted>>>(
-        &mut self,
-        d: &mut Driver<R>,
-        r: u32,
-        (compute_ns, clock_ps): (u64, u64),
-        call: Call,
-    ) -> Result<(), Error> {
-        self.call_at = d.now().0;
+    /// The simulated time rank `r` computed before a call: its CPU time (if
+    /// simulated) and what its clock reads cost, or the record's (`Compute::Replay`).
+    fn compute_ps(&mut self, r: u32, compute_ns: u64, clock_ps: u64) -> Result<u64, Error> {
         // The CPU time between calls (if simulated) and what the clock reads cost.
         let mut ps = clock_ps;
         if let Compute::Measure { ps_per_ns } | Compute::Record { ps_per_ns, .. } = self.opts.compute {
@@ -465,6 +509,22 @@ impl<'o> Session<'o> {
             }
             _ => {}
         }
+        Ok(ps)
+    }
+
+    /// Posts rank `r`'s compute and call.
+    fn post<R: Rules<Live<Posted>>>(
+        &mut self,
+        d: &mut Driver<R>,
+        r: u32,
+        (compute_ns, clock_ps): (u64, u64),
+        call: Call,
+    ) -> Result<(), Error> {
+        self.call_at = d.now().0;
+        let ps = self
+            .compute_ps(r, compute_ns, clock_ps)?
+            .checked_add(std::mem::take(&mut self.carried[r as usize]))
+            .ok_or_else(|| Error::Input(format!("rank {r} computed beyond the simulated clock's range")))?;
         if ps > 0 {
             d.post(r, DCall::Compute(ps)).map_err(engine_error)?;
             self.call_at = self.call_at.saturating_add(ps);
@@ -600,6 +660,7 @@ impl<'o> Session<'o> {
                 d.post(r, DCall::Compute(0)).map_err(engine_error)?;
                 Awaiting::Data(m.encode())
             }
+            Call::Sync => return Err(Error::Input(format!("rank {r}: a clock request posted as a call"))),
             Call::Finalize => {
                 d.post(r, DCall::Finalize).map_err(engine_error)?;
                 self.finalized[r as usize] = true;
