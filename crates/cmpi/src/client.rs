@@ -179,6 +179,8 @@ pub struct Client {
     ahead: Vec<Timed>,
     /// Bytes of data the calls in `ahead` carry.
     ahead_bytes: usize,
+    /// Where requests are encoded (kept: see [`simpi_wire::Writer::reusing`]).
+    scratch: Vec<u8>,
     next_request: u64,
     /// The requests in flight, by the value `MPI_Request` holds.
     pub requests: HashMap<u64, Pending>,
@@ -346,6 +348,7 @@ impl Client {
         if unsafe { libc::kill(mailbox.creator() as libc::pid_t, 0) } != 0 {
             die("simpi run ended before this rank started", 1);
         }
+        simpi_wire::heap::reuse_large_blocks();
         // SAFETY: the descriptor is mapped; closing it keeps the mapping.
         unsafe { libc::close(mfd) };
         let mut c = Client {
@@ -362,6 +365,7 @@ impl Client {
             cpu_at_reply: 0,
             ahead: Vec::new(),
             ahead_bytes: 0,
+            scratch: Vec::new(),
             next_request: FIRST_REQUEST,
             requests: HashMap::new(),
             errhandlers: HashMap::new(),
@@ -414,7 +418,10 @@ impl Client {
     }
 
     fn exchange(&mut self, req: &Request) -> Reply {
-        if self.mailbox.send(&req.encode()).is_err() {
+        req.encode_into(&mut self.scratch);
+        let sent = self.mailbox.send(&self.scratch);
+        simpi_wire::keep_small(&mut self.scratch);
+        if sent.is_err() {
             die("lost the connection to simpi run", 1);
         }
         let parent = self.parent;
@@ -426,11 +433,11 @@ impl Client {
                 Err(std::io::Error::other("simpi run ended"))
             }
         };
-        let body = match self.mailbox.receive(alive) {
-            Ok(b) => b,
+        let reply = match self.mailbox.receive_with(alive, Reply::decode) {
+            Ok(r) => r,
             Err(_) => die("lost the connection to simpi run", 1),
         };
-        match Reply::decode(&body) {
+        match reply {
             Ok(Reply::Fail { message }) => die(&message, 1),
             Ok(r) => r,
             Err(e) => die(&e.to_string(), 1),

@@ -7,12 +7,13 @@
 
 pub mod abi;
 mod codec;
+pub mod heap;
 mod long_double;
 mod mailbox;
 pub mod reduce;
 mod win;
 
-pub use codec::{Reader, Writer};
+pub use codec::{keep_small, Reader, Writer};
 pub use mailbox::{Mailbox, Side};
 pub use win::{Access, AccessKind, Flavor, SharedMemory, Sync, WinCall};
 
@@ -464,7 +465,14 @@ pub enum Reply {
 impl Request {
     /// The frame's body.
     pub fn encode(&self) -> Vec<u8> {
-        let mut w = Writer::default();
+        let mut body = Vec::new();
+        self.encode_into(&mut body);
+        body
+    }
+
+    /// The frame's body, written into `body` (emptied first).
+    pub fn encode_into(&self, body: &mut Vec<u8>) {
+        let mut w = Writer::reusing(std::mem::take(body));
         match self {
             Request::Hello => w.u8(0),
             Request::Calls { ahead, last } => {
@@ -482,7 +490,7 @@ impl Request {
                 w.bytes(message.as_bytes());
             }
         }
-        w.into_bytes()
+        *body = w.into_bytes();
     }
 
     /// The request in a frame's body.
@@ -749,7 +757,14 @@ fn decode_call(r: &mut Reader<'_>) -> Result<Call, WireError> {
 impl Reply {
     /// The frame's body.
     pub fn encode(&self) -> Vec<u8> {
-        let mut w = Writer::default();
+        let mut body = Vec::new();
+        self.encode_into(&mut body);
+        body
+    }
+
+    /// The frame's body, written into `body` (emptied first).
+    pub fn encode_into(&self, body: &mut Vec<u8>) {
+        let mut w = Writer::reusing(std::mem::take(body));
         match self {
             Reply::Welcome {
                 rank,
@@ -782,7 +797,7 @@ impl Reply {
                 w.bytes(message.as_bytes());
             }
         }
-        w.into_bytes()
+        *body = w.into_bytes();
     }
 
     /// The reply in a frame's body.

@@ -123,6 +123,7 @@ pub fn run(opts: RunOptions<'_>) -> Result<RunOutcome, Error> {
             )));
         }
     }
+    simpi_wire::heap::reuse_large_blocks();
     let n = opts.ranks;
     let hosts_of = |hosts: &[HostId]| -> Result<Vec<HostId>, Error> {
         hosts

@@ -11,6 +11,8 @@ use std::process::{Child, Command};
 pub struct Ranks {
     children: Vec<Child>,
     mailboxes: Vec<Mailbox>,
+    /// Where replies are encoded (kept: see [`simpi_wire::Writer::reusing`]).
+    scratch: Vec<u8>,
 }
 
 impl Ranks {
@@ -20,6 +22,7 @@ impl Ranks {
         let mut ranks = Ranks {
             children: Vec::with_capacity(n as usize),
             mailboxes: Vec::with_capacity(n as usize),
+            scratch: Vec::new(),
         };
         for r in 0..n {
             let (mailbox, shared) =
@@ -66,8 +69,8 @@ impl Ranks {
             Ok(None) => Ok(()),
             _ => Err(std::io::Error::other("ended")),
         };
-        match self.mailboxes[r as usize].receive(alive) {
-            Ok(body) => Request::decode(&body).map_err(|e| format!("rank {r}: {e}")),
+        match self.mailboxes[r as usize].receive_with(alive, Request::decode) {
+            Ok(request) => request.map_err(|e| format!("rank {r}: {e}")),
             Err(_) => Err(format!(
                 "rank {r} ended without calling MPI_Finalize ({})",
                 self.how_it_ended(r)
@@ -77,7 +80,10 @@ impl Ranks {
 
     /// Sends rank `r` its reply.
     pub fn answer(&mut self, r: u32, reply: &Reply) -> Result<(), String> {
-        self.mailboxes[r as usize].send(&reply.encode()).map_err(|_| {
+        reply.encode_into(&mut self.scratch);
+        let sent = self.mailboxes[r as usize].send(&self.scratch);
+        simpi_wire::keep_small(&mut self.scratch);
+        sent.map_err(|_| {
             format!(
                 "rank {r} ended while waiting for an MPI call to return ({})",
                 self.how_it_ended(r)
