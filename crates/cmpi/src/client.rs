@@ -181,6 +181,8 @@ pub struct Client {
     ahead_bytes: usize,
     /// Where requests are encoded (kept: see [`simpi_wire::Writer::reusing`]).
     scratch: Vec<u8>,
+    /// A message body past [`LARGE_BODY`] went either way (the allocator was tuned).
+    large_bodies: bool,
     next_request: u64,
     /// The requests in flight, by the value `MPI_Request` holds.
     pub requests: HashMap<u64, Pending>,
@@ -310,6 +312,10 @@ const FIRST_REQUEST: u64 = 0x1000;
 const AHEAD_CALLS: usize = 64;
 const AHEAD_BYTES: usize = 1 << 20;
 
+/// A message body from which a rank tunes its allocator for large blocks
+/// ([`simpi_wire::heap::reuse_large_blocks`]): glibc's default mmap threshold.
+const LARGE_BODY: usize = 128 << 10;
+
 /// This process's CPU time in nanoseconds.
 pub fn cpu_ns() -> u64 {
     let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
@@ -348,7 +354,6 @@ impl Client {
         if unsafe { libc::kill(mailbox.creator() as libc::pid_t, 0) } != 0 {
             die("simpi run ended before this rank started", 1);
         }
-        simpi_wire::heap::reuse_large_blocks();
         // SAFETY: the descriptor is mapped; closing it keeps the mapping.
         unsafe { libc::close(mfd) };
         let mut c = Client {
@@ -366,6 +371,7 @@ impl Client {
             ahead: Vec::new(),
             ahead_bytes: 0,
             scratch: Vec::new(),
+            large_bodies: false,
             next_request: FIRST_REQUEST,
             requests: HashMap::new(),
             errhandlers: HashMap::new(),
@@ -419,6 +425,7 @@ impl Client {
 
     fn exchange(&mut self, req: &Request) -> Reply {
         req.encode_into(&mut self.scratch);
+        let mut largest = self.scratch.len();
         let sent = self.mailbox.send(&self.scratch);
         simpi_wire::keep_small(&mut self.scratch);
         if sent.is_err() {
@@ -433,10 +440,19 @@ impl Client {
                 Err(std::io::Error::other("simpi run ended"))
             }
         };
-        let reply = match self.mailbox.receive_with(alive, Reply::decode) {
+        let reply = match self.mailbox.receive_with(alive, |body| {
+            largest = largest.max(body.len());
+            Reply::decode(body)
+        }) {
             Ok(r) => r,
             Err(_) => die("lost the connection to simpi run", 1),
         };
+        // Only a program that moves large messages gets the allocator settings for
+        // them (they cost a program of small ones some memory per rank).
+        if !self.large_bodies && largest > LARGE_BODY {
+            self.large_bodies = true;
+            simpi_wire::heap::reuse_large_blocks();
+        }
         match reply {
             Ok(Reply::Fail { message }) => die(&message, 1),
             Ok(r) => r,
