@@ -463,6 +463,15 @@ impl<R: Rules<Live<Posted>>> Driver<R> {
                 return Err(e);
             }
             self.engine.flush_ready();
+            // Going on with this rank cleared the request to pause, but another rank
+            // may have paused since the last run (a call of its that completed at
+            // once, such as a zero-length computation): the next run must stop now
+            // for it, not at the next event.
+            let store = &mut self.engine.core().store;
+            let prog = store.program();
+            if prog.go_on.iter().any(|&r| prog.paused[r as usize]) {
+                store.request_pause();
+            }
         }
         Ok(())
     }

@@ -176,6 +176,12 @@ impl<P: Program<OpRef>> Live<P> {
         self.pause = false;
     }
 
+    /// Asks the engine to stop at the current time: a rank paused and the driver has
+    /// not taken note yet.
+    pub fn request_pause(&mut self) {
+        self.pause = true;
+    }
+
     /// Runs rank `r`'s program on while its frontier is done; its new operations that
     /// can start go to `ready`, in creation order.
     fn resume(&mut self, r: u32, ready: &mut Vec<u32>) {

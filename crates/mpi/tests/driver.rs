@@ -69,6 +69,66 @@ fn a_ping_pong_posted_call_by_call_reports_when_ranks_go_on_and_what_matched() -
     Ok(())
 }
 
+/// Runs each rank's calls as a live front end does: one call per rank each time
+/// [`Driver::run`] lets it go on. Returns the end times.
+fn run_call_by_call(
+    mut d: Driver<SmpiRules<ConstantNetwork>>,
+    mut calls: Vec<Vec<Call>>,
+) -> Result<Vec<SimTime>, Error> {
+    for c in calls.iter_mut() {
+        c.reverse();
+    }
+    let mut go = d.run()?;
+    while !go.is_empty() {
+        for r in go {
+            if let Some(c) = calls[r as usize].pop() {
+                d.post(r, c)?;
+            }
+        }
+        go = d.run()?;
+    }
+    Ok(d.finish()?.end_times)
+}
+
+#[test]
+fn a_rank_whose_call_completes_at_once_goes_on_at_once_whatever_is_posted_after_it() -> Result<(), Error> {
+    // Both ranks exchange a message (5 us). Then rank 0 computes nothing (a
+    // zero-length computation, done as soon as posted) and sends 4 messages, which
+    // rank 1 receives; both wait. Rank 0's sends are detached (their requests complete
+    // when posted), so it ends at 5 us; the messages arrive at 10 us, when rank 1
+    // ends. The bug this guards against: posting rank 1's next call in the round where
+    // rank 0's computation completed hid that rank 0 could go on, which then went on
+    // only at the next event, 5 us late (ends at 10 and 15 us).
+    let irecv = |from: u32, handle: u64, tag: u32| Call::Irecv {
+        from,
+        tag,
+        bytes: 1000,
+        handle,
+        comm: 0,
+    };
+    let isend = |to: u32, handle: u64, tag: u32| Call::Isend {
+        to,
+        tag,
+        bytes: 1000,
+        handle,
+        comm: 0,
+    };
+    let mut rank0 = vec![irecv(1, 1, 0), send(1, 2), Call::Wait(vec![1]), Call::Compute(0)];
+    let mut rank1 = vec![irecv(0, 4, 0), send(0, 5), Call::Wait(vec![4])];
+    for i in 0..4 {
+        rank0.push(isend(1, 100 + i, 10 + i as u32));
+        rank1.push(irecv(0, 200 + i, 10 + i as u32));
+    }
+    rank0.extend([Call::Wait((100..104).collect()), Call::Finalize]);
+    rank1.extend([Call::Wait((200..204).collect()), Call::Finalize]);
+    // SMPI's thresholds (no message flows before its receive is posted).
+    let net = ConstantNetwork::new(SimTime(5 * US));
+    let d = Driver::new(2, SmpiRules::new(net, Protocol::plain(), vec![HostId(0), HostId(1)], 1));
+    let ends = run_call_by_call(d, vec![rank0, rank1])?;
+    assert_eq!(ends, vec![SimTime(5 * US), SimTime(10 * US)]);
+    Ok(())
+}
+
 #[test]
 fn non_blocking_calls_and_a_collective_go_through_the_driver() -> Result<(), Error> {
     // Four ranks: each sends to the next and receives from the previous (non-blocking,
