@@ -470,20 +470,23 @@ impl Client {
         }
     }
 
-    /// `call` with the CPU time and clock reads since the last return.
-    fn timed(&mut self, call: Call) -> Timed {
-        Timed {
-            compute_ns: self.cpu_now().saturating_sub(self.cpu_at_reply),
+    /// `call` with the CPU time and clock reads since the last return, and the CPU
+    /// time now.
+    fn timed(&mut self, call: Call) -> (Timed, u64) {
+        let now = self.cpu_now();
+        let t = Timed {
+            compute_ns: now.saturating_sub(self.cpu_at_reply),
             clock_ps: std::mem::take(&mut self.clock_ps),
             call,
-        }
+        };
+        (t, now)
     }
 
     /// Sends `call` (with the CPU time since the last return), after the calls posted
     /// ahead, and waits until the simulation lets the rank go on; returns what it
     /// received.
     pub fn call(&mut self, call: Call) -> Vec<Completion> {
-        let last = self.timed(call);
+        let (last, _) = self.timed(call);
         let ahead = std::mem::take(&mut self.ahead);
         self.ahead_bytes = 0;
         match self.exchange(&Request::Calls { ahead, last }) {
@@ -500,12 +503,18 @@ impl Client {
     /// without waiting: it goes to the simulator with the next call the rank waits for
     /// (each hand-over between processes costs microseconds). The simulator posts it
     /// when the simulation lets the rank go on from the call before, so simulated
-    /// times are those of waiting for each reply. `bytes` is the data it carries.
-    pub fn call_ahead(&mut self, call: Call, bytes: usize) {
-        let t = self.timed(call);
+    /// times are those of waiting for each reply.
+    pub fn call_ahead(&mut self, call: Call) {
+        let bytes = match &call {
+            Call::Send { data, .. } | Call::Isend { data, .. } => data.len(),
+            Call::ICollective { coll, .. } => coll.data.len(),
+            _ => 0,
+        };
+        let (t, now) = self.timed(call);
         self.ahead.push(t);
         self.ahead_bytes = self.ahead_bytes.saturating_add(bytes);
-        self.cpu_at_reply = self.cpu_now();
+        // The computation before the next call starts here.
+        self.cpu_at_reply = now;
         if self.ahead.len() >= AHEAD_CALLS || self.ahead_bytes >= AHEAD_BYTES {
             self.call(Call::Sync);
         }

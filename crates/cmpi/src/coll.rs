@@ -100,8 +100,7 @@ pub(crate) fn blocking(c: &mut Client, mut p: Prepared) -> Result<(), Failure> {
 pub(crate) unsafe fn nonblocking(c: &mut Client, mut p: Prepared, request: *mut usize) -> Result<(), Failure> {
     let coll = call_of(&mut p);
     let q = c.new_request(Pending::Coll(Arc::new(p.finish)));
-    let n = coll.data.len();
-    c.call_ahead(Call::ICollective { request: q, coll }, n);
+    c.call_ahead(Call::ICollective { request: q, coll });
     *request = q as usize;
     Ok(())
 }

@@ -16,8 +16,7 @@ pub(crate) unsafe fn send(
     comm: usize,
 ) -> Result<(), Failure> {
     if let Some((comm, to, data)) = send_args(c, buf, count, dt, dest, tag, comm)? {
-        let n = data.len();
-        c.call_ahead(Call::Send { comm, to, tag, data }, n);
+        c.call_ahead(Call::Send { comm, to, tag, data });
     }
     Ok(())
 }
@@ -105,17 +104,13 @@ pub(crate) unsafe fn isend(
         return Ok(());
     };
     let q = c.new_request(Pending::Send);
-    let n = data.len();
-    c.call_ahead(
-        Call::Isend {
-            comm,
-            to,
-            tag,
-            request: q,
-            data,
-        },
-        n,
-    );
+    c.call_ahead(Call::Isend {
+        comm,
+        to,
+        tag,
+        request: q,
+        data,
+    });
     *request = q as usize;
     Ok(())
 }
@@ -141,16 +136,13 @@ pub(crate) unsafe fn irecv(
         buf: buf as usize,
         into,
     });
-    c.call_ahead(
-        Call::Irecv {
-            comm,
-            from,
-            tag,
-            capacity,
-            request: q,
-        },
-        0,
-    );
+    c.call_ahead(Call::Irecv {
+        comm,
+        from,
+        tag,
+        capacity,
+        request: q,
+    });
     *request = q as usize;
     Ok(())
 }
