@@ -169,6 +169,9 @@ pub struct Client {
     clock_cost_ps: u64,
     /// The rank's host speed in flop/s.
     pub host_flops: f64,
+    /// The smallest contiguous buffer a collective leaves in place for the simulator
+    /// to read or write (`u64::MAX`: none).
+    pub remote_min: u64,
     /// What the clock reads since the last return cost, in simulated picoseconds.
     clock_ps: u64,
     /// CPU time at the last return from the simulator or call posted ahead (0 while
@@ -366,6 +369,7 @@ impl Client {
             scale: 0.0,
             clock_cost_ps: 0,
             host_flops: 1e9,
+            remote_min: u64::MAX,
             clock_ps: 0,
             cpu_at_reply: 0,
             ahead: Vec::new(),
@@ -409,7 +413,9 @@ impl Client {
                 compute_scale,
                 clock_cost_ps,
                 host_flops,
+                remote_min,
             } => {
+                c.remote_min = remote_min;
                 c.rank = rank;
                 c.size = size;
                 c.now_ps = now_ps;

@@ -9,7 +9,7 @@
 
 use crate::client::{entry, Client, Comm, Deliver, Failure, Pending, Typed};
 use crate::op::{fold, UserOp};
-use simpi_wire::{abi, Call, CollKind, Collective};
+use simpi_wire::{abi, Call, CollKind, Collective, Region};
 use std::ffi::{c_int, c_void};
 use std::sync::Arc;
 
@@ -48,14 +48,69 @@ impl Args {
 pub(crate) struct Prepared {
     cm: Comm,
     args: Args,
-    data: Vec<u8>,
+    data: Give,
+    /// Where the simulator may write the result itself (see [`place`]).
+    recv_at: Option<Region>,
     finish: Deliver,
+}
+
+impl Prepared {
+    /// The result may be written at `at` directly (when it has exactly `at.len`
+    /// bytes: what `finish` would write there).
+    fn landing(mut self, at: Option<Region>) -> Prepared {
+        self.recv_at = at;
+        self
+    }
+}
+
+/// What a rank gives a collective: its data packed, or where it lies in the rank's
+/// memory for the simulator to read.
+struct Give {
+    data: Vec<u8>,
+    at: Option<Region>,
+}
+
+impl Give {
+    /// Bytes given.
+    fn len(&self) -> u64 {
+        self.at.map_or(self.data.len() as u64, |r| r.len)
+    }
+}
+
+impl From<Vec<u8>> for Give {
+    fn from(data: Vec<u8>) -> Give {
+        Give { data, at: None }
+    }
+}
+
+/// Where `t`'s elements at `buf` may stay for the simulator to read or write them
+/// itself (saving the copies through the mailbox): a contiguous run of at least the
+/// simulator's `remote_min` bytes. The simulator reads a contribution as it takes
+/// the call, which the rank waits for (or, non-blocking, must not change the buffer
+/// before it completes), and writes a result while the rank waits for it.
+fn place(c: &Client, t: &Typed, buf: *const c_void) -> Option<Region> {
+    let len = t.bytes();
+    (len >= c.remote_min && t.ty.is_contiguous() && !buf.is_null()).then_some(Region { addr: buf as u64, len })
+}
+
+/// `t`'s elements at `buf`, given in place (see [`place`]) or packed.
+///
+/// # Safety
+/// `buf` holds the elements.
+unsafe fn give(c: &Client, t: &Typed, buf: *const c_void) -> Result<Give, Failure> {
+    Ok(match place(c, t, buf) {
+        Some(at) => Give {
+            data: Vec::new(),
+            at: Some(at),
+        },
+        None => t.read(buf as *const u8)?.into(),
+    })
 }
 
 fn prepared(
     cm: Comm,
     args: Args,
-    data: Vec<u8>,
+    data: impl Into<Give>,
     finish: impl Fn(Vec<u8>) -> Result<(), Failure> + 'static,
 ) -> Result<Prepared, Failure> {
     let inter_root = cm.remote.is_some() && (args.root == abi::ROOT || args.root == abi::PROC_NULL);
@@ -68,7 +123,8 @@ fn prepared(
     Ok(Prepared {
         cm,
         args,
-        data,
+        data: data.into(),
+        recv_at: None,
         finish: Deliver::new(finish),
     })
 }
@@ -84,16 +140,19 @@ fn call_of(p: &mut Prepared) -> Collective {
         count: a.count,
         send_counts: std::mem::take(&mut a.counts.0),
         recv_counts: std::mem::take(&mut a.counts.1),
-        data: std::mem::take(&mut p.data),
+        data: std::mem::take(&mut p.data.data),
+        send_at: p.data.at,
+        recv_at: p.recv_at,
     }
 }
 
 /// Makes the call and waits for the rank's result.
 pub(crate) fn blocking(c: &mut Client, mut p: Prepared) -> Result<(), Failure> {
     let coll = call_of(&mut p);
-    let done = c.call(Call::Collective(coll));
-    p.finish
-        .give(done.into_iter().next().map(|m| m.data).unwrap_or_default())
+    match c.call(Call::Collective(coll)).into_iter().next() {
+        Some(m) if m.placed => Ok(()),
+        m => p.finish.give(m.map(|m| m.data).unwrap_or_default()),
+    }
 }
 
 /// Starts the call; its request delivers the result when it completes.
@@ -208,13 +267,13 @@ fn reduced(user: Option<UserOp>, t: &Typed, dt: usize, out: Vec<u8>) -> Result<V
 }
 
 /// A reduction's contribution: the send buffer's, or the receive buffer's in place.
-unsafe fn contribution(sendbuf: *const c_void, recvbuf: *mut c_void, t: &Typed) -> Result<Vec<u8>, Failure> {
+unsafe fn contribution(c: &Client, sendbuf: *const c_void, recvbuf: *mut c_void, t: &Typed) -> Result<Give, Failure> {
     let from = if in_place(sendbuf) {
-        recvbuf
+        recvbuf as *const c_void
     } else {
-        sendbuf as *mut c_void
+        sendbuf
     };
-    t.read(from as *const u8)
+    give(c, t, from)
 }
 
 /// A rank's part in a rooted collective.
@@ -294,15 +353,17 @@ pub(crate) unsafe fn bcast(
     let t = c.typed(count.into(), datatype)?;
     let part = role(&cm, root);
     let data = if part == Role::Root {
-        t.read(buf as *const u8)?
+        give(c, &t, buf)?
     } else {
-        Vec::new()
+        Vec::new().into()
     };
+    let landing = (part == Role::Other).then(|| place(c, &t, buf)).flatten();
     let a = Args::new(CollKind::Bcast, root, t.bytes());
-    prepared(cm, a, data, move |out| match part {
+    Ok(prepared(cm, a, data, move |out| match part {
         Role::Other => t.write(buf as *mut u8, &out),
         _ => Ok(()),
-    })
+    })?
+    .landing(landing))
 }
 both!(MPI_Bcast MPI_Ibcast MPI_Bcast_init bcast (buf: *mut c_void, count: c_int, datatype: usize, root: c_int, comm: usize));
 
@@ -324,18 +385,20 @@ unsafe fn reduce(
     // Only the root's receive buffer matters (in place: only the root's); on an
     // intercommunicator only the other group contributes.
     let data = match part {
-        Role::Root if cm.remote.is_some() => Vec::new(),
-        Role::Idle => Vec::new(),
-        _ => contribution(sendbuf, if me { recvbuf } else { sendbuf as *mut c_void }, &t)?,
+        Role::Root if cm.remote.is_some() => Vec::new().into(),
+        Role::Idle => Vec::new().into(),
+        _ => contribution(c, sendbuf, if me { recvbuf } else { sendbuf as *mut c_void }, &t)?,
     };
     let (mut a, user) = reduction(c, CollKind::Reduce, op, &t)?;
     a.root = root;
-    prepared(cm, a, data, move |out| {
+    let landing = (me && user.is_none()).then(|| place(c, &t, recvbuf)).flatten();
+    Ok(prepared(cm, a, data, move |out| {
         if me {
             t.write(recvbuf as *mut u8, &reduced(user, &t, datatype, out)?)?;
         }
         Ok(())
-    })
+    })?
+    .landing(landing))
 }
 both!(MPI_Reduce MPI_Ireduce MPI_Reduce_init reduce (sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: usize, op: usize, root: c_int, comm: usize));
 
@@ -352,15 +415,17 @@ unsafe fn everyone(
 ) -> Result<Prepared, Failure> {
     let cm = c.comm(comm)?;
     let t = c.typed(count.into(), datatype)?;
-    let data = contribution(sendbuf, recvbuf, &t)?;
+    let data = contribution(c, sendbuf, recvbuf, &t)?;
     let (a, user) = reduction(c, kind, op, &t)?;
-    prepared(cm, a, data, move |out| {
+    let landing = user.is_none().then(|| place(c, &t, recvbuf)).flatten();
+    Ok(prepared(cm, a, data, move |out| {
         let out = reduced(user, &t, datatype, out)?;
         if !out.is_empty() {
             t.write(recvbuf as *mut u8, &out)?;
         }
         Ok(())
-    })
+    })?
+    .landing(landing))
 }
 
 unsafe fn allreduce(
@@ -412,7 +477,7 @@ unsafe fn reduce_scatter_block(
     let cm = c.comm(comm)?;
     let block = c.typed(recvcount.into(), datatype)?;
     let all = c.typed(i64::from(recvcount) * i64::from(cm.peers()), datatype)?;
-    let data = contribution(sendbuf, recvbuf, &all)?;
+    let data = contribution(c, sendbuf, recvbuf, &all)?;
     let (a, user) = reduction(c, CollKind::ReduceScatterBlock, op, &block)?;
     let me = u64::from(cm.rank);
     prepared(cm, a, data, move |out| {
@@ -439,7 +504,7 @@ unsafe fn reduce_scatter(
     let counts = counts_of(recvcounts, cm.size)?;
     let total: u64 = counts.iter().sum();
     let all = c.typed(total as i64, datatype)?;
-    let data = contribution(sendbuf, recvbuf, &all)?;
+    let data = contribution(c, sendbuf, recvbuf, &all)?;
     let (mut a, user) = reduction(c, CollKind::ReduceScatter, op, &all)?;
     // Each rank's share in bytes of the packed vector.
     a.counts.1 = counts.iter().map(|&k| k * all.ty.size).collect();
@@ -471,28 +536,31 @@ unsafe fn gather(
     let part = role(&cm, root);
     let inter = cm.remote.is_some();
     let me = part == Role::Root;
-    let place = me && in_place(sendbuf);
+    let in_place_root = me && in_place(sendbuf);
     let recv = if me {
         Some(c.typed(recvcount.into(), recvtype)?)
     } else {
         None
     };
     let data = match &recv {
-        Some(r) if place => r.read(r.block_at(recvbuf as *const u8, cm.rank.into()))?,
+        Some(r) if in_place_root => give(c, r, r.block_at(recvbuf as *const u8, cm.rank.into()) as *const c_void)?,
         // On an intercommunicator the root's group gives nothing.
-        _ if inter && part != Role::Other => Vec::new(),
-        _ => c.typed(sendcount.into(), sendtype)?.read(sendbuf as *const u8)?,
+        _ if inter && part != Role::Other => Vec::new().into(),
+        _ => give(c, &c.typed(sendcount.into(), sendtype)?, sendbuf)?,
     };
     let n = u64::from(cm.peers());
     let unit = match &recv {
         Some(r) if inter => r.bytes(),
-        _ => data.len() as u64,
+        _ => data.len(),
     };
+    let all = recv.as_ref().map(|r| r.with_count(r.count * n));
+    let landing = all.as_ref().and_then(|all| place(c, all, recvbuf));
     let a = Args::new(CollKind::Gather, root, unit);
-    prepared(cm, a, data, move |out| match &recv {
-        Some(r) => r.with_count(r.count * n).write(recvbuf as *mut u8, &out),
+    Ok(prepared(cm, a, data, move |out| match &all {
+        Some(all) => all.write(recvbuf as *mut u8, &out),
         None => Ok(()),
-    })
+    })?
+    .landing(landing))
 }
 both!(MPI_Gather MPI_Igather MPI_Gather_init gather (sendbuf: *const c_void, sendcount: c_int, sendtype: usize, recvbuf: *mut c_void, recvcount: c_int, recvtype: usize, root: c_int, comm: usize));
 
@@ -510,19 +578,20 @@ unsafe fn allgather(
     let cm = c.comm(comm)?;
     let r = c.typed(recvcount.into(), recvtype)?;
     let data = if in_place(sendbuf) {
-        r.read(r.block_at(recvbuf as *const u8, cm.rank.into()))?
+        give(c, &r, r.block_at(recvbuf as *const u8, cm.rank.into()) as *const c_void)?
     } else {
-        c.typed(sendcount.into(), sendtype)?.read(sendbuf as *const u8)?
+        give(c, &c.typed(sendcount.into(), sendtype)?, sendbuf)?
     };
     let all = r.with_count(r.count * u64::from(cm.peers()));
     // On an intercommunicator the two groups' blocks may differ: both groups time
     // the larger.
     let unit = match cm.remote {
-        Some(_) => (data.len() as u64).max(r.bytes()),
-        None => data.len() as u64,
+        Some(_) => data.len().max(r.bytes()),
+        None => data.len(),
     };
+    let landing = place(c, &all, recvbuf);
     let a = Args::new(CollKind::Allgather, 0, unit);
-    prepared(cm, a, data, move |out| all.write(recvbuf as *mut u8, &out))
+    Ok(prepared(cm, a, data, move |out| all.write(recvbuf as *mut u8, &out))?.landing(landing))
 }
 both!(MPI_Allgather MPI_Iallgather MPI_Allgather_init allgather (sendbuf: *const c_void, sendcount: c_int, sendtype: usize, recvbuf: *mut c_void, recvcount: c_int, recvtype: usize, comm: usize));
 
@@ -549,19 +618,24 @@ unsafe fn scatter(
         Role::Root => {
             let s = c.typed(sendcount.into(), sendtype)?;
             let all = s.with_count(s.count * u64::from(cm.peers()));
-            (all.read(sendbuf as *const u8)?, s.bytes())
+            (give(c, &all, sendbuf)?, s.bytes())
         }
-        Role::Idle => (Vec::new(), 0),
-        Role::Other => (Vec::new(), recv.clone()?.bytes()),
+        Role::Idle => (Vec::new().into(), 0),
+        Role::Other => (Vec::new().into(), recv.clone()?.bytes()),
+    };
+    let landing = match &recv {
+        Ok(r) if !quiet => place(c, r, recvbuf),
+        _ => None,
     };
     let a = Args::new(CollKind::Scatter, root, block);
-    prepared(cm, a, data, move |out| {
+    Ok(prepared(cm, a, data, move |out| {
         if quiet {
             Ok(())
         } else {
             recv.clone()?.write(recvbuf as *mut u8, &out)
         }
-    })
+    })?
+    .landing(landing))
 }
 both!(MPI_Scatter MPI_Iscatter MPI_Scatter_init scatter (sendbuf: *const c_void, sendcount: c_int, sendtype: usize, recvbuf: *mut c_void, recvcount: c_int, recvtype: usize, root: c_int, comm: usize));
 
@@ -584,14 +658,15 @@ unsafe fn alltoall(
     } else {
         (sendbuf as *const u8, c.typed(sendcount.into(), sendtype)?)
     };
-    let data = s.with_count(s.count * n).read(from)?;
+    let data = give(c, &s.with_count(s.count * n), from as *const c_void)?;
     let all = r.with_count(r.count * n);
     let unit = match cm.remote {
         Some(_) => s.bytes().max(r.bytes()),
         None => s.bytes(),
     };
+    let landing = place(c, &all, recvbuf);
     let a = Args::new(CollKind::Alltoall, 0, unit);
-    prepared(cm, a, data, move |out| all.write(recvbuf as *mut u8, &out))
+    Ok(prepared(cm, a, data, move |out| all.write(recvbuf as *mut u8, &out))?.landing(landing))
 }
 both!(MPI_Alltoall MPI_Ialltoall MPI_Alltoall_init alltoall (sendbuf: *const c_void, sendcount: c_int, sendtype: usize, recvbuf: *mut c_void, recvcount: c_int, recvtype: usize, comm: usize));
 

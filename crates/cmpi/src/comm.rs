@@ -62,6 +62,8 @@ pub(crate) fn make(c: &mut Client, parent: usize, kind: CollKind, data: Vec<u8>)
         send_counts: Vec::new(),
         recv_counts: Vec::new(),
         data,
+        send_at: None,
+        recv_at: None,
     }));
     let reply = done
         .into_iter()

@@ -190,7 +190,9 @@ pub(crate) unsafe fn delivered(kind: &Pending, m: simpi_wire::Completion) -> Res
             Status::new(m.source, m.tag, m.data.len() as u64)
         }
         Pending::Coll(deliver) => {
-            deliver.give(m.data)?;
+            if !m.placed {
+                deliver.give(m.data)?;
+            }
             Status::new(abi::ANY_SOURCE, abi::ANY_TAG, 0)
         }
         Pending::Done(st) => *st,

@@ -544,6 +544,8 @@ fn gather_all(c: &mut Client, comm: usize, data: Vec<u8>) -> Result<Vec<Vec<u8>>
             send_counts: Vec::new(),
             recv_counts,
             data,
+            send_at: None,
+            recv_at: None,
         })
     };
     let bad = || (abi::err::INTERN, "a short reply".to_string());

@@ -147,8 +147,26 @@ pub struct Collective {
     pub send_counts: Vec<u64>,
     /// Alltoallv: bytes this rank receives from each rank; empty otherwise.
     pub recv_counts: Vec<u64>,
-    /// What this rank contributes (empty where it contributes nothing).
+    /// What this rank contributes (empty where it contributes nothing, or where
+    /// `send_at` says where it lies).
     pub data: Vec<u8>,
+    /// Where the rank's contribution lies in its memory, when it left it there for
+    /// the simulator to read as it takes the call (a large contiguous buffer: no
+    /// copies through the mailbox). `data` is then empty.
+    pub send_at: Option<Region>,
+    /// Where the simulator may write the rank's result directly, if the result has
+    /// exactly `len` bytes (a large contiguous receive buffer); the completion then
+    /// says it did.
+    pub recv_at: Option<Region>,
+}
+
+/// Bytes of a rank's memory: `len` bytes from address `addr` of its process.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Region {
+    /// The first byte's address.
+    pub addr: u64,
+    /// Bytes.
+    pub len: u64,
 }
 
 /// A communicator made by [`CollKind::Dup`], [`CollKind::Split`],
@@ -424,8 +442,12 @@ pub struct Completion {
     pub source: i32,
     /// The message's tag.
     pub tag: i32,
-    /// The bytes received (a collective's result; empty for a send).
+    /// The bytes received (a collective's result; empty for a send, or when
+    /// `placed`).
     pub data: Vec<u8>,
+    /// The simulator wrote the result where the call's `recv_at` said (`data` is
+    /// empty).
+    pub placed: bool,
 }
 
 /// What `simpi run` answers.
@@ -446,6 +468,10 @@ pub enum Reply {
         clock_cost_ps: u64,
         /// The speed of the rank's simulated host, in flop/s (SMPI_SAMPLE_FLOPS).
         host_flops: f64,
+        /// The smallest contiguous buffer a rank leaves in its memory for the
+        /// simulator to read or write ([`Collective::send_at`], `recv_at`);
+        /// `u64::MAX`: none (the simulator cannot reach the ranks' memory).
+        remote_min: u64,
     },
     /// The call returned at simulated time `now_ps`, with what it received.
     Done {
@@ -654,6 +680,30 @@ fn encode_collective(w: &mut Writer, c: &Collective) {
     w.u64s(&c.send_counts);
     w.u64s(&c.recv_counts);
     w.bytes(&c.data);
+    region(w, c.send_at);
+    region(w, c.recv_at);
+}
+
+fn region(w: &mut Writer, at: Option<Region>) {
+    match at {
+        None => w.u8(0),
+        Some(Region { addr, len }) => {
+            w.u8(1);
+            w.u64(addr);
+            w.u64(len);
+        }
+    }
+}
+
+fn read_region(r: &mut Reader<'_>) -> Result<Option<Region>, WireError> {
+    Ok(match r.u8()? {
+        0 => None,
+        1 => Some(Region {
+            addr: r.u64()?,
+            len: r.u64()?,
+        }),
+        k => return Err(WireError(format!("unknown region marker {k}"))),
+    })
 }
 
 fn decode_collective(r: &mut Reader<'_>) -> Result<Collective, WireError> {
@@ -667,6 +717,8 @@ fn decode_collective(r: &mut Reader<'_>) -> Result<Collective, WireError> {
         send_counts: r.u64s()?,
         recv_counts: r.u64s()?,
         data: r.bytes()?,
+        send_at: read_region(r)?,
+        recv_at: read_region(r)?,
     })
 }
 
@@ -773,6 +825,7 @@ impl Reply {
                 compute_scale,
                 clock_cost_ps,
                 host_flops,
+                remote_min,
             } => {
                 w.u8(0);
                 w.u32(*rank);
@@ -781,6 +834,7 @@ impl Reply {
                 w.u64(compute_scale.to_bits());
                 w.u64(*clock_cost_ps);
                 w.u64(host_flops.to_bits());
+                w.u64(*remote_min);
             }
             Reply::Done { now_ps, completions } => {
                 w.u8(1);
@@ -790,6 +844,7 @@ impl Reply {
                     w.i32(c.source);
                     w.i32(c.tag);
                     w.bytes(&c.data);
+                    w.u8(u8::from(c.placed));
                 }
             }
             Reply::Fail { message } => {
@@ -811,6 +866,7 @@ impl Reply {
                 compute_scale: f64::from_bits(r.u64()?),
                 clock_cost_ps: r.u64()?,
                 host_flops: f64::from_bits(r.u64()?),
+                remote_min: r.u64()?,
             },
             1 => {
                 let now_ps = r.u64()?;
@@ -822,6 +878,11 @@ impl Reply {
                         source: r.i32()?,
                         tag: r.i32()?,
                         data: r.bytes()?,
+                        placed: match r.u8()? {
+                            0 => false,
+                            1 => true,
+                            k => return Err(WireError(format!("unknown placement {k}"))),
+                        },
                     });
                 }
                 Reply::Done { now_ps, completions }
@@ -894,6 +955,8 @@ mod tests {
                         send_counts: vec![1, 2],
                         recv_counts: vec![3],
                         data: vec![0; 16],
+                        send_at: None,
+                        recv_at: Some(Region { addr: 0x7f00, len: 16 }),
                     }),
                 },
             },
@@ -985,7 +1048,9 @@ mod tests {
                 count: 0,
                 send_counts: Vec::new(),
                 recv_counts: vec![2],
-                data: vec![5; 8],
+                data: Vec::new(),
+                send_at: Some(Region { addr: 1 << 40, len: 8 }),
+                recv_at: None,
             };
             reqs.push(Request::Calls {
                 ahead: Vec::new(),
@@ -1044,14 +1109,24 @@ mod tests {
                 compute_scale: 0.5,
                 clock_cost_ps: 10_000,
                 host_flops: 1e9,
+                remote_min: 1 << 14,
             },
             Reply::Done {
                 now_ps: 4,
-                completions: vec![Completion {
-                    source: 1,
-                    tag: 2,
-                    data: vec![9],
-                }],
+                completions: vec![
+                    Completion {
+                        source: 1,
+                        tag: 2,
+                        data: vec![9],
+                        placed: false,
+                    },
+                    Completion {
+                        source: -1,
+                        tag: 0,
+                        data: Vec::new(),
+                        placed: true,
+                    },
+                ],
             },
             Reply::Fail { message: "x".into() },
         ];

@@ -1,6 +1,6 @@
 /* Messages and collectives beyond the 4 MiB a mailbox holds: an 8 MiB message each
- * way and an allreduce of 8 MiB, checked element by element. Exits with the failed
- * check's number. */
+ * way and an allreduce of 8 MiB, then collectives on large buffers in every form,
+ * checked element by element. Exits with the failed check's number. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +28,75 @@ int main(int argc, char **argv) {
     for (int i = 0; i < N; i++)
         if (b[i] != ranks * 1e6 + (double)size * i)
             return 2;
+    /* The send buffer is only read. */
+    for (int i = 0; i < N; i++)
+        if (a[i] != rank * 1e6 + i)
+            return 3;
+
+    /* Large contiguous buffers that the simulator reads and writes in place, and the
+     * forms that keep them packed: in place, non-blocking, rooted, per-rank blocks, a
+     * strided type, the program's own operation. */
+    for (int i = 0; i < N; i++)
+        b[i] = rank + i;
+    MPI_Allreduce(MPI_IN_PLACE, b, N, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    for (int i = 0; i < N; i++)
+        if (b[i] != size - 1 + i)
+            return 4;
+    MPI_Request q;
+    MPI_Iallreduce(a, b, N, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD, &q);
+    MPI_Wait(&q, MPI_STATUS_IGNORE);
+    for (int i = 0; i < N; i++)
+        if (b[i] != i)
+            return 5;
+    for (int i = 0; i < N; i++)
+        b[i] = rank == 0 ? 7.0 * i : -1;
+    MPI_Bcast(b, N, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    for (int i = 0; i < N; i++)
+        if (b[i] != 7.0 * i)
+            return 6;
+    int root = size - 1;
+    for (int i = 0; i < N; i++)
+        b[i] = rank == root ? 5 : -1;
+    MPI_Reduce(rank == root ? MPI_IN_PLACE : a, b, N, MPI_DOUBLE, MPI_SUM, root, MPI_COMM_WORLD);
+    if (rank == root) {
+        for (int i = 0; i < N; i++)
+            if (b[i] != 5 + ranks * 1e6 - root * 1e6 + (double)(size - 1) * i)
+                return 7;
+    } else {
+        for (int i = 0; i < N; i++)
+            if (b[i] != -1)
+                return 8;
+    }
+    int m = N / size; /* doubles per rank's block */
+    MPI_Allgather(a, m, MPI_DOUBLE, b, m, MPI_DOUBLE, MPI_COMM_WORLD);
+    for (int r = 0; r < size; r++)
+        for (int i = 0; i < m; i++)
+            if (b[r * m + i] != r * 1e6 + i)
+                return 9;
+    MPI_Alltoall(a, m, MPI_DOUBLE, b, m, MPI_DOUBLE, MPI_COMM_WORLD);
+    for (int r = 0; r < size; r++)
+        for (int i = 0; i < m; i++)
+            if (b[r * m + i] != r * 1e6 + rank * m + i)
+                return 10;
+    MPI_Scatter(a, m, MPI_DOUBLE, b, m, MPI_DOUBLE, root, MPI_COMM_WORLD);
+    for (int i = 0; i < m; i++)
+        if (b[i] != root * 1e6 + rank * m + i)
+            return 11;
+    MPI_Scan(a, b, N, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    for (int i = 0; i < N; i++)
+        if (b[i] != (double)rank * (rank + 1) / 2 * 1e6 + (double)(rank + 1) * i)
+            return 12;
+    /* Every other double: not contiguous. */
+    MPI_Datatype every_other;
+    MPI_Type_vector(N / 2, 1, 2, MPI_DOUBLE, &every_other);
+    MPI_Type_commit(&every_other);
+    for (int i = 0; i < N; i++)
+        b[i] = -1;
+    MPI_Allreduce(a, b, 1, every_other, MPI_SUM, MPI_COMM_WORLD);
+    for (int i = 0; i < N; i++)
+        if (b[i] != (i % 2 ? -1 : ranks * 1e6 + (double)size * i))
+            return 13;
+    MPI_Type_free(&every_other);
     free(a);
     free(b);
     MPI_Finalize();

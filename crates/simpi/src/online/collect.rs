@@ -82,9 +82,19 @@ impl Collectives {
         let size = at.size as usize;
         let inst = self.open.entry(key).or_insert_with(|| Instance {
             size: at.size,
+            // Without the data: the contribution is kept below, not copied.
             first: Collective {
+                kind: c.kind,
+                comm: c.comm,
+                root: c.root,
+                op: c.op,
+                datatype: c.datatype,
+                count: c.count,
+                send_counts: c.send_counts.clone(),
+                recv_counts: c.recv_counts.clone(),
                 data: Vec::new(),
-                ..c.clone()
+                send_at: None,
+                recv_at: None,
             },
             first_rank: rank,
             contributions: vec![None; size],
@@ -96,7 +106,6 @@ impl Collectives {
             roots: vec![0; size],
         });
         let f = &inst.first;
-        // On an intercommunicator the ranks name the root differently.
         // On an intercommunicator the ranks name the root differently, and the ranks
         // of the root's group other than the root pass no size.
         let inter = inst.first_group.is_some();
@@ -421,6 +430,8 @@ mod tests {
             send_counts: Vec::new(),
             recv_counts: Vec::new(),
             data,
+            send_at: None,
+            recv_at: None,
         }
     }
 

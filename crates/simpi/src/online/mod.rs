@@ -13,6 +13,7 @@ mod collect;
 mod comms;
 mod ranks;
 mod record;
+mod remote;
 mod windows;
 
 use crate::replay::{cpu_sharing, HostRules, Model};
@@ -31,7 +32,9 @@ use simpi_mpi::live::Live;
 use simpi_mpi::{CpuSharing, Outcome};
 use simpi_net::{ConstantNetwork, FlowNetwork, PacketNetwork};
 use simpi_platform::HostId;
-use simpi_wire::{abi, Call, CollKind, Collective, Completing, Completion, NewComm, Reply, Request, Timed, PENDING};
+use simpi_wire::{
+    abi, Call, CollKind, Collective, Completing, Completion, NewComm, Region, Reply, Request, Timed, PENDING,
+};
 use std::collections::HashMap;
 use std::ffi::OsString;
 use std::sync::Arc;
@@ -191,8 +194,9 @@ enum Awaiting {
     Recv(Handle),
     /// Requests' completions: the driver's handle and what each is.
     Wait(Vec<(Handle, Req)>),
-    /// A collective's result, and the rank's rank in its communicator.
-    Coll(CallKey, u32),
+    /// A collective's result, the rank's rank in its communicator, and where the
+    /// rank's memory may take the result directly.
+    Coll(CallKey, u32, Option<Region>),
     /// Data known when the call was made.
     Data(Vec<u8>),
     /// MPI_Iprobe's answer: (communicator, source in it or any, tag or any).
@@ -214,8 +218,9 @@ enum Awaiting {
 enum Req {
     Send,
     Recv,
-    /// A non-blocking collective: the call and the rank's rank in its communicator.
-    Coll(CallKey, u32),
+    /// A non-blocking collective: the call, the rank's rank in its communicator, and
+    /// where the rank's memory may take the result directly.
+    Coll(CallKey, u32, Option<Region>),
 }
 
 /// A message sent and not yet received, as a probe sees it.
@@ -275,6 +280,9 @@ struct Session<'o> {
     annotations: Annotations,
     /// Each rank's process id.
     pids: Vec<i32>,
+    /// The smallest contiguous collective buffer the ranks leave in their memory
+    /// for this process to read and write (`u64::MAX`: it cannot reach them).
+    remote_min: u64,
     /// Each rank's host speed, in flop/s.
     speeds: Vec<f64>,
     /// Per rank: the computation before each call so far (`Compute::Record`), or
@@ -309,6 +317,7 @@ impl<'o> Session<'o> {
             windows: Windows::default(),
             annotations: Annotations::default(),
             pids: Vec::new(),
+            remote_min: u64::MAX,
             speeds,
             recorded: vec![Vec::new(); n],
             replayed: Vec::new(),
@@ -326,6 +335,9 @@ impl<'o> Session<'o> {
         }
         let mut ranks = Ranks::start(&self.opts.program, &self.opts.args, self.opts.ranks).map_err(Error::Setting)?;
         self.pids = ranks.pids();
+        if self.pids.first().is_some_and(|&pid| remote::reachable(pid)) {
+            self.remote_min = remote::MIN_BYTES;
+        }
         match self.simulate(d, &mut ranks) {
             Ok(outcome) => {
                 let failed = ranks.wait_all();
@@ -451,11 +463,14 @@ impl<'o> Session<'o> {
         match ranks.receive(r).map_err(Error::Input)? {
             Request::Hello => Err(Error::Input(format!("rank {r} called MPI_Init twice"))),
             Request::Abort { code, message } => Err(aborted(r, code, &message)),
-            Request::Calls { ahead, last } => {
+            Request::Calls { mut ahead, mut last } => {
                 if ahead.iter().any(|t| matches!(t.call, Call::Finalize)) {
                     return Err(Error::Input(format!(
                         "rank {r} went on after MPI_Finalize without waiting for it"
                     )));
+                }
+                for t in ahead.iter_mut().chain(std::iter::once(&mut last)) {
+                    self.fetch(r, t)?;
                 }
                 let q = &mut self.queued[r as usize];
                 q.extend(ahead);
@@ -625,12 +640,13 @@ impl<'o> Session<'o> {
             }
             Call::Collective(c) => {
                 let kind = c.kind;
+                let at = c.recv_at;
                 let (key, me) = self.post_collective(d, r, c, None)?;
                 match kind {
                     CollKind::Dup | CollKind::Split | CollKind::SplitShared | CollKind::Create | CollKind::Merge => {
                         Awaiting::Made(key, kind, me)
                     }
-                    _ => Awaiting::Coll(key, me),
+                    _ => Awaiting::Coll(key, me, at),
                 }
             }
             Call::ICollective { request, coll } => {
@@ -644,8 +660,9 @@ impl<'o> Session<'o> {
                     )));
                 }
                 let h = self.handle();
+                let at = coll.recv_at;
                 let (key, me) = self.post_collective(d, r, coll, Some(h))?;
-                self.requests[r as usize].insert(request, (h, Req::Coll(key, me)));
+                self.requests[r as usize].insert(request, (h, Req::Coll(key, me, at)));
                 Awaiting::Nothing
             }
             Call::Win(c) => self.post_win(d, r, c)?,
@@ -948,8 +965,43 @@ impl<'o> Session<'o> {
                 .arrived
                 .remove(&h)
                 .ok_or_else(|| format!("rank {r}: a receive completed without its message")),
-            Req::Coll(key, me) => Ok(completion(-1, 0, self.colls.result(me, key)?)),
+            Req::Coll(key, me, at) => self.coll_result(r, key, me, at),
         }
+    }
+
+    /// Rank `r`'s result of collective `key`, where it is `me`: written into the
+    /// rank's memory at `at` if it fits there exactly, else carried by the reply.
+    fn coll_result(&mut self, r: u32, key: CallKey, me: u32, at: Option<Region>) -> Result<Completion, String> {
+        let data = self.colls.result(me, key)?;
+        match at {
+            Some(at) if at.len == data.len() as u64 && !data.is_empty() => {
+                remote::write(self.pids[r as usize], at.addr, &data).map_err(|e| format!("rank {r}: {e}"))?;
+                Ok(Completion {
+                    source: -1,
+                    tag: 0,
+                    data: Vec::new(),
+                    placed: true,
+                })
+            }
+            _ => Ok(completion(-1, 0, data)),
+        }
+    }
+
+    /// Reads from rank `r`'s memory the contributions its collective calls left
+    /// there ([`Collective::send_at`]): the rank waits for its last call, and may not
+    /// change the buffer of a non-blocking one before it completes.
+    fn fetch(&self, r: u32, t: &mut Timed) -> Result<(), Error> {
+        let c = match &mut t.call {
+            Call::Collective(c) | Call::ICollective { coll: c, .. } => c,
+            _ => return Ok(()),
+        };
+        if let Some(at) = c.send_at.take() {
+            let len = usize::try_from(at.len)
+                .map_err(|_| Error::Input(format!("rank {r}: a collective buffer of {} bytes", at.len)))?;
+            c.data = remote::read_vec(self.pids[r as usize], at.addr, len)
+                .map_err(|e| Error::Input(format!("rank {r}: {e}")))?;
+        }
+        Ok(())
     }
 
     /// Rank `r`'s reply, now that it may go on at `now` picoseconds.
@@ -967,6 +1019,7 @@ impl<'o> Session<'o> {
                     },
                     clock_cost_ps: self.opts.clock_cost_ps,
                     host_flops: self.speeds[r as usize],
+                    remote_min: self.remote_min,
                 });
             }
             Awaiting::Nothing => Vec::new(),
@@ -979,7 +1032,7 @@ impl<'o> Session<'o> {
                 }
                 v
             }
-            Awaiting::Coll(key, me) => vec![completion(-1, 0, self.colls.result(me, key)?)],
+            Awaiting::Coll(key, me, at) => vec![self.coll_result(r, key, me, at)?],
             Awaiting::Probe(comm, from, tag) => {
                 let found = self.unmatched[r as usize].iter().find(|m| {
                     m.at <= now
@@ -1079,7 +1132,12 @@ fn checked_tag(r: u32, tag: i32, wild: bool) -> Result<u32, Error> {
 }
 
 fn completion(source: i32, tag: i32, data: Vec<u8>) -> Completion {
-    Completion { source, tag, data }
+    Completion {
+        source,
+        tag,
+        data,
+        placed: false,
+    }
 }
 
 fn aborted(r: u32, code: i32, message: &str) -> Error {
@@ -1102,6 +1160,8 @@ fn timing(c: &Collective, kind: CollKind, send_counts: Vec<u64>, recv_counts: Ve
         send_counts,
         recv_counts,
         data: Vec::new(),
+        send_at: None,
+        recv_at: None,
     }
 }
 

@@ -20,7 +20,7 @@
 //!   the rank whose unlock frees it. Unlocks and flushes wait for the transfers they
 //!   complete.
 
-use super::{completion, engine_error, Awaiting, Req, Session};
+use super::{completion, engine_error, remote, Awaiting, Req, Session};
 use crate::Error;
 use simpi_mpi::driver::{Call as DCall, Driver, Handle, Posted};
 use simpi_mpi::engine::Rules;
@@ -230,7 +230,7 @@ impl Window {
             let at = out.len();
             out.resize(at + b.1 as usize, 0);
             match place {
-                (Some(pid), addr) => process_read(pid, addr, &mut out[at..])?,
+                (Some(pid), addr) => remote::read(pid, addr, &mut out[at..])?,
                 (None, off) => self
                     .file()?
                     .read_exact_at(&mut out[at..], off)
@@ -250,7 +250,7 @@ impl Window {
             let piece = &data[from..from + b.1 as usize];
             from += b.1 as usize;
             match self.locate(t, a.disp, b)? {
-                (Some(pid), addr) => process_write(pid, addr, piece)?,
+                (Some(pid), addr) => remote::write(pid, addr, piece)?,
                 (None, off) => self.file()?.write_all_at(piece, off).map_err(|e| e.to_string())?,
             }
         }
@@ -308,59 +308,6 @@ impl Window {
             parts,
         })
     }
-}
-
-/// Reads `buf.len()` bytes at `addr` of process `pid`.
-fn process_read(pid: i32, addr: u64, buf: &mut [u8]) -> Result<(), String> {
-    let mut done = 0usize;
-    while done < buf.len() {
-        let local = libc::iovec {
-            iov_base: buf[done..].as_mut_ptr() as *mut libc::c_void,
-            iov_len: buf.len() - done,
-        };
-        let remote = libc::iovec {
-            iov_base: (addr + done as u64) as *mut libc::c_void,
-            iov_len: buf.len() - done,
-        };
-        // SAFETY: `local` is this process's writable buffer; the kernel checks `remote`.
-        let n = unsafe { libc::process_vm_readv(pid, &local, 1, &remote, 1, 0) };
-        if n <= 0 {
-            return Err(format!(
-                "cannot read {} bytes at {addr:#x} of process {pid}: {}",
-                buf.len(),
-                std::io::Error::last_os_error()
-            ));
-        }
-        done += n as usize;
-    }
-    Ok(())
-}
-
-/// Writes `data` at `addr` of process `pid`.
-fn process_write(pid: i32, addr: u64, data: &[u8]) -> Result<(), String> {
-    let mut done = 0usize;
-    while done < data.len() {
-        let local = libc::iovec {
-            iov_base: data[done..].as_ptr() as *mut libc::c_void,
-            iov_len: data.len() - done,
-        };
-        let remote = libc::iovec {
-            iov_base: (addr + done as u64) as *mut libc::c_void,
-            iov_len: data.len() - done,
-        };
-        // SAFETY: `local` is this process's buffer, only read; the kernel checks
-        // `remote`.
-        let n = unsafe { libc::process_vm_writev(pid, &local, 1, &remote, 1, 0) };
-        if n <= 0 {
-            return Err(format!(
-                "cannot write {} bytes at {addr:#x} of process {pid}: {}",
-                data.len(),
-                std::io::Error::last_os_error()
-            ));
-        }
-        done += n as usize;
-    }
-    Ok(())
 }
 
 impl Session<'_> {
@@ -478,9 +425,11 @@ impl Session<'_> {
             send_counts: Vec::new(),
             recv_counts: Vec::new(),
             data: Vec::new(),
+            send_at: None,
+            recv_at: None,
         };
         let (key, me) = self.post_collective(d, r, barrier, None)?;
-        Ok(Awaiting::Coll(key, me))
+        Ok(Awaiting::Coll(key, me, None))
     }
 
     /// Rank `r`'s data movement `a`: the data moves now, the transfer is timed.

@@ -1,0 +1,110 @@
+//! A rank's memory, read and written by the simulator itself (`process_vm_readv`,
+//! `process_vm_writev`: the ranks are this process's children, which the kernel lets
+//! it reach). One-sided communication moves its data this way, and collectives on
+//! large contiguous buffers skip the copies through the mailbox.
+
+/// The smallest contiguous buffer of a collective that a rank leaves in place for
+/// the simulator (below it, packing into the mailbox costs less than the two system
+/// calls).
+pub const MIN_BYTES: u64 = 64 << 10;
+
+/// Whether this process can read the memory of process `pid` (a container's
+/// security policy may forbid it): tries one byte at the start of its first mapping
+/// that can be read.
+pub fn reachable(pid: i32) -> bool {
+    let Ok(maps) = std::fs::read_to_string(format!("/proc/{pid}/maps")) else {
+        return false;
+    };
+    let start = maps.lines().find_map(|l| {
+        let mut f = l.split_whitespace();
+        let range = f.next()?;
+        let perms = f.next()?;
+        perms
+            .starts_with('r')
+            .then(|| u64::from_str_radix(range.split('-').next()?, 16).ok())
+            .flatten()
+    });
+    start.is_some_and(|addr| read(pid, addr, &mut [0u8]).is_ok())
+}
+
+/// Reads `buf.len()` bytes at `addr` of process `pid`.
+pub fn read(pid: i32, addr: u64, buf: &mut [u8]) -> Result<(), String> {
+    let mut done = 0usize;
+    while done < buf.len() {
+        let local = libc::iovec {
+            iov_base: buf[done..].as_mut_ptr() as *mut libc::c_void,
+            iov_len: buf.len() - done,
+        };
+        let remote = libc::iovec {
+            iov_base: addr.wrapping_add(done as u64) as *mut libc::c_void,
+            iov_len: buf.len() - done,
+        };
+        // SAFETY: `local` is this process's writable buffer; the kernel checks `remote`.
+        let n = unsafe { libc::process_vm_readv(pid, &local, 1, &remote, 1, 0) };
+        if n <= 0 {
+            return Err(format!(
+                "cannot read {} bytes at {addr:#x} of process {pid}: {}",
+                buf.len(),
+                std::io::Error::last_os_error()
+            ));
+        }
+        done += n as usize;
+    }
+    Ok(())
+}
+
+/// `len` bytes at `addr` of process `pid`, in a new vector (not zeroed first).
+pub fn read_vec(pid: i32, addr: u64, len: usize) -> Result<Vec<u8>, String> {
+    let mut v: Vec<u8> = Vec::with_capacity(len);
+    let mut done = 0usize;
+    while done < len {
+        let local = libc::iovec {
+            iov_base: v.spare_capacity_mut()[done..].as_mut_ptr() as *mut libc::c_void,
+            iov_len: len - done,
+        };
+        let remote = libc::iovec {
+            iov_base: addr.wrapping_add(done as u64) as *mut libc::c_void,
+            iov_len: len - done,
+        };
+        // SAFETY: `local` is this vector's spare capacity, which the kernel writes;
+        // it checks `remote`.
+        let n = unsafe { libc::process_vm_readv(pid, &local, 1, &remote, 1, 0) };
+        if n <= 0 {
+            return Err(format!(
+                "cannot read {len} bytes at {addr:#x} of process {pid}: {}",
+                std::io::Error::last_os_error()
+            ));
+        }
+        done += n as usize;
+    }
+    // SAFETY: the kernel wrote all `len` bytes.
+    unsafe { v.set_len(len) };
+    Ok(v)
+}
+
+/// Writes `data` at `addr` of process `pid`.
+pub fn write(pid: i32, addr: u64, data: &[u8]) -> Result<(), String> {
+    let mut done = 0usize;
+    while done < data.len() {
+        let local = libc::iovec {
+            iov_base: data[done..].as_ptr() as *mut libc::c_void,
+            iov_len: data.len() - done,
+        };
+        let remote = libc::iovec {
+            iov_base: addr.wrapping_add(done as u64) as *mut libc::c_void,
+            iov_len: data.len() - done,
+        };
+        // SAFETY: `local` is this process's buffer, only read; the kernel checks
+        // `remote`.
+        let n = unsafe { libc::process_vm_writev(pid, &local, 1, &remote, 1, 0) };
+        if n <= 0 {
+            return Err(format!(
+                "cannot write {} bytes at {addr:#x} of process {pid}: {}",
+                data.len(),
+                std::io::Error::last_os_error()
+            ));
+        }
+        done += n as usize;
+    }
+    Ok(())
+}
