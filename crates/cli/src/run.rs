@@ -32,6 +32,10 @@ pub struct RunArgs {
     /// The network model: hybrid, flow, packet or constant [default: hybrid].
     #[arg(long, value_parser = ["hybrid", "flow", "packet", "constant"])]
     model: Option<String>,
+    /// Constant model: the time every message takes, e.g. `10us` [default: 1s, as
+    /// SimGrid's].
+    #[arg(long, value_parser = simpi::values::duration)]
+    constant_time: Option<SimTime>,
     /// The hybrid model's parameters: smpi, plain, or a preset file.
     #[arg(long, default_value = "smpi", value_name = "smpi|plain|FILE", value_parser = simpi::settings::PresetName::parse)]
     preset: PresetName,
@@ -93,6 +97,7 @@ pub const TAKES_VALUE: &[&str] = &[
     "--platform",
     "--hostfile",
     "--model",
+    "--constant-time",
     "--preset",
     "--coll",
     "--coll-selector",
@@ -108,6 +113,7 @@ pub const TAKES_VALUE: &[&str] = &[
 const NAMING: Naming = Naming {
     name: |s| match s {
         Setting::Model => "--model",
+        Setting::ConstantTime => "--constant-time",
         Setting::Platform => "--platform",
         Setting::Preset => "--preset",
         Setting::HostFile => "--hostfile",
@@ -173,6 +179,13 @@ pub fn run(a: RunArgs) -> Result<(), (u8, String)> {
         Some("constant") => ModelName::Constant,
         _ => ModelName::Hybrid,
     };
+    // A setting the chosen model would ignore is refused, as in replay.
+    if a.constant_time.is_some() && model != ModelName::Constant {
+        return Err(usage(format!(
+            "--constant-time is for --model constant, not --model {}",
+            model.name()
+        )));
+    }
     // Without a platform, a generated one in a private file, removed once loaded.
     let generated = match (&a.platform, model) {
         (None, m) if m != ModelName::Constant => {
@@ -193,6 +206,10 @@ pub fn run(a: RunArgs) -> Result<(), (u8, String)> {
         ..ReplaySettings::default()
     };
     s.given.insert(Setting::Model);
+    if let Some(t) = a.constant_time {
+        s.constant_time = t;
+        s.given.insert(Setting::ConstantTime);
+    }
     let machine = s.model_spec().and_then(|spec| Machine::new(&spec, a.np));
     if let Some(p) = &generated {
         let _ = std::fs::remove_file(p);

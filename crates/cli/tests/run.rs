@@ -212,3 +212,33 @@ fn a_report_splits_each_rank_s_time_and_counts_the_operations() {
     assert_eq!(count("recv"), Some(20), "{err}");
     assert_eq!(count("send"), Some(20), "{err}");
 }
+
+#[test]
+fn the_constant_model_takes_the_message_time_given_and_other_models_refuse_it() {
+    let pp = program("pingpong");
+    // Ten round trips are twenty messages one after the other; rank 0 reads the clock
+    // twice (10 ns each, --wtime-cost's default) and checks it measured 200.01 us.
+    let out = simpi(&[
+        "run",
+        "-np",
+        "2",
+        "--compute",
+        "none",
+        "--model",
+        "constant",
+        "--constant-time",
+        "10us",
+        &pp,
+        "0.00020001",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("simulated time 0.000200020 s"), "{err}");
+    // SimGrid's default: a second per message.
+    let out = simpi(&["run", "-np", "2", "--compute", "none", "--model", "constant", &pp]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("simulated time 20.000000010 s"), "{err}");
+    let out = simpi(&["run", "-np", "2", "--constant-time", "10us", &pp]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--constant-time is for --model constant"));
+}
