@@ -4,7 +4,7 @@
 
 use crate::layout::Layout;
 use crate::op::UserOp;
-use simpi_wire::{abi, Call, Completion, Mailbox, Reply, Request, Timed, ENV_MAILBOX};
+use simpi_wire::{abi, Call, Completion, Mailbox, Region, Reply, Request, Timed, ENV_MAILBOX};
 use std::collections::HashMap;
 use std::ffi::c_int;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -868,6 +868,16 @@ impl Typed {
             ty: Arc::clone(&self.ty),
             count,
         }
+    }
+}
+
+impl Client {
+    /// Where `t`'s elements at `buf` may stay for the simulator to read or write them
+    /// itself, saving the copies through the mailbox: a contiguous run of at least
+    /// the simulator's `remote_min` bytes.
+    pub fn region(&self, t: &Typed, buf: *const std::ffi::c_void) -> Option<Region> {
+        let len = t.bytes();
+        (len >= self.remote_min && t.ty.is_contiguous() && !buf.is_null()).then_some(Region { addr: buf as u64, len })
     }
 }
 

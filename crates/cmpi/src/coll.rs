@@ -83,14 +83,12 @@ impl From<Vec<u8>> for Give {
     }
 }
 
-/// Where `t`'s elements at `buf` may stay for the simulator to read or write them
-/// itself (saving the copies through the mailbox): a contiguous run of at least the
-/// simulator's `remote_min` bytes. The simulator reads a contribution as it takes
-/// the call, which the rank waits for (or, non-blocking, must not change the buffer
-/// before it completes), and writes a result while the rank waits for it.
+/// Where `t`'s elements at `buf` may stay (see [`Client::region`]). The simulator
+/// reads a contribution as it takes the call, which the rank waits for (or,
+/// non-blocking, must not change the buffer before it completes), and writes a result
+/// while the rank waits for it.
 fn place(c: &Client, t: &Typed, buf: *const c_void) -> Option<Region> {
-    let len = t.bytes();
-    (len >= c.remote_min && t.ty.is_contiguous() && !buf.is_null()).then_some(Region { addr: buf as u64, len })
+    c.region(t, buf)
 }
 
 /// `t`'s elements at `buf`, given in place (see [`place`]) or packed.
@@ -150,7 +148,7 @@ fn call_of(p: &mut Prepared) -> Collective {
 pub(crate) fn blocking(c: &mut Client, mut p: Prepared) -> Result<(), Failure> {
     let coll = call_of(&mut p);
     match c.call(Call::Collective(coll)).into_iter().next() {
-        Some(m) if m.placed => Ok(()),
+        Some(m) if m.placed.is_some() => Ok(()),
         m => p.finish.give(m.map(|m| m.data).unwrap_or_default()),
     }
 }

@@ -78,13 +78,20 @@ pub(crate) unsafe fn recv(
         from,
         tag,
         capacity: into.bytes(),
+        into: c.region(&into, buf),
     });
     let m = done
         .into_iter()
         .next()
         .ok_or((abi::err::INTERN, "no message in the reply".to_string()))?;
-    into.write(buf as *mut u8, &m.data)?;
-    Status::new(m.source, m.tag, m.data.len() as u64).store(status);
+    delivered(
+        &Pending::Recv {
+            buf: buf as usize,
+            into,
+        },
+        m,
+    )?
+    .store(status);
     Ok(())
 }
 
@@ -132,6 +139,7 @@ pub(crate) unsafe fn irecv(
         return Ok(());
     };
     let capacity = into.bytes();
+    let region = c.region(&into, buf);
     let q = c.new_request(Pending::Recv {
         buf: buf as usize,
         into,
@@ -142,6 +150,7 @@ pub(crate) unsafe fn irecv(
         tag,
         capacity,
         request: q,
+        into: region,
     });
     *request = q as usize;
     Ok(())
@@ -185,12 +194,14 @@ pub(crate) unsafe fn wait_all(c: &mut Client, requests: &mut [usize], statuses: 
 /// buffer, a collective's result to its buffers); returns the status.
 pub(crate) unsafe fn delivered(kind: &Pending, m: simpi_wire::Completion) -> Result<Status, Failure> {
     Ok(match kind {
+        // The simulator wrote a large message into the buffer itself.
+        Pending::Recv { .. } if m.placed.is_some() => Status::new(m.source, m.tag, m.placed.unwrap_or(0)),
         Pending::Recv { buf, into } => {
             into.write(*buf as *mut u8, &m.data)?;
             Status::new(m.source, m.tag, m.data.len() as u64)
         }
         Pending::Coll(deliver) => {
-            if !m.placed {
+            if m.placed.is_none() {
                 deliver.give(m.data)?;
             }
             Status::new(abi::ANY_SOURCE, abi::ANY_TAG, 0)

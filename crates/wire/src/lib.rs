@@ -248,6 +248,9 @@ pub enum Call {
         tag: i32,
         /// Bytes the buffer holds.
         capacity: u64,
+        /// Where the simulator may write the message itself (a large contiguous
+        /// buffer); the completion then says how many bytes it wrote.
+        into: Option<Region>,
     },
     /// MPI_Isend: `request` is the rank's name for it.
     Isend {
@@ -274,6 +277,8 @@ pub enum Call {
         capacity: u64,
         /// The request.
         request: u64,
+        /// As for [`Call::Recv`].
+        into: Option<Region>,
     },
     /// MPI_Waitall over requests made by Isend and Irecv.
     Wait {
@@ -443,11 +448,11 @@ pub struct Completion {
     /// The message's tag.
     pub tag: i32,
     /// The bytes received (a collective's result; empty for a send, or when
-    /// `placed`).
+    /// `placed` says where they went).
     pub data: Vec<u8>,
-    /// The simulator wrote the result where the call's `recv_at` said (`data` is
-    /// empty).
-    pub placed: bool,
+    /// The simulator wrote this many bytes where the call said (a collective's
+    /// `recv_at`, a receive's `into`); `data` is then empty.
+    pub placed: Option<u64>,
 }
 
 /// What `simpi run` answers.
@@ -568,12 +573,14 @@ fn encode_call(w: &mut Writer, call: &Call) {
             from,
             tag,
             capacity,
+            into,
         } => {
             w.u8(1);
             w.u32(*comm);
             w.i32(*from);
             w.i32(*tag);
             w.u64(*capacity);
+            region(w, *into);
         }
         Call::Isend {
             comm,
@@ -595,6 +602,7 @@ fn encode_call(w: &mut Writer, call: &Call) {
             tag,
             capacity,
             request,
+            into,
         } => {
             w.u8(3);
             w.u32(*comm);
@@ -602,6 +610,7 @@ fn encode_call(w: &mut Writer, call: &Call) {
             w.i32(*tag);
             w.u64(*capacity);
             w.u64(*request);
+            region(w, *into);
         }
         Call::Wait { requests } => {
             w.u8(4);
@@ -735,6 +744,7 @@ fn decode_call(r: &mut Reader<'_>) -> Result<Call, WireError> {
             from: r.i32()?,
             tag: r.i32()?,
             capacity: r.u64()?,
+            into: read_region(r)?,
         },
         2 => Call::Isend {
             comm: r.u32()?,
@@ -749,6 +759,7 @@ fn decode_call(r: &mut Reader<'_>) -> Result<Call, WireError> {
             tag: r.i32()?,
             capacity: r.u64()?,
             request: r.u64()?,
+            into: read_region(r)?,
         },
         4 => {
             let n = r.len_of(8)?;
@@ -844,7 +855,13 @@ impl Reply {
                     w.i32(c.source);
                     w.i32(c.tag);
                     w.bytes(&c.data);
-                    w.u8(u8::from(c.placed));
+                    match c.placed {
+                        None => w.u8(0),
+                        Some(n) => {
+                            w.u8(1);
+                            w.u64(n);
+                        }
+                    }
                 }
             }
             Reply::Fail { message } => {
@@ -879,8 +896,8 @@ impl Reply {
                         tag: r.i32()?,
                         data: r.bytes()?,
                         placed: match r.u8()? {
-                            0 => false,
-                            1 => true,
+                            0 => None,
+                            1 => Some(r.u64()?),
                             k => return Err(WireError(format!("unknown placement {k}"))),
                         },
                     });
@@ -929,6 +946,10 @@ mod tests {
                         tag: abi::ANY_TAG,
                         capacity: 1 << 40,
                         request: 9,
+                        into: Some(Region {
+                            addr: 4096,
+                            len: 1 << 40,
+                        }),
                     },
                 },
             },
@@ -1118,13 +1139,13 @@ mod tests {
                         source: 1,
                         tag: 2,
                         data: vec![9],
-                        placed: false,
+                        placed: None,
                     },
                     Completion {
                         source: -1,
                         tag: 0,
                         data: Vec::new(),
-                        placed: true,
+                        placed: Some(1 << 20),
                     },
                 ],
             },

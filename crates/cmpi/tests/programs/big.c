@@ -97,6 +97,46 @@ int main(int argc, char **argv) {
         if (b[i] != (i % 2 ? -1 : ranks * 1e6 + (double)size * i))
             return 13;
     MPI_Type_free(&every_other);
+
+    /* Large messages that the simulator writes into the receive buffer: a blocking
+     * receive into a larger buffer (the status counts what came), a non-blocking one
+     * polled with MPI_Test, one completed by MPI_Waitany. */
+    if (size >= 2 && rank < 2) {
+        double *c = malloc((N + 100) * sizeof(double));
+        MPI_Status st;
+        int n, done = 0, which;
+        if (rank == 0) {
+            MPI_Send(a, N, MPI_DOUBLE, 1, 5, MPI_COMM_WORLD);
+            MPI_Send(a, N / 2, MPI_DOUBLE, 1, 6, MPI_COMM_WORLD);
+            MPI_Send(a + 1, N / 4, MPI_DOUBLE, 1, 7, MPI_COMM_WORLD);
+        } else {
+            MPI_Recv(c, N + 100, MPI_DOUBLE, 0, 5, MPI_COMM_WORLD, &st);
+            MPI_Get_count(&st, MPI_DOUBLE, &n);
+            if (n != N || st.MPI_TAG != 5)
+                return 14;
+            for (int i = 0; i < N; i++)
+                if (c[i] != i)
+                    return 15;
+            MPI_Irecv(c, N, MPI_DOUBLE, 0, 6, MPI_COMM_WORLD, &q);
+            while (!done)
+                MPI_Test(&q, &done, &st);
+            MPI_Get_count(&st, MPI_DOUBLE, &n);
+            if (n != N / 2)
+                return 16;
+            for (int i = 0; i < N / 2; i++)
+                if (c[i] != i)
+                    return 17;
+            MPI_Irecv(c, N, MPI_DOUBLE, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &q);
+            MPI_Waitany(1, &q, &which, &st);
+            MPI_Get_count(&st, MPI_DOUBLE, &n);
+            if (which != 0 || n != N / 4 || st.MPI_SOURCE != 0 || st.MPI_TAG != 7)
+                return 18;
+            for (int i = 0; i < N / 4; i++)
+                if (c[i] != i + 1)
+                    return 19;
+        }
+        free(c);
+    }
     free(a);
     free(b);
     MPI_Finalize();

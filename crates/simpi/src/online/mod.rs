@@ -190,8 +190,9 @@ enum Awaiting {
     Welcome,
     /// Nothing but the time.
     Nothing,
-    /// A blocking receive's message.
-    Recv(Handle),
+    /// A blocking receive's message, and where the rank's memory may take it
+    /// directly.
+    Recv(Handle, Option<Region>),
     /// Requests' completions: the driver's handle and what each is.
     Wait(Vec<(Handle, Req)>),
     /// A collective's result, the rank's rank in its communicator, and where the
@@ -217,7 +218,8 @@ enum Awaiting {
 #[derive(Clone, Copy, Debug)]
 enum Req {
     Send,
-    Recv,
+    /// A receive, and where the rank's memory may take its message directly.
+    Recv(Option<Region>),
     /// A non-blocking collective: the call, the rank's rank in its communicator, and
     /// where the rank's memory may take the result directly.
     Coll(CallKey, u32, Option<Region>),
@@ -565,15 +567,17 @@ impl<'o> Session<'o> {
                 from,
                 tag,
                 capacity,
-            } => Awaiting::Recv(self.post_recv(d, r, (comm, from, tag), capacity, None)?),
+                into,
+            } => Awaiting::Recv(self.post_recv(d, r, (comm, from, tag), capacity, None)?, into),
             Call::Irecv {
                 comm,
                 from,
                 tag,
                 capacity,
                 request,
+                into,
             } => {
-                self.post_recv(d, r, (comm, from, tag), capacity, Some(request))?;
+                self.post_recv(d, r, (comm, from, tag), capacity, Some((request, into)))?;
                 Awaiting::Nothing
             }
             Call::Wait { requests } => {
@@ -914,14 +918,14 @@ impl<'o> Session<'o> {
     }
 
     /// Posts rank `r`'s receive on (communicator, source, tag) (non-blocking if it
-    /// names a `request`); returns its handle.
+    /// names a `request`, with where its message may go); returns its handle.
     fn post_recv<R: Rules<Live<Posted>>>(
         &mut self,
         d: &mut Driver<R>,
         r: u32,
         (comm, from, tag): (u32, i32, i32),
         capacity: u64,
-        request: Option<u64>,
+        request: Option<(u64, Option<Region>)>,
     ) -> Result<Handle, Error> {
         let from = match from {
             abi::ANY_SOURCE => simpi_mpi::ANY_SOURCE,
@@ -942,8 +946,8 @@ impl<'o> Session<'o> {
                 handle: h,
                 comm,
             },
-            Some(q) => {
-                self.requests[r as usize].insert(q, (h, Req::Recv));
+            Some((q, into)) => {
+                self.requests[r as usize].insert(q, (h, Req::Recv(into)));
                 DCall::Irecv {
                     from,
                     tag,
@@ -961,10 +965,25 @@ impl<'o> Session<'o> {
     fn completed(&mut self, r: u32, h: Handle, kind: Req) -> Result<Completion, String> {
         match kind {
             Req::Send => Ok(completion(-1, 0, Vec::new())),
-            Req::Recv => self
-                .arrived
-                .remove(&h)
-                .ok_or_else(|| format!("rank {r}: a receive completed without its message")),
+            Req::Recv(into) => {
+                let m = self
+                    .arrived
+                    .remove(&h)
+                    .ok_or_else(|| format!("rank {r}: a receive completed without its message"))?;
+                let len = m.data.len() as u64;
+                match into {
+                    // A large message that fits: written where the rank will read it.
+                    Some(at) if len >= self.remote_min && len <= at.len => {
+                        remote::write(self.pids[r as usize], at.addr, &m.data).map_err(|e| format!("rank {r}: {e}"))?;
+                        Ok(Completion {
+                            data: Vec::new(),
+                            placed: Some(len),
+                            ..m
+                        })
+                    }
+                    _ => Ok(m),
+                }
+            }
             Req::Coll(key, me, at) => self.coll_result(r, key, me, at),
         }
     }
@@ -980,7 +999,7 @@ impl<'o> Session<'o> {
                     source: -1,
                     tag: 0,
                     data: Vec::new(),
-                    placed: true,
+                    placed: Some(at.len),
                 })
             }
             _ => Ok(completion(-1, 0, data)),
@@ -1024,7 +1043,7 @@ impl<'o> Session<'o> {
             }
             Awaiting::Nothing => Vec::new(),
             Awaiting::Data(data) => vec![completion(-1, 0, data)],
-            Awaiting::Recv(h) => vec![self.completed(r, h, Req::Recv)?],
+            Awaiting::Recv(h, into) => vec![self.completed(r, h, Req::Recv(into))?],
             Awaiting::Wait(list) => {
                 let mut v = Vec::with_capacity(list.len());
                 for (h, kind) in list {
@@ -1136,7 +1155,7 @@ fn completion(source: i32, tag: i32, data: Vec<u8>) -> Completion {
         source,
         tag,
         data,
-        placed: false,
+        placed: None,
     }
 }
 
