@@ -3,7 +3,7 @@
 //! send).
 
 use crate::client::{check_rank, check_tag, entry, Client, Failure, Pending, Status, Typed};
-use simpi_wire::{abi, Call};
+use simpi_wire::{abi, Call, Region};
 use std::ffi::{c_int, c_void};
 
 pub(crate) unsafe fn send(
@@ -15,14 +15,36 @@ pub(crate) unsafe fn send(
     tag: c_int,
     comm: usize,
 ) -> Result<(), Failure> {
-    if let Some((comm, to, data)) = send_args(c, buf, count, dt, dest, tag, comm)? {
-        c.call_ahead(Call::Send { comm, to, tag, data });
+    match send_args(c, buf, count, dt, dest, tag, comm)? {
+        // A large buffer the simulator reads itself: the rank waits until it did,
+        // since the program may change the buffer once MPI_Send returns.
+        Some((comm, to, (data, from @ Some(_)))) => {
+            c.call(Call::Send {
+                comm,
+                to,
+                tag,
+                data,
+                from,
+            });
+        }
+        Some((comm, to, (data, None))) => c.call_ahead(Call::Send {
+            comm,
+            to,
+            tag,
+            data,
+            from: None,
+        }),
+        None => {}
     }
     Ok(())
 }
 
+/// A message to send: its bytes packed, or where it lies (the bytes then empty).
+type Message = (Vec<u8>, Option<Region>);
+
 /// A send's checked arguments: the communicator's index, the destination and the
-/// message, or `None` for MPI_PROC_NULL.
+/// message (packed, or where it lies: see [`Client::region`]), or `None` for
+/// MPI_PROC_NULL.
 #[allow(clippy::too_many_arguments)]
 unsafe fn send_args(
     c: &Client,
@@ -32,14 +54,18 @@ unsafe fn send_args(
     dest: c_int,
     tag: c_int,
     comm: usize,
-) -> Result<Option<(u32, u32, Vec<u8>)>, Failure> {
+) -> Result<Option<(u32, u32, Message)>, Failure> {
     let cm = c.comm(comm)?;
     check_tag(tag, false)?;
     let t = c.typed(count.into(), dt)?;
-    match check_rank(&cm, dest, false)? {
-        Some(to) => Ok(Some((cm.index, to as u32, t.read(buf as *const u8)?))),
-        None => Ok(None),
-    }
+    let Some(to) = check_rank(&cm, dest, false)? else {
+        return Ok(None);
+    };
+    let message = match c.region(&t, buf) {
+        Some(at) => (Vec::new(), Some(at)),
+        None => (t.read(buf as *const u8)?, None),
+    };
+    Ok(Some((cm.index, to as u32, message)))
 }
 
 /// A receive's checked arguments: the communicator's index, the source (`None` for
@@ -106,7 +132,7 @@ pub(crate) unsafe fn isend(
     comm: usize,
     request: *mut usize,
 ) -> Result<(), Failure> {
-    let Some((comm, to, data)) = send_args(c, buf, count, dt, dest, tag, comm)? else {
+    let Some((comm, to, (data, from))) = send_args(c, buf, count, dt, dest, tag, comm)? else {
         *request = c.new_request(Pending::null()) as usize;
         return Ok(());
     };
@@ -117,6 +143,7 @@ pub(crate) unsafe fn isend(
         tag,
         request: q,
         data,
+        from,
     });
     *request = q as usize;
     Ok(())

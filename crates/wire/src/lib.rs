@@ -235,8 +235,12 @@ pub enum Call {
         to: u32,
         /// Tag.
         tag: i32,
-        /// The message.
+        /// The message (empty when `from` says where it lies).
         data: Vec<u8>,
+        /// Where the message lies in the rank's memory, for the simulator to read as
+        /// it takes the call (a large contiguous buffer: the rank then waits for the
+        /// reply, so that it cannot change the buffer before).
+        from: Option<Region>,
     },
     /// MPI_Recv: `from` may be [`abi::ANY_SOURCE`], `tag` [`abi::ANY_TAG`].
     Recv {
@@ -262,8 +266,11 @@ pub enum Call {
         tag: i32,
         /// The request.
         request: u64,
-        /// The message.
+        /// The message (empty when `from` says where it lies).
         data: Vec<u8>,
+        /// As for [`Call::Send`]; the rank may not change the buffer before the
+        /// request completes.
+        from: Option<Region>,
     },
     /// MPI_Irecv.
     Irecv {
@@ -561,12 +568,19 @@ impl Request {
 
 fn encode_call(w: &mut Writer, call: &Call) {
     match call {
-        Call::Send { comm, to, tag, data } => {
+        Call::Send {
+            comm,
+            to,
+            tag,
+            data,
+            from,
+        } => {
             w.u8(0);
             w.u32(*comm);
             w.u32(*to);
             w.i32(*tag);
             w.bytes(data);
+            region(w, *from);
         }
         Call::Recv {
             comm,
@@ -588,6 +602,7 @@ fn encode_call(w: &mut Writer, call: &Call) {
             tag,
             request,
             data,
+            from,
         } => {
             w.u8(2);
             w.u32(*comm);
@@ -595,6 +610,7 @@ fn encode_call(w: &mut Writer, call: &Call) {
             w.i32(*tag);
             w.u64(*request);
             w.bytes(data);
+            region(w, *from);
         }
         Call::Irecv {
             comm,
@@ -738,6 +754,7 @@ fn decode_call(r: &mut Reader<'_>) -> Result<Call, WireError> {
             to: r.u32()?,
             tag: r.i32()?,
             data: r.bytes()?,
+            from: read_region(r)?,
         },
         1 => Call::Recv {
             comm: r.u32()?,
@@ -752,6 +769,7 @@ fn decode_call(r: &mut Reader<'_>) -> Result<Call, WireError> {
             tag: r.i32()?,
             request: r.u64()?,
             data: r.bytes()?,
+            from: read_region(r)?,
         },
         3 => Call::Irecv {
             comm: r.u32()?,
@@ -932,6 +950,7 @@ mod tests {
                         to: 3,
                         tag: -5,
                         data: vec![1, 2, 3],
+                        from: None,
                     },
                 },
             },
@@ -1104,7 +1123,8 @@ mod tests {
                         to: 1,
                         tag: 4,
                         request: 3,
-                        data: vec![6; 5],
+                        data: Vec::new(),
+                        from: Some(Region { addr: 1 << 44, len: 5 }),
                     },
                 },
                 Timed {
@@ -1180,6 +1200,7 @@ mod tests {
                     to: 1,
                     tag: 0,
                     data: vec![7; 10],
+                    from: None,
                 },
             },
         }

@@ -98,17 +98,28 @@ int main(int argc, char **argv) {
             return 13;
     MPI_Type_free(&every_other);
 
-    /* Large messages that the simulator writes into the receive buffer: a blocking
-     * receive into a larger buffer (the status counts what came), a non-blocking one
-     * polled with MPI_Test, one completed by MPI_Waitany. */
+    /* Large messages that the simulator reads from the send buffer and writes into the
+     * receive buffer: blocking sends whose buffer changes once they return, a
+     * non-blocking one; a blocking receive into a larger buffer (the status counts
+     * what came), a non-blocking one polled with MPI_Test, one completed by
+     * MPI_Waitany. */
     if (size >= 2 && rank < 2) {
         double *c = malloc((N + 100) * sizeof(double));
         MPI_Status st;
         int n, done = 0, which;
         if (rank == 0) {
+            /* The buffer of a blocking send is the program's again once it returns. */
             MPI_Send(a, N, MPI_DOUBLE, 1, 5, MPI_COMM_WORLD);
+            for (int i = 0; i < N; i++)
+                a[i] = 3.0 * i;
             MPI_Send(a, N / 2, MPI_DOUBLE, 1, 6, MPI_COMM_WORLD);
+            for (int i = 0; i < N; i++)
+                a[i] = 5.0 * i;
             MPI_Send(a + 1, N / 4, MPI_DOUBLE, 1, 7, MPI_COMM_WORLD);
+            MPI_Isend(a, N / 8, MPI_DOUBLE, 1, 8, MPI_COMM_WORLD, &q);
+            MPI_Wait(&q, MPI_STATUS_IGNORE);
+            for (int i = 0; i < N; i++)
+                a[i] = -1;
         } else {
             MPI_Recv(c, N + 100, MPI_DOUBLE, 0, 5, MPI_COMM_WORLD, &st);
             MPI_Get_count(&st, MPI_DOUBLE, &n);
@@ -124,7 +135,7 @@ int main(int argc, char **argv) {
             if (n != N / 2)
                 return 16;
             for (int i = 0; i < N / 2; i++)
-                if (c[i] != i)
+                if (c[i] != 3.0 * i)
                     return 17;
             MPI_Irecv(c, N, MPI_DOUBLE, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &q);
             MPI_Waitany(1, &q, &which, &st);
@@ -132,8 +143,12 @@ int main(int argc, char **argv) {
             if (which != 0 || n != N / 4 || st.MPI_SOURCE != 0 || st.MPI_TAG != 7)
                 return 18;
             for (int i = 0; i < N / 4; i++)
-                if (c[i] != i + 1)
+                if (c[i] != 5.0 * (i + 1))
                     return 19;
+            MPI_Recv(c, N, MPI_DOUBLE, 0, 8, MPI_COMM_WORLD, &st);
+            for (int i = 0; i < N / 8; i++)
+                if (c[i] != 5.0 * i)
+                    return 20;
         }
         free(c);
     }

@@ -548,7 +548,9 @@ impl<'o> Session<'o> {
             self.call_at = self.call_at.saturating_add(ps);
         }
         let awaiting = match call {
-            Call::Send { comm, to, tag, data } => {
+            Call::Send {
+                comm, to, tag, data, ..
+            } => {
                 self.post_send(d, r, (comm, to, tag), data, None)?;
                 Awaiting::Nothing
             }
@@ -558,6 +560,7 @@ impl<'o> Session<'o> {
                 tag,
                 request,
                 data,
+                ..
             } => {
                 self.post_send(d, r, (comm, to, tag), data, Some(request))?;
                 Awaiting::Nothing
@@ -1006,18 +1009,19 @@ impl<'o> Session<'o> {
         }
     }
 
-    /// Reads from rank `r`'s memory the contributions its collective calls left
-    /// there ([`Collective::send_at`]): the rank waits for its last call, and may not
-    /// change the buffer of a non-blocking one before it completes.
+    /// Reads from rank `r`'s memory the data its calls left there (a collective's
+    /// [`Collective::send_at`], a send's `from`): the rank waits for its last call, and
+    /// may not change the buffer of a non-blocking one before it completes.
     fn fetch(&self, r: u32, t: &mut Timed) -> Result<(), Error> {
-        let c = match &mut t.call {
-            Call::Collective(c) | Call::ICollective { coll: c, .. } => c,
+        let (data, at) = match &mut t.call {
+            Call::Collective(c) | Call::ICollective { coll: c, .. } => (&mut c.data, c.send_at.take()),
+            Call::Send { data, from, .. } | Call::Isend { data, from, .. } => (data, from.take()),
             _ => return Ok(()),
         };
-        if let Some(at) = c.send_at.take() {
-            let len = usize::try_from(at.len)
-                .map_err(|_| Error::Input(format!("rank {r}: a collective buffer of {} bytes", at.len)))?;
-            c.data = remote::read_vec(self.pids[r as usize], at.addr, len)
+        if let Some(at) = at {
+            let len =
+                usize::try_from(at.len).map_err(|_| Error::Input(format!("rank {r}: a buffer of {} bytes", at.len)))?;
+            *data = remote::read_vec(self.pids[r as usize], at.addr, len)
                 .map_err(|e| Error::Input(format!("rank {r}: {e}")))?;
         }
         Ok(())
