@@ -35,6 +35,13 @@ int main(int argc, char **argv) {
         MPI_Send(&v, 1, MPI_INT, 1 - rank, 0, MPI_COMM_WORLD);
     }
     if (!strcmp(mode, "badrank")) MPI_Send(&v, 1, MPI_INT, 99, 0, MPI_COMM_WORLD);
+    /* A count far beyond the buffer (an erroneous program): 2^59 bytes. */
+    if (!strcmp(mode, "hugecount")) {
+        MPI_Datatype big;
+        MPI_Type_contiguous(1 << 26, MPI_DOUBLE, &big);
+        MPI_Type_commit(&big);
+        MPI_Allreduce(MPI_IN_PLACE, &v, 1 << 30, big, MPI_SUM, MPI_COMM_WORLD);
+    }
     if (!strcmp(mode, "errreturn")) {
         MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
         int e = MPI_Send(&v, 1, MPI_INT, 99, 0, MPI_COMM_WORLD);

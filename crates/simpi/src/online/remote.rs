@@ -55,7 +55,11 @@ pub fn read(pid: i32, addr: u64, buf: &mut [u8]) -> Result<(), String> {
 
 /// `len` bytes at `addr` of process `pid`, in a new vector (not zeroed first).
 pub fn read_vec(pid: i32, addr: u64, len: usize) -> Result<Vec<u8>, String> {
-    let mut v: Vec<u8> = Vec::with_capacity(len);
+    let mut v: Vec<u8> = Vec::new();
+    // A program's erroneous count can name more than this machine holds: an error,
+    // not an abort.
+    v.try_reserve_exact(len)
+        .map_err(|_| format!("cannot hold the {len} bytes at {addr:#x} of process {pid}"))?;
     let mut done = 0usize;
     while done < len {
         let local = libc::iovec {
