@@ -76,6 +76,9 @@ pub enum Pending {
     Done(Status),
     /// A non-blocking collective: what to do with the rank's result.
     Coll(Arc<Deliver>),
+    /// A request made of several of this rank's (MPI_Isendrecv, a non-blocking
+    /// neighborhood collective).
+    Compound(Arc<crate::compound::Compound>),
 }
 
 /// A persistent request (MPI_Send_init, MPI_Recv_init).
@@ -219,6 +222,8 @@ pub struct Client {
     pub persistent: HashMap<u64, Persistent>,
     /// The topologies of communicators that have one, by handle.
     pub topos: HashMap<u64, crate::topo::Topo>,
+    /// The duplicate each communicator's neighborhood collectives use, by handle.
+    pub shadows: HashMap<u64, u64>,
     /// Info objects, by handle.
     pub infos: HashMap<u64, crate::info::Info>,
     next_info: u64,
@@ -394,6 +399,7 @@ impl Client {
             ops: HashMap::new(),
             persistent: HashMap::new(),
             topos: HashMap::new(),
+            shadows: HashMap::new(),
             infos: HashMap::new(),
             next_info: FIRST_INFO,
             keyvals: HashMap::new(),

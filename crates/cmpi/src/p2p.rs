@@ -187,12 +187,14 @@ pub(crate) unsafe fn irecv(
 /// statuses (`statuses` null: ignored) and sets each to MPI_REQUEST_NULL.
 pub(crate) unsafe fn wait_all(c: &mut Client, requests: &mut [usize], statuses: *mut Status) -> Result<(), Failure> {
     let kinds = requests.iter().map(|&q| c.lookup(q)).collect::<Result<Vec<_>, _>>()?;
-    let in_flight: Vec<u64> = kinds
-        .iter()
-        .flatten()
-        .filter(|(_, k)| matches!(k, Pending::Send | Pending::Recv { .. } | Pending::Coll(_)))
-        .map(|&(q, _)| q)
-        .collect();
+    let mut in_flight: Vec<u64> = Vec::with_capacity(kinds.len());
+    for (q, k) in kinds.iter().flatten() {
+        match k {
+            Pending::Send | Pending::Recv { .. } | Pending::Coll(_) => in_flight.push(*q),
+            Pending::Compound(g) => in_flight.extend(g.in_flight(c)),
+            Pending::Done(_) => {}
+        }
+    }
     let mut done = if in_flight.is_empty() {
         Vec::new().into_iter()
     } else {
@@ -202,6 +204,7 @@ pub(crate) unsafe fn wait_all(c: &mut Client, requests: &mut [usize], statuses: 
         let status = match k {
             None => Status::new(abi::ANY_SOURCE, abi::ANY_TAG, 0),
             Some((_, Pending::Done(st))) => st,
+            Some((_, Pending::Compound(g))) => g.finish(c, &mut done)?,
             Some((_, kind)) => {
                 let m = done
                     .next()
@@ -235,6 +238,8 @@ pub(crate) unsafe fn delivered(kind: &Pending, m: simpi_wire::Completion) -> Res
         }
         Pending::Done(st) => *st,
         Pending::Send => Status::new(abi::ANY_SOURCE, abi::ANY_TAG, 0),
+        // Its parts have the completions (`Compound::finish`).
+        Pending::Compound(_) => return Err((abi::err::INTERN, "a compound request completed as one".to_string())),
     })
 }
 
@@ -409,6 +414,13 @@ pub unsafe extern "C" fn MPI_Test(request: *mut usize, flag: *mut c_int, status:
         };
         let st = match kind {
             Pending::Done(st) => st,
+            Pending::Compound(g) => match g.test(c)? {
+                Some(st) => st,
+                None => {
+                    *flag = 0;
+                    return Ok(());
+                }
+            },
             _ => {
                 let Some(m) = c.call(Call::Test { request: q }).into_iter().next() else {
                     *flag = 0;
@@ -497,11 +509,65 @@ pub unsafe extern "C" fn MPI_Sendrecv_replace(
     status: *mut Status,
 ) -> c_int {
     entry("MPI_Sendrecv_replace", |c| {
-        // The send packs the buffer at once, so the receive may then fill it.
+        // The send's data is taken before the receive can fill the buffer: packed at
+        // once, or (a large buffer) read by the simulator when it takes the calls
+        // that come with the receive, before it answers any.
         let mut q = [0usize; 1];
         isend(c, buf, count, datatype, dest, sendtag, comm, &mut q[0])?;
         recv(c, buf, count, datatype, source, recvtag, comm, status)?;
         wait_all(c, &mut q, std::ptr::null_mut())
+    })
+}
+
+/// # Safety
+/// As the MPI standard's; `request` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Isendrecv(
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: usize,
+    dest: c_int,
+    sendtag: c_int,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: usize,
+    source: c_int,
+    recvtag: c_int,
+    comm: usize,
+    request: *mut usize,
+) -> c_int {
+    entry("MPI_Isendrecv", |c| {
+        let mut q = [0usize; 2];
+        irecv(c, recvbuf, recvcount, recvtype, source, recvtag, comm, &mut q[0])?;
+        isend(c, sendbuf, sendcount, sendtype, dest, sendtag, comm, &mut q[1])?;
+        // Its status is the receive's.
+        *request = crate::compound::start(c, vec![q[0] as u64, q[1] as u64], Some(0)) as usize;
+        Ok(())
+    })
+}
+
+/// # Safety
+/// As the MPI standard's; `request` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Isendrecv_replace(
+    buf: *mut c_void,
+    count: c_int,
+    datatype: usize,
+    dest: c_int,
+    sendtag: c_int,
+    source: c_int,
+    recvtag: c_int,
+    comm: usize,
+    request: *mut usize,
+) -> c_int {
+    entry("MPI_Isendrecv_replace", |c| {
+        // As for MPI_Sendrecv_replace: the send's data is taken before the receive
+        // can fill the buffer.
+        let mut q = [0usize; 2];
+        isend(c, buf, count, datatype, dest, sendtag, comm, &mut q[1])?;
+        irecv(c, buf, count, datatype, source, recvtag, comm, &mut q[0])?;
+        *request = crate::compound::start(c, vec![q[0] as u64, q[1] as u64], Some(0)) as usize;
+        Ok(())
     })
 }
 

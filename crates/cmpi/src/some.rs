@@ -28,6 +28,14 @@ fn done_status(k: &Option<(u64, Pending)>) -> Status {
 /// freed and set to MPI_REQUEST_NULL.
 unsafe fn complete(c: &mut Client, requests: &mut [usize], how: Completing) -> Result<Vec<(usize, Status)>, Failure> {
     let kinds = kinds(c, requests)?;
+    if kinds.iter().flatten().any(|(_, k)| matches!(k, Pending::Compound(_))) {
+        return Err((
+            abi::err::UNSUPPORTED_OPERATION,
+            "the request of MPI_Isendrecv or of a neighborhood collective among several: only \
+             MPI_Wait, MPI_Waitall and MPI_Test take it (not simulated yet)"
+                .to_string(),
+        ));
+    }
     // Requests on MPI_PROC_NULL are done without asking anyone.
     let local: Vec<usize> = (0..requests.len())
         .filter(|&i| matches!(kinds[i], Some((_, Pending::Done(_)))))
@@ -238,8 +246,12 @@ pub unsafe extern "C" fn MPI_Request_free(request: *mut usize) -> c_int {
             if let Some(i) = p.active {
                 c.requests.remove(&i);
             }
-        } else if c.requests.remove(&q).is_none() {
-            return Err((abi::err::REQUEST, format!("request {q:#x} is not one of this rank's")));
+        } else {
+            match c.requests.remove(&q) {
+                None => return Err((abi::err::REQUEST, format!("request {q:#x} is not one of this rank's"))),
+                Some(Pending::Compound(g)) => g.free(c),
+                Some(_) => {}
+            }
         }
         // The operation goes on in the simulation; nobody waits for it.
         *request = abi::REQUEST_NULL as usize;
@@ -270,6 +282,14 @@ unsafe fn peek(c: &mut Client, q: usize) -> Result<Option<Status>, Failure> {
     Ok(match &kinds[0] {
         None => Some(empty()),
         Some((_, Pending::Done(st))) => Some(*st),
+        Some((_, Pending::Compound(_))) => {
+            return Err((
+                abi::err::UNSUPPORTED_OPERATION,
+                "the status of MPI_Isendrecv's or a neighborhood collective's request before it \
+                 completes (not simulated yet)"
+                    .to_string(),
+            ))
+        }
         Some((inner, kind)) => {
             let inner = *inner;
             let kind = kind.clone();

@@ -173,6 +173,62 @@ fn cart(c: &Client, comm: usize) -> Result<(Vec<c_int>, Vec<bool>), Failure> {
     }
 }
 
+/// The neighbors a neighborhood collective on a communicator exchanges with, in the
+/// standard's order, with the tags that keep its messages apart.
+pub struct Neighborhood {
+    /// Where each block of the receive buffer comes from (ranks in the
+    /// communicator, or MPI_PROC_NULL off a non-periodic edge), with the tag its
+    /// message carries.
+    pub sources: Vec<(c_int, c_int)>,
+    /// Where each block of the send buffer goes, with its tag.
+    pub dests: Vec<(c_int, c_int)>,
+}
+
+/// The neighborhood of this rank in `comm`'s topology, or MPI_ERR_TOPOLOGY. On a
+/// Cartesian grid the neighbors are, per dimension, the rank one step down then one
+/// step up; the same rank can be both (a periodic dimension of 1 or 2), so each
+/// message is tagged with the block the receiver keeps it in. Graph neighbors are
+/// taken in order (tag 0: several edges between two ranks match in order).
+pub fn neighborhood(c: &Client, comm: usize) -> Result<Neighborhood, Failure> {
+    let me = c.comm(comm)?.rank as c_int;
+    match c.topos.get(&(comm as u64)) {
+        Some(Topo::Cart { dims, periods }) => {
+            let at = coords_of(dims, me);
+            let mut list = Vec::with_capacity(2 * dims.len());
+            for d in 0..dims.len() {
+                for step in [-1, 1] {
+                    let mut x = at.clone();
+                    x[d] += step;
+                    list.push(rank_at(dims, periods, &x).unwrap_or(abi::PROC_NULL));
+                }
+            }
+            // Block 2d comes from one step down, 2d + 1 from one step up; what goes
+            // down arrives at the receiver from one step up, and the other way.
+            let sources = list.iter().enumerate().map(|(k, &r)| (r, k as c_int)).collect();
+            let dests = list.iter().enumerate().map(|(k, &r)| (r, (k ^ 1) as c_int)).collect();
+            Ok(Neighborhood { sources, dests })
+        }
+        Some(Topo::Graph { index, edges }) => {
+            let list: Vec<(c_int, c_int)> = neighbors(index, edges, me)?.into_iter().map(|r| (r, 0)).collect();
+            Ok(Neighborhood {
+                sources: list.clone(),
+                dests: list,
+            })
+        }
+        Some(Topo::DistGraph { sources, dests, .. }) => Ok(Neighborhood {
+            sources: sources.iter().map(|&r| (r, 0)).collect(),
+            dests: dests.iter().map(|&r| (r, 0)).collect(),
+        }),
+        None => Err((
+            abi::err::TOPOLOGY,
+            format!(
+                "{} has no topology: a neighborhood collective needs one",
+                c.comm(comm)?.name()
+            ),
+        )),
+    }
+}
+
 /// The coordinates of rank `r` in grid `dims` (row-major).
 fn coords_of(dims: &[c_int], mut r: c_int) -> Vec<c_int> {
     let mut out = vec![0; dims.len()];

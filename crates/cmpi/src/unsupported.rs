@@ -21,7 +21,6 @@ macro_rules! not_yet {
 
 not_yet! {
     MPI_Cancel
-    MPI_Neighbor_allgather MPI_Neighbor_alltoall
     MPI_Type_get_contents MPI_Type_create_darray
     MPI_Type_match_size MPI_Pack_external MPI_Unpack_external MPI_Pack_external_size
     MPI_Grequest_start MPI_Grequest_complete

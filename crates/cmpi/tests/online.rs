@@ -43,6 +43,7 @@ fn built() -> &'static PathBuf {
             "smpi",
             "big",
             "ahead",
+            "neighborhood",
         ] {
             let status = Command::new(env!("CARGO_BIN_EXE_simpicc"))
                 .args(["-O1", "-Wall", "-Werror", "-o"])
@@ -412,6 +413,13 @@ fn a_recorded_run_replays_bit_for_bit_and_another_program_is_refused() {
 fn a_fortran_program_that_uses_the_mpi_module_runs() {
     for ranks in [1, 3] {
         simulate("fortran_module", &[], ranks).unwrap_or_else(|e| panic!("{ranks} ranks: {e}"));
+    }
+}
+
+#[test]
+fn neighborhood_collectives_exchange_with_each_topology_s_neighbors_and_isendrecv_completes_as_one() {
+    for ranks in [1, 2, 3, 4] {
+        simulate("neighborhood", &[], ranks).unwrap_or_else(|e| panic!("{ranks} ranks: {e}"));
     }
 }
 
