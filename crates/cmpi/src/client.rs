@@ -97,6 +97,9 @@ pub enum Starter {
     P2p(Start),
     /// A collective (MPI_Bcast_init ...): makes the call, as its non-blocking form.
     Coll(Arc<crate::coll::CollStarter>),
+    /// A neighborhood collective (MPI_Neighbor_alltoall_init ...): starts its
+    /// exchange.
+    Neighbor(Arc<crate::neighborhood::NeighborStarter>),
 }
 
 /// The operation a persistent request starts: a send's or a receive's arguments.

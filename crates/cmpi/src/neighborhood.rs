@@ -1,18 +1,19 @@
 //! Neighborhood collectives (MPI_Neighbor_allgather, allgatherv, alltoall, alltoallv,
-//! alltoallw and their non-blocking forms): each rank sends to its out-neighbors and
+//! alltoallw, their non-blocking and persistent forms): each rank sends to its out-neighbors and
 //! receives from its in-neighbors in the communicator's topology (`topo::neighborhood`).
 //! They are point-to-point messages, as MPICH and Open MPI make them, so the network
 //! model times them as such. The messages travel on a duplicate of the communicator
 //! made at its first neighborhood collective (every member makes that call, in the
 //! same order), so they never match the program's own messages.
 
-use crate::client::{entry, Client, Failure, Status};
+use crate::client::{entry, Client, Failure, Starter, Status};
 use crate::comm::make;
 use crate::compound;
 use crate::p2p::{irecv, isend, wait_all};
 use crate::topo::{neighborhood, Neighborhood};
 use simpi_wire::{abi, CollKind};
 use std::ffi::{c_int, c_void};
+use std::sync::Arc;
 
 /// One block of a neighborhood exchange: a buffer, a count and a datatype.
 type Block = (*const c_void, c_int, usize);
@@ -120,21 +121,76 @@ fn same(buf: *const c_void, k: usize, count: c_int, dt: usize) -> Result<Vec<Blo
     Ok(vec![(buf, count, dt); k])
 }
 
-/// Runs `prepare` (which gives the neighborhood's send and receive blocks) and
-/// either waits for the exchange (`request` null) or gives its request.
+/// The send and receive blocks of a neighborhood collective's call.
+type Blocks = (Vec<Block>, Vec<Block>);
+
+/// Starts the exchange whose blocks `prepare` gives; returns its request.
+unsafe fn exchange(
+    c: &mut Client,
+    comm: usize,
+    prepare: impl FnOnce(&Client, &Neighborhood) -> Result<Blocks, Failure>,
+) -> Result<u64, Failure> {
+    let n = neighborhood(c, comm)?;
+    let (send, recv) = prepare(c, &n)?;
+    if send.iter().chain(&recv).any(|b| b.0 as usize == abi::IN_PLACE) {
+        return Err((abi::err::BUFFER, "MPI_IN_PLACE in a neighborhood collective".into()));
+    }
+    start(c, comm, &n, &send, &recv)
+}
+
+/// How a persistent neighborhood collective starts its exchange at each MPI_Start
+/// (reading the buffers then).
+pub struct NeighborStarter(Box<dyn Fn(&mut Client) -> Result<u64, Failure>>);
+
+// SAFETY: the rank's one thread calls MPI; the buffers are the program's, named by the
+// call that made the request.
+unsafe impl Send for NeighborStarter {}
+// SAFETY: as for Send.
+unsafe impl Sync for NeighborStarter {}
+
+impl NeighborStarter {
+    /// Starts the exchange; its request.
+    pub fn start(&self, c: &mut Client) -> Result<u64, Failure> {
+        (self.0)(c)
+    }
+}
+
+impl std::fmt::Debug for NeighborStarter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("NeighborStarter")
+    }
+}
+
+/// Makes the persistent request whose starts run `prepare`'s exchange.
+unsafe fn persistent(
+    name: &str,
+    comm: usize,
+    request: *mut usize,
+    prepare: impl Fn(&Client, &Neighborhood) -> Result<Blocks, Failure> + 'static,
+) -> c_int {
+    entry(name, |c| {
+        if request.is_null() {
+            return Err((abi::err::REQUEST, "a null request pointer".into()));
+        }
+        // The arguments are checked now, as by the other forms.
+        let n = neighborhood(c, comm)?;
+        prepare(c, &n)?;
+        let go = NeighborStarter(Box::new(move |c: &mut Client| exchange(c, comm, &prepare)));
+        *request = c.new_persistent(Starter::Neighbor(Arc::new(go))) as usize;
+        Ok(())
+    })
+}
+
+/// Runs `prepare`'s exchange and either waits for it (`request` null) or gives its
+/// request.
 unsafe fn run(
     name: &str,
     comm: usize,
     request: *mut usize,
-    prepare: impl FnOnce(&Client, &Neighborhood) -> Result<(Vec<Block>, Vec<Block>), Failure>,
+    prepare: impl FnOnce(&Client, &Neighborhood) -> Result<Blocks, Failure>,
 ) -> c_int {
     entry(name, |c| {
-        let n = neighborhood(c, comm)?;
-        let (send, recv) = prepare(c, &n)?;
-        if send.iter().chain(&recv).any(|b| b.0 as usize == abi::IN_PLACE) {
-            return Err((abi::err::BUFFER, "MPI_IN_PLACE in a neighborhood collective".into()));
-        }
-        let q = start(c, comm, &n, &send, &recv)?;
+        let q = exchange(c, comm, prepare)?;
         if request.is_null() {
             let mut qs = [q as usize];
             let mut st = [Status::default()];
@@ -146,10 +202,17 @@ unsafe fn run(
     })
 }
 
-/// Makes the blocking entry point `$b` and the non-blocking one `$nb` of the
-/// neighborhood collective whose blocks `$blocks` gives.
+/// Makes the blocking entry point `$b`, the non-blocking one `$nb` and the persistent
+/// one `$init` of the neighborhood collective whose blocks `$blocks` gives.
 macro_rules! neighborhood_collective {
-    ($b:ident $nb:ident ($($arg:ident: $ty:ty),*) $blocks:expr) => {
+    ($b:ident $nb:ident $init:ident ($($arg:ident: $ty:ty),*) $blocks:expr) => {
+        /// # Safety
+        /// As the MPI standard's; `request` is writable.
+        #[no_mangle]
+        pub unsafe extern "C" fn $init($($arg: $ty,)* comm: usize, _info: usize, request: *mut usize) -> c_int {
+            persistent(stringify!($init), comm, request, move |c, n| ($blocks)(c, n, $($arg),*))
+        }
+
         /// # Safety
         /// As the MPI standard's.
         #[no_mangle]
@@ -169,7 +232,7 @@ macro_rules! neighborhood_collective {
     };
 }
 
-neighborhood_collective!(MPI_Neighbor_allgather MPI_Ineighbor_allgather
+neighborhood_collective!(MPI_Neighbor_allgather MPI_Ineighbor_allgather MPI_Neighbor_allgather_init
 (sendbuf: *const c_void, sendcount: c_int, sendtype: usize, recvbuf: *mut c_void, recvcount: c_int, recvtype: usize)
 |c: &Client, n: &Neighborhood, sendbuf, sendcount, sendtype, recvbuf: *mut c_void, recvcount, recvtype| {
     Ok((
@@ -178,7 +241,7 @@ neighborhood_collective!(MPI_Neighbor_allgather MPI_Ineighbor_allgather
     ))
 });
 
-neighborhood_collective!(MPI_Neighbor_allgatherv MPI_Ineighbor_allgatherv
+neighborhood_collective!(MPI_Neighbor_allgatherv MPI_Ineighbor_allgatherv MPI_Neighbor_allgatherv_init
 (sendbuf: *const c_void, sendcount: c_int, sendtype: usize, recvbuf: *mut c_void, recvcounts: *const c_int, displs: *const c_int, recvtype: usize)
 |c: &Client, n: &Neighborhood, sendbuf, sendcount, sendtype, recvbuf: *mut c_void, recvcounts, displs, recvtype| {
     Ok((
@@ -187,7 +250,7 @@ neighborhood_collective!(MPI_Neighbor_allgatherv MPI_Ineighbor_allgatherv
     ))
 });
 
-neighborhood_collective!(MPI_Neighbor_alltoall MPI_Ineighbor_alltoall
+neighborhood_collective!(MPI_Neighbor_alltoall MPI_Ineighbor_alltoall MPI_Neighbor_alltoall_init
 (sendbuf: *const c_void, sendcount: c_int, sendtype: usize, recvbuf: *mut c_void, recvcount: c_int, recvtype: usize)
 |c: &Client, n: &Neighborhood, sendbuf, sendcount, sendtype, recvbuf: *mut c_void, recvcount, recvtype| {
     Ok((
@@ -196,7 +259,7 @@ neighborhood_collective!(MPI_Neighbor_alltoall MPI_Ineighbor_alltoall
     ))
 });
 
-neighborhood_collective!(MPI_Neighbor_alltoallv MPI_Ineighbor_alltoallv
+neighborhood_collective!(MPI_Neighbor_alltoallv MPI_Ineighbor_alltoallv MPI_Neighbor_alltoallv_init
 (sendbuf: *const c_void, sendcounts: *const c_int, sdispls: *const c_int, sendtype: usize, recvbuf: *mut c_void, recvcounts: *const c_int, rdispls: *const c_int, recvtype: usize)
 |c: &Client, n: &Neighborhood, sendbuf, sendcounts, sdispls, sendtype, recvbuf: *mut c_void, recvcounts, rdispls, recvtype| {
     Ok((
@@ -205,7 +268,7 @@ neighborhood_collective!(MPI_Neighbor_alltoallv MPI_Ineighbor_alltoallv
     ))
 });
 
-neighborhood_collective!(MPI_Neighbor_alltoallw MPI_Ineighbor_alltoallw
+neighborhood_collective!(MPI_Neighbor_alltoallw MPI_Ineighbor_alltoallw MPI_Neighbor_alltoallw_init
 (sendbuf: *const c_void, sendcounts: *const c_int, sdispls: *const isize, sendtypes: *const usize, recvbuf: *mut c_void, recvcounts: *const c_int, rdispls: *const isize, recvtypes: *const usize)
 |_c: &Client, n: &Neighborhood, sendbuf, sendcounts, sdispls, sendtypes, recvbuf: *mut c_void, recvcounts, rdispls, recvtypes| {
     Ok((

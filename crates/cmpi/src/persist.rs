@@ -83,6 +83,13 @@ unsafe fn start(c: &mut Client, q: usize) -> Result<(), Failure> {
             }
             return Ok(());
         }
+        Starter::Neighbor(go) => {
+            let inner = go.start(c)?;
+            if let Some(p) = c.persistent.get_mut(&(q as u64)) {
+                p.active = Some(inner);
+            }
+            return Ok(());
+        }
     };
     if s.recv {
         irecv(

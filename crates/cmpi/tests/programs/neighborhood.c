@@ -1,8 +1,8 @@
 /* Neighborhood collectives on a periodic grid (where one rank can be a neighbor in
  * both directions), a non-periodic one (MPI_PROC_NULL at the edges), a graph and a
- * distributed graph; their non-blocking forms; and MPI_Isendrecv(_replace). Every
- * value is checked against what the standard defines. Exits with the failed check's
- * number. */
+ * distributed graph; their non-blocking and persistent forms; and
+ * MPI_Isendrecv(_replace). Every value is checked against what the standard defines.
+ * Exits with the failed check's number. */
 #include <mpi.h>
 /* MPI_UNWEIGHTED is a small constant address (the MPI 5.0 ABI's): gcc takes it for an
  * empty array. */
@@ -79,6 +79,21 @@ int main(int argc, char **argv) {
     for (int k = 0; k < 4; k++)
         if (all[k] != src[k])
             return fail(6);
+
+    /* Persistent: each start reads the buffers as they are then. */
+    MPI_Neighbor_alltoall_init(sb, 1, MPI_INT, rb, 1, MPI_INT, grid, MPI_INFO_NULL, &q);
+    for (int round = 0; round < 2; round++) {
+        for (int k = 0; k < 4; k++) {
+            sb[k] = 100 * me + k + 10 * round;
+            rb[k] = -1;
+        }
+        MPI_Start(&q);
+        MPI_Wait(&q, MPI_STATUS_IGNORE);
+        for (int k = 0; k < 4; k++)
+            if (rb[k] != 100 * src[k] + (k ^ 1) + 10 * round)
+                return fail(15);
+    }
+    MPI_Request_free(&q);
 
     /* A line, not periodic: the ends have MPI_PROC_NULL neighbors, whose blocks stay. */
     int n1 = size, p1 = 0, lsrc[2];
