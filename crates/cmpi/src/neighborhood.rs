@@ -140,7 +140,10 @@ unsafe fn exchange(
 
 /// How a persistent neighborhood collective starts its exchange at each MPI_Start
 /// (reading the buffers then).
-pub struct NeighborStarter(Box<dyn Fn(&mut Client) -> Result<u64, Failure>>);
+pub struct NeighborStarter(Box<Go>);
+
+/// A neighborhood collective's start with its arguments bound.
+type Go = dyn Fn(&mut Client) -> Result<u64, Failure>;
 
 // SAFETY: the rank's one thread calls MPI; the buffers are the program's, named by the
 // call that made the request.
