@@ -481,7 +481,8 @@ pub enum Reply {
         /// The speed of the rank's simulated host, in flop/s (SMPI_SAMPLE_FLOPS).
         host_flops: f64,
         /// The smallest contiguous buffer a rank leaves in its memory for the
-        /// simulator to read or write ([`Collective::send_at`], `recv_at`);
+        /// simulator to read or write ([`Collective::send_at`] and `recv_at`, a
+        /// send's `from`, a receive's `into`);
         /// `u64::MAX`: none (the simulator cannot reach the ranks' memory).
         remote_min: u64,
     },

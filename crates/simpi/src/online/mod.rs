@@ -282,8 +282,8 @@ struct Session<'o> {
     annotations: Annotations,
     /// Each rank's process id.
     pids: Vec<i32>,
-    /// The smallest contiguous collective buffer the ranks leave in their memory
-    /// for this process to read and write (`u64::MAX`: it cannot reach them).
+    /// The smallest contiguous buffer the ranks leave in their memory for this
+    /// process to read and write (`u64::MAX`: it cannot reach them).
     remote_min: u64,
     /// Each rank's host speed, in flop/s.
     speeds: Vec<f64>,

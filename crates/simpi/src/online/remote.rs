@@ -1,11 +1,11 @@
 //! A rank's memory, read and written by the simulator itself (`process_vm_readv`,
 //! `process_vm_writev`: the ranks are this process's children, which the kernel lets
-//! it reach). One-sided communication moves its data this way, and collectives on
-//! large contiguous buffers skip the copies through the mailbox.
+//! it reach). One-sided communication moves its data this way, and collectives and
+//! messages on large contiguous buffers skip the copies through the mailbox.
 
-/// The smallest contiguous buffer of a collective that a rank leaves in place for
-/// the simulator (below it, packing into the mailbox costs less than the two system
-/// calls).
+/// The smallest contiguous buffer (a collective's, a message's) that a rank leaves
+/// in place for the simulator: below about 32 KiB, packing into the mailbox costs
+/// less than the system call's page walks (docs/performance.md).
 pub const MIN_BYTES: u64 = 64 << 10;
 
 /// Whether this process can read the memory of process `pid` (a container's
