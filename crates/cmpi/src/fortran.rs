@@ -548,3 +548,43 @@ pub unsafe extern "C" fn mpi_error_string_(
     let s: Vec<u8> = b[..(*n).max(0) as usize].iter().map(|&c| c as u8).collect();
     to_fortran(&s, text, len);
 }
+
+/// Makes `MPI_X_c2f` and `MPI_X_f2c` (and their `PMPI_` names, which some programs
+/// call directly) for each kind of handle: a handle is the same number in C and
+/// Fortran.
+macro_rules! handle_conversions {
+    ($($c2f:ident $f2c:ident $pc2f:ident $pf2c:ident)*) => {$(
+        /// The handle as a Fortran integer.
+        #[no_mangle]
+        pub extern "C" fn $c2f(handle: usize) -> Fint {
+            f(handle)
+        }
+        /// The Fortran integer as a handle.
+        #[no_mangle]
+        pub extern "C" fn $f2c(handle: Fint) -> usize {
+            h(handle)
+        }
+        /// As the `MPI_` form.
+        #[no_mangle]
+        pub extern "C" fn $pc2f(handle: usize) -> Fint {
+            f(handle)
+        }
+        /// As the `MPI_` form.
+        #[no_mangle]
+        pub extern "C" fn $pf2c(handle: Fint) -> usize {
+            h(handle)
+        }
+    )*};
+}
+
+handle_conversions! {
+    MPI_Comm_c2f MPI_Comm_f2c PMPI_Comm_c2f PMPI_Comm_f2c
+    MPI_Type_c2f MPI_Type_f2c PMPI_Type_c2f PMPI_Type_f2c
+    MPI_Group_c2f MPI_Group_f2c PMPI_Group_c2f PMPI_Group_f2c
+    MPI_Request_c2f MPI_Request_f2c PMPI_Request_c2f PMPI_Request_f2c
+    MPI_Op_c2f MPI_Op_f2c PMPI_Op_c2f PMPI_Op_f2c
+    MPI_Info_c2f MPI_Info_f2c PMPI_Info_c2f PMPI_Info_f2c
+    MPI_Win_c2f MPI_Win_f2c PMPI_Win_c2f PMPI_Win_f2c
+    MPI_Errhandler_c2f MPI_Errhandler_f2c PMPI_Errhandler_c2f PMPI_Errhandler_f2c
+    MPI_Message_c2f MPI_Message_f2c PMPI_Message_c2f PMPI_Message_f2c
+}

@@ -38,6 +38,11 @@ int main(int argc, char **argv) {
             int got = 0, found = 0;
             MPI_Mprobe(MPI_ANY_SOURCE, 6, MPI_COMM_WORLD, &m, &st);
             CHECK(10, st.MPI_SOURCE == 1 && st.MPI_TAG == 6 && m != MPI_MESSAGE_NULL);
+            /* A handle survives the trip through a Fortran integer. */
+            m = MPI_Message_f2c(MPI_Message_c2f(m));
+            CHECK(16, MPI_Comm_f2c(MPI_Comm_c2f(MPI_COMM_WORLD)) == MPI_COMM_WORLD &&
+                          MPI_Type_f2c(MPI_Type_c2f(MPI_INT)) == MPI_INT &&
+                          PMPI_Message_f2c(PMPI_Message_c2f(m)) == m);
             MPI_Mrecv(&got, 1, MPI_INT, &m, &st);
             CHECK(11, got == 60 && m == MPI_MESSAGE_NULL);
             while (!found)
