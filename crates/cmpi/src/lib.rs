@@ -27,6 +27,7 @@ mod errhan;
 mod fortran;
 mod group;
 mod info;
+mod large_count;
 mod layout;
 mod mprobe;
 mod neighborhood;

@@ -176,6 +176,27 @@ int main(int argc, char **argv) {
     MPI_Type_free(&idx);
     MPI_Type_free(&sub);
     CHECK(15, sub == MPI_DATATYPE_NULL);
+
+    /* The large-count forms: counts that fit an int work as the int forms; a larger
+     * one is refused with MPI_ERR_COUNT, not truncated. */
+    MPI_Count big;
+    MPI_Type_size_c(MPI_DOUBLE, &big);
+    CHECK(18, big == 8);
+    if (rank < 2) {
+        long long w[5] = {1, 2, 3, 4, 5}, r[8];
+        MPI_Status st;
+        if (rank == 0)
+            MPI_Send_c(w, 5, MPI_LONG_LONG, 1, 9, MPI_COMM_WORLD);
+        else {
+            MPI_Recv_c(r, 8, MPI_LONG_LONG, 0, 9, MPI_COMM_WORLD, &st);
+            MPI_Get_count_c(&st, MPI_LONG_LONG, &big);
+            CHECK(19, big == 5 && r[4] == 5);
+        }
+    }
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int err = MPI_Send_c(m, (MPI_Count)1 << 31, MPI_INT, rank, 0, MPI_COMM_WORLD), cls;
+    MPI_Error_class(err, &cls);
+    CHECK(20, cls == MPI_ERR_COUNT);
     MPI_Finalize();
     return 0;
 }
