@@ -572,6 +572,16 @@ int MPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true_lb,
                                MPI_Count *true_extent);
 int MPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count);
 int MPI_Status_set_elements_c(MPI_Status *status, MPI_Datatype datatype, MPI_Count count);
+/* Generalized requests: completed by the program; a wait or test of a completed one
+ * calls its query function, then its free function. */
+typedef int MPI_Grequest_query_function(void *extra_state, MPI_Status *status);
+typedef int MPI_Grequest_free_function(void *extra_state);
+typedef int MPI_Grequest_cancel_function(void *extra_state, int complete);
+int MPI_Grequest_start(MPI_Grequest_query_function *query_fn,
+                       MPI_Grequest_free_function *free_fn,
+                       MPI_Grequest_cancel_function *cancel_fn, void *extra_state,
+                       MPI_Request *request);
+int MPI_Grequest_complete(MPI_Request request);
 int MPI_Buffer_attach(void *buffer, int size);
 int MPI_Buffer_detach(void *buffer_addr, int *size);
 int MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
@@ -757,9 +767,6 @@ int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datat
     MPI_Aint *size);
 int MPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count);
 int MPI_Status_set_cancelled(MPI_Status *status, int flag);
-int MPI_Grequest_start(void *query_fn, void *free_fn, void *cancel_fn, void *extra_state,
-    MPI_Request *request);
-int MPI_Grequest_complete(MPI_Request request);
 int MPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root,
     MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]);
 int MPI_Comm_get_parent(MPI_Comm *parent);

@@ -79,6 +79,8 @@ pub enum Pending {
     /// A request made of several of this rank's (MPI_Isendrecv, a non-blocking
     /// neighborhood collective).
     Compound(Arc<crate::compound::Compound>),
+    /// A generalized request (MPI_Grequest_start): the program completes it.
+    Greq(Arc<crate::greq::Greq>),
 }
 
 /// A persistent request (MPI_Send_init, MPI_Recv_init).

@@ -25,6 +25,7 @@ mod datatype;
 mod env;
 mod errhan;
 mod fortran;
+mod greq;
 mod group;
 mod info;
 mod large_count;

@@ -183,6 +183,17 @@ pub(crate) unsafe fn irecv(
     Ok(())
 }
 
+/// A wait for a generalized request the program has not completed: only the main
+/// thread calls MPI, so nothing could complete it.
+fn never_completed() -> Failure {
+    (
+        abi::err::REQUEST,
+        "a wait for a generalized request that the program has not completed (with MPI called \
+         from one thread, nothing can complete it: it would never return)"
+            .to_string(),
+    )
+}
+
 /// Waits for `requests` (MPI_REQUEST_NULL entries complete at once), fills their
 /// statuses (`statuses` null: ignored) and sets each to MPI_REQUEST_NULL.
 pub(crate) unsafe fn wait_all(c: &mut Client, requests: &mut [usize], statuses: *mut Status) -> Result<(), Failure> {
@@ -192,7 +203,8 @@ pub(crate) unsafe fn wait_all(c: &mut Client, requests: &mut [usize], statuses: 
         match k {
             Pending::Send | Pending::Recv { .. } | Pending::Coll(_) => in_flight.push(*q),
             Pending::Compound(g) => in_flight.extend(g.in_flight(c)),
-            Pending::Done(_) => {}
+            Pending::Greq(g) if !g.is_done() => return Err(never_completed()),
+            Pending::Done(_) | Pending::Greq(_) => {}
         }
     }
     let mut done = if in_flight.is_empty() {
@@ -205,6 +217,11 @@ pub(crate) unsafe fn wait_all(c: &mut Client, requests: &mut [usize], statuses: 
             None => Status::new(abi::ANY_SOURCE, abi::ANY_TAG, 0),
             Some((_, Pending::Done(st))) => st,
             Some((_, Pending::Compound(g))) => g.finish(c, &mut done)?,
+            Some((_, Pending::Greq(g))) => {
+                // Its query function fills the status once the call is over.
+                g.finish(if statuses.is_null() { statuses } else { statuses.add(i) });
+                Status::new(abi::ANY_SOURCE, abi::ANY_TAG, 0)
+            }
             Some((_, kind)) => {
                 let m = done
                     .next()
@@ -240,6 +257,12 @@ pub(crate) unsafe fn delivered(kind: &Pending, m: simpi_wire::Completion) -> Res
         Pending::Send => Status::new(abi::ANY_SOURCE, abi::ANY_TAG, 0),
         // Its parts have the completions (`Compound::finish`).
         Pending::Compound(_) => return Err((abi::err::INTERN, "a compound request completed as one".to_string())),
+        Pending::Greq(_) => {
+            return Err((
+                abi::err::INTERN,
+                "a generalized request completed by the simulator".to_string(),
+            ))
+        }
     })
 }
 
@@ -414,6 +437,14 @@ pub unsafe extern "C" fn MPI_Test(request: *mut usize, flag: *mut c_int, status:
         };
         let st = match kind {
             Pending::Done(st) => st,
+            Pending::Greq(g) if !g.is_done() => {
+                *flag = 0;
+                return Ok(());
+            }
+            Pending::Greq(g) => {
+                g.finish(status);
+                Status::new(abi::ANY_SOURCE, abi::ANY_TAG, 0)
+            }
             Pending::Compound(g) => match g.test(c)? {
                 Some(st) => st,
                 None => {

@@ -28,11 +28,15 @@ fn done_status(k: &Option<(u64, Pending)>) -> Status {
 /// freed and set to MPI_REQUEST_NULL.
 unsafe fn complete(c: &mut Client, requests: &mut [usize], how: Completing) -> Result<Vec<(usize, Status)>, Failure> {
     let kinds = kinds(c, requests)?;
-    if kinds.iter().flatten().any(|(_, k)| matches!(k, Pending::Compound(_))) {
+    if kinds
+        .iter()
+        .flatten()
+        .any(|(_, k)| matches!(k, Pending::Compound(_) | Pending::Greq(_)))
+    {
         return Err((
             abi::err::UNSUPPORTED_OPERATION,
-            "the request of MPI_Isendrecv or of a neighborhood collective among several: only \
-             MPI_Wait, MPI_Waitall and MPI_Test take it (not simulated yet)"
+            "the request of MPI_Isendrecv, of a neighborhood collective or a generalized one among \
+             several: only MPI_Wait, MPI_Waitall and MPI_Test take it (not simulated yet)"
                 .to_string(),
         ));
     }
@@ -250,6 +254,7 @@ pub unsafe extern "C" fn MPI_Request_free(request: *mut usize) -> c_int {
             match c.requests.remove(&q) {
                 None => return Err((abi::err::REQUEST, format!("request {q:#x} is not one of this rank's"))),
                 Some(Pending::Compound(g)) => g.free(c),
+                Some(Pending::Greq(g)) => g.release(),
                 Some(_) => {}
             }
         }
@@ -282,7 +287,7 @@ unsafe fn peek(c: &mut Client, q: usize) -> Result<Option<Status>, Failure> {
     Ok(match &kinds[0] {
         None => Some(empty()),
         Some((_, Pending::Done(st))) => Some(*st),
-        Some((_, Pending::Compound(_))) => {
+        Some((_, Pending::Compound(_) | Pending::Greq(_))) => {
             return Err((
                 abi::err::UNSUPPORTED_OPERATION,
                 "the status of MPI_Isendrecv's or a neighborhood collective's request before it \

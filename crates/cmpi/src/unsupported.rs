@@ -23,7 +23,6 @@ not_yet! {
     MPI_Cancel
     MPI_Type_get_contents MPI_Type_create_darray
     MPI_Type_match_size MPI_Pack_external MPI_Unpack_external MPI_Pack_external_size
-    MPI_Grequest_start MPI_Grequest_complete
     MPI_Comm_spawn MPI_Comm_get_parent
     MPI_File_open MPI_File_close MPI_File_delete MPI_File_set_view
     MPI_File_read_at MPI_File_write_at MPI_File_read_at_all MPI_File_write_at_all

@@ -417,7 +417,7 @@ fn a_fortran_program_that_uses_the_mpi_module_runs() {
 }
 
 #[test]
-fn neighborhood_collectives_exchange_with_each_topology_s_neighbors_and_isendrecv_completes_as_one() {
+fn neighborhood_collectives_isendrecv_and_generalized_requests_complete_as_mpi_defines() {
     for ranks in [1, 2, 3, 4] {
         simulate("neighborhood", &[], ranks).unwrap_or_else(|e| panic!("{ranks} ranks: {e}"));
     }

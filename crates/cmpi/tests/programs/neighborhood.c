@@ -1,7 +1,7 @@
 /* Neighborhood collectives on a periodic grid (where one rank can be a neighbor in
  * both directions), a non-periodic one (MPI_PROC_NULL at the edges), a graph and a
- * distributed graph; their non-blocking and persistent forms; and
- * MPI_Isendrecv(_replace). Every value is checked against what the standard defines.
+ * distributed graph; their non-blocking and persistent forms; MPI_Isendrecv(_replace)
+ * and generalized requests. Every value is checked against what the standard defines.
  * Exits with the failed check's number. */
 #include <mpi.h>
 /* MPI_UNWEIGHTED is a small constant address (the MPI 5.0 ABI's): gcc takes it for an
@@ -13,6 +13,20 @@
 static int fail(int n) {
     fprintf(stderr, "check %d failed\n", n);
     return n;
+}
+
+/* A generalized request's status: tag 77, three ints (set through MPI). */
+static int query(void *state, MPI_Status *st) {
+    ((int *)state)[0]++;
+    st->MPI_SOURCE = MPI_UNDEFINED;
+    st->MPI_TAG = 77;
+    MPI_Status_set_elements(st, MPI_INT, 3);
+    return MPI_SUCCESS;
+}
+
+static int release(void *state) {
+    ((int *)state)[1]++;
+    return MPI_SUCCESS;
 }
 
 int main(int argc, char **argv) {
@@ -170,6 +184,27 @@ int main(int argc, char **argv) {
     MPI_Waitall(2, two, MPI_STATUSES_IGNORE);
     if (in2[0] != left || in2[1] != right)
         return fail(14);
+
+    /* A generalized request: not complete until the program says so; its query
+     * function gives the status (and may call MPI), its free function runs once. */
+    int calls[2] = {0, 0};
+    MPI_Grequest_start(query, release, NULL, calls, &q);
+    flag = 1;
+    MPI_Test(&q, &flag, &status);
+    if (flag || calls[0] || calls[1])
+        return fail(16);
+    MPI_Grequest_complete(q);
+    MPI_Wait(&q, &status);
+    if (q != MPI_REQUEST_NULL || status.MPI_TAG != 77 || calls[0] != 1 || calls[1] != 1)
+        return fail(17);
+    int n77;
+    MPI_Get_count(&status, MPI_INT, &n77);
+    if (n77 != 3)
+        return fail(18);
+    MPI_Grequest_start(query, release, NULL, calls, &q);
+    MPI_Request_free(&q);
+    if (calls[0] != 1 || calls[1] != 2)
+        return fail(19);
 
     free(index);
     free(edges);
