@@ -44,6 +44,7 @@ fn built() -> &'static PathBuf {
             "big",
             "ahead",
             "neighborhood",
+            "icoll_many",
         ] {
             let status = Command::new(env!("CARGO_BIN_EXE_simpicc"))
                 .args(["-O1", "-Wall", "-Werror", "-o"])
@@ -420,6 +421,13 @@ fn a_fortran_program_that_uses_the_mpi_module_runs() {
 fn neighborhood_collectives_isendrecv_and_generalized_requests_complete_as_mpi_defines() {
     for ranks in [1, 2, 3, 4] {
         simulate("neighborhood", &[], ranks).unwrap_or_else(|e| panic!("{ranks} ranks: {e}"));
+    }
+}
+
+#[test]
+fn non_blocking_collectives_in_flight_together_keep_their_messages_apart() {
+    for ranks in [1, 4, 5] {
+        simulate("icoll_many", &[], ranks).unwrap_or_else(|e| panic!("{ranks} ranks: {e}"));
     }
 }
 

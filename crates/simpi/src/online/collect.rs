@@ -186,7 +186,13 @@ impl Collectives {
         let r = rank as usize;
         let contributions = &inst.contributions;
         let send_counts = &inst.send_counts;
-        let missing = |i: usize| format!("collective #{seq}: rank {i}'s contribution is not there yet");
+        let missing = |i: usize| {
+            format!(
+                "collective #{seq} ({:?} on communicator {}): rank {rank} would get its result before rank \
+                 {i}'s contribution is there",
+                c.kind, c.comm
+            )
+        };
         let part = |i: usize| contributions[i].as_deref().ok_or_else(|| missing(i));
         let block = |data: &[u8], i: usize, len: usize| -> Result<Vec<u8>, String> {
             data.get(i * len..(i + 1) * len)

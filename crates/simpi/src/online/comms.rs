@@ -103,11 +103,13 @@ impl Comms {
         }
     }
 
-    /// A new index, if any is left.
+    /// A new index, if any is left: the lower half of the driver's, the upper half
+    /// keeps collective calls apart (`instance_comm` in `online/mod.rs`).
     fn next_index(&self) -> Result<u32, String> {
         let i = self.table.len() as u32;
-        if i >= simpi_mpi::driver::MAX_COMMS {
-            return Err(format!("more than {} communicators made", simpi_mpi::driver::MAX_COMMS));
+        let most = simpi_mpi::driver::MAX_COMMS / 2;
+        if i >= most {
+            return Err(format!("more than {most} communicators made"));
         }
         Ok(i)
     }

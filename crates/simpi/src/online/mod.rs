@@ -847,6 +847,8 @@ impl<'o> Session<'o> {
             let spec = spec_of(&c, at.size, at.me, c.root)?;
             (spec, self.colls.join(r, at, c).map_err(Error::Input)?)
         };
+        // Each call's messages match only its own: see `instance_comm`.
+        let comm = instance_comm(comm, key.2);
         let call = if kind == CollKind::Dup || idle {
             // Numbering the copy needs no message (SMPI's does not either); a rank of
             // the root's group other than the root takes no part.
@@ -1169,6 +1171,30 @@ fn aborted(r: u32, code: i32, message: &str) -> Error {
 
 fn engine_error(e: simpi_mpi::Error) -> Error {
     Error::Input(format!("simulation: {e}"))
+}
+
+/// Collective calls of one communicator that can be in flight together, each with its
+/// own matching context (slots are reused in turn).
+const INSTANCE_SLOTS: u64 = 1024;
+/// The first communicator index of those contexts: above every index the ranks' own
+/// communicators take (the driver numbers communicators below `MAX_COMMS`).
+const INSTANCE_BASE: u64 = (simpi_mpi::driver::MAX_COMMS / 2) as u64;
+
+/// The communicator index whose matching context carries the `seq`-th collective call
+/// on communicator `comm`. The algorithms' messages use fixed tags, so two calls in
+/// flight at once (non-blocking collectives, or a blocking one while a non-blocking
+/// one is pending) could match each other's messages when a rank's steps of the later
+/// call post a receive before those of the earlier one; the data would then be right
+/// (it is computed per call) but the times not, and a rank could finish a call before
+/// a contribution to it was made. MPI keeps collective calls apart; so does this.
+/// Past 2^19 communicators, the communicator's own context (no longer apart).
+fn instance_comm(comm: u32, seq: u64) -> u32 {
+    let at = INSTANCE_BASE + u64::from(comm) * INSTANCE_SLOTS + seq % INSTANCE_SLOTS;
+    if at < u64::from(simpi_mpi::driver::MAX_COMMS) {
+        at as u32
+    } else {
+        comm
+    }
 }
 
 /// Collective `c` as timed: of `kind`, with these per-rank byte counts, no data.
