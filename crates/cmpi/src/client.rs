@@ -229,6 +229,8 @@ pub struct Client {
     pub topos: HashMap<u64, crate::topo::Topo>,
     /// The duplicate each communicator's neighborhood collectives use, by handle.
     pub shadows: HashMap<u64, u64>,
+    /// Persistent collectives made so far on each communicator, by index.
+    pub persistent_colls: HashMap<u32, u64>,
     /// Info objects, by handle.
     pub infos: HashMap<u64, crate::info::Info>,
     next_info: u64,
@@ -405,6 +407,7 @@ impl Client {
             persistent: HashMap::new(),
             topos: HashMap::new(),
             shadows: HashMap::new(),
+            persistent_colls: HashMap::new(),
             infos: HashMap::new(),
             next_info: FIRST_INFO,
             keyvals: HashMap::new(),

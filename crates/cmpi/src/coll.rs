@@ -51,6 +51,8 @@ pub(crate) struct Prepared {
     data: Give,
     /// Where the simulator may write the result itself (see [`place`]).
     recv_at: Option<Region>,
+    /// A persistent collective's start: its request's and the start's numbers.
+    persistent: Option<(u64, u64)>,
     finish: Deliver,
 }
 
@@ -123,6 +125,7 @@ fn prepared(
         args,
         data: data.into(),
         recv_at: None,
+        persistent: None,
         finish: Deliver::new(finish),
     })
 }
@@ -141,6 +144,7 @@ fn call_of(p: &mut Prepared) -> Collective {
         data: std::mem::take(&mut p.data.data),
         send_at: p.data.at,
         recv_at: p.recv_at,
+        persistent: p.persistent,
     }
 }
 
@@ -163,8 +167,13 @@ pub(crate) unsafe fn nonblocking(c: &mut Client, mut p: Prepared, request: *mut 
 }
 
 /// How a persistent collective request makes its call at each MPI_Start (reading
-/// the buffers then).
-pub struct CollStarter(Box<Prepare>);
+/// the buffers then), with its number among the rank's persistent collectives on its
+/// communicator and the number of starts so far: the calls match by these.
+pub struct CollStarter {
+    prepare: Box<Prepare>,
+    id: u64,
+    starts: std::sync::atomic::AtomicU64,
+}
 
 /// A collective's prepare function with its arguments bound.
 type Prepare = dyn Fn(&mut Client) -> Result<Prepared, Failure>;
@@ -176,9 +185,25 @@ unsafe impl Send for CollStarter {}
 unsafe impl Sync for CollStarter {}
 
 impl CollStarter {
-    /// Prepares the call as it is now.
+    /// The starter of a persistent collective on the communicator of index `comm`
+    /// that `prepare` prepares.
+    fn new(c: &mut Client, comm: u32, prepare: Box<Prepare>) -> CollStarter {
+        let next = c.persistent_colls.entry(comm).or_insert(0);
+        let id = *next;
+        *next += 1;
+        CollStarter {
+            prepare,
+            id,
+            starts: std::sync::atomic::AtomicU64::new(0),
+        }
+    }
+
+    /// Prepares the call as it is now: the next start.
     pub fn prepare(&self, c: &mut Client) -> Result<Prepared, Failure> {
-        (self.0)(c)
+        let mut p = (self.prepare)(c)?;
+        let start = self.starts.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        p.persistent = Some((self.id, start));
+        Ok(p)
     }
 }
 
@@ -201,8 +226,8 @@ macro_rules! both {
         pub unsafe extern "C" fn $init($($arg: $ty,)* _info: usize, request: *mut usize) -> c_int {
             entry(stringify!($init), |c| {
                 // The arguments are checked now; each start reads the buffers.
-                $prep(c, $($arg),*)?;
-                let start = CollStarter(Box::new(move |c: &mut Client| unsafe { $prep(c, $($arg),*) }));
+                let index = $prep(c, $($arg),*)?.cm.index;
+                let start = CollStarter::new(c, index, Box::new(move |c: &mut Client| unsafe { $prep(c, $($arg),*) }));
                 *request = c.new_persistent(crate::client::Starter::Coll(Arc::new(start))) as usize;
                 Ok(())
             })
@@ -322,8 +347,8 @@ pub extern "C" fn MPI_Barrier(comm: usize) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Barrier_init(comm: usize, _info: usize, request: *mut usize) -> c_int {
     entry("MPI_Barrier_init", |c| {
-        c.comm(comm)?;
-        let start = CollStarter(Box::new(move |c: &mut Client| unsafe { barrier(c, comm) }));
+        let index = c.comm(comm)?.index;
+        let start = CollStarter::new(c, index, Box::new(move |c: &mut Client| unsafe { barrier(c, comm) }));
         *request = c.new_persistent(crate::client::Starter::Coll(Arc::new(start))) as usize;
         Ok(())
     })

@@ -64,6 +64,7 @@ pub(crate) fn make(c: &mut Client, parent: usize, kind: CollKind, data: Vec<u8>)
         data,
         send_at: None,
         recv_at: None,
+        persistent: None,
     }));
     let reply = done
         .into_iter()

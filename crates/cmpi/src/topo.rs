@@ -602,6 +602,7 @@ fn gather_all(c: &mut Client, comm: usize, data: Vec<u8>) -> Result<Vec<Vec<u8>>
             data,
             send_at: None,
             recv_at: None,
+            persistent: None,
         })
     };
     let bad = || (abi::err::INTERN, "a short reply".to_string());

@@ -158,6 +158,12 @@ pub struct Collective {
     /// exactly `len` bytes (a large contiguous receive buffer); the completion then
     /// says it did.
     pub recv_at: Option<Region>,
+    /// A persistent collective's start (MPI_Bcast_init ... then MPI_Start): the
+    /// request's number among the rank's persistent collectives on the communicator
+    /// (in the order they were made) and the start's number. Such calls match by
+    /// these, not by the order of the starts (MPI 4.0 lets ranks start them in any
+    /// order).
+    pub persistent: Option<(u64, u64)>,
 }
 
 /// Bytes of a rank's memory: `len` bytes from address `addr` of its process.
@@ -424,6 +430,9 @@ impl Completing {
 }
 
 /// What a rank sends to `simpi run`.
+// One request exists at a time on each side and is decoded in place: boxing its
+// large variant would cost an allocation per call for nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Request {
     /// The first message of a rank: it called MPI_Init.
@@ -708,6 +717,14 @@ fn encode_collective(w: &mut Writer, c: &Collective) {
     w.bytes(&c.data);
     region(w, c.send_at);
     region(w, c.recv_at);
+    match c.persistent {
+        None => w.u8(0),
+        Some((id, start)) => {
+            w.u8(1);
+            w.u64(id);
+            w.u64(start);
+        }
+    }
 }
 
 fn region(w: &mut Writer, at: Option<Region>) {
@@ -745,6 +762,11 @@ fn decode_collective(r: &mut Reader<'_>) -> Result<Collective, WireError> {
         data: r.bytes()?,
         send_at: read_region(r)?,
         recv_at: read_region(r)?,
+        persistent: match r.u8()? {
+            0 => None,
+            1 => Some((r.u64()?, r.u64()?)),
+            k => return Err(WireError(format!("unknown persistence marker {k}"))),
+        },
     })
 }
 
@@ -998,6 +1020,7 @@ mod tests {
                         data: vec![0; 16],
                         send_at: None,
                         recv_at: Some(Region { addr: 0x7f00, len: 16 }),
+                        persistent: Some((3, 70)),
                     }),
                 },
             },
@@ -1092,6 +1115,7 @@ mod tests {
                 data: Vec::new(),
                 send_at: Some(Region { addr: 1 << 40, len: 8 }),
                 recv_at: None,
+                persistent: None,
             };
             reqs.push(Request::Calls {
                 ahead: Vec::new(),

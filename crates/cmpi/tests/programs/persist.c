@@ -1,7 +1,8 @@
 /* Persistent requests: a ring exchange set up once and started three times (the send
  * buffer changes between starts; each receive must see the new value); an inactive
- * persistent request completes at once and keeps its handle. Exits with the failed
- * check's number. */
+ * persistent request completes at once and keeps its handle; persistent collectives
+ * started in different orders on different ranks. Exits with the failed check's
+ * number. */
 #include <mpi.h>
 #include <stdio.h>
 
@@ -77,6 +78,29 @@ int main(int argc, char **argv) {
     CHECK(9, two[0] != MPI_REQUEST_NULL && w2[0] == left && w2[1] == left && st[1].MPI_TAG == 11);
     MPI_Waitall(2, two, MPI_STATUSES_IGNORE);
     CHECK(10, two[0] == MPI_REQUEST_NULL && two[1] == MPI_REQUEST_NULL);
+
+    /* Persistent collectives match in the order they were made, not the order the
+     * ranks start them (MPI 4.0): rank 0 starts the broadcast first, the others the
+     * barrier; twice, with a new value each time. */
+    int a = -1;
+    MPI_Request pc[2];
+    MPI_Bcast_init(&a, 1, MPI_INT, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &pc[0]);
+    MPI_Barrier_init(MPI_COMM_WORLD, MPI_INFO_NULL, &pc[1]);
+    for (int round = 0; round < 2; round++) {
+        if (rank == 0) {
+            a = 42 + round;
+            MPI_Start(&pc[0]);
+            MPI_Start(&pc[1]);
+        } else {
+            a = -1;
+            MPI_Start(&pc[1]);
+            MPI_Start(&pc[0]);
+        }
+        MPI_Waitall(2, pc, MPI_STATUSES_IGNORE);
+        CHECK(11, a == 42 + round);
+    }
+    MPI_Request_free(&pc[0]);
+    MPI_Request_free(&pc[1]);
     MPI_Finalize();
     return 0;
 }

@@ -37,6 +37,10 @@ struct Instance {
     roots: Vec<u32>,
 }
 
+/// The bit of a [`CallKey`]'s number that marks a persistent collective's start (the
+/// rest: its request's number, then the start's).
+pub const PERSISTENT: u64 = 1 << 63;
+
 /// MPI_ROOT and MPI_PROC_NULL as a collective's root field carries them.
 const ROOT: u32 = abi::ROOT as u32;
 
@@ -74,9 +78,16 @@ impl Collectives {
         c: Collective,
         first_group: Option<usize>,
     ) -> Result<CallKey, String> {
-        let next = self.next[world as usize].entry(c.comm).or_insert(0);
-        let seq = *next;
-        *next += 1;
+        let seq = match c.persistent {
+            // A persistent collective's start: by its request's and start's numbers,
+            // whatever order the ranks start their requests in.
+            Some((id, start)) => PERSISTENT | (id & 0x7fff_ffff) << 32 | (start & 0xffff_ffff),
+            None => {
+                let next = self.next[world as usize].entry(c.comm).or_insert(0);
+                *next += 1;
+                *next - 1
+            }
+        };
         let key = (c.comm, at.leader, seq);
         let rank = at.me;
         let size = at.size as usize;
@@ -95,6 +106,7 @@ impl Collectives {
                 data: Vec::new(),
                 send_at: None,
                 recv_at: None,
+                persistent: c.persistent,
             },
             first_rank: rank,
             contributions: vec![None; size],
@@ -438,6 +450,7 @@ mod tests {
             data,
             send_at: None,
             recv_at: None,
+            persistent: None,
         }
     }
 

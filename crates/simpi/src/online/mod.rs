@@ -1174,7 +1174,8 @@ fn engine_error(e: simpi_mpi::Error) -> Error {
 }
 
 /// Collective calls of one communicator that can be in flight together, each with its
-/// own matching context (slots are reused in turn).
+/// own matching context: half the slots for calls in order (reused in turn), half for
+/// persistent collectives' starts (by a hash of their numbers).
 const INSTANCE_SLOTS: u64 = 1024;
 /// The first communicator index of those contexts: above every index the ranks' own
 /// communicators take (the driver numbers communicators below `MAX_COMMS`).
@@ -1189,7 +1190,13 @@ const INSTANCE_BASE: u64 = (simpi_mpi::driver::MAX_COMMS / 2) as u64;
 /// a contribution to it was made. MPI keeps collective calls apart; so does this.
 /// Past 2^19 communicators, the communicator's own context (no longer apart).
 fn instance_comm(comm: u32, seq: u64) -> u32 {
-    let at = INSTANCE_BASE + u64::from(comm) * INSTANCE_SLOTS + seq % INSTANCE_SLOTS;
+    let half = INSTANCE_SLOTS / 2;
+    let slot = if seq & collect::PERSISTENT == 0 {
+        seq % half
+    } else {
+        half + (seq.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32) % half
+    };
+    let at = INSTANCE_BASE + u64::from(comm) * INSTANCE_SLOTS + slot;
     if at < u64::from(simpi_mpi::driver::MAX_COMMS) {
         at as u32
     } else {
@@ -1211,6 +1218,7 @@ fn timing(c: &Collective, kind: CollKind, send_counts: Vec<u64>, recv_counts: Ve
         data: Vec::new(),
         send_at: None,
         recv_at: None,
+        persistent: None,
     }
 }
 

@@ -427,6 +427,7 @@ impl Session<'_> {
             data: Vec::new(),
             send_at: None,
             recv_at: None,
+            persistent: None,
         };
         let (key, me) = self.post_collective(d, r, barrier, None)?;
         Ok(Awaiting::Coll(key, me, None))
