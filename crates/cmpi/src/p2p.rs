@@ -396,6 +396,23 @@ pub unsafe extern "C" fn MPI_Waitall(count: c_int, requests: *mut usize, statuse
     })
 }
 
+/// Starts the halves of a send-receive: (buffer, count, datatype, partner, tag) of
+/// each; gives the receive's request, then the send's.
+///
+/// # Safety
+/// The buffers hold their elements until the requests complete.
+unsafe fn start_sendrecv(
+    c: &mut Client,
+    (sbuf, scount, stype, dest, stag): (*const c_void, c_int, usize, c_int, c_int),
+    (rbuf, rcount, rtype, source, rtag): (*mut c_void, c_int, usize, c_int, c_int),
+    comm: usize,
+) -> Result<[usize; 2], Failure> {
+    let mut q = [0usize; 2];
+    irecv(c, rbuf, rcount, rtype, source, rtag, comm, &mut q[0])?;
+    isend(c, sbuf, scount, stype, dest, stag, comm, &mut q[1])?;
+    Ok(q)
+}
+
 /// # Safety
 /// As the MPI standard's.
 #[no_mangle]
@@ -414,9 +431,8 @@ pub unsafe extern "C" fn MPI_Sendrecv(
     status: *mut Status,
 ) -> c_int {
     entry("MPI_Sendrecv", |c| {
-        let mut q = [0usize; 2];
-        irecv(c, recvbuf, recvcount, recvtype, source, recvtag, comm, &mut q[0])?;
-        isend(c, sendbuf, sendcount, sendtype, dest, sendtag, comm, &mut q[1])?;
+        let send = (sendbuf, sendcount, sendtype, dest, sendtag);
+        let mut q = start_sendrecv(c, send, (recvbuf, recvcount, recvtype, source, recvtag), comm)?;
         let mut st = [Status::default(); 2];
         wait_all(c, &mut q, st.as_mut_ptr())?;
         st[0].store(status);
@@ -568,9 +584,8 @@ pub unsafe extern "C" fn MPI_Isendrecv(
     request: *mut usize,
 ) -> c_int {
     entry("MPI_Isendrecv", |c| {
-        let mut q = [0usize; 2];
-        irecv(c, recvbuf, recvcount, recvtype, source, recvtag, comm, &mut q[0])?;
-        isend(c, sendbuf, sendcount, sendtype, dest, sendtag, comm, &mut q[1])?;
+        let send = (sendbuf, sendcount, sendtype, dest, sendtag);
+        let q = start_sendrecv(c, send, (recvbuf, recvcount, recvtype, source, recvtag), comm)?;
         // Its status is the receive's.
         *request = crate::compound::start(c, vec![q[0] as u64, q[1] as u64], Some(0)) as usize;
         Ok(())

@@ -29,28 +29,8 @@ pub fn reachable(pid: i32) -> bool {
 
 /// Reads `buf.len()` bytes at `addr` of process `pid`.
 pub fn read(pid: i32, addr: u64, buf: &mut [u8]) -> Result<(), String> {
-    let mut done = 0usize;
-    while done < buf.len() {
-        let local = libc::iovec {
-            iov_base: buf[done..].as_mut_ptr() as *mut libc::c_void,
-            iov_len: buf.len() - done,
-        };
-        let remote = libc::iovec {
-            iov_base: addr.wrapping_add(done as u64) as *mut libc::c_void,
-            iov_len: buf.len() - done,
-        };
-        // SAFETY: `local` is this process's writable buffer; the kernel checks `remote`.
-        let n = unsafe { libc::process_vm_readv(pid, &local, 1, &remote, 1, 0) };
-        if n <= 0 {
-            return Err(format!(
-                "cannot read {} bytes at {addr:#x} of process {pid}: {}",
-                buf.len(),
-                std::io::Error::last_os_error()
-            ));
-        }
-        done += n as usize;
-    }
-    Ok(())
+    // SAFETY: `buf` is this process's, writable for its length.
+    unsafe { read_raw(pid, addr, buf.as_mut_ptr(), buf.len()) }
 }
 
 /// `len` bytes at `addr` of process `pid`, in a new vector (not zeroed first).
@@ -60,19 +40,32 @@ pub fn read_vec(pid: i32, addr: u64, len: usize) -> Result<Vec<u8>, String> {
     // not an abort.
     v.try_reserve_exact(len)
         .map_err(|_| format!("cannot hold the {len} bytes at {addr:#x} of process {pid}"))?;
+    // SAFETY: the spare capacity holds `len` bytes; once all are written they are
+    // the vector's.
+    unsafe {
+        read_raw(pid, addr, v.as_mut_ptr(), len)?;
+        v.set_len(len);
+    }
+    Ok(v)
+}
+
+/// Reads `len` bytes at `addr` of process `pid` into `to`.
+///
+/// # Safety
+/// `to` is writable for `len` bytes.
+unsafe fn read_raw(pid: i32, addr: u64, to: *mut u8, len: usize) -> Result<(), String> {
     let mut done = 0usize;
     while done < len {
         let local = libc::iovec {
-            iov_base: v.spare_capacity_mut()[done..].as_mut_ptr() as *mut libc::c_void,
+            iov_base: to.add(done) as *mut libc::c_void,
             iov_len: len - done,
         };
         let remote = libc::iovec {
             iov_base: addr.wrapping_add(done as u64) as *mut libc::c_void,
             iov_len: len - done,
         };
-        // SAFETY: `local` is this vector's spare capacity, which the kernel writes;
-        // it checks `remote`.
-        let n = unsafe { libc::process_vm_readv(pid, &local, 1, &remote, 1, 0) };
+        // The kernel writes `local` and checks `remote`.
+        let n = libc::process_vm_readv(pid, &local, 1, &remote, 1, 0);
         if n <= 0 {
             return Err(format!(
                 "cannot read {len} bytes at {addr:#x} of process {pid}: {}",
@@ -81,9 +74,7 @@ pub fn read_vec(pid: i32, addr: u64, len: usize) -> Result<Vec<u8>, String> {
         }
         done += n as usize;
     }
-    // SAFETY: the kernel wrote all `len` bytes.
-    unsafe { v.set_len(len) };
-    Ok(v)
+    Ok(())
 }
 
 /// Writes `data` at `addr` of process `pid`.
