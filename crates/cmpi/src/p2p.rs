@@ -15,7 +15,7 @@ pub(crate) unsafe fn send(
     tag: c_int,
     comm: usize,
 ) -> Result<(), Failure> {
-    match send_args(c, buf, count, dt, dest, tag, comm)? {
+    match send_args(c, buf, count, dt, dest, tag, comm, true)? {
         // A large buffer the simulator reads itself: the rank waits until it did,
         // since the program may change the buffer once MPI_Send returns.
         Some((comm, to, (data, from @ Some(_)))) => {
@@ -43,8 +43,8 @@ pub(crate) unsafe fn send(
 type Message = (Vec<u8>, Option<Region>);
 
 /// A send's checked arguments: the communicator's index, the destination and the
-/// message (packed, or where it lies: see [`Client::region`]), or `None` for
-/// MPI_PROC_NULL.
+/// message (packed, or, if `may_stay`, where it lies: see [`Client::region`]), or
+/// `None` for MPI_PROC_NULL.
 #[allow(clippy::too_many_arguments)]
 unsafe fn send_args(
     c: &Client,
@@ -54,6 +54,7 @@ unsafe fn send_args(
     dest: c_int,
     tag: c_int,
     comm: usize,
+    may_stay: bool,
 ) -> Result<Option<(u32, u32, Message)>, Failure> {
     let cm = c.comm(comm)?;
     check_tag(tag, false)?;
@@ -61,7 +62,7 @@ unsafe fn send_args(
     let Some(to) = check_rank(&cm, dest, false)? else {
         return Ok(None);
     };
-    let message = match c.region(&t, buf) {
+    let message = match c.region(&t, buf).filter(|_| may_stay) {
         Some(at) => (Vec::new(), Some(at)),
         None => (t.read(buf as *const u8)?, None),
     };
@@ -132,7 +133,19 @@ pub(crate) unsafe fn isend(
     comm: usize,
     request: *mut usize,
 ) -> Result<(), Failure> {
-    let Some((comm, to, (data, from))) = send_args(c, buf, count, dt, dest, tag, comm)? else {
+    isend_from(c, (buf, count, dt), (dest, tag, comm), true, request)
+}
+
+/// MPI_Isend; the buffer is packed at once unless `may_stay` (the program keeps it
+/// unchanged until the request completes, so the simulator may read it later).
+unsafe fn isend_from(
+    c: &mut Client,
+    (buf, count, dt): (*const c_void, c_int, usize),
+    (dest, tag, comm): (c_int, c_int, usize),
+    may_stay: bool,
+    request: *mut usize,
+) -> Result<(), Failure> {
+    let Some((comm, to, (data, from))) = send_args(c, buf, count, dt, dest, tag, comm, may_stay)? else {
         *request = c.new_request(Pending::null()) as usize;
         return Ok(());
     };
@@ -299,8 +312,9 @@ unsafe fn bsend(
     (buf, count, datatype): (*const c_void, c_int, usize),
     (dest, tag, comm): (c_int, c_int, usize),
 ) -> Result<(), Failure> {
+    // The program may change the buffer once the call returns: packed now.
     let mut q = 0usize;
-    isend(c, buf, count, datatype, dest, tag, comm, &mut q)?;
+    isend_from(c, (buf, count, datatype), (dest, tag, comm), false, &mut q)?;
     c.requests.remove(&(q as u64));
     Ok(())
 }

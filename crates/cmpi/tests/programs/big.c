@@ -99,8 +99,8 @@ int main(int argc, char **argv) {
     MPI_Type_free(&every_other);
 
     /* Large messages that the simulator reads from the send buffer and writes into the
-     * receive buffer: blocking sends whose buffer changes once they return, a
-     * non-blocking one; a blocking receive into a larger buffer (the status counts
+     * receive buffer: blocking and buffered sends whose buffer changes once they
+     * return, a non-blocking one; a blocking receive into a larger buffer (the status counts
      * what came), a non-blocking one polled with MPI_Test, one completed by
      * MPI_Waitany. */
     if (size >= 2 && rank < 2) {
@@ -117,6 +117,12 @@ int main(int argc, char **argv) {
                 a[i] = 5.0 * i;
             MPI_Send(a + 1, N / 4, MPI_DOUBLE, 1, 7, MPI_COMM_WORLD);
             MPI_Isend(a, N / 8, MPI_DOUBLE, 1, 8, MPI_COMM_WORLD, &q);
+            MPI_Wait(&q, MPI_STATUS_IGNORE);
+            /* Buffered sends: the buffer is the program's again at once. */
+            MPI_Bsend(a, N / 8, MPI_DOUBLE, 1, 9, MPI_COMM_WORLD);
+            for (int i = 0; i < N; i++)
+                a[i] = 7.0 * i;
+            MPI_Ibsend(a, N / 8, MPI_DOUBLE, 1, 10, MPI_COMM_WORLD, &q);
             MPI_Wait(&q, MPI_STATUS_IGNORE);
             for (int i = 0; i < N; i++)
                 a[i] = -1;
@@ -149,6 +155,14 @@ int main(int argc, char **argv) {
             for (int i = 0; i < N / 8; i++)
                 if (c[i] != 5.0 * i)
                     return 20;
+            MPI_Recv(c, N, MPI_DOUBLE, 0, 9, MPI_COMM_WORLD, &st);
+            for (int i = 0; i < N / 8; i++)
+                if (c[i] != 5.0 * i)
+                    return 21;
+            MPI_Recv(c, N, MPI_DOUBLE, 0, 10, MPI_COMM_WORLD, &st);
+            for (int i = 0; i < N / 8; i++)
+                if (c[i] != 7.0 * i)
+                    return 22;
         }
         free(c);
     }
