@@ -45,13 +45,18 @@ impl Status {
         (self.private[0] as u32 as u64) | ((self.private[1] as u32 as u64) << 32)
     }
 
-    /// Writes `self` to `p` unless it is MPI_STATUS_IGNORE.
+    /// Writes `self` to `p` unless it is MPI_STATUS_IGNORE, leaving its MPI_ERROR
+    /// field as the program set it: MPI sets that field only where a call completing
+    /// several requests returns MPI_ERR_IN_STATUS, which simpi never does.
     ///
     /// # Safety
     /// `p` is null or points to a writable `MPI_Status`.
     pub unsafe fn store(self, p: *mut Status) {
         if !p.is_null() {
-            *p = self;
+            *p = Status {
+                error: (*p).error,
+                ..self
+            };
         }
     }
 }

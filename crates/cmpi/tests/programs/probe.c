@@ -52,8 +52,11 @@ int main(int argc, char **argv) {
             MPI_Imrecv(&got, 1, MPI_INT, &m, &q);
             MPI_Wait(&q, &st);
             CHECK(13, got == 50 && st.MPI_SOURCE == 1);
+            /* A call that completes one request leaves the status's MPI_ERROR. */
+            st.MPI_ERROR = MPI_ERR_DIMS;
             MPI_Mprobe(MPI_PROC_NULL, 0, MPI_COMM_WORLD, &m, &st);
-            CHECK(14, m == MPI_MESSAGE_NO_PROC && st.MPI_SOURCE == MPI_PROC_NULL);
+            CHECK(14, m == MPI_MESSAGE_NO_PROC && st.MPI_SOURCE == MPI_PROC_NULL &&
+                          st.MPI_ERROR == MPI_ERR_DIMS);
             MPI_Mrecv(&got, 1, MPI_INT, &m, &st);
             CHECK(15, m == MPI_MESSAGE_NULL && st.MPI_SOURCE == MPI_PROC_NULL);
         }
