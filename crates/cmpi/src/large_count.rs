@@ -3,7 +3,7 @@
 //! larger one is refused with MPI_ERR_COUNT (not simulated yet), never truncated.
 
 use crate::client::{entry, Status};
-use crate::coll::{MPI_Allreduce, MPI_Bcast, MPI_Reduce};
+use crate::coll::{MPI_Allreduce, MPI_Alltoallv, MPI_Bcast, MPI_Reduce};
 use crate::datatype::{
     MPI_Get_elements_x, MPI_Status_set_elements_x, MPI_Type_contiguous, MPI_Type_get_extent_x,
     MPI_Type_get_true_extent_x, MPI_Type_size_x,
@@ -195,4 +195,73 @@ pub unsafe extern "C" fn MPI_Get_elements_c(status: *const Status, datatype: usi
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Status_set_elements_c(status: *mut Status, datatype: usize, count: Count) -> c_int {
     MPI_Status_set_elements_x(status, datatype, count)
+}
+
+/// `n` counts or displacements as ints, or `None` if one does not fit.
+///
+/// # Safety
+/// `v` holds `n` values (or is null with `n` 0).
+unsafe fn narrow_all<T: Copy + TryInto<c_int>>(v: *const T, n: usize) -> Option<Vec<c_int>> {
+    (0..n).map(|i| (*v.add(i)).try_into().ok()).collect()
+}
+
+/// # Safety
+/// As the MPI standard's.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Alltoallv_c(
+    sendbuf: *const c_void,
+    sendcounts: *const Count,
+    sdispls: *const isize,
+    sendtype: usize,
+    recvbuf: *mut c_void,
+    recvcounts: *const Count,
+    rdispls: *const isize,
+    recvtype: usize,
+    comm: usize,
+) -> c_int {
+    const NAME: &str = "MPI_Alltoallv_c";
+    let mut peers = 0usize;
+    let rc = entry(NAME, |c| {
+        peers = c.comm(comm)?.peers() as usize;
+        if peers > 0
+            && [
+                sendcounts.is_null(),
+                recvcounts.is_null(),
+                sdispls.is_null(),
+                rdispls.is_null(),
+            ]
+            .contains(&true)
+        {
+            return Err((abi::err::ARG, "a null array of counts or displacements".into()));
+        }
+        Ok(())
+    });
+    if rc != abi::err::SUCCESS {
+        return rc;
+    }
+    let arrays = (
+        narrow_all(sendcounts, peers),
+        narrow_all(sdispls, peers),
+        narrow_all(recvcounts, peers),
+        narrow_all(rdispls, peers),
+    );
+    let (Some(sc), Some(sd), Some(rc), Some(rd)) = arrays else {
+        return entry(NAME, |_| {
+            Err((
+                abi::err::COUNT,
+                "a count or displacement beyond 2^31 - 1 (not simulated yet)".to_string(),
+            ))
+        });
+    };
+    MPI_Alltoallv(
+        sendbuf,
+        sc.as_ptr(),
+        sd.as_ptr(),
+        sendtype,
+        recvbuf,
+        rc.as_ptr(),
+        rd.as_ptr(),
+        recvtype,
+        comm,
+    )
 }

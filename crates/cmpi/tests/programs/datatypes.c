@@ -4,6 +4,7 @@
 #include <mpi.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define CHECK(n, cond)                                                      \
@@ -193,6 +194,23 @@ int main(int argc, char **argv) {
             CHECK(19, big == 5 && r[4] == 5);
         }
     }
+    /* Alltoallv with MPI_Count counts and MPI_Aint displacements: one int each. */
+    int *ta = malloc(size * sizeof(int)), *tb = malloc(size * sizeof(int));
+    MPI_Count *tc = malloc(size * sizeof(MPI_Count));
+    MPI_Aint *td = malloc(size * sizeof(MPI_Aint));
+    for (int r = 0; r < size; r++) {
+        ta[r] = 100 * rank + r;
+        tb[r] = -1;
+        tc[r] = 1;
+        td[r] = r;
+    }
+    MPI_Alltoallv_c(ta, tc, td, MPI_INT, tb, tc, td, MPI_INT, MPI_COMM_WORLD);
+    for (int r = 0; r < size; r++)
+        CHECK(21, tb[r] == 100 * r + rank);
+    free(ta);
+    free(tb);
+    free(tc);
+    free(td);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     int err = MPI_Send_c(m, (MPI_Count)1 << 31, MPI_INT, rank, 0, MPI_COMM_WORLD), cls;
     MPI_Error_class(err, &cls);
