@@ -890,7 +890,44 @@ impl Typed {
     }
 }
 
+/// Data a call gives the simulator: packed, or where it lies in the rank's memory for
+/// the simulator to read ([`Client::region`]; `data` is then empty).
+pub struct Give {
+    /// The packed bytes.
+    pub data: Vec<u8>,
+    /// Where the bytes lie instead.
+    pub at: Option<Region>,
+}
+
+impl Give {
+    /// Bytes given.
+    pub fn len(&self) -> u64 {
+        self.at.map_or(self.data.len() as u64, |r| r.len)
+    }
+}
+
+impl From<Vec<u8>> for Give {
+    fn from(data: Vec<u8>) -> Give {
+        Give { data, at: None }
+    }
+}
+
 impl Client {
+    /// `t`'s elements at `buf`: left in place if `may_stay` and
+    /// [`Client::region`] allows, else packed.
+    ///
+    /// # Safety
+    /// `buf` holds the elements.
+    pub unsafe fn give(&self, t: &Typed, buf: *const std::ffi::c_void, may_stay: bool) -> Result<Give, Failure> {
+        Ok(match self.region(t, buf).filter(|_| may_stay) {
+            Some(at) => Give {
+                data: Vec::new(),
+                at: Some(at),
+            },
+            None => t.read(buf as *const u8)?.into(),
+        })
+    }
+
     /// Where `t`'s elements at `buf` may stay for the simulator to read or write them
     /// itself, saving the copies through the mailbox: a contiguous run of at least
     /// the simulator's `remote_min` bytes.

@@ -7,7 +7,7 @@
 //! says what to send and what to do with the answer; `both!` makes the blocking and
 //! the non-blocking entry point of each.
 
-use crate::client::{entry, Client, Comm, Deliver, Failure, Pending, Typed};
+use crate::client::{entry, Client, Comm, Deliver, Failure, Give, Pending, Typed};
 use crate::op::{fold, UserOp};
 use simpi_wire::{abi, Call, CollKind, Collective, Region};
 use std::ffi::{c_int, c_void};
@@ -65,46 +65,15 @@ impl Prepared {
     }
 }
 
-/// What a rank gives a collective: its data packed, or where it lies in the rank's
-/// memory for the simulator to read.
-struct Give {
-    data: Vec<u8>,
-    at: Option<Region>,
-}
-
-impl Give {
-    /// Bytes given.
-    fn len(&self) -> u64 {
-        self.at.map_or(self.data.len() as u64, |r| r.len)
-    }
-}
-
-impl From<Vec<u8>> for Give {
-    fn from(data: Vec<u8>) -> Give {
-        Give { data, at: None }
-    }
-}
-
-/// Where `t`'s elements at `buf` may stay (see [`Client::region`]). The simulator
-/// reads a contribution as it takes the call, which the rank waits for (or,
-/// non-blocking, must not change the buffer before it completes), and writes a result
-/// while the rank waits for it.
-fn place(c: &Client, t: &Typed, buf: *const c_void) -> Option<Region> {
-    c.region(t, buf)
-}
-
-/// `t`'s elements at `buf`, given in place (see [`place`]) or packed.
+/// `t`'s elements at `buf` as a contribution: left in place for the simulator, which
+/// reads it as it takes the call (the rank waits for it, or, non-blocking, must not
+/// change the buffer before it completes), or packed. Results are written in place
+/// while the rank waits for them ([`Client::region`]).
 ///
 /// # Safety
 /// `buf` holds the elements.
 unsafe fn give(c: &Client, t: &Typed, buf: *const c_void) -> Result<Give, Failure> {
-    Ok(match place(c, t, buf) {
-        Some(at) => Give {
-            data: Vec::new(),
-            at: Some(at),
-        },
-        None => t.read(buf as *const u8)?.into(),
-    })
+    c.give(t, buf, true)
 }
 
 fn prepared(
@@ -380,7 +349,7 @@ pub(crate) unsafe fn bcast(
     } else {
         Vec::new().into()
     };
-    let landing = (part == Role::Other).then(|| place(c, &t, buf)).flatten();
+    let landing = (part == Role::Other).then(|| c.region(&t, buf)).flatten();
     let a = Args::new(CollKind::Bcast, root, t.bytes());
     Ok(prepared(cm, a, data, move |out| match part {
         Role::Other => t.write(buf as *mut u8, &out),
@@ -414,7 +383,7 @@ unsafe fn reduce(
     };
     let (mut a, user) = reduction(c, CollKind::Reduce, op, &t)?;
     a.root = root;
-    let landing = (me && user.is_none()).then(|| place(c, &t, recvbuf)).flatten();
+    let landing = (me && user.is_none()).then(|| c.region(&t, recvbuf)).flatten();
     Ok(prepared(cm, a, data, move |out| {
         if me {
             t.write(recvbuf as *mut u8, &reduced(user, &t, datatype, out)?)?;
@@ -440,7 +409,7 @@ unsafe fn everyone(
     let t = c.typed(count.into(), datatype)?;
     let data = contribution(c, sendbuf, recvbuf, &t)?;
     let (a, user) = reduction(c, kind, op, &t)?;
-    let landing = user.is_none().then(|| place(c, &t, recvbuf)).flatten();
+    let landing = user.is_none().then(|| c.region(&t, recvbuf)).flatten();
     Ok(prepared(cm, a, data, move |out| {
         let out = reduced(user, &t, datatype, out)?;
         if !out.is_empty() {
@@ -577,7 +546,7 @@ unsafe fn gather(
         _ => data.len(),
     };
     let all = recv.as_ref().map(|r| r.with_count(r.count * n));
-    let landing = all.as_ref().and_then(|all| place(c, all, recvbuf));
+    let landing = all.as_ref().and_then(|all| c.region(all, recvbuf));
     let a = Args::new(CollKind::Gather, root, unit);
     Ok(prepared(cm, a, data, move |out| match &all {
         Some(all) => all.write(recvbuf as *mut u8, &out),
@@ -612,7 +581,7 @@ unsafe fn allgather(
         Some(_) => data.len().max(r.bytes()),
         None => data.len(),
     };
-    let landing = place(c, &all, recvbuf);
+    let landing = c.region(&all, recvbuf);
     let a = Args::new(CollKind::Allgather, 0, unit);
     Ok(prepared(cm, a, data, move |out| all.write(recvbuf as *mut u8, &out))?.landing(landing))
 }
@@ -647,7 +616,7 @@ unsafe fn scatter(
         Role::Other => (Vec::new().into(), recv.clone()?.bytes()),
     };
     let landing = match &recv {
-        Ok(r) if !quiet => place(c, r, recvbuf),
+        Ok(r) if !quiet => c.region(r, recvbuf),
         _ => None,
     };
     let a = Args::new(CollKind::Scatter, root, block);
@@ -687,7 +656,7 @@ unsafe fn alltoall(
         Some(_) => s.bytes().max(r.bytes()),
         None => s.bytes(),
     };
-    let landing = place(c, &all, recvbuf);
+    let landing = c.region(&all, recvbuf);
     let a = Args::new(CollKind::Alltoall, 0, unit);
     Ok(prepared(cm, a, data, move |out| all.write(recvbuf as *mut u8, &out))?.landing(landing))
 }

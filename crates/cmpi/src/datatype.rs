@@ -421,16 +421,21 @@ pub unsafe extern "C" fn MPI_Type_get_true_extent(datatype: usize, lb: *mut isiz
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Get_count(status: *const Status, datatype: usize, count: *mut c_int) -> c_int {
     entry("MPI_Get_count", |c| {
-        let size = c.layout(datatype)?.size;
-        let bytes = (*status).bytes();
-        *count = match bytes.checked_div(size) {
-            Some(k) if bytes.is_multiple_of(size) => c_int::try_from(k).unwrap_or(abi::UNDEFINED),
-            // A zero-size datatype: zero elements of it, whatever arrived.
-            None if bytes == 0 => 0,
-            _ => abi::UNDEFINED,
-        };
+        let n = whole_elements(c.layout(datatype)?.size, (*status).bytes());
+        *count = n.and_then(|n| c_int::try_from(n).ok()).unwrap_or(abi::UNDEFINED);
         Ok(())
     })
+}
+
+/// How many elements of `size` bytes `bytes` are (MPI_Get_count); `None` if not a
+/// whole number (MPI_UNDEFINED).
+pub(crate) fn whole_elements(size: u64, bytes: u64) -> Option<u64> {
+    match bytes.checked_div(size) {
+        Some(k) if bytes.is_multiple_of(size) => Some(k),
+        // A zero-size datatype: zero elements of it, whatever arrived.
+        None if bytes == 0 => Some(0),
+        _ => None,
+    }
 }
 
 /// # Safety

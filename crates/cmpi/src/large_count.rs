@@ -5,7 +5,7 @@
 use crate::client::{entry, Status};
 use crate::coll::{MPI_Allreduce, MPI_Alltoallv, MPI_Bcast, MPI_Reduce};
 use crate::datatype::{
-    MPI_Get_elements_x, MPI_Status_set_elements_x, MPI_Type_contiguous, MPI_Type_get_extent_x,
+    whole_elements, MPI_Get_elements_x, MPI_Status_set_elements_x, MPI_Type_contiguous, MPI_Type_get_extent_x,
     MPI_Type_get_true_extent_x, MPI_Type_size_x,
 };
 use crate::p2p::{MPI_Irecv, MPI_Isend, MPI_Recv, MPI_Rsend, MPI_Send, MPI_Ssend};
@@ -150,14 +150,10 @@ pub unsafe extern "C" fn MPI_Type_contiguous_c(count: Count, old: usize, out: *m
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Get_count_c(status: *const Status, datatype: usize, count: *mut Count) -> c_int {
     entry("MPI_Get_count_c", |c| {
-        let size = c.layout(datatype)?.size;
-        let bytes = (*status).bytes();
-        *count = match bytes.checked_div(size) {
-            Some(k) if bytes.is_multiple_of(size) => Count::try_from(k).unwrap_or(Count::from(abi::UNDEFINED)),
-            // A zero-size datatype: zero elements of it, whatever arrived.
-            None if bytes == 0 => 0,
-            _ => Count::from(abi::UNDEFINED),
-        };
+        let n = whole_elements(c.layout(datatype)?.size, (*status).bytes());
+        *count = n
+            .and_then(|n| Count::try_from(n).ok())
+            .unwrap_or(Count::from(abi::UNDEFINED));
         Ok(())
     })
 }

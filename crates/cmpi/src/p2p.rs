@@ -2,8 +2,8 @@
 //! standard sends (the protocol's thresholds decide eager or rendezvous, as for any
 //! send).
 
-use crate::client::{check_rank, check_tag, entry, Client, Failure, Pending, Status, Typed};
-use simpi_wire::{abi, Call, Region};
+use crate::client::{check_rank, check_tag, entry, Client, Failure, Give, Pending, Status, Typed};
+use simpi_wire::{abi, Call};
 use std::ffi::{c_int, c_void};
 
 pub(crate) unsafe fn send(
@@ -18,7 +18,14 @@ pub(crate) unsafe fn send(
     match send_args(c, buf, count, dt, dest, tag, comm, true)? {
         // A large buffer the simulator reads itself: the rank waits until it did,
         // since the program may change the buffer once MPI_Send returns.
-        Some((comm, to, (data, from @ Some(_)))) => {
+        Some((
+            comm,
+            to,
+            Give {
+                data,
+                at: from @ Some(_),
+            },
+        )) => {
             c.call(Call::Send {
                 comm,
                 to,
@@ -27,7 +34,7 @@ pub(crate) unsafe fn send(
                 from,
             });
         }
-        Some((comm, to, (data, None))) => c.call_ahead(Call::Send {
+        Some((comm, to, Give { data, at: None })) => c.call_ahead(Call::Send {
             comm,
             to,
             tag,
@@ -38,9 +45,6 @@ pub(crate) unsafe fn send(
     }
     Ok(())
 }
-
-/// A message to send: its bytes packed, or where it lies (the bytes then empty).
-type Message = (Vec<u8>, Option<Region>);
 
 /// A send's checked arguments: the communicator's index, the destination and the
 /// message (packed, or, if `may_stay`, where it lies: see [`Client::region`]), or
@@ -55,18 +59,14 @@ unsafe fn send_args(
     tag: c_int,
     comm: usize,
     may_stay: bool,
-) -> Result<Option<(u32, u32, Message)>, Failure> {
+) -> Result<Option<(u32, u32, Give)>, Failure> {
     let cm = c.comm(comm)?;
     check_tag(tag, false)?;
     let t = c.typed(count.into(), dt)?;
     let Some(to) = check_rank(&cm, dest, false)? else {
         return Ok(None);
     };
-    let message = match c.region(&t, buf).filter(|_| may_stay) {
-        Some(at) => (Vec::new(), Some(at)),
-        None => (t.read(buf as *const u8)?, None),
-    };
-    Ok(Some((cm.index, to as u32, message)))
+    Ok(Some((cm.index, to as u32, c.give(&t, buf, may_stay)?)))
 }
 
 /// A receive's checked arguments: the communicator's index, the source (`None` for
@@ -145,7 +145,7 @@ unsafe fn isend_from(
     may_stay: bool,
     request: *mut usize,
 ) -> Result<(), Failure> {
-    let Some((comm, to, (data, from))) = send_args(c, buf, count, dt, dest, tag, comm, may_stay)? else {
+    let Some((comm, to, Give { data, at: from })) = send_args(c, buf, count, dt, dest, tag, comm, may_stay)? else {
         *request = c.new_request(Pending::null()) as usize;
         return Ok(());
     };
