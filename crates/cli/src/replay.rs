@@ -152,6 +152,12 @@ pub struct ReplayArgs {
     /// queue: head-of-line blocking).
     #[arg(long, value_parser = values::queues)]
     queues: Option<bool>,
+    /// Packet model: `minimal` (the platform's routes), or on a dragonfly `valiant`
+    /// (each packet through a random group) or `ugal` (UGAL-L: minimal or one random
+    /// detour, whichever has the shorter queue times hops); --seed draws the detours
+    /// [default: minimal].
+    #[arg(long, value_parser = values::routing)]
+    routing: Option<simpi::Routing>,
     /// Packet model: what the hosts do around the network, `smpi` (SMPI's protocol,
     /// --preset and its changes) or `loggops` (LogGOPS's -o -g -G -O -S; messages cross
     /// the network instead of taking -L, as the LogGOPSim + InfiniBand thesis couples
@@ -602,6 +608,7 @@ fn arg(s: Setting) -> (&'static str, &'static str) {
         Setting::PacketBuffer => ("packet_buffer", "--packet-buffer"),
         Setting::RouterDelay => ("router_delay", "--router-delay"),
         Setting::Queues => ("queues", "--queues"),
+        Setting::Routing => ("routing", "--routing"),
         Setting::Protocol => ("protocol", "--protocol"),
         Setting::Noise => ("noise", "--noise"),
         Setting::NoiseCosched => ("noise_cosched", "--noise-cosched"),
@@ -640,6 +647,7 @@ pub(crate) fn settings(a: &ReplayArgs, m: &ArgMatches) -> ReplaySettings {
             buffer: a.packet_buffer,
             router_delay: a.router_delay,
             voq: a.queues,
+            routing: a.routing,
         },
         protocol: a.protocol.unwrap_or(settings::HostProtocol::Smpi),
         mapping: match a.mapping {

@@ -29,7 +29,7 @@ pub use flow_params::FlowParams;
 pub use loggops::LogGops;
 pub use model::{LinkLoad, NetworkModel, NoNetwork, Token};
 pub use packet::PacketNetwork;
-pub use packet_params::PacketParams;
+pub use packet_params::{PacketParams, Routing};
 pub use piecewise::Piecewise;
 pub use simpi_platform::{HostId, Platform, PlatformError};
 pub use stochastic::{Scoreboard, StochasticNetwork};

@@ -20,20 +20,28 @@
 //! - **Arbitration**: an output port serves, in round-robin, the inputs whose head
 //!   packet wants it: buffers of upstream links, and each message waiting to be
 //!   injected at its source (so messages from one host share its link fairly, as flows
-//!   do). A head packet that waits for its output blocks the packets behind it in the
-//!   same buffer (head-of-line blocking).
+//!   do). With `transit_first`, injections get the port only when no buffer's packet
+//!   can take it. A head packet that waits for its output blocks the packets behind it
+//!   in the same buffer (head-of-line blocking).
+//! - **Routing**: each packet's route is chosen when it is injected: the platform's
+//!   minimal route, or on a dragonfly Valiant's detour through a random group or
+//!   UGAL-L's choice between the two. Random choices are keyed by (seed, message,
+//!   packet), so they do not depend on the order events happen in.
 //!
 //! Every event is ordered by (time, sequence), so a run is deterministic.
 
 use crate::model::{LinkLoad, NetworkModel, Token};
-use crate::packet_params::PacketParams;
+use crate::packet_params::{PacketParams, Routing};
 use crate::Error;
-use simpi_kernel::{EventQueue, IdHashMap, MixHashMap, SimTime};
+use simpi_kernel::{EventQueue, IdHashMap, MixHashMap, Rng, SimTime};
 use simpi_platform::{HostId, Platform, Policy};
 use std::collections::VecDeque;
 
 /// No input, port or packet.
 const NONE: u32 = u32::MAX;
+
+/// First word of the keys of the routing's random choices (see `Rng::keyed`).
+const DETOUR_KEY: u64 = 0x6465_746f_7572;
 
 /// A link seen from its sending end.
 struct Port {
@@ -61,6 +69,9 @@ struct Port {
     packets: u64,
     /// Bytes sent, headers included.
     bytes: u64,
+    /// Packets in the input buffers before this port that will leave on it (the
+    /// queue UGAL-L looks at).
+    queued: u32,
 }
 
 /// Where packets wait before a port: a router's input buffer, or a message not yet
@@ -82,6 +93,8 @@ struct Input {
 #[derive(Clone, Copy)]
 struct Packet {
     msg: u32,
+    /// Its route (messages' packets may take different ones).
+    route: u32,
     /// Index in the route of the link it crosses next (or is crossing).
     hop: u16,
     /// Bytes on the wire, header included.
@@ -92,7 +105,12 @@ struct Packet {
 
 struct Message {
     token: Token,
+    /// Its minimal route; packets may take detours.
     route: u32,
+    /// Number of the message among all started, for the routing's random choices.
+    serial: u64,
+    src: HostId,
+    dst: HostId,
     packets: u32,
     /// Payload bytes of the message (the last packet carries the rest).
     bytes: u64,
@@ -139,6 +157,10 @@ pub struct PacketNetwork<'p> {
     voq: MixHashMap<(u32, u16, u32), u32>,
     /// Route index by `src << 32 | dst`.
     routes: IdHashMap<u64, u32>,
+    /// Route index of detours by source, destination and intermediate group.
+    detours: MixHashMap<(u32, u32, u64), u32>,
+    /// Messages started so far.
+    started: u64,
     /// Ports of each route, in travel order.
     route_ports: Vec<Box<[u32]>>,
     inputs: Vec<Input>,
@@ -157,6 +179,12 @@ impl<'p> PacketNetwork<'p> {
     /// A network over `platform` with `params` (checked).
     pub fn new(platform: &'p Platform, params: PacketParams) -> Result<PacketNetwork<'p>, Error> {
         params.validate()?;
+        if params.routing != Routing::Minimal && !platform.has_detours() {
+            return Err(Error::BadParameter(format!(
+                "routing {}: the platform has no dragonfly, the only topology with detours; use minimal",
+                params.routing.name()
+            )));
+        }
         Ok(PacketNetwork {
             platform,
             params,
@@ -165,6 +193,8 @@ impl<'p> PacketNetwork<'p> {
             ports: Vec::new(),
             voq: Default::default(),
             routes: IdHashMap::default(),
+            detours: Default::default(),
+            started: 0,
             route_ports: Vec::new(),
             inputs: Vec::new(),
             free_inputs: Vec::new(),
@@ -220,6 +250,7 @@ impl<'p> PacketNetwork<'p> {
             buffers: Vec::new(),
             packets: 0,
             bytes: 0,
+            queued: 0,
         });
         self.link_of.push(l.0);
         self.port_of.insert(l.0, id);
@@ -232,6 +263,13 @@ impl<'p> PacketNetwork<'p> {
             return Ok(r);
         }
         let links = self.platform.route(src, dst)?.links;
+        let id = self.intern(src, dst, links)?;
+        self.routes.insert(key, id);
+        Ok(id)
+    }
+
+    /// Route `links` from `src` to `dst` as a list of ports.
+    fn intern(&mut self, src: HostId, dst: HostId, links: Vec<simpi_platform::LinkId>) -> Result<u32, Error> {
         if links.len() > u16::MAX as usize {
             return Err(Error::BadParameter(format!(
                 "the route from host {} to host {} has more than 65,535 links",
@@ -244,8 +282,59 @@ impl<'p> PacketNetwork<'p> {
         }
         let id = self.route_ports.len() as u32;
         self.route_ports.push(ports.into_boxed_slice());
-        self.routes.insert(key, id);
         Ok(id)
+    }
+
+    /// The route through group `via` from `src` to `dst`, made on first use.
+    fn detour(&mut self, src: HostId, dst: HostId, via: u64) -> Result<u32, Error> {
+        if let Some(&r) = self.detours.get(&(src.0, dst.0, via)) {
+            return Ok(r);
+        }
+        let links = self.platform.route_via_group(src, dst, via)?.links;
+        let id = self.intern(src, dst, links)?;
+        self.detours.insert((src.0, dst.0, via), id);
+        Ok(id)
+    }
+
+    /// The route packet `k` of message `m` takes, chosen as it is injected.
+    fn pick_route(&mut self, m: u32, k: u32) -> u32 {
+        let msg = &self.messages[m as usize];
+        let (minimal, src, dst, serial) = (msg.route, msg.src, msg.dst, msg.serial);
+        if self.params.routing == Routing::Minimal {
+            return minimal;
+        }
+        let (Some(a), Some(b)) = (self.platform.dragonfly_place(src), self.platform.dragonfly_place(dst)) else {
+            return minimal;
+        };
+        if a.dragonfly != b.dragonfly || a.group == b.group || a.groups < 3 {
+            return minimal;
+        }
+        // A group other than the source's, uniformly.
+        let draw = Rng::keyed(&[DETOUR_KEY, self.params.seed, serial, k as u64]).next_u64();
+        let mut via = draw % (a.groups - 1);
+        if via >= a.group {
+            via += 1;
+        }
+        // Both ends are hosts of this dragonfly and `via` one of its groups: the
+        // platform has the detour.
+        let detour = self.detour(src, dst, via).expect("a detour inside one dragonfly");
+        if self.params.routing == Routing::Valiant {
+            return detour;
+        }
+        // UGAL-L: queue at the first output of the source router times hops.
+        let cost = |net: &Self, r: u32| {
+            let ports = &net.route_ports[r as usize];
+            let q = ports.get(1).map_or(0, |&p| {
+                let port = &net.ports[p as usize];
+                port.queued as u64 + port.busy as u64
+            });
+            (q + 1) * ports.len() as u64
+        };
+        if cost(self, minimal) <= cost(self, detour) {
+            minimal
+        } else {
+            detour
+        }
     }
 
     /// Serialisation time of `wire` bytes on port `p` (ps).
@@ -334,8 +423,7 @@ impl<'p> PacketNetwork<'p> {
             (self.route_ports[route as usize][0], m, 0)
         } else {
             let pk = &self.packets[*input.fifo.front().expect("a waiting input has a head") as usize];
-            let route = self.messages[pk.msg as usize].route;
-            (self.route_ports[route as usize][pk.hop as usize], pk.msg, pk.hop)
+            (self.route_ports[pk.route as usize][pk.hop as usize], pk.msg, pk.hop)
         }
     }
 
@@ -356,52 +444,66 @@ impl<'p> PacketNetwork<'p> {
         if port.waiting.is_empty() {
             return;
         }
-        for _ in 0..self.ports[p as usize].waiting.len() {
-            let i = self.ports[p as usize].waiting.pop_front().expect("counted");
-            // An injection offers each of its messages in turn, a buffer its head.
-            let offers = match self.inputs[i as usize].port {
-                NONE => self.inputs[i as usize].msgs.len(),
-                _ => 1,
-            };
-            let mut into = None;
-            for _ in 0..offers {
-                into = self.room_after(p, i);
-                if into.is_some() {
-                    break;
+        // With transit first, a first round offers the port to buffers only.
+        let rounds = if self.params.transit_first { 2 } else { 1 };
+        for round in (0..rounds).rev() {
+            for _ in 0..self.ports[p as usize].waiting.len() {
+                let i = self.ports[p as usize].waiting.pop_front().expect("counted");
+                let injection = self.inputs[i as usize].port == NONE;
+                if round == 1 && injection {
+                    self.ports[p as usize].waiting.push_back(i);
+                    continue;
                 }
-                if offers > 1 {
-                    let msgs = &mut self.inputs[i as usize].msgs;
-                    msgs.rotate_left(1);
+                // An injection offers each of its messages in turn, a buffer its head.
+                let offers = if injection {
+                    self.inputs[i as usize].msgs.len()
+                } else {
+                    1
+                };
+                let mut into = None;
+                for _ in 0..offers {
+                    into = self.room_after(p, i);
+                    if into.is_some() {
+                        break;
+                    }
+                    if offers > 1 {
+                        let msgs = &mut self.inputs[i as usize].msgs;
+                        msgs.rotate_left(1);
+                    }
                 }
-            }
-            let Some(into) = into else {
-                self.ports[p as usize].waiting.push_back(i);
-                continue;
-            };
-            self.send(p, i, now, into);
-            if !self.ports[p as usize].fatpipe {
-                return;
+                let Some((into, route)) = into else {
+                    self.ports[p as usize].waiting.push_back(i);
+                    continue;
+                };
+                self.send(p, i, now, into, route);
+                if !self.ports[p as usize].fatpipe {
+                    return;
+                }
             }
         }
     }
 
-    /// Where the head packet of input `i` goes after port `p`: `Some(NONE)` to its
-    /// destination host, `Some(buffer)` if that buffer has a free slot, `None` if not.
-    fn room_after(&mut self, p: u32, i: u32) -> Option<u32> {
-        let (_, msg, hop) = self.wanted(i);
-        let route = self.messages[msg as usize].route;
+    /// Where the head packet of input `i` goes after port `p`, with its route (chosen
+    /// now for a packet still to inject): `NONE` to its destination host, a buffer
+    /// with a free slot, or `None` if that buffer is full.
+    fn room_after(&mut self, p: u32, i: u32) -> Option<(u32, u32)> {
+        let (_, _, hop) = self.wanted(i);
+        let route = match self.inputs[i as usize].msgs.front() {
+            Some(&(m, k)) if self.inputs[i as usize].port == NONE => self.pick_route(m, k),
+            _ => self.packets[*self.inputs[i as usize].fifo.front().expect("a head") as usize].route,
+        };
         match self.route_ports[route as usize].get(hop as usize + 1) {
             Some(&next) => {
                 let b = self.buffer(p, hop, next);
-                (self.inputs[b as usize].credits > 0).then_some(b)
+                (self.inputs[b as usize].credits > 0).then_some((b, route))
             }
-            None => Some(NONE),
+            None => Some((NONE, route)),
         }
     }
 
     /// Sends the head packet of input `i` on port `p` at `now`, into input buffer
-    /// `into` (`NONE`: to its destination host).
-    fn send(&mut self, p: u32, i: u32, now: u64, into: u32) {
+    /// `into` (`NONE`: to its destination host); a packet made now takes `route`.
+    fn send(&mut self, p: u32, i: u32, now: u64, into: u32, route: u32) {
         self.inputs[i as usize].queued = false;
         let (pk_id, more) = if self.inputs[i as usize].port == NONE {
             // Make the message's next packet at its source; the message then waits
@@ -413,6 +515,7 @@ impl<'p> PacketNetwork<'p> {
             let wire = self.wire_of(&self.messages[m as usize], k);
             let id = self.new_packet(Packet {
                 msg: m,
+                route,
                 hop: 0,
                 wire,
                 ready: now,
@@ -430,7 +533,9 @@ impl<'p> PacketNetwork<'p> {
         } else {
             let input = &mut self.inputs[i as usize];
             let id = input.fifo.pop_front().expect("a waiting input has a head");
-            (id, !input.fifo.is_empty())
+            let more = !input.fifo.is_empty();
+            self.ports[p as usize].queued -= 1;
+            (id, more)
         };
         let pk = self.packets[pk_id as usize];
         let ser = self.ser(p, pk.wire);
@@ -481,8 +586,8 @@ impl<'p> PacketNetwork<'p> {
         let b = into;
         self.inputs[b as usize].credits -= 1;
         let next_hop = pk.hop + 1;
-        let route = self.messages[pk.msg as usize].route;
-        let next_port = self.route_ports[route as usize][next_hop as usize];
+        let next_port = self.route_ports[pk.route as usize][next_hop as usize];
+        self.ports[next_port as usize].queued += 1;
         let next_ser = self.ser(next_port, pk.wire);
         let ready = head_there
             .saturating_add(self.params.router_delay.ps())
@@ -542,6 +647,9 @@ impl NetworkModel for PacketNetwork<'_> {
         let msg = Message {
             token,
             route,
+            serial: self.started,
+            src,
+            dst,
             packets,
             bytes,
             left: packets,
@@ -557,6 +665,7 @@ impl NetworkModel for PacketNetwork<'_> {
             }
         };
         self.in_flight += 1;
+        self.started += 1;
         // Into the host's injection of its first link, or, on a fat pipe, one of its own.
         let first = self.route_ports[route as usize][0];
         let shared = !self.ports[first as usize].fatpipe;

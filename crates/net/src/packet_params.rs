@@ -22,12 +22,60 @@ pub struct PacketParams {
     /// packet waiting for a busy output does not hold up packets behind it bound
     /// elsewhere; `false` keeps one FIFO per buffer (head-of-line blocking).
     pub voq: bool,
+    /// Output ports serve packets already in the network before new ones from hosts
+    /// (round-robin within each kind), as torus routers commonly do; `false` serves
+    /// every input in one round-robin.
+    pub transit_first: bool,
+    /// How each packet's route is chosen.
+    pub routing: Routing,
+    /// Seed of the routing's random choices.
+    pub seed: u64,
+}
+
+/// How the packet network routes: the platform's minimal routes, or detours where the
+/// topology offers them (a dragonfly's groups).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Routing {
+    /// The platform's own (minimal) route for every packet.
+    Minimal,
+    /// Valiant: each packet goes through a random group other than its source's, then
+    /// to its destination (minimal when that group is the destination's).
+    Valiant,
+    /// UGAL-L: each packet takes its minimal route or one random Valiant detour,
+    /// whichever has the smaller product of hops and packets queued for its first
+    /// output at the source router.
+    Ugal,
+}
+
+impl Routing {
+    /// The routings' names, as [`Routing::by_name`] takes them.
+    pub const NAMES: [&'static str; 3] = ["minimal", "valiant", "ugal"];
+
+    /// A routing by name.
+    pub fn by_name(name: &str) -> Option<Routing> {
+        match name {
+            "minimal" => Some(Routing::Minimal),
+            "valiant" => Some(Routing::Valiant),
+            "ugal" => Some(Routing::Ugal),
+            _ => None,
+        }
+    }
+
+    /// Its name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Routing::Minimal => "minimal",
+            Routing::Valiant => "valiant",
+            Routing::Ugal => "ugal",
+        }
+    }
 }
 
 impl PacketParams {
     /// A generic network: 2 KiB packets without headers, buffers sized to each link's
     /// round trip with virtual output queues, routers that forward at once (so an idle
-    /// path takes the flow model's time plus the pipelining of packets).
+    /// path takes the flow model's time plus the pipelining of packets) and serve
+    /// transit packets before injected ones.
     pub fn generic() -> PacketParams {
         PacketParams {
             mtu: 2048,
@@ -35,12 +83,16 @@ impl PacketParams {
             buffer: 0,
             router_delay: SimTime::ZERO,
             voq: true,
+            transit_first: true,
+            routing: Routing::Minimal,
+            seed: 0,
         }
     }
 
     /// InfiniBand as the LogGOPSim + InfiniBand thesis simulated it: 2,176-byte
     /// packets carrying 20 bytes of headers (LRH and BTH), 4 packets of buffer per
-    /// virtual lane in one FIFO each, and 100 ns through a switch.
+    /// virtual lane in one FIFO each, 100 ns through a switch, one round-robin over
+    /// all inputs.
     pub fn ib() -> PacketParams {
         PacketParams {
             mtu: 2176,
@@ -48,6 +100,9 @@ impl PacketParams {
             buffer: 4 * 2176,
             router_delay: SimTime(100_000),
             voq: false,
+            transit_first: false,
+            routing: Routing::Minimal,
+            seed: 0,
         }
     }
 

@@ -13,6 +13,7 @@
 mod block;
 pub mod check;
 pub mod cluster;
+pub mod detour;
 pub mod error;
 pub mod generate;
 mod ids;

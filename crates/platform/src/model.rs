@@ -162,7 +162,7 @@ pub struct Platform {
     pub(crate) zones: Vec<Zone>,
     pub(crate) blocks: Vec<Block>,
     hosts: Vec<Host>,
-    host_ids: IdSpace,
+    pub(crate) host_ids: IdSpace,
     points: Vec<NetPoint>,
     point_ids: IdSpace,
     links: Vec<Link>,

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 
 /// Every keyword the Python `replay` passes down in its settings map (`coll` comes as a
 /// list of its own), so a misspelt one is an error here too.
-pub const KEYS: [&str; 45] = [
+pub const KEYS: [&str; 46] = [
     "pattern",
     "ranks",
     "bytes",
@@ -30,6 +30,7 @@ pub const KEYS: [&str; 45] = [
     "packet_buffer",
     "router_delay",
     "queues",
+    "routing",
     "protocol",
     "mapping",
     "ranks_per_host",
@@ -115,6 +116,7 @@ fn keyword(s: Setting) -> &'static str {
         Setting::PacketBuffer => "packet_buffer",
         Setting::RouterDelay => "router_delay",
         Setting::Queues => "queues",
+        Setting::Routing => "routing",
         Setting::Protocol => "protocol",
         Setting::Noise => "noise",
         Setting::NoiseCosched => "noise_cosched",
@@ -220,6 +222,7 @@ pub fn parse(source: Option<String>, given: HashMap<String, String>, coll: Vec<S
     read!("packet_buffer", whole, |v| pk.buffer = Some(v));
     read!("router_delay", values::duration, |v| pk.router_delay = Some(v));
     read!("queues", values::queues, |v| pk.voq = Some(v));
+    read!("routing", values::routing, |v| pk.routing = Some(v));
     read!("protocol", values::host_protocol, |v| s.replay.protocol = v);
     read!(
         "mapping",

@@ -6,6 +6,7 @@
 
 use crate::setup::{constant_preset, MappingSpec, ModelSpec, PacketChanges, PacketHosts, PresetChanges};
 use crate::{values, CollChoice, Error, Format, Pattern, Preset, SimTime, TimeUnit};
+use simpi_net::Routing;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
@@ -207,6 +208,8 @@ pub enum Setting {
     RouterDelay,
     /// The packet model's input queues (FIFO or per output).
     Queues,
+    /// The packet model's routing (minimal or detours).
+    Routing,
     /// What the packet model's hosts do: SMPI's protocol or LogGOPS's costs.
     Protocol,
     /// An OS noise trace.
@@ -223,7 +226,7 @@ pub enum Setting {
 
 impl Setting {
     /// Every setting.
-    pub const ALL: [Setting; 50] = [
+    pub const ALL: [Setting; 51] = [
         Setting::Pattern,
         Setting::Ranks,
         Setting::Bytes,
@@ -268,6 +271,7 @@ impl Setting {
         Setting::PacketBuffer,
         Setting::RouterDelay,
         Setting::Queues,
+        Setting::Routing,
         Setting::Protocol,
         Setting::Noise,
         Setting::NoiseCosched,
@@ -350,12 +354,13 @@ const MACHINE: [Setting; 3] = [Setting::Mapping, Setting::RanksPerHost, Setting:
 const FLOW: [Setting; 3] = [Setting::LatFactor, Setting::BwFactor, Setting::WeightS];
 
 /// Settings only the packet network reads.
-const PACKET: [Setting; 6] = [
+const PACKET: [Setting; 7] = [
     Setting::PacketPreset,
     Setting::Mtu,
     Setting::PacketBuffer,
     Setting::RouterDelay,
     Setting::Queues,
+    Setting::Routing,
     Setting::Protocol,
 ];
 
@@ -777,7 +782,17 @@ impl ReplaySettings {
                 _ => "repeats a run with new noise offsets",
             };
             for s in [Setting::NoiseCosched, Setting::Seed, Setting::Replications] {
-                if self.given(s) {
+                // The packet model's detours draw from the seed too.
+                let detours = model == ModelName::Packet && self.packet.routing.is_some_and(|r| r != Routing::Minimal);
+                if s == Setting::Seed && model == ModelName::Packet && self.given(s) && !detours {
+                    return Err(format!(
+                        "{} draws the detours of {} or {}: give one of them",
+                        n(s),
+                        naming.set(Setting::Routing, Routing::Valiant.name()),
+                        naming.set(Setting::Routing, Routing::Ugal.name())
+                    ));
+                }
+                if self.given(s) && !(s == Setting::Seed && detours) {
                     return Err(format!(
                         "{} {} of {trace}: give {} too",
                         n(s),
@@ -903,7 +918,7 @@ impl ReplaySettings {
                         PacketHosts::LogGops { params, unit }
                     }
                 },
-                params: self.packet.params()?,
+                params: self.packet.params(self.noise.seed)?,
             },
             (_, Some(platform)) => ModelSpec::Flow {
                 platform: platform.clone(),

@@ -7,7 +7,7 @@ use crate::replay::{HostRules, Model};
 use crate::Error;
 use simpi_kernel::{SimTime, TimeUnit};
 use simpi_mpi::Preset;
-use simpi_net::{Distributions, FlowParams, LogGops, PacketParams, Piecewise};
+use simpi_net::{Distributions, FlowParams, LogGops, PacketParams, Piecewise, Routing};
 use simpi_platform::{HostId, Mapping, Platform};
 use std::path::{Path, PathBuf};
 
@@ -125,11 +125,13 @@ pub struct PacketChanges {
     pub router_delay: Option<SimTime>,
     /// Virtual output queues (`true`) or one FIFO per input buffer.
     pub voq: Option<bool>,
+    /// Minimal routes or detours.
+    pub routing: Option<Routing>,
 }
 
 impl PacketChanges {
-    /// The preset with these changes, checked.
-    pub fn params(&self) -> Result<PacketParams, Error> {
+    /// The preset with these changes and the routing's `seed`, checked.
+    pub fn params(&self, seed: u64) -> Result<PacketParams, Error> {
         let name = self.preset.as_deref().unwrap_or("generic");
         let mut p = PacketParams::by_name(name).ok_or_else(|| {
             Error::Setting(format!(
@@ -149,6 +151,10 @@ impl PacketChanges {
         if let Some(v) = self.voq {
             p.voq = v;
         }
+        if let Some(v) = self.routing {
+            p.routing = v;
+        }
+        p.seed = seed;
         p.validate().map_err(|e| Error::Setting(e.to_string()))?;
         Ok(p)
     }

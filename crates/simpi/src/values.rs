@@ -208,6 +208,17 @@ pub fn packet_preset(s: &str) -> Result<String, String> {
     }
 }
 
+/// The packet model's routing: `minimal`, `valiant` or `ugal` (`--routing`).
+pub fn routing(s: &str) -> Result<simpi_net::Routing, String> {
+    simpi_net::Routing::by_name(s).ok_or_else(|| {
+        format!(
+            "{} is not a routing: expected {}",
+            quote(s),
+            simpi_net::Routing::NAMES.join(", ")
+        )
+    })
+}
+
 /// The packet model's input queues: `voq` (one per output) or `fifo` (`--queues`).
 pub fn queues(s: &str) -> Result<bool, String> {
     one_of(s, &[("voq", true), ("fifo", false)])

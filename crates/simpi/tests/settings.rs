@@ -28,6 +28,8 @@ fn flag(s: Setting) -> &'static str {
         Setting::Mtu => "--mtu",
         Setting::Protocol => "--protocol",
         Setting::Os => "--os",
+        Setting::Seed => "--seed",
+        Setting::Routing => "--routing",
         _ => "--other",
     }
 }
@@ -289,4 +291,31 @@ fn packet_settings_are_refused_where_the_model_would_ignore_them() {
         refusals(&o).0,
         "-o is a LogGOPS parameter: --model packet does not use it"
     );
+}
+
+#[test]
+fn the_seed_draws_the_packet_models_detours_and_only_with_detours() {
+    let mut p = goal();
+    p.platform = Some(PathBuf::from("p.toml"));
+    p.model = Some(ModelName::Packet);
+    let base = [Setting::Model, Setting::Platform, Setting::Seed];
+    // Without detours, a seed would draw nothing.
+    assert_eq!(
+        refusals(&with(p.clone(), &base)).0,
+        "--seed draws the detours of --routing valiant or --routing ugal: give one of them"
+    );
+    for r in [simpi::Routing::Valiant, simpi::Routing::Ugal] {
+        p.packet.routing = Some(r);
+        p.noise.seed = 42;
+        let s = with(p.clone(), &[&base[..], &[Setting::Routing]].concat());
+        assert_eq!(s.check(FLAGS), Ok(()));
+        match s.model_spec().unwrap() {
+            ModelSpec::Packet { params, .. } => assert_eq!((params.routing, params.seed), (r, 42)),
+            other => panic!("expected packet, got {other:?}"),
+        }
+    }
+    // Routing is the packet model's.
+    p.model = Some(ModelName::Flow);
+    let f = with(p, &[Setting::Model, Setting::Platform, Setting::Routing]);
+    assert_eq!(refusals(&f).0, "--routing is for --model packet, not --model flow");
 }

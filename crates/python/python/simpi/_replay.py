@@ -260,6 +260,7 @@ def replay(
     packet_buffer: Optional[int] = None,
     router_delay: Union[str, float, None] = None,
     queues: Optional[str] = None,
+    routing: Optional[str] = None,
     protocol: Optional[str] = None,
     mapping: Optional[str] = None,
     ranks_per_host: Optional[int] = None,
@@ -301,8 +302,10 @@ def replay(
     ``"loggops"`` without; ``"flow"``, ``"constant"`` (every message takes
     ``constant_time``, e.g. ``"10us"``) and ``"packet"`` (packets over the platform:
     ``packet_preset`` ``"generic"`` or ``"ib"``, ``mtu``, ``packet_buffer``,
-    ``router_delay``, ``queues`` ``"voq"`` or ``"fifo"``, ``protocol`` ``"smpi"`` or
-    ``"loggops"`` for LogGOPS's host costs around the network) and ``"stochastic"`` (each
+    ``router_delay``, ``queues`` ``"voq"`` or ``"fifo"``, ``routing`` ``"minimal"`` or,
+    on a dragonfly, ``"valiant"`` or ``"ugal"`` with detours drawn from ``seed``,
+    ``protocol`` ``"smpi"`` or ``"loggops"`` for LogGOPS's host costs around the
+    network) and ``"stochastic"`` (each
     message's time drawn from the measured ``distributions`` file with ``seed``; with a
     ``platform``, contention is counted per route link) are the others. Each keyword is the flag of
     the same name (``or_`` is ``--or``; ``L``, ``o``, ``g``, ``G``, ``O``, ``S`` are

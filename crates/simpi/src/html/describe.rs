@@ -66,7 +66,7 @@ pub fn model(s: &ReplaySettings, naming: Naming) -> String {
             "constant: every message takes {}, SMPI's protocol from {preset}",
             s.constant_time
         ),
-        ModelName::Packet => match s.packet.params() {
+        ModelName::Packet => match s.packet.params(s.noise.seed) {
             Ok(p) => format!(
                 "packet ({}-byte packets, {}, routers {}, {}) with SMPI's protocol from {preset}; {}",
                 p.mtu,

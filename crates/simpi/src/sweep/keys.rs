@@ -48,7 +48,7 @@ const fn key(flag: &'static str, keyword: &'static str, setting: Setting, help: 
 }
 
 /// Every key, in `simpi replay --help`'s order.
-pub const KEYS: [Key; 44] = [
+pub const KEYS: [Key; 45] = [
     key(
         "--pattern",
         "pattern",
@@ -145,6 +145,12 @@ pub const KEYS: [Key; 44] = [
         "queues",
         Setting::Queues,
         "Packet model: voq (a queue per output) or fifo (head-of-line blocking)",
+    ),
+    key(
+        "--routing",
+        "routing",
+        Setting::Routing,
+        "Packet model: minimal, or on a dragonfly valiant or ugal (detours drawn from --seed) [default: minimal]",
     ),
     key(
         "--protocol",
@@ -394,6 +400,7 @@ impl Point {
             Setting::PacketBuffer => r.packet.buffer = Some(whole(t)?),
             Setting::RouterDelay => r.packet.router_delay = Some(values::duration(t)?),
             Setting::Queues => r.packet.voq = Some(values::queues(t)?),
+            Setting::Routing => r.packet.routing = Some(values::routing(t)?),
             Setting::Protocol => r.protocol = values::host_protocol(t)?,
             Setting::Mapping => {
                 r.mapping = one_of(

@@ -1,0 +1,79 @@
+//! Valiant's detours through a dragonfly group, worked out by hand from the shape's
+//! minimal routes: to the intermediate group, across it from the router the first
+//! global link lands on to the one with the second, and on to the destination.
+
+use simpi_platform::cluster::Sharing;
+use simpi_platform::generate::{self, LinkSpec, NodeSpec};
+use simpi_platform::model::{HostId, Platform};
+
+fn node() -> NodeSpec {
+    NodeSpec {
+        speed: 1e9,
+        cores: 1,
+        link: LinkSpec {
+            bandwidth: 1e9,
+            latency: 1e-7,
+        },
+        sharing: Sharing::SplitDuplex,
+        limiter_factor: None,
+        loopback: None,
+    }
+}
+
+fn names(p: &Platform, links: &[simpi_platform::LinkId]) -> Vec<String> {
+    links.iter().map(|&l| p.link(l).name.clone()).collect()
+}
+
+#[test]
+fn a_detour_crosses_two_global_links_and_its_group_once() {
+    // 4 groups of 2 chassis of 4 blades with 2 nodes: 16 hosts per group, 64 in all.
+    let p = generate::dragonfly("d", (4, 1), (2, 1), (4, 1), 2, &node()).unwrap();
+    assert_eq!(p.num_hosts(), 64);
+    // Host 19 is group 1, chassis 0, blade 1, node 1; host 63 is group 3, chassis 1,
+    // blade 3, node 1.
+    let (src, dst) = (HostId(19), HostId(63));
+    let at = |h| p.dragonfly_place(h).unwrap();
+    assert_eq!((at(src).group, at(dst).group, at(src).groups), (1, 3, 4));
+    let minimal = p.route(src, dst).unwrap().links;
+    // Through either end's group: the minimal route.
+    for g in [1, 3] {
+        assert_eq!(p.route_via_group(src, dst, g).unwrap().links, minimal);
+    }
+    let via = names(&p, &p.route_via_group(src, dst, 0).unwrap().links);
+    let blue: Vec<&String> = via.iter().filter(|n| n.contains("blue_link")).collect();
+    // Group 1 -> 0 (leaving from group 1's blade 0), then 0 -> 3.
+    assert_eq!(blue.len(), 2, "{via:?}");
+    assert!(
+        blue[0].contains("between_group_0_and_1") && blue[0].ends_with("_DOWN"),
+        "{via:?}"
+    );
+    assert!(
+        blue[1].contains("between_group_0_and_3") && blue[1].ends_with("_UP"),
+        "{via:?}"
+    );
+    // Hops: local up; green 1 -> 0 in the source chassis (chassis 0, so no black);
+    // blue; green from blade 1 to blade 3 in group 0's chassis 0; blue; in group 3
+    // from (0, blade 0): green to blade 3, black to chassis 1; local down.
+    assert_eq!(via.len(), 8, "{via:?}");
+    assert!(via[2].contains("blue") && via[4].contains("blue"), "{via:?}");
+    assert!(
+        via[3].contains("green_link_in_chassis_0_between_routers_1_and_3"),
+        "{via:?}"
+    );
+    assert!(
+        via[6].contains("black_link_in_group_3_between_chassis_0_and_1"),
+        "{via:?}"
+    );
+    // It starts and ends like the minimal route (the hosts' own links).
+    let min = names(&p, &minimal);
+    assert_eq!((via.first(), via.last()), (min.first(), min.last()));
+    assert!(p.route_via_group(src, dst, 4).is_err());
+}
+
+#[test]
+fn detours_need_a_dragonfly() {
+    let t = generate::torus("t", &[3, 3], &node()).unwrap();
+    assert!(!t.has_detours());
+    assert!(t.dragonfly_place(HostId(0)).is_none());
+    assert!(t.route_via_group(HostId(0), HostId(4), 1).is_err());
+}
