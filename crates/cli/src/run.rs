@@ -270,6 +270,7 @@ pub fn run(a: RunArgs) -> Result<(), (u8, String)> {
             flows: Vec::new(),
             critical: Vec::new(),
             links: Vec::new(),
+            message_times: None,
         };
         eprint!("{}", report.details());
     }

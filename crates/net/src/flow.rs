@@ -626,6 +626,8 @@ impl NetworkModel for FlowNetwork<'_> {
             .map(|(&b, &l)| {
                 let link = self.platform.link(simpi_platform::LinkId(l));
                 LinkLoad {
+                    peak_queue: 0,
+                    mean_queue: 0.0,
                     busy: SimTime::from_secs_f64(b as f64 / link.bandwidth),
                     link: link.name,
                     bytes: b,

@@ -9,7 +9,7 @@
 //! hands back the tokens of transfers that completed, in an order that depends only on
 //! what was started and when (determinism).
 
-use crate::Error;
+use crate::{Error, Latencies};
 use simpi_kernel::SimTime;
 use simpi_platform::HostId;
 
@@ -43,6 +43,12 @@ pub trait NetworkModel {
     fn warnings(&self) -> Vec<String> {
         Vec::new()
     }
+
+    /// The distribution of messages' times from start to delivery, for the models that
+    /// keep it (none by default).
+    fn message_times(&self) -> Option<Latencies> {
+        None
+    }
 }
 
 /// What a link carried during a run.
@@ -56,6 +62,11 @@ pub struct LinkLoad {
     pub busy: SimTime,
     /// Packets that crossed it (0 for models without packets).
     pub packets: u64,
+    /// Most packets at once in the buffers at its receiving end, sent into them and
+    /// not yet gone on (0 for models without packets).
+    pub peak_queue: u32,
+    /// The same averaged over the run (time-weighted).
+    pub mean_queue: f64,
 }
 
 /// No network: a type for rules that may run over a network and here run without one
@@ -104,5 +115,9 @@ impl<N: NetworkModel + ?Sized> NetworkModel for &mut N {
 
     fn warnings(&self) -> Vec<String> {
         (**self).warnings()
+    }
+
+    fn message_times(&self) -> Option<Latencies> {
+        (**self).message_times()
     }
 }

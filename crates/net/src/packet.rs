@@ -30,6 +30,7 @@
 //!
 //! Every event is ordered by (time, sequence), so a run is deterministic.
 
+use crate::latency::Latencies;
 use crate::model::{LinkLoad, NetworkModel, Token};
 use crate::packet_params::{PacketParams, Routing};
 use crate::Error;
@@ -72,6 +73,13 @@ struct Port {
     /// Packets in the input buffers before this port that will leave on it (the
     /// queue UGAL-L looks at).
     queued: u32,
+    /// Packets sent into the buffers at this port's receiving end and not yet gone
+    /// on, the most at once, and the integral of their number over time (packets ·
+    /// ps) up to `held_since`.
+    held: u32,
+    peak_held: u32,
+    held_area: u128,
+    held_since: u64,
 }
 
 /// Where packets wait before a port: a router's input buffer, or a message not yet
@@ -109,6 +117,8 @@ struct Message {
     route: u32,
     /// Number of the message among all started, for the routing's random choices.
     serial: u64,
+    /// When it started (ps).
+    start: u64,
     src: HostId,
     dst: HostId,
     packets: u32,
@@ -161,6 +171,10 @@ pub struct PacketNetwork<'p> {
     detours: MixHashMap<(u32, u32, u64), u32>,
     /// Messages started so far.
     started: u64,
+    /// Each delivered message's time from start to its last packet.
+    times: Latencies,
+    /// The latest event handled (ps), where the buffers' averages end.
+    last_event: u64,
     /// Ports of each route, in travel order.
     route_ports: Vec<Box<[u32]>>,
     inputs: Vec<Input>,
@@ -195,6 +209,8 @@ impl<'p> PacketNetwork<'p> {
             routes: IdHashMap::default(),
             detours: Default::default(),
             started: 0,
+            times: Latencies::default(),
+            last_event: 0,
             route_ports: Vec::new(),
             inputs: Vec::new(),
             free_inputs: Vec::new(),
@@ -251,6 +267,10 @@ impl<'p> PacketNetwork<'p> {
             packets: 0,
             bytes: 0,
             queued: 0,
+            held: 0,
+            peak_held: 0,
+            held_area: 0,
+            held_since: 0,
         });
         self.link_of.push(l.0);
         self.port_of.insert(l.0, id);
@@ -534,7 +554,9 @@ impl<'p> PacketNetwork<'p> {
             let input = &mut self.inputs[i as usize];
             let id = input.fifo.pop_front().expect("a waiting input has a head");
             let more = !input.fifo.is_empty();
+            let up = input.port;
             self.ports[p as usize].queued -= 1;
+            self.hold(up, now, -1);
             (id, more)
         };
         let pk = self.packets[pk_id as usize];
@@ -588,6 +610,7 @@ impl<'p> PacketNetwork<'p> {
         let next_hop = pk.hop + 1;
         let next_port = self.route_ports[pk.route as usize][next_hop as usize];
         self.ports[next_port as usize].queued += 1;
+        self.hold(p, now, 1);
         let next_ser = self.ser(next_port, pk.wire);
         let ready = head_there
             .saturating_add(self.params.router_delay.ps())
@@ -601,7 +624,17 @@ impl<'p> PacketNetwork<'p> {
         }
     }
 
+    /// Port `p`'s downstream buffers gain or lose a packet at `now`.
+    fn hold(&mut self, p: u32, now: u64, delta: i32) {
+        let port = &mut self.ports[p as usize];
+        port.held_area += port.held as u128 * now.saturating_sub(port.held_since) as u128;
+        port.held_since = now;
+        port.held = port.held.saturating_add_signed(delta);
+        port.peak_held = port.peak_held.max(port.held);
+    }
+
     fn handle(&mut self, now: u64, e: Event, done: &mut Vec<Token>) {
+        self.last_event = now;
         match e {
             Event::Ready(i) => {
                 let input = &self.inputs[i as usize];
@@ -622,6 +655,7 @@ impl<'p> PacketNetwork<'p> {
                 let msg = &mut self.messages[m as usize];
                 msg.left -= 1;
                 if msg.left == 0 {
+                    self.times.record(now.saturating_sub(msg.start));
                     done.push(msg.token);
                     self.free_messages.push(m);
                     self.in_flight -= 1;
@@ -648,6 +682,7 @@ impl NetworkModel for PacketNetwork<'_> {
             token,
             route,
             serial: self.started,
+            start: now.ps(),
             src,
             dst,
             packets,
@@ -721,7 +756,21 @@ impl NetworkModel for PacketNetwork<'_> {
                 bytes: p.bytes,
                 busy: SimTime::from_secs_f64(p.bytes as f64 / p.bandwidth),
                 packets: p.packets,
+                peak_queue: p.peak_held,
+                mean_queue: {
+                    let end = self.last_event.max(p.held_since);
+                    let area = p.held_area + p.held as u128 * (end - p.held_since) as u128;
+                    if end == 0 {
+                        0.0
+                    } else {
+                        area as f64 / end as f64
+                    }
+                },
             })
             .collect()
+    }
+
+    fn message_times(&self) -> Option<Latencies> {
+        Some(self.times.clone())
     }
 }

@@ -13,7 +13,7 @@ mod common;
 
 use common::run;
 use simpi_kernel::{Rng, SimTime};
-use simpi_net::{FlowNetwork, FlowParams, PacketNetwork, PacketParams};
+use simpi_net::{FlowNetwork, FlowParams, NetworkModel, PacketNetwork, PacketParams};
 use simpi_platform::cluster::{cluster_platform, ClusterSpec, Sharing};
 use simpi_platform::generate::{self, LinkSpec, NodeSpec};
 use simpi_platform::model::{HostId, Platform, Policy};
@@ -180,6 +180,36 @@ fn packets_queue_before_a_slower_link() {
     };
     let mut net = PacketNetwork::new(&p, params).unwrap();
     assert_eq!(run(&mut net, &[(0, 0, 1, 4 * 2048)]), vec![16_634_000]);
+}
+
+#[test]
+fn queues_and_message_times_are_reported() {
+    // The previous case: packet k enters the buffer after the first link when it starts
+    // on that link, at 2,048 k ns, and leaves it when it starts on the slower second
+    // link, at 150 + 4,096 k ns. So at most 2 packets are held at once (k and k + 1),
+    // the buffer holds Σ (150 + 2,048 k) = 12,888 ns·packets over the run's 16,634 ns,
+    // and the one message takes 16,634 ns. Packets leaving the second link go to the
+    // host: no buffer there.
+    let p = two_links(1e9, 0.5e9);
+    let params = PacketParams {
+        router_delay: SimTime(50_000),
+        ..PacketParams::generic()
+    };
+    let mut net = PacketNetwork::new(&p, params).unwrap();
+    assert_eq!(run(&mut net, &[(0, 0, 1, 4 * 2048)]), vec![16_634_000]);
+    let loads = net.link_loads();
+    let (l0, l1) = (&loads[0], &loads[1]);
+    assert_eq!((l0.link.as_str(), l0.peak_queue, l1.peak_queue), ("l0", 2, 0));
+    let area: u64 = (0..4).map(|k| 150_000 + 2_048_000 * k).sum();
+    assert_eq!(area, 12_888_000);
+    assert!(
+        (l0.mean_queue - area as f64 / 16_634_000.0).abs() < 1e-12,
+        "{}",
+        l0.mean_queue
+    );
+    assert_eq!(l1.mean_queue, 0.0);
+    let times = net.message_times().unwrap();
+    assert_eq!((times.count, times.min, times.max), (1, 16_634_000, 16_634_000));
 }
 
 fn rel(a: u64, b: u64) -> f64 {

@@ -127,7 +127,15 @@ fn report_dict<'py>(py: Python<'py>, r: &Report, unit: &str) -> PyResult<Bound<'
     links.set_item("bytes", r.links.iter().map(|l| l.bytes).collect::<Vec<_>>())?;
     links.set_item("busy", r.links.iter().map(|l| l.busy.ps()).collect::<Vec<_>>())?;
     links.set_item("packets", r.links.iter().map(|l| l.packets).collect::<Vec<_>>())?;
+    links.set_item("peak_queue", r.links.iter().map(|l| l.peak_queue).collect::<Vec<_>>())?;
+    links.set_item("mean_queue", r.links.iter().map(|l| l.mean_queue).collect::<Vec<_>>())?;
     d.set_item("links", links)?;
+    let buckets = r.message_times.as_ref().map(|t| t.buckets()).unwrap_or_default();
+    let times = PyDict::new(py);
+    times.set_item("lo", buckets.iter().map(|b| b.0).collect::<Vec<_>>())?;
+    times.set_item("hi", buckets.iter().map(|b| b.1).collect::<Vec<_>>())?;
+    times.set_item("count", buckets.iter().map(|b| b.2).collect::<Vec<_>>())?;
+    d.set_item("message_times", times)?;
     Ok(d)
 }
 

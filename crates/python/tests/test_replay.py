@@ -226,6 +226,11 @@ def test_packet_routing_and_seed_reach_the_model(tmp_path):
                                     platform=str(platform), routing="valiant", seed=seed)
     a, b = run(3), run(3)
     assert list(a.ranks["end_ps"]) == list(b.ranks["end_ps"])
+    # One message per ordered pair of ranks, each counted once in the network times;
+    # the longest cannot end after the last rank.
+    assert a.message_times["count"].sum() == 50 * 49
+    assert a.message_times["lo"].max() <= a.makespan
+    assert (a.links["peak_queue"] > 0).any() and (a.links["mean_queue"] >= 0).all()
     out = cli("replay", "--pattern", "linear-alltoall", "--ranks", "50", "--bytes", "65536",
               "--model", "packet", "--platform", str(platform), "--routing", "valiant",
               "--seed", "3", "--json")

@@ -120,6 +120,8 @@ struct NetSummary {
     links: Vec<LinkLoad>,
     /// What the model could not do as measured or specified.
     warnings: Vec<String>,
+    /// The messages' network times, if the model keeps them.
+    message_times: Option<simpi_net::Latencies>,
 }
 
 /// The hosts of a workload's `p` ranks, if the mapping covers them all.
@@ -159,7 +161,16 @@ fn run_model<S: OpStore>(
         // Hottest first; equal ones in the order the run first used them.
         links.sort_by_key(|l| std::cmp::Reverse(l.busy));
         let warnings = net.warnings();
-        (out, store, NetSummary { links, warnings })
+        let message_times = net.message_times();
+        (
+            out,
+            store,
+            NetSummary {
+                links,
+                warnings,
+                message_times,
+            },
+        )
     };
     Ok(match model {
         Model::LogGops(m) => no_links(run_loggops_on(store, m, progress, record)),
@@ -353,6 +364,7 @@ pub fn simulate(w: &mut Workload<'_>, model: &Model<'_>, opts: SimOptions<'_>) -
         flows,
         critical,
         links: net.links,
+        message_times: net.message_times,
     })
 }
 

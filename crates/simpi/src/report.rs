@@ -42,6 +42,9 @@ pub struct Report {
     /// What each link carried, busiest first (models over a platform: flow, hybrid,
     /// packet).
     pub links: Vec<simpi_net::LinkLoad>,
+    /// The distribution of messages' times from start to delivery in the network
+    /// (the packet model).
+    pub message_times: Option<simpi_net::Latencies>,
 }
 
 /// Peak resident set size of this process (Linux `VmHWM`), if available. Read from
@@ -165,12 +168,15 @@ impl Report {
         }
         if !self.links.is_empty() {
             let span = self.makespan().ps().max(1) as f64;
-            let _ = writeln!(
+            // Buffer occupancy only where packets were simulated.
+            let queues = self.links.iter().any(|l| l.packets > 0);
+            let _ = write!(
                 s,
                 "\nbusiest links          busy   utilisation          bytes    packets"
             );
+            let _ = writeln!(s, "{}", if queues { "  queue: peak   mean" } else { "" });
             for l in self.links.iter().take(HOTTEST_LINKS) {
-                let _ = writeln!(
+                let _ = write!(
                     s,
                     "  {:<16} {:>10} {:>12.1}% {:>14} {:>10}",
                     l.link,
@@ -179,7 +185,24 @@ impl Report {
                     l.bytes,
                     l.packets
                 );
+                if queues {
+                    let _ = write!(s, " {:>12} {:>6.2}", l.peak_queue, l.mean_queue);
+                }
+                s.push('\n');
             }
+        }
+        if let Some(t) = self.message_times.as_ref().filter(|t| t.count > 0) {
+            let q = |f: f64| SimTime(t.quantile(f)).to_string();
+            let _ = writeln!(
+                s,
+                "\nmessages in the network {}: mean {}, median {}, 90% {}, 99% {}, max {}",
+                t.count,
+                SimTime(t.mean()),
+                q(0.5),
+                q(0.9),
+                q(0.99),
+                SimTime(t.max)
+            );
         }
         if !self.calls.is_empty() {
             let _ = writeln!(s, "\ncall                count          total        longest");
@@ -220,8 +243,11 @@ impl Report {
 
     /// One JSON object:
     /// `{"makespan_ps": int, "ranks": [{"rank": int, "end_ps": int}, ...], "events": int, "wall_seconds": float}`,
-    /// with `"links": [{"link": str, "bytes": int, "busy_ps": int, "packets": int}, ...]`
-    /// (busiest first) before `"events"` when the model has links.
+    /// with `"links": [{"link": str, "bytes": int, "busy_ps": int, "packets": int,
+    /// "peak_queue": int, "mean_queue": float}, ...]` (busiest first) when the model
+    /// has links, then `"message_times": {"count", "mean_ps", "min_ps", "p50_ps",
+    /// "p90_ps", "p99_ps", "max_ps", "buckets": [{"lo_ps", "hi_ps", "count"}, ...]}`
+    /// when it keeps them (the packet model), before `"events"`.
     pub fn write_json<W: Write>(&self, mut out: W) -> io::Result<()> {
         write!(out, "{{\"makespan_ps\": {}, \"ranks\": [", self.makespan().ps())?;
         for (i, t) in self.end_times.iter().enumerate() {
@@ -250,14 +276,36 @@ impl Report {
                 }
                 write!(
                     out,
-                    "{{\"link\": {}, \"bytes\": {}, \"busy_ps\": {}, \"packets\": {}}}",
+                    "{{\"link\": {}, \"bytes\": {}, \"busy_ps\": {}, \"packets\": {}, \"peak_queue\": {}, \"mean_queue\": {:.6}}}",
                     crate::sweep::table::json_string(&l.link),
                     l.bytes,
                     l.busy.ps(),
-                    l.packets
+                    l.packets,
+                    l.peak_queue,
+                    l.mean_queue
                 )?;
             }
             out.write_all(b"]")?;
+        }
+        if let Some(t) = &self.message_times {
+            write!(
+                out,
+                ", \"message_times\": {{\"count\": {}, \"mean_ps\": {}, \"min_ps\": {}, \"p50_ps\": {}, \"p90_ps\": {}, \"p99_ps\": {}, \"max_ps\": {}, \"buckets\": [",
+                t.count,
+                t.mean(),
+                t.min,
+                t.quantile(0.5),
+                t.quantile(0.9),
+                t.quantile(0.99),
+                t.max
+            )?;
+            for (i, (lo, hi, n)) in t.buckets().into_iter().enumerate() {
+                if i > 0 {
+                    out.write_all(b", ")?;
+                }
+                write!(out, "{{\"lo_ps\": {lo}, \"hi_ps\": {hi}, \"count\": {n}}}")?;
+            }
+            out.write_all(b"]}")?;
         }
         writeln!(
             out,
@@ -305,6 +353,7 @@ mod tests {
             flows: vec![],
             critical: vec![],
             links: vec![],
+            message_times: None,
         }
     }
 

@@ -163,8 +163,14 @@ class Result:
     #: What each link carried under a model over a platform, busiest first: ``link``,
     #: ``bytes`` (headers included), ``busy`` (s sending: the bytes at the link's full
     #: bandwidth), ``utilisation`` (``busy`` over the makespan) and
-    #: ``packets`` (0 without packets); empty under LogGOPS and the constant model.
+    #: ``packets`` (0 without packets), ``peak_queue`` and ``mean_queue`` (packets held
+    #: in the buffers at the link's receiving end: the most at once, and the
+    #: time-weighted mean; 0 without packets); empty under LogGOPS and the constant model.
     links: pd.DataFrame
+    #: The packet model's distribution of messages' network times (start to delivery)
+    #: as histogram buckets: ``lo`` and ``hi`` (s, inclusive) and ``count``; empty under
+    #: the other models.
+    message_times: pd.DataFrame
     #: Events the engine processed (LogGOPSim's count for LogGOPS).
     events: int
     #: Operations in the workload.
@@ -217,8 +223,12 @@ def _result(d: Dict[str, Any]) -> Result:
             "busy": _seconds(lk["busy"]),
             "utilisation": [b / makespan_ps if makespan_ps else 0.0 for b in lk["busy"]],
             "packets": lk["packets"],
+            "peak_queue": lk["peak_queue"],
+            "mean_queue": lk["mean_queue"],
         }
     )
+    mt = d["message_times"]
+    message_times = pd.DataFrame({"lo": _seconds(mt["lo"]), "hi": _seconds(mt["hi"]), "count": mt["count"]})
     return Result(
         makespan=makespan_ps / PS_PER_SECOND,
         makespan_ps=makespan_ps,
@@ -226,6 +236,7 @@ def _result(d: Dict[str, Any]) -> Result:
         calls=calls,
         spans=spans,
         links=links,
+        message_times=message_times,
         events=d["events"],
         operations=d["ops"],
         checksum=d["checksum"],
