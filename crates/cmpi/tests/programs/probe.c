@@ -28,11 +28,17 @@ int main(int argc, char **argv) {
     if (argc > 1 && strcmp(argv[1], "matched") == 0) {
         /* Matched probes: rank 1 sends tags 5 then 6; rank 0 takes the tag-6 message
          * with a matched probe and receive, then polls for the other with
-         * MPI_Improbe and receives it with MPI_Imrecv. MPI_PROC_NULL matches at once. */
+         * MPI_Improbe and receives it with MPI_Imrecv. MPI_PROC_NULL matches at once.
+         * Then two messages of one tag, 2 ints then 1: a matched probe takes the first
+         * off the queue, so a plain receive gets the second, and the matched receive
+         * still the first (MPICH's mprobe test 12). */
         if (rank == 1) {
-            int a = 50, b = 60;
+            int a = 50, b = 60, c[2] = {70, 71}, d = 80;
             MPI_Send(&a, 1, MPI_INT, 0, 5, MPI_COMM_WORLD);
             MPI_Send(&b, 1, MPI_INT, 0, 6, MPI_COMM_WORLD);
+            MPI_Send(c, 2, MPI_INT, 0, 8, MPI_COMM_WORLD);
+            MPI_Send(&d, 1, MPI_INT, 0, 8, MPI_COMM_WORLD);
+            MPI_Send(c, 2, MPI_INT, 0, 9, MPI_COMM_WORLD);
         } else if (rank == 0) {
             MPI_Message m;
             int got = 0, found = 0;
@@ -59,6 +65,21 @@ int main(int argc, char **argv) {
                           st.MPI_ERROR == MPI_ERR_DIMS);
             MPI_Mrecv(&got, 1, MPI_INT, &m, &st);
             CHECK(15, m == MPI_MESSAGE_NULL && st.MPI_SOURCE == MPI_PROC_NULL);
+            int two[2] = {0, 0}, one = 0;
+            MPI_Mprobe(1, 8, MPI_COMM_WORLD, &m, &st);
+            MPI_Get_count(&st, MPI_INT, &n);
+            CHECK(17, n == 2);
+            MPI_Recv(&one, 1, MPI_INT, 1, 8, MPI_COMM_WORLD, &st);
+            CHECK(18, one == 80);
+            MPI_Mrecv(two, 2, MPI_INT, &m, &st);
+            MPI_Get_count(&st, MPI_INT, &n);
+            CHECK(19, two[0] == 70 && two[1] == 71 && n == 2 && st.MPI_TAG == 8);
+            /* A buffer too small for the matched message is MPI_ERR_TRUNCATE. */
+            MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+            MPI_Mprobe(1, 9, MPI_COMM_WORLD, &m, &st);
+            int err = MPI_Mrecv(&one, 1, MPI_INT, &m, &st), cls = -1;
+            MPI_Error_class(err, &cls);
+            CHECK(20, cls == MPI_ERR_TRUNCATE);
         }
         MPI_Finalize();
         return 0;
