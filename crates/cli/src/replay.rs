@@ -135,7 +135,8 @@ pub struct ReplayArgs {
     constant_time: SimTime,
     /// Packet model: the preset, generic (2 KiB packets, buffers sized to each link's
     /// round trip, virtual output queues, no router delay) or ib (InfiniBand as the
-    /// LogGOPSim + InfiniBand thesis simulated it) [default: generic].
+    /// LogGOPSim + InfiniBand thesis simulated it) or dragonfly (CODES's synthetic
+    /// dragonfly: 512-byte packets, 4 KiB channels) [default: generic].
     #[arg(long, value_parser = values::packet_preset)]
     packet_preset: Option<String>,
     /// Packet model: the largest packet on the wire, headers included, in bytes.

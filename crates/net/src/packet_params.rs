@@ -106,14 +106,34 @@ impl PacketParams {
         }
     }
 
-    /// The presets' names, as [`PacketParams::by_name`] takes them.
-    pub const NAMES: [&'static str; 2] = ["generic", "ib"];
+    /// A dragonfly as CODES's synthetic dragonfly configuration (TraceR's network layer)
+    /// sets it up: 512-byte packets without modelled headers, 4,096 bytes of buffer per
+    /// virtual channel (CODES gives global links 8,192: one size here), one FIFO per
+    /// channel, one round-robin over all inputs. Link bandwidths come from the platform
+    /// (CODES's are 5.25 GiB/s local and terminal, 4.7 GiB/s global); CODES routes
+    /// adaptively there, here `--routing` chooses.
+    pub fn dragonfly() -> PacketParams {
+        PacketParams {
+            mtu: 512,
+            header: 0,
+            buffer: 4096,
+            router_delay: SimTime::ZERO,
+            voq: false,
+            transit_first: false,
+            routing: Routing::Minimal,
+            seed: 0,
+        }
+    }
 
-    /// A preset by name: `generic` or `ib`.
+    /// The presets' names, as [`PacketParams::by_name`] takes them.
+    pub const NAMES: [&'static str; 3] = ["generic", "ib", "dragonfly"];
+
+    /// A preset by name: `generic`, `ib` or `dragonfly`.
     pub fn by_name(name: &str) -> Option<PacketParams> {
         match name {
             "generic" => Some(PacketParams::generic()),
             "ib" => Some(PacketParams::ib()),
+            "dragonfly" => Some(PacketParams::dragonfly()),
             _ => None,
         }
     }
@@ -166,6 +186,10 @@ mod tests {
         assert_eq!(ib.payload(), 2156);
         assert_eq!(10_000 - ib.payload(), 7844);
         assert_eq!(ib.credits(), 4);
+        // CODES's synthetic dragonfly: 4,096-byte channels of 512-byte packets.
+        let df = PacketParams::by_name("dragonfly").unwrap();
+        df.validate().unwrap();
+        assert_eq!((df.payload(), df.credits()), (512, 8));
     }
 
     #[test]

@@ -5,8 +5,12 @@
 //! on a dragonfly's adversarial pattern (Kim, Dally, Scott and Abts, "Technology-
 //! Driven, Highly-Scalable Dragonfly Topology", ISCA 2008).
 //!
-//! Every host offers 2 KiB messages (one packet) at a fixed rate; the accepted rate is
-//! what the network delivers per host in the second half of the run.
+//! Every host offers one-packet messages at a fixed rate; the accepted rate is what the
+//! network delivers per host in the second half of the run. One packet per message,
+//! because completions are what is counted: with several packets per message, a
+//! host's injection serves its waiting messages in turn (as flows share a link), so
+//! past saturation ever more messages are part-sent and fewer complete although the
+//! links stay busy.
 
 mod common;
 
@@ -92,12 +96,8 @@ fn next_group(g: u32) -> impl Fn(u32, u64) -> u32 {
     move |s, r| ((s / g + 1) % g) * g + (r % g as u64) as u32
 }
 
-fn with_routing(routing: Routing, seed: u64) -> PacketParams {
-    PacketParams {
-        routing,
-        seed,
-        ..PacketParams::generic()
-    }
+fn with_routing(base: PacketParams, routing: Routing, seed: u64) -> PacketParams {
+    PacketParams { routing, seed, ..base }
 }
 
 #[test]
@@ -121,36 +121,38 @@ fn detours_beat_minimal_routes_on_the_adversarial_pattern() {
     // bound rises from b/g to b(g-1)/(2g) per host: (g-1)/2 times minimal's, 4 for
     // g = 9. Kim et al. report the same contrast on their worst-case pattern:
     // minimal routing limited to one global channel per group, Valiant near half of
-    // capacity. Offered at Valiant's bound, Valiant and UGAL-L must reach 90 % of
-    // that factor over minimal; minimal, 95 % of its own bound.
+    // capacity. Offered at Valiant's bound, minimal must reach 95 % of its own bound
+    // and Valiant 90 % of the factor over minimal, under both presets. UGAL-L too with
+    // the generic preset's virtual output queues; with the dragonfly preset's small
+    // FIFO buffers its local queues signal congestion late (measured: 84 % of
+    // Valiant's bound, 3.4 times minimal), so there it must reach 3 times.
     let g = 9;
     let p = dragonfly(g);
     let n = g * g;
     let min_bound = B / g as f64;
     let val_bound = B * (g - 1) as f64 / (2 * g) as f64;
-    let run = |routing| {
-        let mut net = PacketNetwork::new(&p, with_routing(routing, 1)).unwrap();
-        accepted(&mut net, n, val_bound, 2048, 4_800_000_000, next_group(g))
-    };
-    let (minimal, valiant, ugal) = (run(Routing::Minimal), run(Routing::Valiant), run(Routing::Ugal));
-    eprintln!(
-        "minimal {:.4} valiant {:.4} ugal {:.4}",
-        minimal / min_bound,
-        valiant / val_bound,
-        ugal / val_bound
-    );
-    assert!(
-        minimal >= 0.95 * min_bound && minimal <= 1.001 * min_bound,
-        "minimal {minimal}"
-    );
-    assert!(valiant <= 1.001 * val_bound, "valiant {valiant} above {val_bound}");
     let factor = (g - 1) as f64 / 2.0;
-    assert!(
-        valiant / minimal >= 0.9 * factor,
-        "valiant / minimal = {}",
-        valiant / minimal
-    );
-    assert!(ugal / minimal >= 0.9 * factor, "ugal / minimal = {}", ugal / minimal);
+    for (base, ugal_factor) in [
+        (PacketParams::generic(), 0.9 * factor),
+        (PacketParams::dragonfly(), 3.0),
+    ] {
+        let bytes = base.payload();
+        let run = |routing| {
+            let mut net = PacketNetwork::new(&p, with_routing(base.clone(), routing, 1)).unwrap();
+            accepted(&mut net, n, val_bound, bytes, 4_800_000_000, next_group(g))
+        };
+        let (minimal, valiant, ugal) = (run(Routing::Minimal), run(Routing::Valiant), run(Routing::Ugal));
+        let what = format!(
+            "{bytes}-byte packets: minimal {:.4} of its bound, valiant {:.4} and ugal {:.4} of valiant's",
+            minimal / min_bound,
+            valiant / val_bound,
+            ugal / val_bound
+        );
+        assert!(minimal >= 0.95 * min_bound && minimal <= 1.001 * min_bound, "{what}");
+        assert!(valiant <= 1.001 * val_bound, "{what}");
+        assert!(valiant / minimal >= 0.9 * factor, "{what}");
+        assert!(ugal / minimal >= ugal_factor, "{what}");
+    }
 }
 
 #[test]
@@ -162,7 +164,12 @@ fn the_same_seed_gives_the_same_detours() {
     let msgs: Vec<(u64, u32, u32, u64)> = (0..g * g)
         .map(|s| (s as u64 * 1000, s, next_group(g)(s, s as u64 * 7), 64 * 1024))
         .collect();
-    let ends = |routing, seed| common::run(&mut PacketNetwork::new(&p, with_routing(routing, seed)).unwrap(), &msgs);
+    let ends = |routing, seed| {
+        common::run(
+            &mut PacketNetwork::new(&p, with_routing(PacketParams::generic(), routing, seed)).unwrap(),
+            &msgs,
+        )
+    };
     for routing in [Routing::Valiant, Routing::Ugal] {
         assert_eq!(ends(routing, 3), ends(routing, 3));
         assert_ne!(ends(routing, 3), ends(routing, 4));
@@ -175,7 +182,9 @@ fn the_same_seed_gives_the_same_detours() {
 fn detours_need_a_topology_that_has_them() {
     let p = generate::torus("t", &[3, 3], &node()).unwrap();
     for routing in [Routing::Valiant, Routing::Ugal] {
-        let e = PacketNetwork::new(&p, with_routing(routing, 0)).err().expect("refused");
+        let e = PacketNetwork::new(&p, with_routing(PacketParams::generic(), routing, 0))
+            .err()
+            .expect("refused");
         assert!(e.to_string().contains("dragonfly"), "{e}");
     }
 }

@@ -312,7 +312,7 @@ def replay(
     The model is ``"hybrid"`` with a ``platform`` file (TOML or SimGrid XML) and
     ``"loggops"`` without; ``"flow"``, ``"constant"`` (every message takes
     ``constant_time``, e.g. ``"10us"``) and ``"packet"`` (packets over the platform:
-    ``packet_preset`` ``"generic"`` or ``"ib"``, ``mtu``, ``packet_buffer``,
+    ``packet_preset`` ``"generic"``, ``"ib"`` or ``"dragonfly"``, ``mtu``, ``packet_buffer``,
     ``router_delay``, ``queues`` ``"voq"`` or ``"fifo"``, ``routing`` ``"minimal"`` or,
     on a dragonfly, ``"valiant"`` or ``"ugal"`` with detours drawn from ``seed``,
     ``protocol`` ``"smpi"`` or ``"loggops"`` for LogGOPS's host costs around the

@@ -120,7 +120,7 @@ pub const KEYS: [Key; 45] = [
         "--packet-preset",
         "packet_preset",
         Setting::PacketPreset,
-        "Packet model: generic or ib [default: generic]",
+        "Packet model: generic, ib or dragonfly [default: generic]",
     ),
     key(
         "--mtu",
