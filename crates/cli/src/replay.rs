@@ -422,6 +422,7 @@ fn run_checked(a: ReplayArgs, s: &ReplaySettings) -> Result<(), (u8, String)> {
             spans: &report.spans,
             messages: &report.messages,
             flows: &report.flows,
+            links: &report.link_series,
         };
         simpi::timeline::write(std::io::BufWriter::new(f), target.format, &t, &timeline_filter)
             .map_err(|e| (EXIT_INPUT, format!("{}: {e}", path.display())))?;

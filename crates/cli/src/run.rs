@@ -271,6 +271,7 @@ pub fn run(a: RunArgs) -> Result<(), (u8, String)> {
             critical: Vec::new(),
             links: Vec::new(),
             message_times: None,
+            link_series: Vec::new(),
         };
         eprint!("{}", report.details());
     }

@@ -21,6 +21,7 @@ pub mod model;
 pub mod packet;
 pub mod packet_params;
 pub mod piecewise;
+pub mod series;
 pub mod stochastic;
 
 pub use constant::ConstantNetwork;
@@ -29,7 +30,7 @@ pub use flow::FlowNetwork;
 pub use flow_params::FlowParams;
 pub use latency::Latencies;
 pub use loggops::LogGops;
-pub use model::{LinkLoad, NetworkModel, NoNetwork, Token};
+pub use model::{LinkLoad, LinkSeries, NetworkModel, NoNetwork, Token};
 pub use packet::PacketNetwork;
 pub use packet_params::{PacketParams, Routing};
 pub use piecewise::Piecewise;

@@ -49,6 +49,26 @@ pub trait NetworkModel {
     fn message_times(&self) -> Option<Latencies> {
         None
     }
+
+    /// How the `n` links that carried the most bytes were used over time, for the models
+    /// that keep it (none by default).
+    fn link_series(&self, _n: usize) -> Vec<LinkSeries> {
+        Vec::new()
+    }
+}
+
+/// A link's use over time, in equal bins from time 0.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinkSeries {
+    /// The platform's name of the link.
+    pub link: String,
+    /// Width of a bin.
+    pub width: SimTime,
+    /// The fraction of each bin the link spent sending (above 1 on a fat pipe sending
+    /// several packets at once).
+    pub busy: Vec<f64>,
+    /// The mean number of packets held in the buffers at its receiving end, per bin.
+    pub queue: Vec<f64>,
 }
 
 /// What a link carried during a run.
@@ -119,5 +139,9 @@ impl<N: NetworkModel + ?Sized> NetworkModel for &mut N {
 
     fn message_times(&self) -> Option<Latencies> {
         (**self).message_times()
+    }
+
+    fn link_series(&self, n: usize) -> Vec<LinkSeries> {
+        (**self).link_series(n)
     }
 }

@@ -31,8 +31,9 @@
 //! Every event is ordered by (time, sequence), so a run is deterministic.
 
 use crate::latency::Latencies;
-use crate::model::{LinkLoad, NetworkModel, Token};
+use crate::model::{LinkLoad, LinkSeries, NetworkModel, Token};
 use crate::packet_params::{PacketParams, Routing};
+use crate::series::Bins;
 use crate::Error;
 use simpi_kernel::{EventQueue, IdHashMap, MixHashMap, Rng, SimTime};
 use simpi_platform::{HostId, Platform, Policy};
@@ -40,6 +41,11 @@ use std::collections::VecDeque;
 
 /// No input, port or packet.
 const NONE: u32 = u32::MAX;
+
+/// Ports beyond this many keep no use over time (bounding its memory to about 64 MB).
+const MAX_SERIES_PORTS: usize = 32_768;
+/// The first width of a port's bins (ps); they widen as the run grows.
+const FIRST_BIN: u64 = 1_000;
 
 /// First word of the keys of the routing's random choices (see `Rng::keyed`).
 const DETOUR_KEY: u64 = 0x6465_746f_7572;
@@ -80,6 +86,8 @@ struct Port {
     peak_held: u32,
     held_area: u128,
     held_since: u64,
+    /// Time sending and packets held, over time (the first ports only).
+    series: Option<Box<(Bins, Bins)>>,
 }
 
 /// Where packets wait before a port: a router's input buffer, or a message not yet
@@ -271,6 +279,8 @@ impl<'p> PacketNetwork<'p> {
             peak_held: 0,
             held_area: 0,
             held_since: 0,
+            series: (self.ports.len() < MAX_SERIES_PORTS)
+                .then(|| Box::new((Bins::new(FIRST_BIN), Bins::new(FIRST_BIN)))),
         });
         self.link_of.push(l.0);
         self.port_of.insert(l.0, id);
@@ -566,6 +576,9 @@ impl<'p> PacketNetwork<'p> {
             let port = &mut self.ports[p as usize];
             port.packets += 1;
             port.bytes += pk.wire as u64;
+            if let Some(s) = &mut port.series {
+                s.0.add(now, done_sending, 1.0);
+            }
             if !port.fatpipe {
                 port.busy = true;
                 self.events.schedule(done_sending, Event::Free(p));
@@ -628,6 +641,9 @@ impl<'p> PacketNetwork<'p> {
     fn hold(&mut self, p: u32, now: u64, delta: i32) {
         let port = &mut self.ports[p as usize];
         port.held_area += port.held as u128 * now.saturating_sub(port.held_since) as u128;
+        if let Some(s) = &mut port.series {
+            s.1.add(port.held_since, now, port.held as f64);
+        }
         port.held_since = now;
         port.held = port.held.saturating_add_signed(delta);
         port.peak_held = port.peak_held.max(port.held);
@@ -772,5 +788,40 @@ impl NetworkModel for PacketNetwork<'_> {
 
     fn message_times(&self) -> Option<Latencies> {
         Some(self.times.clone())
+    }
+
+    /// The ports that carried the most bytes (ties: the first used), among those that
+    /// keep their use over time.
+    fn link_series(&self, n: usize) -> Vec<LinkSeries> {
+        let mut order: Vec<usize> = (0..self.ports.len())
+            .filter(|&p| self.ports[p].packets > 0 && self.ports[p].series.is_some())
+            .collect();
+        order.sort_by_key(|&p| std::cmp::Reverse(self.ports[p].bytes));
+        order
+            .into_iter()
+            .take(n)
+            .map(|p| {
+                let port = &self.ports[p];
+                let (mut busy, mut held) = port.series.as_deref().expect("filtered").clone();
+                // The packets still held until the last event; both series to the end
+                // of the run, on one width.
+                let end = self.last_event.max(port.held_since);
+                held.add(port.held_since, end, port.held as f64);
+                busy.extend_to(end);
+                held.extend_to(end);
+                while busy.width < held.width {
+                    busy.coarsen();
+                }
+                while held.width < busy.width {
+                    held.coarsen();
+                }
+                LinkSeries {
+                    link: self.platform.link(simpi_platform::LinkId(self.link_of[p])).name,
+                    width: SimTime(busy.width),
+                    busy: busy.means(),
+                    queue: held.means(),
+                }
+            })
+            .collect()
     }
 }

@@ -210,6 +210,20 @@ fn queues_and_message_times_are_reported() {
     assert_eq!(l1.mean_queue, 0.0);
     let times = net.message_times().unwrap();
     assert_eq!((times.count, times.min, times.max), (1, 16_634_000, 16_634_000));
+    // Over time: 16,634 ns fit 65 bins of 256 ns (128 ns bins would need 130). The
+    // first link sends from 0 to 8,192 ns, 32 whole bins; the second 16,384 ns in all;
+    // the queue's integral is the one above.
+    let series = net.link_series(2);
+    let (s0, s1) = (&series[0], &series[1]);
+    assert_eq!(
+        (s0.link.as_str(), s0.width, s0.busy.len()),
+        ("l0", SimTime(256_000), 65)
+    );
+    assert!(s0.busy[..32].iter().all(|&b| b == 1.0) && s0.busy[32..].iter().all(|&b| b == 0.0));
+    let integral = |v: &[f64]| v.iter().sum::<f64>() * 256_000.0;
+    assert!((integral(&s0.queue) - 12_888_000.0).abs() < 1e-3);
+    assert!((integral(&s1.busy) - 16_384_000.0).abs() < 1e-3);
+    assert!(s1.queue.iter().all(|&q| q == 0.0));
 }
 
 fn rel(a: u64, b: u64) -> f64 {

@@ -80,6 +80,7 @@ pub fn replay(s: &Settings) -> Result<Report, Failure> {
             spans: &report.spans,
             messages: &report.messages,
             flows: &report.flows,
+            links: &report.link_series,
         };
         simpi::timeline::write(std::io::BufWriter::new(f), target.format, &t, &s.timeline_filter)
             .map_err(|e| Failure::Input(format!("{}: {e}", path.display())))?;

@@ -32,7 +32,7 @@ pub use simpi_kernel::{SimTime, TimeUnit};
 pub use simpi_mpi as mpi;
 pub use simpi_mpi::Progress;
 pub use simpi_mpi::{Preset, Protocol};
-pub use simpi_net::{Distributions, FlowParams, LogGops, PacketParams, Piecewise, Routing};
+pub use simpi_net::{Distributions, FlowParams, LinkSeries, LogGops, PacketParams, Piecewise, Routing};
 pub use simpi_platform as platform;
 pub use simpi_trace::schedgen::{Params as PatternParams, Pattern};
 pub use workload::{count_ranks, load, Body, CollChoice, Format, LoadOptions, Workload};

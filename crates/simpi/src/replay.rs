@@ -110,6 +110,9 @@ pub struct SimOptions<'p> {
     pub record: bool,
 }
 
+/// How many of the busiest links the timeline shows over time.
+const TIMELINE_LINKS: usize = 8;
+
 /// What a run gives back: its outcome, the store, and what the network saw.
 type Ran<S> = (Result<Outcome, simpi_mpi::Error>, S, NetSummary);
 
@@ -122,6 +125,8 @@ struct NetSummary {
     warnings: Vec<String>,
     /// The messages' network times, if the model keeps them.
     message_times: Option<simpi_net::Latencies>,
+    /// The busiest links' use over time, if the model keeps it.
+    link_series: Vec<simpi_net::LinkSeries>,
 }
 
 /// The hosts of a workload's `p` ranks, if the mapping covers them all.
@@ -162,6 +167,7 @@ fn run_model<S: OpStore>(
         links.sort_by_key(|l| std::cmp::Reverse(l.busy));
         let warnings = net.warnings();
         let message_times = net.message_times();
+        let link_series = net.link_series(TIMELINE_LINKS);
         (
             out,
             store,
@@ -169,6 +175,7 @@ fn run_model<S: OpStore>(
                 links,
                 warnings,
                 message_times,
+                link_series,
             },
         )
     };
@@ -365,6 +372,7 @@ pub fn simulate(w: &mut Workload<'_>, model: &Model<'_>, opts: SimOptions<'_>) -
         critical,
         links: net.links,
         message_times: net.message_times,
+        link_series: net.link_series,
     })
 }
 

@@ -45,6 +45,8 @@ pub struct Report {
     /// The distribution of messages' times from start to delivery in the network
     /// (the packet model).
     pub message_times: Option<simpi_net::Latencies>,
+    /// The busiest links' use over time (the packet model), for the timeline.
+    pub link_series: Vec<simpi_net::LinkSeries>,
 }
 
 /// Peak resident set size of this process (Linux `VmHWM`), if available. Read from
@@ -354,6 +356,7 @@ mod tests {
             critical: vec![],
             links: vec![],
             message_times: None,
+            link_series: vec![],
         }
     }
 

@@ -65,6 +65,9 @@ pub struct Timeline<'a> {
     pub messages: &'a [Option<Message>],
     /// Sends and the receives they matched; empty if the run recorded none.
     pub flows: &'a [Flow],
+    /// The busiest links' use over time (the packet model); Chrome files show them as
+    /// counters of a "network" process, Paje files do not.
+    pub links: &'a [simpi_net::LinkSeries],
 }
 
 impl<'a> Timeline<'a> {
@@ -75,6 +78,7 @@ impl<'a> Timeline<'a> {
             spans,
             messages: &[],
             flows: &[],
+            links: &[],
         }
     }
 
@@ -178,6 +182,8 @@ pub fn write_paje<W: Write>(w: W, ranks: u32, spans: &[Span]) -> io::Result<()> 
 /// What the writers draw: the spans a filter keeps, each on its lane.
 struct View<'a> {
     t: &'a Timeline<'a>,
+    /// The filter it was cut with (the links' counters follow its window).
+    filter: Filter,
     /// The ranks shown, ascending.
     ranks: Vec<u32>,
     /// The spans kept, by rank then start time.
@@ -215,6 +221,7 @@ impl<'a> View<'a> {
             .collect();
         View {
             t,
+            filter: filter.clone(),
             ranks,
             kept,
             lane,
@@ -283,6 +290,7 @@ mod tests {
             spans: &spans,
             messages: &messages,
             flows: &[],
+            links: &[],
         };
         let kinds: Vec<&str> = (0..4).map(|i| t.kind(i)).collect();
         assert_eq!(kinds, ["send", "compute", "call", "send"]);

@@ -254,6 +254,7 @@ fn issue16_chrome_flow_arrows() {
         spans: &spans,
         messages: &messages,
         flows: &flows,
+        links: &[],
     };
     let text = render(FileFormat::Chrome, &t, &Filter::default());
     // The send is on rank 0's lane 0 after the compute; the receive on rank 1's lane 1.
@@ -288,6 +289,7 @@ fn issue16_paje_links_join_send_and_receive() {
         spans: &spans,
         messages: &messages,
         flows: &flows,
+        links: &[],
     };
     let (_, links) = read_paje(&render(FileFormat::Paje, &t, &Filter::default()));
     // From rank 0 when the send starts to rank 1 when the receive ends.
@@ -326,4 +328,46 @@ fn issue16_timeline_filters_keep_ranks_and_a_window() {
     let (states, _) = read_paje(&render(FileFormat::Paje, &t, &filter));
     assert_eq!(states.len(), 4, "{states:?}");
     assert!(states.iter().all(|s| s.1 != "send"));
+}
+
+#[test]
+fn link_counters_follow_the_window() {
+    // One link, bins of 2 us: busy 1, then 0.5 with 3 packets held. Chrome shows them
+    // as counters of a "network" process after the ranks, at each bin's start; a
+    // window from 2.5 us keeps the second bin only.
+    let (spans, messages, flows) = one_message();
+    let links = [simpi::LinkSeries {
+        link: "l\"0".into(),
+        width: simpi::SimTime(2_000_000),
+        busy: vec![1.0, 0.5],
+        queue: vec![0.0, 3.0],
+    }];
+    let t = Timeline {
+        ranks: 2,
+        spans: &spans,
+        messages: &messages,
+        flows: &flows,
+        links: &links,
+    };
+    let text = render(FileFormat::Chrome, &t, &Filter::default());
+    let lines: Vec<&str> = text.lines().map(|l| l.trim_end_matches(',')).collect();
+    let first = "{\"name\":\"l\\\"0\",\"ph\":\"C\",\"pid\":2,\"ts\":0,\"args\":{\"busy\":1.0000,\"queue\":0.0000}}";
+    let second = "{\"name\":\"l\\\"0\",\"ph\":\"C\",\"pid\":2,\"ts\":2,\"args\":{\"busy\":0.5000,\"queue\":3.0000}}";
+    for want in [
+        "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":2,\"args\":{\"name\":\"network\"}}",
+        first,
+        second,
+    ] {
+        assert!(lines.contains(&want), "missing {want} in\n{text}");
+    }
+    let later = Filter {
+        ranks: None,
+        window: Some(Window {
+            start: 2_500_000,
+            end: u64::MAX,
+        }),
+    };
+    let text = render(FileFormat::Chrome, &t, &later);
+    let lines: Vec<&str> = text.lines().map(|l| l.trim_end_matches(',')).collect();
+    assert!(!lines.contains(&first) && lines.contains(&second), "{text}");
 }

@@ -1,6 +1,9 @@
 //! Chrome trace-event JSON (Perfetto, chrome://tracing): a process per rank, a thread
 //! per lane, a complete event (`X`) per span with its kind and, when known, its message's
 //! bytes, peer and tag; a flow (`s` at the send, `f` at the receive) per matched message.
+//! The busiest links' use over time, when the run kept it, becomes counters of a
+//! "network" process after the ranks: per link, the fraction of each bin spent sending
+//! (`busy`) and the packets held at its receiving end (`queue`), at each bin's start.
 //! Times are microseconds, written exactly (picoseconds are six decimals).
 
 use super::{clean, View};
@@ -76,6 +79,31 @@ pub(super) fn write<W: Write>(mut w: W, v: &View<'_>) -> io::Result<()> {
             )?;
             micros(&mut w, s.start + (s.end.saturating_sub(s.start)) / 2)?;
             w.write_all(b"}")?;
+        }
+    }
+    if !t.links.is_empty() {
+        let pid = t.ranks;
+        next(&mut w)?;
+        write!(
+            w,
+            "{{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":{pid},\"args\":{{\"name\":\"network\"}}}}"
+        )?;
+        for l in t.links {
+            let width = l.width.ps();
+            for (k, (busy, queue)) in l.busy.iter().zip(&l.queue).enumerate() {
+                let start = width.saturating_mul(k as u64);
+                if !v.filter.keeps_time(start, start.saturating_add(width)) {
+                    continue;
+                }
+                next(&mut w)?;
+                write!(
+                    w,
+                    "{{\"name\":\"{}\",\"ph\":\"C\",\"pid\":{pid},\"ts\":",
+                    clean(&l.link, true)
+                )?;
+                micros(&mut w, start)?;
+                write!(w, ",\"args\":{{\"busy\":{busy:.4},\"queue\":{queue:.4}}}}}")?;
+            }
         }
     }
     w.write_all(b"\n]}\n")?;
