@@ -36,6 +36,16 @@ pub struct RunArgs {
     /// SimGrid's].
     #[arg(long, value_parser = simpi::values::duration)]
     constant_time: Option<SimTime>,
+    /// Packet model: the preset, generic, ib or dragonfly [default: generic] (see
+    /// `simpi replay --help`).
+    #[arg(long, value_parser = simpi::values::packet_preset)]
+    packet_preset: Option<String>,
+    /// Packet model: minimal, or on a dragonfly valiant or ugal [default: minimal].
+    #[arg(long, value_parser = simpi::values::routing)]
+    routing: Option<simpi::Routing>,
+    /// Packet model: the seed of valiant's and ugal's random detours [default: 1].
+    #[arg(long)]
+    seed: Option<u64>,
     /// The hybrid model's parameters: smpi, plain, or a preset file.
     #[arg(long, default_value = "smpi", value_name = "smpi|plain|FILE", value_parser = simpi::settings::PresetName::parse)]
     preset: PresetName,
@@ -196,6 +206,23 @@ pub fn run(a: RunArgs) -> Result<(), (u8, String)> {
         }
         _ => None,
     };
+    for (given, flag) in [
+        (a.packet_preset.is_some(), "--packet-preset"),
+        (a.routing.is_some(), "--routing"),
+        (a.seed.is_some(), "--seed"),
+    ] {
+        if given && model != ModelName::Packet {
+            return Err(usage(format!(
+                "{flag} is for --model packet, not --model {}",
+                model.name()
+            )));
+        }
+    }
+    if a.seed.is_some() && a.routing.is_none_or(|r| r == simpi::Routing::Minimal) {
+        return Err(usage(
+            "--seed draws the detours of --routing valiant or --routing ugal: give one of them".to_string(),
+        ));
+    }
     let mut s = ReplaySettings {
         model: Some(model),
         platform: a.platform.clone().or_else(|| generated.clone()),
@@ -206,6 +233,11 @@ pub fn run(a: RunArgs) -> Result<(), (u8, String)> {
         ..ReplaySettings::default()
     };
     s.given.insert(Setting::Model);
+    s.packet.preset = a.packet_preset.clone();
+    s.packet.routing = a.routing;
+    if let Some(seed) = a.seed {
+        s.noise.seed = seed;
+    }
     if let Some(t) = a.constant_time {
         s.constant_time = t;
         s.given.insert(Setting::ConstantTime);

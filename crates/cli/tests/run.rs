@@ -242,3 +242,50 @@ fn the_constant_model_takes_the_message_time_given_and_other_models_refuse_it() 
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--constant-time is for --model constant"));
 }
+
+#[test]
+fn the_packet_model_routes_on_line_runs_as_replay_does() {
+    // Ranks 0 and 1 in groups 0 and 2 of a dragonfly of 3 groups (one host per router,
+    // 1 us links): the minimal route has 5 links; a Valiant detour through group 1 has
+    // more (two global links), so Valiant's ping-pong takes longer, and the same seed
+    // repeats it exactly.
+    let dir = std::env::temp_dir().join(format!("simpi-run-packet-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let platform = dir.join("df.toml");
+    std::fs::write(
+        &platform,
+        "[topology]\nkind = \"dragonfly\"\ndragonfly = \"3,1;1,1;3,1;1\"\n\
+         link = { bandwidth = \"1GBps\", latency = \"1us\", sharing = \"split-duplex\" }\n",
+    )
+    .unwrap();
+    let hosts = dir.join("hosts");
+    std::fs::write(&hosts, "node-0\nnode-8\n").unwrap();
+    let pp = program("pingpong");
+    let time = |extra: &[&str]| {
+        let mut args = vec!["run", "-np", "2", "--compute", "none", "--model", "packet"];
+        args.extend([
+            "--platform",
+            platform.to_str().unwrap(),
+            "--hostfile",
+            hosts.to_str().unwrap(),
+        ]);
+        args.extend(extra);
+        args.push(&pp);
+        let out = simpi(&args);
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        assert!(out.status.success(), "{err}");
+        let t = err.split("simulated time ").nth(1).unwrap().split(' ').next().unwrap();
+        t.parse::<f64>().unwrap()
+    };
+    let minimal = time(&[]);
+    let valiant = time(&["--routing", "valiant", "--seed", "3"]);
+    assert!(valiant > minimal, "valiant {valiant} s, minimal {minimal} s");
+    assert_eq!(time(&["--routing", "valiant", "--seed", "3"]), valiant);
+    std::fs::remove_dir_all(&dir).unwrap();
+    // Routing belongs to the packet model, a seed to detours.
+    let out = simpi(&["run", "-np", "2", "--routing", "valiant", &pp]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--routing is for --model packet"));
+    let out = simpi(&["run", "-np", "2", "--model", "packet", "--seed", "3", &pp]);
+    assert_eq!(out.status.code(), Some(2));
+}
