@@ -183,6 +183,8 @@ pub struct PacketNetwork<'p> {
     times: Latencies,
     /// The latest event handled (ps), where the buffers' averages end.
     last_event: u64,
+    /// Whether ports keep their use over time ([`PacketNetwork::keep_series`]).
+    keep_series: bool,
     /// Ports of each route, in travel order.
     route_ports: Vec<Box<[u32]>>,
     inputs: Vec<Input>,
@@ -219,6 +221,7 @@ impl<'p> PacketNetwork<'p> {
             started: 0,
             times: Latencies::default(),
             last_event: 0,
+            keep_series: false,
             route_ports: Vec::new(),
             inputs: Vec::new(),
             free_inputs: Vec::new(),
@@ -235,6 +238,13 @@ impl<'p> PacketNetwork<'p> {
     /// The model's parameters.
     pub fn params(&self) -> &PacketParams {
         &self.params
+    }
+
+    /// Keep each link's use over time for [`NetworkModel::link_series`] (off by
+    /// default: it costs a third more time on large runs). Call before the first
+    /// message.
+    pub fn keep_series(&mut self, yes: bool) {
+        self.keep_series = yes;
     }
 
     fn port(&mut self, l: simpi_platform::LinkId) -> Result<u32, Error> {
@@ -279,7 +289,7 @@ impl<'p> PacketNetwork<'p> {
             peak_held: 0,
             held_area: 0,
             held_since: 0,
-            series: (self.ports.len() < MAX_SERIES_PORTS)
+            series: (self.keep_series && self.ports.len() < MAX_SERIES_PORTS)
                 .then(|| Box::new((Bins::new(FIRST_BIN), Bins::new(FIRST_BIN)))),
         });
         self.link_of.push(l.0);

@@ -196,6 +196,7 @@ fn queues_and_message_times_are_reported() {
         ..PacketParams::generic()
     };
     let mut net = PacketNetwork::new(&p, params).unwrap();
+    net.keep_series(true);
     assert_eq!(run(&mut net, &[(0, 0, 1, 4 * 2048)]), vec![16_634_000]);
     let loads = net.link_loads();
     let (l0, l1) = (&loads[0], &loads[1]);

@@ -200,6 +200,8 @@ fn run_model<S: OpStore>(
             params,
         } => {
             let mut net = PacketNetwork::new(platform, params.clone()).map_err(|e| Error::Setting(e.to_string()))?;
+            // Links over time only for runs that record (a report or a timeline).
+            net.keep_series(record);
             let hosts = mapped(hosts, p)?;
             let ran = match rules {
                 HostRules::Smpi(protocol) => {
