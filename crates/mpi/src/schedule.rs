@@ -207,6 +207,22 @@ impl Schedule {
         &part.edges[s + 2 + nd..s + 2 + nd + ns]
     }
 
+    /// A hint that `id` will be handled soon: prefetches the op and the two cache lines
+    /// after it, where its successors, whose counters its completion counts down,
+    /// usually are (a rank's operations are stored in definition order, and schedules
+    /// mostly depend on what comes next).
+    #[inline(always)]
+    pub(crate) fn prefetch_near(&self, id: u32) {
+        use simpi_kernel::prefetch;
+        let (part, base) = self.part(id);
+        let i = (id - base) as usize;
+        for k in [i, i + 2, i + 4] {
+            if let Some(op) = part.ops.get(k) {
+                prefetch(op);
+            }
+        }
+    }
+
     /// Counts down the dependencies that `id` satisfies (its `requires` successors if
     /// `done`, else its `irequires` successors) and calls `ready` for each operation
     /// whose count reaches zero, in the order the dependencies were declared.
