@@ -28,7 +28,7 @@ pub use error::Error;
 pub use op::{Op, OpId, OpKind, Rank, ANY_SOURCE, ANY_TAG};
 pub use preset::Preset;
 pub use protocol::Protocol;
-pub use schedule::{BuildError, Schedule, ScheduleBuilder};
+pub use schedule::{BuildError, Schedule, ScheduleBuilder, Successors};
 pub use simpi_net::LogGops as LogGopsParams;
 
 use engine::loggops::LogGopsRules;

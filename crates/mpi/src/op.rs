@@ -52,8 +52,16 @@ pub struct Op {
     pub(crate) flags: u8,
 }
 
-/// `Op::flags`: `succ` is the one successor itself.
+/// `Op::flags`: the op's successors are stored in the op itself: its `requires`
+/// successors are the consecutive ops `succ .. succ + n`, declared in that order, where
+/// `n - 1` is in the flags' top bits (see [`RUN_SHIFT`]); it has no `irequires` ones.
 pub(crate) const INLINE_SUCC: u8 = 1;
+/// `Op::flags >> RUN_SHIFT`: with [`INLINE_SUCC`], the number of successors after
+/// `succ` (so at most [`MAX_RUN`] in all). Runs are the common case (an op freeing the
+/// next few) and need no edge list: no memory, and no cache miss to find them.
+pub(crate) const RUN_SHIFT: u32 = 4;
+/// The longest run of successors stored in an op.
+pub(crate) const MAX_RUN: u32 = 1 << (8 - RUN_SHIFT);
 /// `Op::flags`: the op starts when any one of its predecessors completes.
 pub(crate) const ANY_DEPS: u8 = 2;
 /// `Op::flags`: a compute that is an MPI_Test of the request op whose rank-local index

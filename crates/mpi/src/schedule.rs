@@ -1,8 +1,9 @@
 //! A compact, per-rank dependency graph of operations (the in-memory form of a GOAL
 //! schedule), and the builder that checks it while it is read.
 //!
-//! Memory is 32 bytes per operation, plus 4 bytes per dependency for operations with
-//! more than one successor, whatever the source text looked like. Ranks may be added in
+//! Memory is 32 bytes per operation, plus 4 bytes per dependency for operations whose
+//! successors are not a short run of consecutive operations, whatever the source text
+//! looked like. Ranks may be added in
 //! any order; each rank's operations are contiguous and keep their order of definition.
 //!
 //! A schedule is stored in one part, or in two when a second one was appended (traces
@@ -10,7 +11,7 @@
 //! built in, because copying it behind the first touched hundreds of MB of fresh pages
 //! at thousands of ranks. A rank, and so every dependency, lies within one part.
 
-use crate::op::{Op, OpId, OpKind, Rank, ANY_DEPS, ANY_SOURCE, INLINE_SUCC, JOIN, NO_SUCC, TEST};
+use crate::op::{Op, OpId, OpKind, Rank, ANY_DEPS, ANY_SOURCE, INLINE_SUCC, JOIN, MAX_RUN, NO_SUCC, RUN_SHIFT, TEST};
 
 /// Most operations a schedule holds: ids keep their top bit free for the executor.
 pub const MAX_OPS: usize = (1 << 31) - 1;
@@ -19,10 +20,57 @@ pub const MAX_OPS: usize = (1 << 31) - 1;
 #[derive(Clone, Debug, Default)]
 struct Part {
     ops: Vec<Op>,
-    /// Per op with successors not stored inline: `[n_done, n_start, done.., start..]`
+    /// Per op with successors not stored inline ([`INLINE_SUCC`]):
+    /// `[n_done, n_start, done.., start..]`
     /// (successors as schedule-wide ids).
     edges: Vec<u32>,
 }
+
+/// The number of successors an op with [`INLINE_SUCC`] holds.
+#[inline(always)]
+fn run_len(op: &Op) -> u32 {
+    1 + (op.flags >> RUN_SHIFT) as u32
+}
+
+/// An operation's successors of one kind ([`Schedule::done_successors`],
+/// [`Schedule::start_successors`]): a list, or a run of consecutive ids.
+#[derive(Clone, Debug)]
+pub enum Successors<'a> {
+    /// Listed one by one.
+    List(std::slice::Iter<'a, u32>),
+    /// Consecutive operations.
+    Run(std::ops::Range<u32>),
+}
+
+impl Iterator for Successors<'_> {
+    type Item = u32;
+    #[inline]
+    fn next(&mut self) -> Option<u32> {
+        match self {
+            Successors::List(l) => l.next().copied(),
+            Successors::Run(r) => r.next(),
+        }
+    }
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        match self {
+            Successors::List(l) => l.size_hint(),
+            Successors::Run(r) => r.size_hint(),
+        }
+    }
+}
+
+impl DoubleEndedIterator for Successors<'_> {
+    #[inline]
+    fn next_back(&mut self) -> Option<u32> {
+        match self {
+            Successors::List(l) => l.next_back().copied(),
+            Successors::Run(r) => r.next_back(),
+        }
+    }
+}
+
+impl ExactSizeIterator for Successors<'_> {}
 
 /// A checked, immutable schedule for `num_ranks` ranks.
 #[derive(Clone, Debug)]
@@ -177,34 +225,52 @@ impl Schedule {
         (op.flags & TEST != 0).then(|| OpId(self.ranges[op.rank as usize][0] + op.peer))
     }
 
-    /// Operations that may start only once `id` has completed (`requires`).
+    /// Operations that may start only once `id` has completed (`requires`), in the
+    /// order they were declared.
     #[inline(always)]
-    pub fn done_successors(&self, id: OpId) -> &[u32] {
+    pub fn done_successors(&self, id: OpId) -> Successors<'_> {
         let (part, base) = self.part(id.0);
         let op = &part.ops[(id.0 - base) as usize];
         if op.flags & INLINE_SUCC != 0 {
-            return std::slice::from_ref(&op.succ);
+            return Successors::Run(op.succ..op.succ + run_len(op));
         }
         if op.succ == NO_SUCC {
-            return &[];
+            return Successors::List([].iter());
         }
         let s = op.succ as usize;
         let nd = part.edges[s] as usize;
-        &part.edges[s + 2..s + 2 + nd]
+        Successors::List(part.edges[s + 2..s + 2 + nd].iter())
     }
 
-    /// Operations that may start once `id` has started (`irequires`).
+    /// Operations that may start once `id` has started (`irequires`), in the order they
+    /// were declared.
     #[inline(always)]
-    pub fn start_successors(&self, id: OpId) -> &[u32] {
+    pub fn start_successors(&self, id: OpId) -> Successors<'_> {
         let (part, base) = self.part(id.0);
         let op = &part.ops[(id.0 - base) as usize];
         if op.flags & INLINE_SUCC != 0 || op.succ == NO_SUCC {
-            return &[];
+            return Successors::List([].iter());
         }
         let s = op.succ as usize;
         let nd = part.edges[s] as usize;
         let ns = part.edges[s + 1] as usize;
-        &part.edges[s + 2 + nd..s + 2 + nd + ns]
+        Successors::List(part.edges[s + 2 + nd..s + 2 + nd + ns].iter())
+    }
+
+    /// A hint that `id` will be handled soon: prefetches the op and the two cache lines
+    /// after it, where its successors, whose counters its completion counts down,
+    /// usually are (a rank's operations are stored in definition order, and schedules
+    /// mostly depend on what comes next).
+    #[inline(always)]
+    pub(crate) fn prefetch_near(&self, id: u32) {
+        use simpi_kernel::prefetch;
+        let (part, base) = self.part(id);
+        let i = (id - base) as usize;
+        for k in [i, i + 2, i + 4] {
+            if let Some(op) = part.ops.get(k) {
+                prefetch(op);
+            }
+        }
     }
 
     /// Counts down the dependencies that `id` satisfies (its `requires` successors if
@@ -217,12 +283,14 @@ impl Schedule {
         let op = part.ops[(id - base) as usize];
         if op.flags & INLINE_SUCC != 0 {
             if done {
-                let d = &mut part.ops[(op.succ - base) as usize].deps;
-                // An any-of op is already enabled (0) once one predecessor completed.
-                if *d > 0 {
-                    *d -= 1;
-                    if *d == 0 {
-                        ready(op.succ);
+                for succ in op.succ..op.succ + run_len(&op) {
+                    let d = &mut part.ops[(succ - base) as usize].deps;
+                    // An any-of op is already enabled (0) once one predecessor completed.
+                    if *d > 0 {
+                        *d -= 1;
+                        if *d == 0 {
+                            ready(succ);
+                        }
                     }
                 }
             }
@@ -377,7 +445,9 @@ impl Part {
         for i in 0..self.ops.len() {
             let op = self.ops[i];
             if op.flags & INLINE_SUCC != 0 {
-                self.ops[(op.succ - base) as usize].deps += 1;
+                for succ in op.succ..op.succ + run_len(&op) {
+                    self.ops[(succ - base) as usize].deps += 1;
+                }
             } else if op.succ != NO_SUCC {
                 let s = op.succ as usize;
                 let n = (self.edges[s] + self.edges[s + 1]) as usize;
@@ -404,8 +474,8 @@ impl PartialEq for Schedule {
             let plain = |op: &Op| (op.size, op.peer, op.tag, op.deps, op.rank, op.kind, op.cpu, op.nic);
             plain(a) == plain(b)
                 && a.flags & ANY_DEPS == b.flags & ANY_DEPS
-                && self.done_successors(OpId(id)) == o.done_successors(OpId(id))
-                && self.start_successors(OpId(id)) == o.start_successors(OpId(id))
+                && self.done_successors(OpId(id)).eq(o.done_successors(OpId(id)))
+                && self.start_successors(OpId(id)).eq(o.start_successors(OpId(id)))
                 && self.context(id) == o.context(id)
         };
         self.num_ranks == o.num_ranks
@@ -486,11 +556,17 @@ pub struct ScheduleBuilder {
     scratch: Scratch,
 }
 
+/// [`Scratch::run_next`] of an op whose successors are not a run.
+const NOT_A_RUN: u32 = u32::MAX;
+
 /// Per-rank working memory of [`ScheduleBuilder::end_rank`], reused across ranks.
 #[derive(Default)]
 struct Scratch {
     nd: Vec<u32>,
     ns: Vec<u32>,
+    /// Per op: the local index its next `requires` successor has if its successors so
+    /// far are a run of consecutive ops, else [`NOT_A_RUN`].
+    run_next: Vec<u32>,
     fill: Vec<[u32; 2]>,
     indeg: Vec<u32>,
     stack: Vec<u32>,
@@ -703,26 +779,42 @@ impl ScheduleBuilder {
             v.clear();
             v.resize(n, 0);
         }
-        for &(b, _) in &cur.done {
-            sc.nd[b as usize] += 1;
+        sc.run_next.clear();
+        sc.run_next.resize(n, NOT_A_RUN);
+        for &(b, a) in &cur.done {
+            let i = b as usize;
+            sc.run_next[i] = if sc.nd[i] == 0 || sc.run_next[i] == a {
+                a + 1
+            } else {
+                NOT_A_RUN
+            };
+            sc.nd[i] += 1;
         }
         for &(b, _) in &cur.start {
             sc.ns[b as usize] += 1;
         }
-        // A lone `requires` successor is stored in the op itself; other ops get a list
-        // in the edge array, filled in the order the dependencies were given (that
-        // order decides which freed operation is queued first).
-        let lone = |sc: &Scratch, i: usize| sc.nd[i] == 1 && sc.ns[i] == 0;
+        // `requires` successors that are a short run of consecutive ops, declared in
+        // that order, are stored in the op itself; other ops get a list in the edge
+        // array, filled in the order the dependencies were given (that order decides
+        // which freed operation is queued first).
+        let inline =
+            |sc: &Scratch, i: usize| sc.ns[i] == 0 && (1..=MAX_RUN).contains(&sc.nd[i]) && sc.run_next[i] != NOT_A_RUN;
         sc.fill.clear();
         sc.fill.resize(n, [0, 0]);
         // Place every list first, then grow the edge array once.
         let edges = &mut self.sched.low.edges;
         let mut at = edges.len() as u32;
         for i in 0..n {
-            if lone(sc, i) || sc.nd[i] + sc.ns[i] == 0 {
+            if sc.nd[i] + sc.ns[i] == 0 {
                 continue;
             }
-            self.sched.low.ops[first as usize + i].succ = at;
+            let op = &mut self.sched.low.ops[first as usize + i];
+            if inline(sc, i) {
+                op.succ = first + sc.run_next[i] - sc.nd[i];
+                op.flags |= INLINE_SUCC | ((sc.nd[i] - 1) << RUN_SHIFT) as u8;
+                continue;
+            }
+            op.succ = at;
             sc.fill[i] = [at + 2, at + 2 + sc.nd[i]];
             at += 2 + sc.nd[i] + sc.ns[i];
         }
@@ -738,10 +830,7 @@ impl ScheduleBuilder {
         for (kind, list) in [(0, &cur.done), (1, &cur.start)] {
             for &(b, a) in list.iter() {
                 let i = b as usize;
-                if lone(sc, i) {
-                    let op = &mut self.sched.low.ops[first as usize + i];
-                    op.succ = first + a;
-                    op.flags |= INLINE_SUCC;
+                if inline(sc, i) {
                     continue;
                 }
                 self.sched.low.edges[sc.fill[i][kind] as usize] = first + a;
@@ -773,12 +862,7 @@ impl ScheduleBuilder {
         sc.indeg.resize(n, 0);
         for v in 0..n as u32 {
             let id = OpId(first + v);
-            for &w in self
-                .sched
-                .done_successors(id)
-                .iter()
-                .chain(self.sched.start_successors(id))
-            {
+            for w in self.sched.done_successors(id).chain(self.sched.start_successors(id)) {
                 sc.indeg[(w - first) as usize] += 1;
             }
         }
@@ -788,12 +872,7 @@ impl ScheduleBuilder {
         while let Some(v) = sc.stack.pop() {
             seen += 1;
             let id = OpId(first + v);
-            for &w in self
-                .sched
-                .done_successors(id)
-                .iter()
-                .chain(self.sched.start_successors(id))
-            {
+            for w in self.sched.done_successors(id).chain(self.sched.start_successors(id)) {
                 let d = &mut sc.indeg[(w - first) as usize];
                 *d -= 1;
                 if *d == 0 {
@@ -886,15 +965,62 @@ mod tests {
         assert_eq!(s.num_edges(), 3);
         assert_eq!(s.rank_ops(1), 0..3);
         assert_eq!(s.rank_ops(0), 3..4);
-        assert_eq!(s.done_successors(OpId(0)), &[1]);
-        assert_eq!(s.start_successors(OpId(0)), &[2]);
-        assert_eq!(s.done_successors(OpId(1)), &[2]);
+        let list = |l: Successors<'_>| l.collect::<Vec<u32>>();
+        assert_eq!(list(s.done_successors(OpId(0))), [1]);
+        assert_eq!(list(s.start_successors(OpId(0))), [2]);
+        assert_eq!(list(s.done_successors(OpId(1))), [2]);
         let deps: Vec<u32> = (0..4).map(|i| s.dependencies(OpId(i))).collect();
         assert_eq!(deps, vec![0, 1, 2, 0]);
         assert_eq!(s.op(OpId(3)).kind, OpKind::Recv);
         assert_eq!((s.cpus(), s.nics()), (2, 3));
         assert_eq!(s.rank_of(OpId(3)), 0);
         assert_eq!(s.local_index(OpId(2)), 2);
+    }
+
+    /// Successors stored as a run in the op and as a list behave the same: declared
+    /// order, counters, and counters made whole again for a second run.
+    #[test]
+    fn runs_of_successors_and_lists_agree() {
+        let mut b = ScheduleBuilder::new(1);
+        b.begin_rank(0).unwrap();
+        for _ in 0..6 {
+            b.push(Op::calc(1, 0)).unwrap();
+        }
+        // 0 frees 1, 2, 3 (a run); 1 frees 5 then 4 (not ascending: a list); 2 frees
+        // 4 and irequires-frees 5 (a list).
+        for a in [1, 2, 3] {
+            b.requires(a, 0);
+        }
+        b.requires(5, 1);
+        b.requires(4, 1);
+        b.requires(4, 2);
+        b.irequires(5, 2);
+        b.end_rank().unwrap();
+        let mut s = b.finish();
+        assert_eq!(s.num_edges(), 7);
+        let list = |l: Successors<'_>| l.collect::<Vec<u32>>();
+        assert!(matches!(s.done_successors(OpId(0)), Successors::Run(_)));
+        assert_eq!(list(s.done_successors(OpId(0))), [1, 2, 3]);
+        assert_eq!(s.done_successors(OpId(0)).rev().collect::<Vec<u32>>(), [3, 2, 1]);
+        assert!(matches!(s.done_successors(OpId(1)), Successors::List(_)));
+        assert_eq!(list(s.done_successors(OpId(1))), [5, 4]);
+        assert_eq!(list(s.done_successors(OpId(2))), [4]);
+        assert_eq!(list(s.start_successors(OpId(2))), [5]);
+        assert_eq!(list(s.start_successors(OpId(0))), []);
+        let deps = |s: &Schedule| (0..6).map(|i| s.dependencies(OpId(i))).collect::<Vec<u32>>();
+        assert_eq!(deps(&s), [0, 1, 1, 1, 2, 2]);
+        for _ in 0..2 {
+            s.begin_run();
+            let mut ready = Vec::new();
+            s.satisfy(0, true, |r| ready.push(r));
+            assert_eq!(ready, [1, 2, 3]);
+            ready.clear();
+            s.satisfy(1, true, |r| ready.push(r));
+            s.satisfy(2, false, |r| ready.push(r));
+            s.satisfy(2, true, |r| ready.push(r));
+            assert_eq!(ready, [5, 4]);
+            assert_eq!(deps(&s), [0; 6]);
+        }
     }
 
     #[test]

@@ -584,10 +584,13 @@ impl<S: OpStore, N: Detours, W: NetworkModel> Rules<S> for LogGopsRules<N, W> {
     /// Three hops ahead of the events to come: an event's operation; for an arriving
     /// message, its receiver's queue of posted receives; then the receive it will
     /// most likely match (the oldest posted), whose operation the match completes.
+    /// Operations are prefetched with the ones stored after them
+    /// ([`OpStore::prefetch_op`]): their likely successors, whose dependency counters
+    /// a completion counts down (a miss there cost more than all others together).
     fn prefetch(&self, core: &Core<S, Packed>) {
         if let Some(e) = core.queue.peek_ahead(6) {
             if e.0 & WAKE_BIT == 0 {
-                prefetch(core.store.op((e.0 & OP_MASK) as u32));
+                core.store.prefetch_op((e.0 & OP_MASK) as u32);
             }
         }
         if let Some(e) = core.queue.peek_ahead(4) {
@@ -599,7 +602,7 @@ impl<S: OpStore, N: Detours, W: NetworkModel> Rules<S> for LogGopsRules<N, W> {
             if e.0 & MSG_BIT != 0 {
                 let q = &core.posted[core.store.op((e.0 & !MSG_BIT) as u32).peer as usize];
                 if let Some(first) = q.first() {
-                    prefetch(core.store.op(first.op));
+                    core.store.prefetch_op(first.op);
                 }
             }
         }

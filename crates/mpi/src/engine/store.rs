@@ -58,6 +58,12 @@ pub trait OpStore {
     /// Operation `id` is complete as far as tests can see (a send done, a receive's
     /// data arrived).
     fn data_in(&mut self, id: u32);
+    /// A hint that operation `id` will be handled soon (its successors' too, where a
+    /// store can guess them).
+    #[inline(always)]
+    fn prefetch_op(&self, id: u32) {
+        simpi_kernel::prefetch(self.op(id));
+    }
     /// Send `send` matched receive `recv` (a live front end copies the payload).
     fn matched(&mut self, _send: u32, _recv: u32) {}
     /// Whether a driver asked the run to pause after the current event (a rank of an
@@ -151,6 +157,11 @@ impl OpStore for ScheduleStore<'_> {
     fn completed(&mut self, id: u32, _now: u64, ready: &mut Vec<u32>) {
         self.data_in(id);
         self.sched.satisfy(id, true, |s| ready.push(s));
+    }
+
+    #[inline(always)]
+    fn prefetch_op(&self, id: u32) {
+        self.sched.prefetch_near(id);
     }
 
     #[inline(always)]

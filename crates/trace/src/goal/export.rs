@@ -132,12 +132,12 @@ pub fn write_schedule<W: Write>(s: &Schedule, out: W, unit: TimeUnit) -> io::Res
                 (true, s.done_successors(OpId(id))),
                 (false, s.start_successors(OpId(id))),
             ] {
-                for &succ in list {
+                for succ in list {
                     // Through joins (in order, depth first) to what they free.
                     through.push(succ);
                     while let Some(x) = through.pop() {
                         if s.is_join(OpId(x)) {
-                            through.extend(s.done_successors(OpId(x)).iter().rev());
+                            through.extend(s.done_successors(OpId(x)).rev());
                         } else if done {
                             w.requires(Label(x - first), Label(id - first))?;
                         } else {
