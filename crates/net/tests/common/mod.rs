@@ -8,31 +8,7 @@ use simpi_net::{HostId, NetworkModel};
 
 /// Starts each `(time ps, src, dst, bytes)` and returns each one's end (ps).
 pub fn run<N: NetworkModel>(net: &mut N, msgs: &[(u64, u32, u32, u64)]) -> Vec<u64> {
-    let mut order: Vec<usize> = (0..msgs.len()).collect();
-    order.sort_by_key(|&i| msgs[i].0);
-    let mut next = 0;
-    let mut end = vec![u64::MAX; msgs.len()];
-    let mut done = Vec::new();
-    loop {
-        let tn = net.next_time().map(|t| t.ps());
-        let ts = order.get(next).map(|&i| msgs[i].0);
-        match (tn, ts) {
-            (None, None) => break,
-            (_, Some(s)) if tn.is_none_or(|n| s < n) => {
-                let (_, a, b, bytes) = msgs[order[next]];
-                net.start(SimTime(s), HostId(a), HostId(b), bytes, order[next] as u64)
-                    .unwrap();
-                next += 1;
-            }
-            (Some(n), _) => {
-                net.advance(SimTime(n), &mut done);
-                for tok in done.drain(..) {
-                    end[tok as usize] = n;
-                }
-            }
-            _ => unreachable!(),
-        }
-    }
+    let end = run_until(net, msgs, u64::MAX);
     assert_eq!(net.in_flight(), 0);
     end
 }
@@ -67,21 +43,25 @@ pub fn accepted<N: NetworkModel>(
     got / ((horizon - from) as f64 * 1e-12) / hosts as f64
 }
 
-/// Like [`run`] for messages sorted by start, but only until `horizon` ps: messages
-/// not delivered by then have the end `u64::MAX`.
+/// Starts each `(time ps, src, dst, bytes)` (in order of start, ties in list order)
+/// and runs until the network is idle or its next event is at `horizon` ps or later;
+/// returns each message's end (ps), `u64::MAX` for those not delivered by then.
 fn run_until<N: NetworkModel>(net: &mut N, msgs: &[(u64, u32, u32, u64)], horizon: u64) -> Vec<u64> {
+    let mut order: Vec<usize> = (0..msgs.len()).collect();
+    order.sort_by_key(|&i| msgs[i].0);
     let mut next = 0;
     let mut end = vec![u64::MAX; msgs.len()];
     let mut done = Vec::new();
     loop {
         let tn = net.next_time().map(|t| t.ps());
-        let ts = msgs.get(next).map(|m| m.0);
+        let ts = order.get(next).map(|&i| msgs[i].0);
         match (tn, ts) {
             (None, None) => break,
             (Some(n), _) if n >= horizon => break,
             (_, Some(s)) if tn.is_none_or(|n| s < n) => {
-                let (_, a, b, bytes) = msgs[next];
-                net.start(SimTime(s), HostId(a), HostId(b), bytes, next as u64).unwrap();
+                let (_, a, b, bytes) = msgs[order[next]];
+                net.start(SimTime(s), HostId(a), HostId(b), bytes, order[next] as u64)
+                    .unwrap();
                 next += 1;
             }
             (Some(n), _) => {
