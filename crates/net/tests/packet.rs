@@ -94,7 +94,7 @@ fn platforms() -> Vec<(&'static str, Platform)> {
 #[test]
 fn idle_paths_take_the_closed_form_time_on_every_topology() {
     let mut rng = Rng::new(7);
-    for params in [PacketParams::generic(), PacketParams::ib()] {
+    for params in [PacketParams::generic(), PacketParams::ib(), PacketParams::dragonfly()] {
         let payload = params.mtu - params.header;
         for (name, p) in platforms() {
             let n = p.num_hosts() as u64;
