@@ -484,13 +484,20 @@ impl<'p> PacketNetwork<'p> {
         if port.waiting.is_empty() {
             return;
         }
-        // With transit first, a first round offers the port to buffers only.
-        let rounds = if self.params.transit_first { 2 } else { 1 };
-        for round in (0..rounds).rev() {
+        // With transit first, a first round offers the port to buffers only, a second
+        // to injections only: a buffer that found no room in the first finds none in
+        // the second (credits only go down while granting). A full round leaves the
+        // line in its order.
+        let rounds: &[Option<bool>] = if self.params.transit_first {
+            &[Some(false), Some(true)]
+        } else {
+            &[None]
+        };
+        for &only in rounds {
             for _ in 0..self.ports[p as usize].waiting.len() {
                 let i = self.ports[p as usize].waiting.pop_front().expect("counted");
                 let injection = self.inputs[i as usize].port == NONE;
-                if round == 1 && injection {
+                if only.is_some_and(|inj| inj != injection) {
                     self.ports[p as usize].waiting.push_back(i);
                     continue;
                 }
