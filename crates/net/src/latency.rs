@@ -15,8 +15,9 @@ pub struct Latencies {
     pub count: u64,
     /// Sum of the times (ps), for the mean.
     pub sum: u128,
-    /// Shortest and longest time recorded (ps; 0 when none).
+    /// Shortest time recorded (ps; 0 when none).
     pub min: u64,
+    /// Longest time recorded (ps; 0 when none).
     pub max: u64,
 }
 
