@@ -344,7 +344,8 @@ pub(crate) fn simulate_once(
     let spec = s
         .model_spec()
         .map_err(|e| (if e.is_input() { EXIT_INPUT } else { EXIT_USAGE }, e.to_string()))?;
-    let machine = Machine::new(&spec, ranks).map_err(input_err)?;
+    let machine =
+        Machine::new(&spec, ranks).map_err(|e| (if e.is_input() { EXIT_INPUT } else { EXIT_USAGE }, e.to_string()))?;
     let flops = a.trace.speed;
     let speed = |r: u32| machine.speed(r).unwrap_or(flops);
     let coll = s.collectives(NAMING).map_err(|msg| (EXIT_USAGE, msg))?;

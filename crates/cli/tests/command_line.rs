@@ -386,6 +386,20 @@ fn packet_model_settings_are_checked_and_its_links_reported() {
     assert_exit(&out, 2, "--async-small must not exceed --detached");
     let out = simpi(&["replay", &t, "--platform", &p, "--model", "flow", "--queues", "fifo"]);
     assert_exit(&out, 2, "--queues is for --model packet, not --model flow");
+    // Detours on a platform that has none: refused with the flag and the platform's name.
+    let out = simpi(&[
+        "replay",
+        &t,
+        "--platform",
+        &p,
+        "--model",
+        "packet",
+        "--routing",
+        "ugal",
+        "--seed",
+        "1",
+    ]);
+    assert_exit(&out, 2, &format!("--routing ugal: the platform {p} has no dragonfly"));
     // The JSON report lists what each link carried, busiest first.
     let out = simpi(&["replay", &t, "--platform", &p, "--model", "packet", "--json"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));

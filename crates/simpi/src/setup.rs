@@ -228,13 +228,16 @@ impl Machine {
                     m.loggops = Some(loggops_ps(params, *unit)?);
                 }
                 m.place(platform, mapping, ranks)?;
+                if let ModelSpec::Packet { params, .. } = spec {
+                    m.check_routing(platform, params)?;
+                }
             }
             ModelSpec::Stochastic {
                 distributions,
                 platform,
                 ..
             } => {
-                let d = Distributions::read(distributions).map_err(|e| Error::Setting(e.to_string()))?;
+                let d = Distributions::read(distributions).map_err(|e| Error::Input(e.to_string()))?;
                 m.distributions = Some(d);
                 if let Some((platform, mapping)) = platform {
                     m.place(platform, mapping, ranks)?;
@@ -256,6 +259,20 @@ impl Machine {
         self.hosts = (0..ranks).map(|r| map.host(r)).collect();
         self.platform = Some(p);
         Ok(())
+    }
+
+    /// Refuses adaptive routing on a platform where packets have no other way to go:
+    /// a setting the user chose that the platform cannot honour.
+    fn check_routing(&self, file: &Path, params: &PacketParams) -> Result<(), Error> {
+        let has_detours = self.platform.as_ref().is_some_and(|p| p.has_detours());
+        if params.routing == Routing::Minimal || has_detours {
+            return Ok(());
+        }
+        Err(Error::Setting(format!(
+            "--routing {}: the platform {} has no dragonfly, the only topology with detours; use --routing minimal",
+            params.routing.name(),
+            file.display()
+        )))
     }
 
     /// The flop rate of rank `r`'s host, if the machine has hosts.
