@@ -7,7 +7,12 @@
 //! one pool, appended at their tail so that successors are freed in the order their
 //! dependencies were declared.
 
-use crate::op::{Op, ANY_DEPS, NO_SUCC};
+use crate::op::{Op, ANY_DEPS, JOIN, NO_SUCC, TEST};
+
+// The live store's bits sit where a whole schedule keeps its successor runs
+// (`op::RUN_SHIFT`): disjoint from `ANY_DEPS`, `TEST` and `JOIN`, the only others a live
+// operation carries (`Arena::create` keeps those and clears the rest).
+const _: () = assert!((DONE | WAKE | DATA_IN | LIVE) & (ANY_DEPS | TEST | JOIN | crate::op::INLINE_SUCC) == 0);
 
 /// `Op::flags` (live store): the operation completed.
 pub(crate) const DONE: u8 = 16;
@@ -102,7 +107,9 @@ impl Arena {
         op.rank = rank;
         op.deps = 0;
         op.succ = NO_SUCC;
-        op.flags = LIVE | (op.flags & !(DONE | WAKE | DATA_IN));
+        // Only the meanings a live operation can carry are kept: the store's own bits
+        // (and a schedule's successor runs, which share them) must not leak in.
+        op.flags = LIVE | (op.flags & (ANY_DEPS | TEST | JOIN));
         let slot = match self.free_ops.pop() {
             Some(s) => {
                 self.slots[s as usize].op = op;
