@@ -117,6 +117,8 @@ pub struct Start {
     pub _layout: Arc<Layout>,
     /// Whether it receives.
     pub recv: bool,
+    /// A synchronous send (MPI_Ssend_init).
+    pub sync: bool,
     /// The buffer.
     pub buf: usize,
     /// Elements.

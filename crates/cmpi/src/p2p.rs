@@ -1,11 +1,14 @@
-//! Point-to-point calls. Synchronous, ready and buffered sends are simulated as
-//! standard sends (the protocol's thresholds decide eager or rendezvous, as for any
-//! send).
+//! Point-to-point calls. Ready sends are simulated as standard sends (the protocol's
+//! thresholds decide eager or rendezvous, as for any send); synchronous sends complete
+//! only once their receive is posted, whatever their size; buffered sends return at
+//! once.
 
 use crate::client::{check_rank, check_tag, entry, Client, Failure, Give, Pending, Status, Typed};
 use simpi_wire::{abi, Call};
 use std::ffi::{c_int, c_void};
 
+/// MPI_Send, or MPI_Ssend if `sync`.
+#[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn send(
     c: &mut Client,
     buf: *const c_void,
@@ -14,6 +17,7 @@ pub(crate) unsafe fn send(
     dest: c_int,
     tag: c_int,
     comm: usize,
+    sync: bool,
 ) -> Result<(), Failure> {
     match send_args(c, buf, count, dt, dest, tag, comm, true)? {
         // A large buffer the simulator reads itself: the rank waits until it did,
@@ -30,6 +34,7 @@ pub(crate) unsafe fn send(
                 comm,
                 to,
                 tag,
+                sync,
                 data,
                 from,
             });
@@ -38,6 +43,7 @@ pub(crate) unsafe fn send(
             comm,
             to,
             tag,
+            sync,
             data,
             from: None,
         }),
@@ -133,16 +139,34 @@ pub(crate) unsafe fn isend(
     comm: usize,
     request: *mut usize,
 ) -> Result<(), Failure> {
-    isend_from(c, (buf, count, dt), (dest, tag, comm), true, request)
+    isend_from(c, (buf, count, dt), (dest, tag, comm), true, false, request)
 }
 
-/// MPI_Isend; the buffer is packed at once unless `may_stay` (the program keeps it
-/// unchanged until the request completes, so the simulator may read it later).
+/// MPI_Isend, or MPI_Issend if `sync`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn isend_mode(
+    c: &mut Client,
+    buf: *const c_void,
+    count: c_int,
+    dt: usize,
+    dest: c_int,
+    tag: c_int,
+    comm: usize,
+    sync: bool,
+    request: *mut usize,
+) -> Result<(), Failure> {
+    isend_from(c, (buf, count, dt), (dest, tag, comm), true, sync, request)
+}
+
+/// MPI_Isend (MPI_Issend if `sync`); the buffer is packed at once unless `may_stay`
+/// (the program keeps it unchanged until the request completes, so the simulator may
+/// read it later).
 unsafe fn isend_from(
     c: &mut Client,
     (buf, count, dt): (*const c_void, c_int, usize),
     (dest, tag, comm): (c_int, c_int, usize),
     may_stay: bool,
+    sync: bool,
     request: *mut usize,
 ) -> Result<(), Failure> {
     let Some((comm, to, Give { data, at: from })) = send_args(c, buf, count, dt, dest, tag, comm, may_stay)? else {
@@ -154,6 +178,7 @@ unsafe fn isend_from(
         comm,
         to,
         tag,
+        sync,
         request: q,
         data,
         from,
@@ -280,29 +305,29 @@ pub(crate) unsafe fn delivered(kind: &Pending, m: simpi_wire::Completion) -> Res
 }
 
 macro_rules! sends {
-    ($($name:ident)*) => {$(
+    ($($name:ident $sync:literal)*) => {$(
         /// # Safety
         /// As the MPI standard's: `buf` holds `count` elements of `datatype`.
         #[no_mangle]
         pub unsafe extern "C" fn $name(buf: *const c_void, count: c_int, datatype: usize, dest: c_int, tag: c_int, comm: usize) -> c_int {
-            entry(stringify!($name), |c| send(c, buf, count, datatype, dest, tag, comm))
+            entry(stringify!($name), |c| send(c, buf, count, datatype, dest, tag, comm, $sync))
         }
     )*};
 }
-sends!(MPI_Send MPI_Ssend MPI_Rsend);
+sends!(MPI_Send false MPI_Ssend true MPI_Rsend false);
 
 macro_rules! isends {
-    ($($name:ident)*) => {$(
+    ($($name:ident $sync:literal)*) => {$(
         /// # Safety
         /// As the MPI standard's: `buf` holds `count` elements of `datatype` until the
         /// request completes; `request` is writable.
         #[no_mangle]
         pub unsafe extern "C" fn $name(buf: *const c_void, count: c_int, datatype: usize, dest: c_int, tag: c_int, comm: usize, request: *mut usize) -> c_int {
-            entry(stringify!($name), |c| isend(c, buf, count, datatype, dest, tag, comm, request))
+            entry(stringify!($name), |c| isend_mode(c, buf, count, datatype, dest, tag, comm, $sync, request))
         }
     )*};
 }
-isends!(MPI_Isend MPI_Issend MPI_Irsend);
+isends!(MPI_Isend false MPI_Issend true MPI_Irsend false);
 
 /// A buffered send: it returns at once, whether or not the message was received, as
 /// if copied into the attached buffer (the copy's time is not simulated). The message
@@ -314,7 +339,7 @@ unsafe fn bsend(
 ) -> Result<(), Failure> {
     // The program may change the buffer once the call returns: packed now.
     let mut q = 0usize;
-    isend_from(c, (buf, count, datatype), (dest, tag, comm), false, &mut q)?;
+    isend_from(c, (buf, count, datatype), (dest, tag, comm), false, false, &mut q)?;
     c.requests.remove(&(q as u64));
     Ok(())
 }

@@ -4,7 +4,7 @@
 
 use crate::client::{check_rank, check_tag, entry, Client, Failure, Start, Starter};
 use crate::coll::nonblocking;
-use crate::p2p::{irecv, isend};
+use crate::p2p::{irecv, isend_mode};
 use simpi_wire::abi;
 use std::ffi::{c_int, c_void};
 
@@ -19,7 +19,7 @@ unsafe fn init(c: &mut Client, start: Start, request: *mut usize) -> Result<(), 
 }
 
 macro_rules! send_inits {
-    ($($name:ident)*) => {$(
+    ($($name:ident $sync:literal)*) => {$(
         /// # Safety
         /// As the MPI standard's: `buf` holds `count` elements of `datatype` whenever
         /// the request is started; `request` is writable.
@@ -27,13 +27,13 @@ macro_rules! send_inits {
         pub unsafe extern "C" fn $name(buf: *const c_void, count: c_int, datatype: usize, dest: c_int, tag: c_int, comm: usize, request: *mut usize) -> c_int {
             entry(stringify!($name), |c| {
                 let layout = c.layout(datatype)?;
-                let start = Start { _layout: layout, recv: false, buf: buf as usize, count, datatype, peer: dest, tag, comm };
+                let start = Start { _layout: layout, recv: false, sync: $sync, buf: buf as usize, count, datatype, peer: dest, tag, comm };
                 init(c, start, request)
             })
         }
     )*};
 }
-send_inits!(MPI_Send_init MPI_Ssend_init MPI_Rsend_init MPI_Bsend_init);
+send_inits!(MPI_Send_init false MPI_Ssend_init true MPI_Rsend_init false MPI_Bsend_init false);
 
 /// # Safety
 /// As the MPI standard's: `buf` holds `count` elements of `datatype` whenever the
@@ -52,6 +52,7 @@ pub unsafe extern "C" fn MPI_Recv_init(
         let start = Start {
             _layout: c.layout(datatype)?,
             recv: true,
+            sync: false,
             buf: buf as usize,
             count,
             datatype,
@@ -103,7 +104,7 @@ unsafe fn start(c: &mut Client, q: usize) -> Result<(), Failure> {
             &mut inner,
         )?;
     } else {
-        isend(
+        isend_mode(
             c,
             s.buf as *const c_void,
             s.count,
@@ -111,6 +112,7 @@ unsafe fn start(c: &mut Client, q: usize) -> Result<(), Failure> {
             s.peer,
             s.tag,
             s.comm,
+            s.sync,
             &mut inner,
         )?;
     }

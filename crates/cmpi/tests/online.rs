@@ -45,6 +45,7 @@ fn built() -> &'static PathBuf {
             "ahead",
             "neighborhood",
             "icoll_many",
+            "ssend",
         ] {
             let status = Command::new(env!("CARGO_BIN_EXE_simpicc"))
                 .args(["-O1", "-Wall", "-Werror", "-o"])
@@ -230,6 +231,15 @@ fn a_probe_sees_a_message_once_sent_and_a_probe_for_none_is_a_deadlock() {
         e.is_stall() && e.to_string().contains("rank 0 probes for a message from 1 with tag 99"),
         "{e}"
     );
+}
+
+#[test]
+fn a_synchronous_send_waits_for_its_receive_and_an_unsafe_program_deadlocks() {
+    // The program checks that its synchronous sends were not complete before their
+    // receives were posted, and the time that took.
+    simulate("ssend", &[], 2).unwrap();
+    let e = simulate("ssend", &["deadlock"], 2).unwrap_err();
+    assert!(e.is_stall(), "{e}");
 }
 
 #[test]

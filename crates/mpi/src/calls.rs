@@ -188,6 +188,21 @@ impl<R: Copy + PartialEq + std::fmt::Debug> RankCalls<R> {
         Ok(self.request(l))
     }
 
+    /// MPI_Issend: an [`RankCalls::isend`] whose request completes only once a
+    /// matching receive is posted.
+    pub fn issend<S: OpSink<Ref = R>>(
+        &mut self,
+        s: &mut S,
+        to: u32,
+        tag: u32,
+        bytes: u64,
+        ctx: u32,
+    ) -> Result<Req<R>, Error> {
+        let l = self.add(s, Op::send(bytes, to, tag, 0, 0), ctx)?;
+        s.synchronous(l)?;
+        Ok(self.request(l))
+    }
+
     /// MPI_Irecv of `bytes` from world rank `from` (or [`crate::ANY_SOURCE`]).
     pub fn irecv<S: OpSink<Ref = R>>(
         &mut self,
@@ -204,6 +219,22 @@ impl<R: Copy + PartialEq + std::fmt::Debug> RankCalls<R> {
     /// MPI_Send (blocking); returns its operation.
     pub fn send<S: OpSink<Ref = R>>(&mut self, s: &mut S, to: u32, tag: u32, bytes: u64, ctx: u32) -> Result<R, Error> {
         let l = self.add(s, Op::send(bytes, to, tag, 0, 0), ctx)?;
+        self.then(l);
+        Ok(l)
+    }
+
+    /// MPI_Ssend (blocking, synchronous: it returns once a matching receive is
+    /// posted); returns its operation.
+    pub fn ssend<S: OpSink<Ref = R>>(
+        &mut self,
+        s: &mut S,
+        to: u32,
+        tag: u32,
+        bytes: u64,
+        ctx: u32,
+    ) -> Result<R, Error> {
+        let l = self.add(s, Op::send(bytes, to, tag, 0, 0), ctx)?;
+        s.synchronous(l)?;
         self.then(l);
         Ok(l)
     }

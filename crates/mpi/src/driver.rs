@@ -54,6 +54,8 @@ pub enum Call {
         handle: Handle,
         /// The communicator.
         comm: u32,
+        /// MPI_Ssend: it returns once a matching receive is posted.
+        sync: bool,
     },
     /// MPI_Recv from `from` (or [`crate::ANY_SOURCE`]).
     Recv {
@@ -80,6 +82,8 @@ pub enum Call {
         handle: Handle,
         /// The communicator.
         comm: u32,
+        /// MPI_Issend: the request completes once a matching receive is posted.
+        sync: bool,
     },
     /// MPI_Irecv.
     Irecv {
@@ -218,8 +222,14 @@ impl Program<OpRef> for Posted {
                 bytes,
                 handle,
                 comm,
+                sync,
             } => {
-                let op = calls.send(s, to, tag, bytes, CommTable::p2p_context(comm as usize))?;
+                let ctx = CommTable::p2p_context(comm as usize);
+                let op = if sync {
+                    calls.ssend(s, to, tag, bytes, ctx)?
+                } else {
+                    calls.send(s, to, tag, bytes, ctx)?
+                };
                 self.name(op, handle);
             }
             Call::Recv {
@@ -238,8 +248,14 @@ impl Program<OpRef> for Posted {
                 bytes,
                 handle,
                 comm,
+                sync,
             } => {
-                let q = calls.isend(s, to, tag, bytes, CommTable::p2p_context(comm as usize))?;
+                let ctx = CommTable::p2p_context(comm as usize);
+                let q = if sync {
+                    calls.issend(s, to, tag, bytes, ctx)?
+                } else {
+                    calls.isend(s, to, tag, bytes, ctx)?
+                };
                 self.name(q.op, handle);
                 self.requests[rank as usize].insert(handle, q);
             }

@@ -21,7 +21,7 @@ use crate::engine::store::{describe_op, OpStore};
 use crate::error::Error;
 use crate::op::{Op, OpId, JOIN, TEST};
 use crate::sink::OpSink;
-use arena::{Arena, DATA_IN, DONE, NO_INSTANCE, WAKE};
+use arena::{Arena, DATA_IN, DONE, NO_INSTANCE, SYNCHRONOUS, WAKE};
 use instance::{Instance, Instances, CREATED, ENTRY, NO_END};
 use std::sync::Arc;
 
@@ -245,7 +245,7 @@ impl<P: Program<OpRef>> Live<P> {
     }
 
     fn target_of(&self, test: u32) -> usize {
-        self.arena.slots[test as usize].x.target as usize
+        self.arena.slots[test as usize].x.aux as usize
     }
 
     /// Step `step` of instance `id` completed (or its entry, [`ENTRY`]): the steps
@@ -339,6 +339,12 @@ impl<P: Program<OpRef>> OpStore for Live<P> {
     #[inline(always)]
     fn has_joins(&self) -> bool {
         true
+    }
+
+    #[inline]
+    fn is_synchronous(&self, id: u32) -> bool {
+        let slot = &self.arena.slots[id as usize];
+        slot.op.kind == crate::OpKind::Send && slot.x.aux == SYNCHRONOUS
     }
 
     fn begin_rank(&mut self, rank: u32, _now: u64, ready: &mut Vec<u32>) {
@@ -503,6 +509,13 @@ impl OpSink for LiveSink<'_> {
         }
     }
 
+    fn synchronous(&mut self, a: OpRef) -> Result<(), Error> {
+        let slot = &mut self.arena.slots[a.slot as usize];
+        debug_assert_eq!(slot.op.kind, crate::OpKind::Send, "only a send is synchronous");
+        slot.x.aux = SYNCHRONOUS;
+        Ok(())
+    }
+
     fn any_of(&mut self, a: OpRef) {
         let some_done = self.last == Some(a) && self.some_done;
         self.arena.any_of(a, some_done);
@@ -533,7 +546,7 @@ impl OpSink for LiveSink<'_> {
     fn test_of(&mut self, test: OpRef, target: u32) {
         let op = &mut self.arena.slots[test.slot as usize].op;
         op.flags |= TEST;
-        self.arena.slots[test.slot as usize].x.target = target;
+        self.arena.slots[test.slot as usize].x.aux = target;
     }
 
     fn forget_target(&mut self, target: u32) {

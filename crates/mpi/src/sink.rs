@@ -46,6 +46,16 @@ pub trait OpSink {
     /// one of those just added) and its dependencies given before the next call.
     fn requires(&mut self, a: Self::Ref, b: Self::Ref);
 
+    /// Makes send `a` (just added) synchronous (MPI_Ssend): see
+    /// [`crate::engine::OpStore::is_synchronous`]. A whole schedule has no such mode (GOAL
+    /// has none to write), so only the live store takes it.
+    fn synchronous(&mut self, a: Self::Ref) -> Result<(), Error> {
+        let _ = a;
+        Err(Error::BadParameter(
+            "a synchronous send (MPI_Ssend): only a live run simulates them, not a whole schedule".into(),
+        ))
+    }
+
     /// `a` starts once *any one* of its dependencies has completed (MPI_Waitany).
     /// Call after adding them.
     fn any_of(&mut self, a: Self::Ref);

@@ -4,10 +4,13 @@
 
 use simpi_kernel::SimTime;
 use simpi_mpi::coll::{find, CollSpec, Collective};
-use simpi_mpi::driver::{Call, Driver};
+use simpi_mpi::driver::{Call, Driver, Posted};
+use simpi_mpi::engine::loggops::LogGopsRules;
 use simpi_mpi::engine::smpi::SmpiRules;
+use simpi_mpi::engine::Rules;
+use simpi_mpi::live::Live;
 use simpi_mpi::{Error, Protocol};
-use simpi_net::{ConstantNetwork, HostId};
+use simpi_net::{ConstantNetwork, HostId, LogGops};
 
 const US: u64 = 1_000_000;
 
@@ -24,6 +27,7 @@ fn send(to: u32, handle: u64) -> Call {
         bytes: 1000,
         handle,
         comm: 0,
+        sync: false,
     }
 }
 
@@ -71,8 +75,8 @@ fn a_ping_pong_posted_call_by_call_reports_when_ranks_go_on_and_what_matched() -
 
 /// Runs each rank's calls as a live front end does: one call per rank each time
 /// [`Driver::run`] lets it go on. Returns the end times.
-fn run_call_by_call(
-    mut d: Driver<SmpiRules<ConstantNetwork>>,
+fn run_call_by_call<R: Rules<Live<Posted>>>(
+    mut d: Driver<R>,
     mut calls: Vec<Vec<Call>>,
 ) -> Result<Vec<SimTime>, Error> {
     for c in calls.iter_mut() {
@@ -112,6 +116,7 @@ fn a_rank_whose_call_completes_at_once_goes_on_at_once_whatever_is_posted_after_
         bytes: 1000,
         handle,
         comm: 0,
+        sync: false,
     };
     let mut rank0 = vec![irecv(1, 1, 0), send(1, 2), Call::Wait(vec![1]), Call::Compute(0)];
     let mut rank1 = vec![irecv(0, 4, 0), send(0, 5), Call::Wait(vec![4])];
@@ -155,6 +160,7 @@ fn non_blocking_calls_and_a_collective_go_through_the_driver() -> Result<(), Err
                 bytes: 8,
                 handle: 200 + r as u64,
                 comm: 0,
+                sync: false,
             },
         )?;
         d.post(r, Call::Wait(vec![100 + r as u64, 200 + r as u64]))?;
@@ -242,4 +248,59 @@ fn a_one_sided_transfer_to_a_rank_that_does_not_exist_is_refused() {
         handle: 1,
     };
     assert!(d.post(0, put).is_err());
+}
+
+/// Rank 0 sends 1000 bytes to rank 1 (blocking, or non-blocking then waited for),
+/// synchronously or not; rank 1 computes 50 us before it posts the receive.
+fn late_receiver(sync: bool, blocking: bool) -> Vec<Vec<Call>> {
+    let mut s = send(1, 1);
+    let rank0 = if blocking {
+        if let Call::Send { sync: ref mut m, .. } = s {
+            *m = sync;
+        }
+        vec![s, Call::Finalize]
+    } else {
+        let q = Call::Isend {
+            to: 1,
+            tag: 0,
+            bytes: 1000,
+            handle: 1,
+            comm: 0,
+            sync,
+        };
+        vec![q, Call::Compute(US), Call::Wait(vec![1]), Call::Finalize]
+    };
+    vec![rank0, vec![Call::Compute(50 * US), recv(0, 2), Call::Finalize]]
+}
+
+#[test]
+fn a_synchronous_send_completes_only_once_its_receive_is_posted() -> Result<(), Error> {
+    for blocking in [true, false] {
+        // Standard: detached, rank 0 goes on at once (after its 1 us of compute if
+        // non-blocking); the message arrives at 5 us and waits for rank 1 at 50 us.
+        let standard = run_call_by_call(driver(2), late_receiver(false, blocking))?;
+        let rank0 = if blocking { 0 } else { US };
+        assert_eq!(standard, vec![SimTime(rank0), SimTime(50 * US)], "blocking {blocking}");
+        // Synchronous: the message flows once the receive is posted at 50 us, and
+        // both ends complete when it arrives, at 55 us.
+        let sync = run_call_by_call(driver(2), late_receiver(true, blocking))?;
+        assert_eq!(sync, vec![SimTime(55 * US), SimTime(55 * US)], "blocking {blocking}");
+    }
+    // Under LogGOPS (L = 5 us, o = 1 us, S large: every standard send eager), a
+    // standard send costs its sender o; a synchronous one, like a rendezvous send,
+    // completes when the receive matches its message, at 50 us.
+    let m = LogGops {
+        l: 5 * US,
+        o: US,
+        g: 0,
+        big_g: 0,
+        big_o: 0,
+        s: 1 << 20,
+    };
+    let loggops = || Driver::new(2, LogGopsRules::new(m, 2, 1, 1));
+    let standard = run_call_by_call(loggops(), late_receiver(false, true))?;
+    assert_eq!(standard[0], SimTime(US));
+    let sync = run_call_by_call(loggops(), late_receiver(true, true))?;
+    assert_eq!(sync[0], SimTime(50 * US));
+    Ok(())
 }

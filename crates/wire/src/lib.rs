@@ -233,7 +233,7 @@ impl NewComm {
 /// One MPI call that needs the other ranks, as a rank sends it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Call {
-    /// MPI_Send (and the modes simulated as it).
+    /// MPI_Send, MPI_Rsend and (with `sync`) MPI_Ssend.
     Send {
         /// The communicator (0: MPI_COMM_WORLD; others: duplicates of it).
         comm: u32,
@@ -241,6 +241,8 @@ pub enum Call {
         to: u32,
         /// Tag.
         tag: i32,
+        /// Synchronous (MPI_Ssend): done only once a matching receive is posted.
+        sync: bool,
         /// The message (empty when `from` says where it lies).
         data: Vec<u8>,
         /// Where the message lies in the rank's memory, for the simulator to read as
@@ -270,6 +272,8 @@ pub enum Call {
         to: u32,
         /// Tag.
         tag: i32,
+        /// Synchronous (MPI_Issend).
+        sync: bool,
         /// The request.
         request: u64,
         /// The message (empty when `from` says where it lies).
@@ -582,6 +586,7 @@ fn encode_call(w: &mut Writer, call: &Call) {
             comm,
             to,
             tag,
+            sync,
             data,
             from,
         } => {
@@ -589,6 +594,7 @@ fn encode_call(w: &mut Writer, call: &Call) {
             w.u32(*comm);
             w.u32(*to);
             w.i32(*tag);
+            w.u8(*sync as u8);
             w.bytes(data);
             region(w, *from);
         }
@@ -610,6 +616,7 @@ fn encode_call(w: &mut Writer, call: &Call) {
             comm,
             to,
             tag,
+            sync,
             request,
             data,
             from,
@@ -618,6 +625,7 @@ fn encode_call(w: &mut Writer, call: &Call) {
             w.u32(*comm);
             w.u32(*to);
             w.i32(*tag);
+            w.u8(*sync as u8);
             w.u64(*request);
             w.bytes(data);
             region(w, *from);
@@ -776,6 +784,7 @@ fn decode_call(r: &mut Reader<'_>) -> Result<Call, WireError> {
             comm: r.u32()?,
             to: r.u32()?,
             tag: r.i32()?,
+            sync: r.u8()? != 0,
             data: r.bytes()?,
             from: read_region(r)?,
         },
@@ -790,6 +799,7 @@ fn decode_call(r: &mut Reader<'_>) -> Result<Call, WireError> {
             comm: r.u32()?,
             to: r.u32()?,
             tag: r.i32()?,
+            sync: r.u8()? != 0,
             request: r.u64()?,
             data: r.bytes()?,
             from: read_region(r)?,
@@ -972,6 +982,7 @@ mod tests {
                         comm: 2,
                         to: 3,
                         tag: -5,
+                        sync: false,
                         data: vec![1, 2, 3],
                         from: None,
                     },
@@ -1147,6 +1158,7 @@ mod tests {
                         comm: 0,
                         to: 1,
                         tag: 4,
+                        sync: true,
                         request: 3,
                         data: Vec::new(),
                         from: Some(Region { addr: 1 << 44, len: 5 }),
@@ -1224,6 +1236,7 @@ mod tests {
                     comm: 0,
                     to: 1,
                     tag: 0,
+                    sync: false,
                     data: vec![7; 10],
                     from: None,
                 },

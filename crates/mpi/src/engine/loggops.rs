@@ -333,6 +333,13 @@ impl<N: Detours, W: NetworkModel> LogGopsRules<N, W> {
         false
     }
 
+    /// True if send `id` of `size` bytes is eager: small enough, and not synchronous
+    /// (an MPI_Ssend waits for its receive as a rendezvous send does).
+    #[inline(always)]
+    fn eager<S: OpStore>(store: &S, m: &LogGops, id: u32, size: u64) -> bool {
+        m.is_eager(size) && !store.is_synchronous(id)
+    }
+
     /// A send: needs its CPU and its NIC's send side; eager sends complete at once.
     fn send<S: OpStore>(&mut self, core: &mut Core<S, Packed>, t: u64, id: u32) -> bool {
         let op = *core.store.op(id);
@@ -364,7 +371,7 @@ impl<N: Detours, W: NetworkModel> LogGopsRules<N, W> {
                 core.queue.schedule(inject, Packed(id as u64 | INJECT_BIT));
             }
         }
-        if self.m.is_eager(op.size) {
+        if Self::eager(&core.store, &self.m, id, op.size) {
             core.completed(id, t, None);
         }
         false
@@ -382,7 +389,7 @@ impl<N: Detours, W: NetworkModel> LogGopsRules<N, W> {
                 let send = *core.store.op(msg.op);
                 self.note_sizes(op.size, send.size);
                 core.matched(msg.op, id);
-                if !self.m.is_eager(send.size) {
+                if !Self::eager(&core.store, &self.m, msg.op, send.size) {
                     // LogGOPSim releases the sender's timers indexed by the *receive's*
                     // CPU and NIC numbers on this path; kept for identical results.
                     self.release_sender(core, t, msg.src, msg.op, op.cpu, op.nic);
@@ -426,7 +433,7 @@ impl<N: Detours, W: NetworkModel> LogGopsRules<N, W> {
             Some(r) => {
                 self.note_sizes(core.store.op(r.op).size, send.size);
                 core.matched(id, r.op);
-                if !self.m.is_eager(send.size) {
+                if !Self::eager(&core.store, &self.m, id, send.size) {
                     self.release_sender(core, t, send.rank, id, send.cpu, send.nic);
                 }
                 core.delivered(id);
@@ -615,7 +622,7 @@ impl<S: OpStore, N: Detours, W: NetworkModel> Rules<S> for LogGopsRules<N, W> {
     }
 
     fn unexpected_send(&self, core: &Core<S, Packed>, op: u32) -> (u32, bool) {
-        (op, self.m.is_eager(core.store.op(op).size))
+        (op, Self::eager(&core.store, &self.m, op, core.store.op(op).size))
     }
 
     fn events(&self, core: &Core<S, Packed>, _processed: u64) -> u64 {

@@ -201,7 +201,7 @@ impl<N: NetworkModel> SmpiRules<N> {
             self.cpu[c] = end;
             core.queue.schedule(end, done);
         } else {
-            let os = self.send_overhead(op.size);
+            let os = self.send_overhead(&core.store, id, op.size);
             self.cpu[c] = t.saturating_add(os);
             if os == 0 {
                 self.post_send(core, t, id);
@@ -224,11 +224,18 @@ impl<N: NetworkModel> SmpiRules<N> {
         }
     }
 
-    /// The overhead of a send of `size` bytes, in picoseconds: SMPI charges `os` to
+    /// True if send `id` of `size` bytes is detached: small enough, and not synchronous
+    /// (SMPI never detaches an MPI_Ssend, nor lets it flow before its receive).
+    #[inline]
+    fn is_detached<S: OpStore>(&self, store: &S, id: u32, size: u64) -> bool {
+        self.proto.is_detached(size) && !store.is_synchronous(id)
+    }
+
+    /// The overhead of send `id` of `size` bytes, in picoseconds: SMPI charges `os` to
     /// detached sends only (a blocking rendezvous MPI_Send pays none).
     #[inline]
-    fn send_overhead(&self, size: u64) -> u64 {
-        if self.proto.is_detached(size) {
+    fn send_overhead<S: OpStore>(&self, store: &S, id: u32, size: u64) -> u64 {
+        if self.is_detached(store, id, size) {
             SimTime::from_secs_f64(self.proto.os.overhead(size)).ps()
         } else {
             0
@@ -257,7 +264,7 @@ impl<N: NetworkModel> SmpiRules<N> {
             }
             return;
         }
-        let os = self.send_overhead(op.size);
+        let os = self.send_overhead(&core.store, id, op.size);
         if os == 0 {
             self.post_send(core, t, id);
         } else if on_cpu {
@@ -368,7 +375,7 @@ impl<N: NetworkModel> SmpiRules<N> {
 
     fn post_send<S: OpStore>(&mut self, core: &mut Core<S, Ev>, t: u64, id: u32) {
         let op = *core.store.op(id);
-        let detached = self.proto.is_detached(op.size);
+        let detached = self.is_detached(&core.store, id, op.size);
         if detached {
             core.data_in_and_complete(id, t);
         }
@@ -400,7 +407,7 @@ impl<N: NetworkModel> SmpiRules<N> {
                     op: slot,
                     ctx,
                 });
-                msg.started = self.proto.flows_early(op.size);
+                msg.started = self.proto.flows_early(op.size) && !core.store.is_synchronous(id);
             }
         }
         let start = msg.started;

@@ -35,6 +35,12 @@ pub trait OpStore {
     fn is_test(&self, id: u32) -> bool {
         self.op(id).flags & TEST != 0
     }
+    /// True if send `id` is synchronous (MPI_Ssend): it completes only once a matching
+    /// receive is posted, whatever its size, so it is never eager or detached.
+    #[inline]
+    fn is_synchronous(&self, _id: u32) -> bool {
+        false
+    }
     /// Starts rank `rank`'s program at time `now` and appends the operations it can
     /// start at once to `ready`. Called once per rank, in rank order, before anything
     /// else happens.

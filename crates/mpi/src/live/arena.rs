@@ -40,8 +40,8 @@ pub(crate) struct Extra {
     pub gen: u32,
     /// The last edge of the successor list (meaningful if `Op::succ` is not NO_SUCC).
     pub tail: u32,
-    /// A test's target (see `live::Target`).
-    pub target: u32,
+    /// A test's target (see `live::Target`); for a send, [`SYNCHRONOUS`] or 0.
+    pub aux: u32,
     /// The collective instance it belongs to ([`NO_INSTANCE`] if none), and its step.
     pub inst: u32,
     pub step: u32,
@@ -57,6 +57,9 @@ pub(crate) struct Slot {
     pub op: Op,
     pub x: Extra,
 }
+
+/// `Extra::aux` of a synchronous send (MPI_Ssend).
+pub(crate) const SYNCHRONOUS: u32 = 1;
 
 /// `Extra::inst` of an operation outside any collective instance.
 pub(crate) const NO_INSTANCE: u32 = u32::MAX;
@@ -123,7 +126,7 @@ impl Arena {
                         ctx: 0,
                         gen: 0,
                         tail: 0,
-                        target: 0,
+                        aux: 0,
                         inst: NO_INSTANCE,
                         step: 0,
                         local: 0,
@@ -137,6 +140,7 @@ impl Arena {
         e.ctx = ctx;
         e.local = local;
         e.inst = NO_INSTANCE;
+        e.aux = 0;
         OpRef { slot, gen: e.gen }
     }
 

@@ -549,20 +549,26 @@ impl<'o> Session<'o> {
         }
         let awaiting = match call {
             Call::Send {
-                comm, to, tag, data, ..
+                comm,
+                to,
+                tag,
+                sync,
+                data,
+                ..
             } => {
-                self.post_send(d, r, (comm, to, tag), data, None)?;
+                self.post_send(d, r, (comm, to, tag, sync), data, None)?;
                 Awaiting::Nothing
             }
             Call::Isend {
                 comm,
                 to,
                 tag,
+                sync,
                 request,
                 data,
                 ..
             } => {
-                self.post_send(d, r, (comm, to, tag), data, Some(request))?;
+                self.post_send(d, r, (comm, to, tag, sync), data, Some(request))?;
                 Awaiting::Nothing
             }
             Call::Recv {
@@ -875,13 +881,13 @@ impl<'o> Session<'o> {
         Ok((key, at.me))
     }
 
-    /// Posts rank `r`'s send of `data` on (communicator, destination, tag)
-    /// (non-blocking if it names a `request`).
+    /// Posts rank `r`'s send of `data` on (communicator, destination, tag,
+    /// synchronous) (non-blocking if it names a `request`).
     fn post_send<R: Rules<Live<Posted>>>(
         &mut self,
         d: &mut Driver<R>,
         r: u32,
-        (comm, to, tag): (u32, u32, i32),
+        (comm, to, tag, sync): (u32, u32, i32, bool),
         data: Vec<u8>,
         request: Option<u64>,
     ) -> Result<(), Error> {
@@ -896,6 +902,7 @@ impl<'o> Session<'o> {
                 bytes,
                 handle: h,
                 comm,
+                sync,
             },
             Some(q) => {
                 self.requests[r as usize].insert(q, (h, Req::Send));
@@ -905,6 +912,7 @@ impl<'o> Session<'o> {
                     bytes,
                     handle: h,
                     comm,
+                    sync,
                 }
             }
         };

@@ -568,6 +568,7 @@ impl Session<'_> {
                 bytes: 0,
                 handle,
                 comm: win,
+                sync: false,
             },
         )
         .map_err(engine_error)
