@@ -13,7 +13,8 @@ use std::sync::Arc;
 use std::sync::Mutex;
 
 /// `MPI_Status`, laid out as the ABI's: source, tag, error and five private ints, of
-/// which simpi keeps the received byte count in the first two.
+/// which simpi keeps the received byte count in the first two and whether the
+/// request was cancelled in the third.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Status {
@@ -43,6 +44,23 @@ impl Status {
     /// The received byte count.
     pub fn bytes(&self) -> u64 {
         (self.private[0] as u32 as u64) | ((self.private[1] as u32 as u64) << 32)
+    }
+
+    /// The status of a cancelled request: it received nothing.
+    pub fn of_cancelled() -> Status {
+        let mut s = Status::new(abi::ANY_SOURCE, abi::ANY_TAG, 0);
+        s.set_cancelled(true);
+        s
+    }
+
+    /// Whether the request was cancelled (MPI_Test_cancelled).
+    pub fn cancelled(&self) -> bool {
+        self.private[2] != 0
+    }
+
+    /// Marks the request cancelled or not (MPI_Status_set_cancelled).
+    pub fn set_cancelled(&mut self, cancelled: bool) {
+        self.private[2] = cancelled as c_int;
     }
 
     /// Writes `self` to `p` unless it is MPI_STATUS_IGNORE, leaving its MPI_ERROR

@@ -9,6 +9,7 @@
 
 #![allow(clippy::missing_safety_doc)]
 
+use crate::cancel::MPI_Cancel;
 use crate::client::Status;
 use crate::coll::*;
 use crate::comm::*;
@@ -352,6 +353,11 @@ pub unsafe extern "C" fn mpi_request_free_(req: *mut Fint, ierr: *mut Fint) {
     let mut q = h(*req);
     *ierr = MPI_Request_free(&mut q);
     *req = f(q);
+}
+#[no_mangle]
+pub unsafe extern "C" fn mpi_cancel_(req: *const Fint, ierr: *mut Fint) {
+    let mut q = h(*req);
+    *ierr = MPI_Cancel(&mut q);
 }
 #[no_mangle]
 pub unsafe extern "C" fn mpi_sendrecv_(

@@ -16,6 +16,7 @@
 //! `MPI_ERRORS_RETURN` returns the error class.
 
 mod attr;
+mod cancel;
 mod client;
 mod clock;
 mod coll;

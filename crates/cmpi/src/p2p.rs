@@ -279,6 +279,7 @@ pub(crate) unsafe fn wait_all(c: &mut Client, requests: &mut [usize], statuses: 
 /// buffer, a collective's result to its buffers); returns the status.
 pub(crate) unsafe fn delivered(kind: &Pending, m: simpi_wire::Completion) -> Result<Status, Failure> {
     Ok(match kind {
+        Pending::Recv { .. } if m.source == simpi_wire::CANCELLED => Status::of_cancelled(),
         // The simulator wrote a large message into the buffer itself.
         Pending::Recv { .. } if m.placed.is_some() => Status::new(m.source, m.tag, m.placed.unwrap_or(0)),
         Pending::Recv { buf, into } => {

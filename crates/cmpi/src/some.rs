@@ -403,19 +403,3 @@ pub unsafe extern "C" fn MPI_Request_get_status_some(
         Ok(())
     })
 }
-
-/// # Safety
-/// `flag` is writable.
-#[no_mangle]
-pub unsafe extern "C" fn MPI_Test_cancelled(_status: *const Status, flag: *mut c_int) -> c_int {
-    // Nothing is ever cancelled (MPI_Cancel is not simulated).
-    *flag = 0;
-    abi::err::SUCCESS
-}
-
-/// # Safety
-/// `status` is writable.
-#[no_mangle]
-pub unsafe extern "C" fn MPI_Status_set_cancelled(_status: *mut Status, _flag: c_int) -> c_int {
-    abi::err::SUCCESS
-}

@@ -1,4 +1,4 @@
-//! Calls declared in `mpi.h` that simpi does not simulate yet (MPI-IO, dynamic processes, cancellation, ...): a
+//! Calls declared in `mpi.h` that simpi does not simulate yet (MPI-IO, dynamic processes, ...): a
 //! program that mentions them builds; calling one goes to the error handler with
 //! MPI_ERR_UNSUPPORTED_OPERATION, naming the call.
 
@@ -20,7 +20,6 @@ macro_rules! not_yet {
 }
 
 not_yet! {
-    MPI_Cancel
     MPI_Type_get_contents MPI_Type_create_darray
     MPI_Type_match_size MPI_Pack_external MPI_Unpack_external MPI_Pack_external_size
     MPI_Comm_spawn MPI_Comm_get_parent

@@ -46,6 +46,7 @@ fn built() -> &'static PathBuf {
             "neighborhood",
             "icoll_many",
             "ssend",
+            "cancel",
         ] {
             let status = Command::new(env!("CARGO_BIN_EXE_simpicc"))
                 .args(["-O1", "-Wall", "-Werror", "-o"])
@@ -240,6 +241,13 @@ fn a_synchronous_send_waits_for_its_receive_and_an_unsafe_program_deadlocks() {
     simulate("ssend", &[], 2).unwrap();
     let e = simulate("ssend", &["deadlock"], 2).unwrap_err();
     assert!(e.is_stall(), "{e}");
+}
+
+#[test]
+fn a_receive_is_cancelled_only_until_it_matches() {
+    for ranks in [2, 3] {
+        simulate("cancel", &[], ranks).unwrap_or_else(|e| panic!("{ranks} ranks: {e}"));
+    }
 }
 
 #[test]

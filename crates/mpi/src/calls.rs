@@ -239,6 +239,14 @@ impl<R: Copy + PartialEq + std::fmt::Debug> RankCalls<R> {
         Ok(l)
     }
 
+    /// MPI_Cancel of receive request `req`: an operation that, when this rank reaches
+    /// it, takes the receive out of matching if it has not matched yet (it then
+    /// completes, having received nothing). Local: nothing waits for it.
+    pub fn cancel<S: OpSink<Ref = R>>(&mut self, s: &mut S, req: &Req<R>) -> Result<(), Error> {
+        let c = self.add(s, Op::calc(0, 0), 0)?;
+        s.cancels(c, req.op)
+    }
+
     /// MPI_Recv (blocking); returns its operation.
     pub fn recv<S: OpSink<Ref = R>>(
         &mut self,

@@ -173,6 +173,9 @@ pub enum Call {
         /// The request.
         handle: Handle,
     },
+    /// MPI_Cancel of receive request `handle` (an unknown or completed one is left
+    /// alone): see [`Driver::take_cancelled`].
+    Cancel(Handle),
     /// MPI_Finalize: the rank makes no more calls.
     Finalize,
 }
@@ -187,6 +190,7 @@ pub struct Posted {
     /// Per rank: it has no call to make (it paused and nothing was posted since).
     paused: Vec<bool>,
     matches: Vec<(Handle, Handle)>,
+    cancelled: Vec<Handle>,
 }
 
 impl Posted {
@@ -341,9 +345,20 @@ impl Program<OpRef> for Posted {
                 let q = calls.get(s, target, tag, (ask, answer), ctx)?;
                 self.requests[rank as usize].insert(handle, q);
             }
+            Call::Cancel(handle) => {
+                if let Some(&q) = self.requests[rank as usize].get(&handle) {
+                    calls.cancel(s, &q)?;
+                }
+            }
             Call::Finalize => return Ok(Step::Ended),
         }
         Ok(Step::Called)
+    }
+
+    fn cancelled(&mut self, recv: OpRef) {
+        if let Some(h) = self.handle_of(recv) {
+            self.cancelled.push(h);
+        }
     }
 
     fn matched(&mut self, send: OpRef, recv: OpRef) {
@@ -388,6 +403,7 @@ impl<R: Rules<Live<Posted>>> Driver<R> {
             go_on: Vec::new(),
             paused: vec![false; ranks as usize],
             matches: Vec::new(),
+            cancelled: Vec::new(),
         };
         Driver {
             engine: Engine::new(Live::new(prog, ranks, 1, 1), rules, None, record),
@@ -531,6 +547,11 @@ impl<R: Rules<Live<Posted>>> Driver<R> {
         if let Some(t) = req.and_then(|q| q.target) {
             store.release_target(t);
         }
+    }
+
+    /// The receives cancelled since the last call (they completed, receiving nothing).
+    pub fn take_cancelled(&mut self) -> Vec<Handle> {
+        std::mem::take(&mut self.engine.core().store.program_mut().cancelled)
     }
 
     /// The (send, receive) handles matched since the last call.

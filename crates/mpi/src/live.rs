@@ -54,6 +54,19 @@ pub trait Program<R> {
 
     /// Send `send` matched receive `recv` (a live program copies the payload).
     fn matched(&mut self, _send: R, _recv: R) {}
+
+    /// Receive `recv` was cancelled before it matched (MPI_Cancel).
+    fn cancelled(&mut self, _recv: R) {}
+}
+
+/// The receives that cancellations name: a cancellation's `Extra::aux` is its index
+/// here plus one (a compute that is not a test has 0 there).
+#[derive(Default)]
+struct Cancels {
+    recv: Vec<OpRef>,
+    free: Vec<u32>,
+    /// Some cancellation was made (the engine then looks for them).
+    any: bool,
 }
 
 /// One rank's state.
@@ -83,6 +96,7 @@ pub struct Live<P> {
     program: P,
     targets: Vec<Target>,
     free_targets: Vec<u32>,
+    cancels: Cancels,
     cpus: usize,
     nics: usize,
     created: u64,
@@ -118,6 +132,7 @@ impl<P: Program<OpRef>> Live<P> {
             program,
             targets: Vec::new(),
             free_targets: Vec::new(),
+            cancels: Cancels::default(),
             cpus,
             nics,
             created: 0,
@@ -198,6 +213,7 @@ impl<P: Program<OpRef>> Live<P> {
                 interner: &mut self.interner,
                 targets: &mut self.targets,
                 free_targets: &mut self.free_targets,
+                cancels: &mut self.cancels,
                 rank: r,
                 created: &mut rank.created,
                 new_ops: &mut self.new_ops,
@@ -408,6 +424,29 @@ impl<P: Program<OpRef>> OpStore for Live<P> {
         self.pause
     }
 
+    #[inline(always)]
+    fn has_cancels(&self) -> bool {
+        self.cancels.any
+    }
+
+    fn is_cancel(&self, id: u32) -> bool {
+        let slot = &self.arena.slots[id as usize];
+        slot.op.kind == crate::OpKind::Calc && slot.op.flags & TEST == 0 && slot.x.aux != 0
+    }
+
+    fn cancel_target(&self, id: u32) -> Option<u32> {
+        let recv = self.cancels.recv[self.arena.slots[id as usize].x.aux as usize - 1];
+        (!self.arena.is_done(recv)).then_some(recv.slot)
+    }
+
+    fn cancelled(&mut self, id: u32, cancelled: bool) {
+        let i = self.arena.slots[id as usize].x.aux - 1;
+        if cancelled {
+            self.program.cancelled(self.cancels.recv[i as usize]);
+        }
+        self.cancels.free.push(i);
+    }
+
     fn matched(&mut self, send: u32, recv: u32) {
         let r = |a: &Arena, s: u32| OpRef {
             slot: s,
@@ -460,6 +499,7 @@ pub struct LiveSink<'a> {
     interner: &'a mut Interner,
     targets: &'a mut Vec<Target>,
     free_targets: &'a mut Vec<u32>,
+    cancels: &'a mut Cancels,
     rank: u32,
     created: &'a mut u64,
     new_ops: &'a mut Vec<u32>,
@@ -513,6 +553,22 @@ impl OpSink for LiveSink<'_> {
         let slot = &mut self.arena.slots[a.slot as usize];
         debug_assert_eq!(slot.op.kind, crate::OpKind::Send, "only a send is synchronous");
         slot.x.aux = SYNCHRONOUS;
+        Ok(())
+    }
+
+    fn cancels(&mut self, c: OpRef, recv: OpRef) -> Result<(), Error> {
+        let i = match self.cancels.free.pop() {
+            Some(i) => {
+                self.cancels.recv[i as usize] = recv;
+                i
+            }
+            None => {
+                self.cancels.recv.push(recv);
+                self.cancels.recv.len() as u32 - 1
+            }
+        };
+        self.cancels.any = true;
+        self.arena.slots[c.slot as usize].x.aux = i + 1;
         Ok(())
     }
 

@@ -181,6 +181,21 @@ impl MatchQueue {
         }
     }
 
+    /// Removes the envelope of operation `op` (a posted receive being cancelled);
+    /// false if it is not queued. A linear search: cancellation is rare.
+    pub fn remove_op(&mut self, op: u32) -> bool {
+        let mut rest: Vec<Envelope> = self.iter().collect();
+        let Some(i) = rest.iter().position(|e| e.op == op) else {
+            return false;
+        };
+        rest.remove(i);
+        *self = MatchQueue::Empty;
+        for e in rest {
+            self.push(e);
+        }
+        true
+    }
+
     /// The envelopes still queued, oldest first (copies: for reports).
     pub fn iter(&self) -> std::vec::IntoIter<Envelope> {
         match self {

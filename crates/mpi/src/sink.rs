@@ -56,6 +56,15 @@ pub trait OpSink {
         ))
     }
 
+    /// Makes compute `c` (just added, of no length) an MPI_Cancel of receive `recv`:
+    /// see [`crate::engine::OpStore::is_cancel`]. Only the live store takes it.
+    fn cancels(&mut self, c: Self::Ref, recv: Self::Ref) -> Result<(), Error> {
+        let _ = (c, recv);
+        Err(Error::BadParameter(
+            "MPI_Cancel: only a live run simulates it, not a whole schedule".into(),
+        ))
+    }
+
     /// `a` starts once *any one* of its dependencies has completed (MPI_Waitany).
     /// Call after adding them.
     fn any_of(&mut self, a: Self::Ref);

@@ -304,3 +304,71 @@ fn a_synchronous_send_completes_only_once_its_receive_is_posted() -> Result<(), 
     assert_eq!(sync[0], SimTime(50 * US));
     Ok(())
 }
+
+#[test]
+fn a_cancelled_receive_completes_at_once_unless_it_matched_before() -> Result<(), Error> {
+    let irecv = |tag: u32, handle: u64| Call::Irecv {
+        from: 1,
+        tag,
+        bytes: 1000,
+        handle,
+        comm: 0,
+    };
+    let send_tag = |tag: u32, handle: u64| Call::Send {
+        to: 0,
+        tag,
+        bytes: 1000,
+        handle,
+        comm: 0,
+        sync: false,
+    };
+    // Rank 0 cancels a receive nothing has matched (it completes at once, at 0), then
+    // receives the message of tag 0 that rank 1 sends at 10 us with another receive
+    // (at 15 us). Its receive of tag 1 matched rank 1's first message (at 5 us) before
+    // rank 0 cancels it at 20 us: that cancellation fails and the receive keeps its
+    // message.
+    let mut calls = [
+        vec![
+            irecv(1, 4),
+            irecv(0, 1),
+            Call::Cancel(1),
+            Call::Wait(vec![1]),
+            Call::Recv {
+                from: 1,
+                tag: 0,
+                bytes: 1000,
+                handle: 3,
+                comm: 0,
+            },
+            Call::Compute(5 * US),
+            Call::Cancel(4),
+            Call::Wait(vec![4]),
+            Call::Finalize,
+        ],
+        vec![send_tag(1, 10), Call::Compute(10 * US), send_tag(0, 11), Call::Finalize],
+    ];
+    for c in calls.iter_mut() {
+        c.reverse();
+    }
+    let mut d = driver(2);
+    let (mut matches, mut cancelled) = (Vec::new(), Vec::new());
+    let mut go = d.run()?;
+    while !go.is_empty() {
+        matches.extend(d.take_matches());
+        cancelled.extend(d.take_cancelled());
+        for r in go {
+            if let Some(c) = calls[r as usize].pop() {
+                d.post(r, c)?;
+            }
+        }
+        go = d.run()?;
+    }
+    matches.extend(d.take_matches());
+    cancelled.extend(d.take_cancelled());
+    assert_eq!(cancelled, vec![1]);
+    matches.sort_unstable();
+    assert_eq!(matches, vec![(10, 4), (11, 3)]);
+    let out = d.finish()?;
+    assert_eq!(out.end_times, vec![SimTime(20 * US), SimTime(10 * US)]);
+    Ok(())
+}

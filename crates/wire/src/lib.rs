@@ -379,6 +379,12 @@ pub enum Call {
         /// Bytes.
         size: u64,
     },
+    /// MPI_Cancel of a receive request: cancelled if it has not matched yet (its
+    /// completion then has the source [`CANCELLED`]), else it completes as usual.
+    Cancel {
+        /// The request.
+        request: u64,
+    },
     /// MPI_Finalize.
     Finalize,
     /// No MPI call: the rank wants the simulated time (MPI_Wtime after calls it posted
@@ -460,10 +466,13 @@ pub enum Request {
     },
 }
 
+/// [`Completion::source`] of a receive that was cancelled (it received nothing).
+pub const CANCELLED: i32 = i32::MIN;
+
 /// One completed receive (or send) in a reply.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Completion {
-    /// The message's source (-1 for a send).
+    /// The message's source (-1 for a send, [`CANCELLED`] for a cancelled receive).
     pub source: i32,
     /// The message's tag.
     pub tag: i32,
@@ -675,6 +684,10 @@ fn encode_call(w: &mut Writer, call: &Call) {
         }
         Call::Finalize => w.u8(6),
         Call::Sync => w.u8(16),
+        Call::Cancel { request } => {
+            w.u8(17);
+            w.u64(*request);
+        }
         Call::Win(c) => {
             w.u8(13);
             win::encode(w, c);
@@ -836,6 +849,7 @@ fn decode_call(r: &mut Reader<'_>) -> Result<Call, WireError> {
         },
         6 => Call::Finalize,
         16 => Call::Sync,
+        17 => Call::Cancel { request: r.u64()? },
         13 => Call::Win(win::decode(r)?),
         14 => Call::Sample {
             key: String::from_utf8_lossy(&r.bytes()?).into_owned(),
@@ -1089,6 +1103,14 @@ mod tests {
                 },
             });
         }
+        reqs.push(Request::Calls {
+            ahead: Vec::new(),
+            last: Timed {
+                compute_ns: 0,
+                clock_ps: 0,
+                call: Call::Cancel { request: 12 },
+            },
+        });
         reqs.push(Request::Calls {
             ahead: Vec::new(),
             last: Timed {

@@ -98,6 +98,27 @@ impl<S: OpStore, E> Core<S, E> {
         self.store.retire(id);
     }
 
+    /// Cancellation `id` runs at `t`, taking no CPU: its receive, if still posted
+    /// (not matched), leaves the matching queue and completes now, having received
+    /// nothing; either way the cancellation is done.
+    pub fn cancel(&mut self, id: u32, t: u64) {
+        self.started(id);
+        let recv = self.store.cancel_target(id);
+        let taken = recv.is_some_and(|r| {
+            let rank = self.store.op(r).rank as usize;
+            self.posted[rank].remove_op(r)
+        });
+        self.store.cancelled(id, taken);
+        if let (true, Some(r)) = (taken, recv) {
+            self.mark_end(r, t, t);
+            self.store.data_in(r);
+            self.completed(r, t, Some(t));
+        }
+        self.mark(id, t, t, t);
+        self.store.data_in(id);
+        self.completed(id, t, Some(t));
+    }
+
     /// Records all three times of `id` (when recording).
     #[inline(always)]
     pub fn mark(&mut self, id: u32, start: u64, ready: u64, end: u64) {

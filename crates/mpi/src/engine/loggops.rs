@@ -316,6 +316,10 @@ impl<N: Detours, W: NetworkModel> LogGopsRules<N, W> {
 
     /// A compute op: runs when its CPU is free (else returns true: postponed).
     fn calc<S: OpStore>(&mut self, core: &mut Core<S, Packed>, t: u64, id: u32) -> bool {
+        if core.store.has_cancels() && core.store.is_cancel(id) {
+            core.cancel(id, t);
+            return false;
+        }
         let op = *core.store.op(id);
         let cpu = self.timers.cpu_slot(op.rank, op.cpu);
         if self.busy(core, cpu, t) {

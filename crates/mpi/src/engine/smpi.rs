@@ -165,6 +165,10 @@ impl<N: NetworkModel> SmpiRules<N> {
     /// A ready operation starts at `t`, or waits for its CPU.
     fn start<S: OpStore>(&mut self, core: &mut Core<S, Ev>, t: u64, seq: Seq, id: u32) {
         let op = *core.store.op(id);
+        if core.store.has_cancels() && core.store.is_cancel(id) {
+            core.cancel(id, t);
+            return;
+        }
         if op.kind == OpKind::Recv {
             core.started(id);
             core.mark_start(id, t);

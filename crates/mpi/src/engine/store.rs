@@ -41,6 +41,23 @@ pub trait OpStore {
     fn is_synchronous(&self, _id: u32) -> bool {
         false
     }
+    /// Whether any operation may be a cancellation (a fast check before
+    /// [`OpStore::is_cancel`]).
+    #[inline(always)]
+    fn has_cancels(&self) -> bool {
+        false
+    }
+    /// True if `id` is an MPI_Cancel of a receive (a compute of no length).
+    fn is_cancel(&self, _id: u32) -> bool {
+        false
+    }
+    /// The receive cancellation `id` cancels, if it has not completed.
+    fn cancel_target(&self, _id: u32) -> Option<u32> {
+        None
+    }
+    /// Cancellation `id` ran: `cancelled` says whether its receive was taken out of
+    /// matching before it matched (it then completes with nothing received).
+    fn cancelled(&mut self, _id: u32, _cancelled: bool) {}
     /// Starts rank `rank`'s program at time `now` and appends the operations it can
     /// start at once to `ready`. Called once per rank, in rank order, before anything
     /// else happens.

@@ -496,6 +496,10 @@ impl<'o> Session<'o> {
                 self.unmatched[to as usize].retain(|m| m.send != s);
             }
         }
+        for r in d.take_cancelled() {
+            self.arrived
+                .insert(r, completion(simpi_wire::CANCELLED, abi::ANY_TAG, Vec::new()));
+        }
     }
 
     /// The simulated time rank `r` computed before a call: its CPU time (if
@@ -692,6 +696,14 @@ impl<'o> Session<'o> {
                 Awaiting::Data(m.encode())
             }
             Call::Sync => return Err(Error::Input(format!("rank {r}: a clock request posted as a call"))),
+            Call::Cancel { request } => {
+                // Only receives are cancelled: a send completes as usual, which MPI
+                // allows (the program sees MPI_Test_cancelled false).
+                if let Some(&(h, Req::Recv(_))) = self.requests[r as usize].get(&request) {
+                    d.post(r, DCall::Cancel(h)).map_err(engine_error)?;
+                }
+                Awaiting::Nothing
+            }
             Call::Finalize => {
                 d.post(r, DCall::Finalize).map_err(engine_error)?;
                 self.finalized[r as usize] = true;
