@@ -153,10 +153,10 @@ pub struct ReplayArgs {
     /// queue: head-of-line blocking).
     #[arg(long, value_parser = values::queues)]
     queues: Option<bool>,
-    /// Packet model: `minimal` (the platform's routes), or on a dragonfly `valiant`
-    /// (each packet through a random group) or `ugal` (UGAL-L: minimal or one random
-    /// detour, whichever has the shorter queue times hops); --seed draws the detours
-    /// [default: minimal].
+    /// Packet model: `minimal` (the platform's routes), on a dragonfly `valiant` (each
+    /// packet through a random group) or `ugal` (UGAL-L: minimal or one random detour,
+    /// whichever has the shorter queue times hops; --seed draws the detours), on a fat
+    /// tree `adaptive` (each climb by the least loaded parent port) [default: minimal].
     #[arg(long, value_parser = values::routing)]
     routing: Option<simpi::Routing>,
     /// Packet model: what the hosts do around the network, `smpi` (SMPI's protocol,

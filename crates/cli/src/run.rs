@@ -40,7 +40,8 @@ pub struct RunArgs {
     /// `simpi replay --help`).
     #[arg(long, value_parser = simpi::values::packet_preset)]
     packet_preset: Option<String>,
-    /// Packet model: minimal, or on a dragonfly valiant or ugal [default: minimal].
+    /// Packet model: minimal, on a dragonfly valiant or ugal, on a fat tree adaptive
+    /// [default: minimal].
     #[arg(long, value_parser = simpi::values::routing)]
     routing: Option<simpi::Routing>,
     /// Packet model: the seed of valiant's and ugal's random detours [default: 1].
@@ -218,7 +219,7 @@ pub fn run(a: RunArgs) -> Result<(), (u8, String)> {
             )));
         }
     }
-    if a.seed.is_some() && a.routing.is_none_or(|r| r == simpi::Routing::Minimal) {
+    if a.seed.is_some() && !a.routing.is_some_and(simpi::Routing::draws) {
         return Err(usage(
             "--seed draws the detours of --routing valiant or --routing ugal: give one of them".to_string(),
         ));

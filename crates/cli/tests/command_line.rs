@@ -400,6 +400,21 @@ fn packet_model_settings_are_checked_and_its_links_reported() {
         "1",
     ]);
     assert_exit(&out, 2, &format!("--routing ugal: the platform {p} has no dragonfly"));
+    let out = simpi(&[
+        "replay",
+        &t,
+        "--platform",
+        &p,
+        "--model",
+        "packet",
+        "--routing",
+        "adaptive",
+    ]);
+    assert_exit(
+        &out,
+        2,
+        &format!("--routing adaptive: the platform {p} has no fat tree"),
+    );
     // The JSON report lists what each link carried, busiest first.
     let out = simpi(&["replay", &t, "--platform", &p, "--model", "packet", "--json"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));

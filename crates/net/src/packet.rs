@@ -26,9 +26,13 @@
 //! - **Routing**: each packet's route is chosen when it is injected: the platform's
 //!   minimal route, or on a dragonfly Valiant's detour through a random group or
 //!   UGAL-L's choice between the two. Random choices are keyed by (seed, message,
-//!   packet), so they do not depend on the order events happen in.
+//!   packet), so they do not depend on the order events happen in. On a fat tree,
+//!   adaptive routing chooses each climb's parent port as the packet enters the
+//!   switch (`packet::adaptive`).
 //!
 //! Every event is ordered by (time, sequence), so a run is deterministic.
+
+mod adaptive;
 
 use crate::latency::Latencies;
 use crate::model::{LinkLoad, LinkSeries, NetworkModel, Token};
@@ -177,6 +181,8 @@ pub struct PacketNetwork<'p> {
     routes: IdHashMap<u64, u32>,
     /// Route index of detours by source, destination and intermediate group.
     detours: MixHashMap<(u32, u32, u64), u32>,
+    /// Fat-tree routes with chosen climbs (adaptive routing).
+    up_routes: adaptive::UpRoutes,
     /// Messages started so far.
     started: u64,
     /// Each delivered message's time from start to its last packet.
@@ -203,9 +209,9 @@ impl<'p> PacketNetwork<'p> {
     /// A network over `platform` with `params` (checked).
     pub fn new(platform: &'p Platform, params: PacketParams) -> Result<PacketNetwork<'p>, Error> {
         params.validate()?;
-        if params.routing != Routing::Minimal && !platform.has_detours() {
+        if let Err(needs) = params.routing.fits(platform) {
             return Err(Error::BadParameter(format!(
-                "routing {}: the platform has no dragonfly, the only topology with detours; use minimal",
+                "routing {}: the platform has {needs}; use minimal",
                 params.routing.name()
             )));
         }
@@ -218,6 +224,7 @@ impl<'p> PacketNetwork<'p> {
             voq: Default::default(),
             routes: IdHashMap::default(),
             detours: Default::default(),
+            up_routes: Default::default(),
             started: 0,
             times: Latencies::default(),
             last_event: 0,
@@ -340,8 +347,10 @@ impl<'p> PacketNetwork<'p> {
     fn pick_route(&mut self, m: u32, k: u32) -> u32 {
         let msg = &self.messages[m as usize];
         let (minimal, src, dst, serial) = (msg.route, msg.src, msg.dst, msg.serial);
-        if self.params.routing == Routing::Minimal {
-            return minimal;
+        match self.params.routing {
+            Routing::Minimal => return minimal,
+            Routing::Adaptive => return self.choosing_route(src, dst, minimal),
+            Routing::Valiant | Routing::Ugal => {}
         }
         let (Some(a), Some(b)) = (self.platform.dragonfly_place(src), self.platform.dragonfly_place(dst)) else {
             return minimal;
@@ -535,10 +544,13 @@ impl<'p> PacketNetwork<'p> {
     /// with a free slot, or `None` if that buffer is full.
     fn room_after(&mut self, p: u32, i: u32) -> Option<(u32, u32)> {
         let (_, _, hop) = self.wanted(i);
-        let route = match self.inputs[i as usize].msgs.front() {
+        let mut route = match self.inputs[i as usize].msgs.front() {
             Some(&(m, k)) if self.inputs[i as usize].port == NONE => self.pick_route(m, k),
             _ => self.packets[*self.inputs[i as usize].fifo.front().expect("a head") as usize].route,
         };
+        if self.params.routing == Routing::Adaptive {
+            route = self.adapt(route, hop as usize + 1);
+        }
         match self.route_ports[route as usize].get(hop as usize + 1) {
             Some(&next) => {
                 let b = self.buffer(p, hop, next);
@@ -584,6 +596,8 @@ impl<'p> PacketNetwork<'p> {
             let up = input.port;
             self.ports[p as usize].queued -= 1;
             self.hold(up, now, -1);
+            // Adaptive routing may have chosen another way on from here.
+            self.packets[id as usize].route = route;
             (id, more)
         };
         let pk = self.packets[pk_id as usize];

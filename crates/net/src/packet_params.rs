@@ -32,8 +32,9 @@ pub struct PacketParams {
     pub seed: u64,
 }
 
-/// How the packet network routes: the platform's minimal routes, or detours where the
-/// topology offers them (a dragonfly's groups).
+/// How the packet network routes: the platform's minimal routes, detours where the
+/// topology offers them (a dragonfly's groups), or a choice among minimal routes (a fat
+/// tree's parent ports).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Routing {
     /// The platform's own (minimal) route for every packet.
@@ -45,11 +46,15 @@ pub enum Routing {
     /// whichever has the smaller product of hops and packets queued for its first
     /// output at the source router.
     Ugal,
+    /// On a fat tree, each climb takes the least loaded parent port of its switch
+    /// (packets queued for it or in service), decided as the packet enters the
+    /// switch.
+    Adaptive,
 }
 
 impl Routing {
     /// The routings' names, as [`Routing::by_name`] takes them.
-    pub const NAMES: [&'static str; 3] = ["minimal", "valiant", "ugal"];
+    pub const NAMES: [&'static str; 4] = ["minimal", "valiant", "ugal", "adaptive"];
 
     /// A routing by name.
     pub fn by_name(name: &str) -> Option<Routing> {
@@ -57,6 +62,7 @@ impl Routing {
             "minimal" => Some(Routing::Minimal),
             "valiant" => Some(Routing::Valiant),
             "ugal" => Some(Routing::Ugal),
+            "adaptive" => Some(Routing::Adaptive),
             _ => None,
         }
     }
@@ -67,6 +73,33 @@ impl Routing {
             Routing::Minimal => "minimal",
             Routing::Valiant => "valiant",
             Routing::Ugal => "ugal",
+            Routing::Adaptive => "adaptive",
+        }
+    }
+
+    /// Whether it draws random numbers (from the seed).
+    pub fn draws(self) -> bool {
+        matches!(self, Routing::Valiant | Routing::Ugal)
+    }
+
+    /// Refuses a routing that has no choice to make on `platform`, saying what the
+    /// platform lacks (`has no ...`).
+    pub fn fits(self, platform: &simpi_platform::Platform) -> Result<(), &'static str> {
+        let (ok, needs) = match self {
+            Routing::Minimal => (true, ""),
+            Routing::Valiant | Routing::Ugal => (
+                platform.has_detours(),
+                "no dragonfly, the only topology with detours (a fat tree has adaptive)",
+            ),
+            Routing::Adaptive => (
+                platform.has_fat_tree(),
+                "no fat tree, the only topology adaptive routing is built for (a dragonfly has ugal)",
+            ),
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(needs)
         }
     }
 }

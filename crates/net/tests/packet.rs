@@ -13,7 +13,7 @@ mod common;
 
 use common::run;
 use simpi_kernel::{Rng, SimTime};
-use simpi_net::{FlowNetwork, FlowParams, NetworkModel, PacketNetwork, PacketParams};
+use simpi_net::{FlowNetwork, FlowParams, NetworkModel, PacketNetwork, PacketParams, Routing};
 use simpi_platform::cluster::{cluster_platform, ClusterSpec, Sharing};
 use simpi_platform::generate::{self, LinkSpec, NodeSpec};
 use simpi_platform::model::{HostId, Platform, Policy};
@@ -414,4 +414,35 @@ fn uniform_traffic_in_an_order_per_host_ends_near_the_bound() {
     let end = *run(&mut net, &msgs).iter().max().unwrap();
     assert!(end >= bound, "packet {end} ps, bound {bound} ps");
     assert!(rel(end, bound) < 0.05, "packet {end} ps, bound {bound} ps");
+}
+
+#[test]
+fn adaptive_climbs_take_the_idle_up_links_where_d_mod_k_shares_one() {
+    // 16 hosts under 4 leaves of 4, each leaf linked to all 4 top switches. Hosts 0, 1
+    // and 2 (leaf 0) send 64 KiB each to hosts 4, 8 and 12, which sit at place 0 of
+    // their leaves: d-mod-k climbs from leaf 0 by port 0 for all three, which then
+    // share one up-link and end after about three times their wire bytes. Adaptive
+    // climbs find an idle up-link for each packet (three hosts, four up-links, packets
+    // arriving in step): every message ends at its idle-path time, exactly.
+    let p = generate::fat_tree("ft", 2, &[4, 4], &[1, 4], &[1, 1], &node(1e-7, Sharing::SplitDuplex)).unwrap();
+    let bytes = 64 * 1024;
+    let msgs: Vec<(u64, u32, u32, u64)> = (0..3).map(|s| (0, s, 4 * (s + 1), bytes)).collect();
+    let params = |routing| PacketParams {
+        routing,
+        ..PacketParams::generic()
+    };
+    let idle: Vec<u64> = msgs
+        .iter()
+        .map(|m| idle_time(&p, &params(Routing::Minimal), m.1, m.2, bytes))
+        .collect();
+    let adaptive = run(&mut PacketNetwork::new(&p, params(Routing::Adaptive)).unwrap(), &msgs);
+    assert_eq!(adaptive, idle);
+    let minimal = run(&mut PacketNetwork::new(&p, params(Routing::Minimal)).unwrap(), &msgs);
+    let wire = (bytes + bytes.div_ceil(PacketParams::generic().payload()) * PacketParams::generic().header) * 1000;
+    for (m, i) in minimal.iter().zip(&idle) {
+        assert!(
+            *m as f64 > 2.9 * wire as f64 && *m < i + 2 * wire + 1_000_000,
+            "{minimal:?} against idle {idle:?}"
+        );
+    }
 }

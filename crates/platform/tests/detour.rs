@@ -77,3 +77,49 @@ fn detours_need_a_dragonfly() {
     assert!(t.dragonfly_place(HostId(0)).is_none());
     assert!(t.route_via_group(HostId(0), HostId(4), 1).is_err());
 }
+
+#[test]
+fn a_fat_tree_climb_may_take_any_parent_port_and_the_static_choice_is_d_mod_k() {
+    // 16 hosts under 4 leaf switches of 4, each leaf linked to all 4 top switches.
+    let p = generate::fat_tree("ft", 2, &[4, 4], &[1, 4], &[1, 1], &node()).unwrap();
+    assert_eq!(p.num_hosts(), 16);
+    assert!(p.has_fat_tree() && !p.has_detours());
+    // With no choice given, every route is the static one.
+    for s in 0..16 {
+        for d in (0..16).filter(|&d| d != s) {
+            let (route, choices) = p.route_up_via(HostId(s), HostId(d), &[]).unwrap();
+            assert_eq!(route.links, p.route(HostId(s), HostId(d)).unwrap().links, "{s} -> {d}");
+            // Under one leaf, one climb (the host's own link); else two, the leaf's
+            // with d-mod-k's port: the destination's number over the host level's one
+            // port, modulo 4.
+            if s / 4 == d / 4 {
+                assert_eq!(choices.len(), 1);
+            } else {
+                assert_eq!(choices.len(), 2);
+                assert_eq!(
+                    (choices[1].position, choices[1].ports, choices[1].taken),
+                    (1, 4, d as u64 % 4)
+                );
+            }
+        }
+    }
+    // Host 1 to host 14: each of the leaf's four ports gives another top switch, so
+    // other middle links, and the same first and last links.
+    let (src, dst) = (HostId(1), HostId(14));
+    let minimal = p.route(src, dst).unwrap().links;
+    let mut middles = Vec::new();
+    for port in 0..4 {
+        let (route, choices) = p.route_up_via(src, dst, &[0, port]).unwrap();
+        assert_eq!(choices[1].taken, port);
+        assert_eq!(route.links.len(), minimal.len());
+        assert_eq!((route.links[0], route.links[3]), (minimal[0], minimal[3]));
+        middles.push((route.links[1], route.links[2]));
+    }
+    middles.sort();
+    middles.dedup();
+    assert_eq!(middles.len(), 4, "{:?}", names(&p, &[middles[0].0, middles[0].1]));
+    // Hosts of no fat tree, or one host, have no such routes.
+    assert!(p.route_up_via(src, src, &[]).is_none());
+    let d = generate::dragonfly("d", (4, 1), (2, 1), (4, 1), 2, &node()).unwrap();
+    assert!(d.route_up_via(HostId(0), HostId(20), &[]).is_none());
+}

@@ -783,7 +783,7 @@ impl ReplaySettings {
             };
             for s in [Setting::NoiseCosched, Setting::Seed, Setting::Replications] {
                 // The packet model's detours draw from the seed too.
-                let detours = model == ModelName::Packet && self.packet.routing.is_some_and(|r| r != Routing::Minimal);
+                let detours = model == ModelName::Packet && self.packet.routing.is_some_and(Routing::draws);
                 if s == Setting::Seed && model == ModelName::Packet && self.given(s) && !detours {
                     return Err(format!(
                         "{} draws the detours of {} or {}: give one of them",

@@ -264,15 +264,16 @@ impl Machine {
     /// Refuses adaptive routing on a platform where packets have no other way to go:
     /// a setting the user chose that the platform cannot honour.
     fn check_routing(&self, file: &Path, params: &PacketParams) -> Result<(), Error> {
-        let has_detours = self.platform.as_ref().is_some_and(|p| p.has_detours());
-        if params.routing == Routing::Minimal || has_detours {
+        let Some(platform) = self.platform.as_ref() else {
             return Ok(());
-        }
-        Err(Error::Setting(format!(
-            "--routing {}: the platform {} has no dragonfly, the only topology with detours; use --routing minimal",
-            params.routing.name(),
-            file.display()
-        )))
+        };
+        params.routing.fits(platform).map_err(|needs| {
+            Error::Setting(format!(
+                "--routing {}: the platform {} has {needs}; use --routing minimal",
+                params.routing.name(),
+                file.display()
+            ))
+        })
     }
 
     /// The flop rate of rank `r`'s host, if the machine has hosts.

@@ -208,7 +208,7 @@ pub fn packet_preset(s: &str) -> Result<String, String> {
     }
 }
 
-/// The packet model's routing: `minimal`, `valiant` or `ugal` (`--routing`).
+/// The packet model's routing: `minimal`, `valiant`, `ugal` or `adaptive` (`--routing`).
 pub fn routing(s: &str) -> Result<simpi_net::Routing, String> {
     simpi_net::Routing::by_name(s).ok_or_else(|| {
         format!(

@@ -299,9 +299,15 @@ fn the_seed_draws_the_packet_models_detours_and_only_with_detours() {
     p.platform = Some(PathBuf::from("p.toml"));
     p.model = Some(ModelName::Packet);
     let base = [Setting::Model, Setting::Platform, Setting::Seed];
-    // Without detours, a seed would draw nothing.
+    // Without detours, a seed would draw nothing; adaptive routing draws nothing either.
     assert_eq!(
         refusals(&with(p.clone(), &base)).0,
+        "--seed draws the detours of --routing valiant or --routing ugal: give one of them"
+    );
+    let mut a = p.clone();
+    a.packet.routing = Some(simpi::Routing::Adaptive);
+    assert_eq!(
+        refusals(&with(a, &[&base[..], &[Setting::Routing]].concat())).0,
         "--seed draws the detours of --routing valiant or --routing ugal: give one of them"
     );
     for r in [simpi::Routing::Valiant, simpi::Routing::Ugal] {

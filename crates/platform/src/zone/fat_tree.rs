@@ -30,7 +30,43 @@ fn limiter(b: &Block, s: &FatTreeShape, node: Node) -> Option<LinkId> {
     }
 }
 
+/// One climb of a fat-tree route: where its up-link sits in the route, how many parent
+/// ports the node it leaves had (all lead to an ancestor of the destination's subtree
+/// at the same distance), and which it took.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UpChoice {
+    /// Index of the up-link in the route's links.
+    pub position: usize,
+    /// Parent ports to choose from (`up · count` of the level).
+    pub ports: u64,
+    /// The port taken.
+    pub taken: u64,
+}
+
 pub(crate) fn route(b: &Block, src: u32, dst: u32, out: &mut Vec<LinkId>) {
+    walk(b, src, dst, out, |_, d, _, _| d);
+}
+
+/// The route that leaves level `i` by parent port `ups[i]` (modulo the ports there),
+/// d-mod-k's beyond `ups`; appends each climb's choice to `choices`.
+pub(crate) fn route_choosing(
+    b: &Block,
+    src: u32,
+    dst: u32,
+    ups: &[u64],
+    out: &mut Vec<LinkId>,
+    choices: &mut Vec<UpChoice>,
+) {
+    walk(b, src, dst, out, |lvl, d, ports, position| {
+        let taken = ups.get(lvl).map_or(d, |&u| u % ports);
+        choices.push(UpChoice { position, ports, taken });
+        taken
+    });
+}
+
+/// SimGrid's walk, the parent port of each climb given by `choose(level, d-mod-k's
+/// port, ports, position of the up-link in the route)`.
+fn walk(b: &Block, src: u32, dst: u32, out: &mut Vec<LinkId>, mut choose: impl FnMut(usize, u64, u64, usize) -> u64) {
     let Layout::FatTree(s) = &b.layout else {
         unreachable!("a fat-tree route in a fat tree")
     };
@@ -40,6 +76,7 @@ pub(crate) fn route(b: &Block, src: u32, dst: u32, out: &mut Vec<LinkId>) {
             return;
         }
     }
+    let start = out.len();
     let t: Node = (0, dst as u64);
     let mut cur: Node = (0, src as u64);
     while !in_subtree(s, cur, t) {
@@ -48,8 +85,10 @@ pub(crate) fn route(b: &Block, src: u32, dst: u32, out: &mut Vec<LinkId>) {
         for i in 0..lvl {
             d /= s.up[i] as u64;
         }
-        d %= s.up[lvl] as u64 * s.count[lvl] as u64;
+        let ports = s.up[lvl] as u64 * s.count[lvl] as u64;
+        d %= ports;
         out.extend(limiter(b, s, cur));
+        let d = choose(lvl, d, ports, out.len() - start);
         // Parent port d: the (d mod up)-th parent, (d / up)-th parallel link.
         let (k, j) = (d % s.up[lvl] as u64, d / s.up[lvl] as u64);
         out.push(b.fat_tree_link(s, lvl, cur.1, k, j, true));
