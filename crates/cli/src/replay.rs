@@ -156,7 +156,8 @@ pub struct ReplayArgs {
     /// Packet model: `minimal` (the platform's routes), on a dragonfly `valiant` (each
     /// packet through a random group) or `ugal` (UGAL-L: minimal or one random detour,
     /// whichever has the shorter queue times hops; --seed draws the detours), on a fat
-    /// tree `adaptive` (each climb by the least loaded parent port) [default: minimal].
+    /// tree or torus `adaptive` (minimal routes, the least loaded way at each switch:
+    /// a climb's parent port, a torus dimension left to correct) [default: minimal].
     #[arg(long, value_parser = values::routing)]
     routing: Option<simpi::Routing>,
     /// Packet model: what the hosts do around the network, `smpi` (SMPI's protocol,

@@ -40,7 +40,7 @@ pub struct RunArgs {
     /// `simpi replay --help`).
     #[arg(long, value_parser = simpi::values::packet_preset)]
     packet_preset: Option<String>,
-    /// Packet model: minimal, on a dragonfly valiant or ugal, on a fat tree adaptive
+    /// Packet model: minimal, on a dragonfly valiant or ugal, on a fat tree or torus adaptive
     /// [default: minimal].
     #[arg(long, value_parser = simpi::values::routing)]
     routing: Option<simpi::Routing>,

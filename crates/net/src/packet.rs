@@ -26,9 +26,9 @@
 //! - **Routing**: each packet's route is chosen when it is injected: the platform's
 //!   minimal route, or on a dragonfly Valiant's detour through a random group or
 //!   UGAL-L's choice between the two. Random choices are keyed by (seed, message,
-//!   packet), so they do not depend on the order events happen in. On a fat tree,
-//!   adaptive routing chooses each climb's parent port as the packet enters the
-//!   switch (`packet::adaptive`).
+//!   packet), so they do not depend on the order events happen in. On a fat tree or
+//!   a torus, adaptive routing chooses among minimal routes as the packet enters
+//!   each switch (`packet::adaptive`).
 //!
 //! Every event is ordered by (time, sequence), so a run is deterministic.
 
@@ -181,8 +181,8 @@ pub struct PacketNetwork<'p> {
     routes: IdHashMap<u64, u32>,
     /// Route index of detours by source, destination and intermediate group.
     detours: MixHashMap<(u32, u32, u64), u32>,
-    /// Fat-tree routes with chosen climbs (adaptive routing).
-    up_routes: adaptive::UpRoutes,
+    /// Routes with chosen ways (adaptive routing).
+    chosen: adaptive::ChosenRoutes,
     /// Messages started so far.
     started: u64,
     /// Each delivered message's time from start to its last packet.
@@ -224,7 +224,7 @@ impl<'p> PacketNetwork<'p> {
             voq: Default::default(),
             routes: IdHashMap::default(),
             detours: Default::default(),
-            up_routes: Default::default(),
+            chosen: Default::default(),
             started: 0,
             times: Latencies::default(),
             last_event: 0,
@@ -349,7 +349,8 @@ impl<'p> PacketNetwork<'p> {
         let (minimal, src, dst, serial) = (msg.route, msg.src, msg.dst, msg.serial);
         match self.params.routing {
             Routing::Minimal => return minimal,
-            Routing::Adaptive => return self.choosing_route(src, dst, minimal),
+            // Chosen when the message started (its first hop), then hop by hop.
+            Routing::Adaptive => return minimal,
             Routing::Valiant | Routing::Ugal => {}
         }
         let (Some(a), Some(b)) = (self.platform.dragonfly_place(src), self.platform.dragonfly_place(dst)) else {
@@ -717,7 +718,13 @@ impl<'p> PacketNetwork<'p> {
 
 impl NetworkModel for PacketNetwork<'_> {
     fn start(&mut self, now: SimTime, src: HostId, dst: HostId, bytes: u64, token: Token) -> Result<(), Error> {
-        let route = self.route(src, dst)?;
+        let mut route = self.route(src, dst)?;
+        if self.params.routing == Routing::Adaptive {
+            // The first hop is chosen for the whole message: its packets wait in one
+            // injection queue, that of the route's first link.
+            route = self.choosing_route(src, dst, route);
+            route = self.adapt(route, 0);
+        }
         let packets = bytes.div_ceil(self.params.payload()).max(1);
         let packets = u32::try_from(packets).map_err(|_| {
             Error::BadParameter(format!(

@@ -32,9 +32,9 @@ pub struct PacketParams {
     pub seed: u64,
 }
 
-/// How the packet network routes: the platform's minimal routes, detours where the
-/// topology offers them (a dragonfly's groups), or a choice among minimal routes (a fat
-/// tree's parent ports).
+/// How the packet network routes: the platform's static routes, detours where the
+/// topology offers them (a dragonfly's groups), or choices among minimal routes (a fat
+/// tree's parent ports, a torus's dimensions).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Routing {
     /// The platform's own (minimal) route for every packet.
@@ -46,9 +46,10 @@ pub enum Routing {
     /// whichever has the smaller product of hops and packets queued for its first
     /// output at the source router.
     Ugal,
-    /// On a fat tree, each climb takes the least loaded parent port of its switch
-    /// (packets queued for it or in service), decided as the packet enters the
-    /// switch.
+    /// Minimal adaptive: on a fat tree each climb takes the least loaded parent port
+    /// of its switch, on a torus each hop the least loaded of the dimensions left to
+    /// correct (packets queued for the port or in service), decided as the packet
+    /// enters the switch.
     Adaptive,
 }
 
@@ -92,8 +93,8 @@ impl Routing {
                 "no dragonfly, the only topology with detours (a fat tree has adaptive)",
             ),
             Routing::Adaptive => (
-                platform.has_fat_tree(),
-                "no fat tree, the only topology adaptive routing is built for (a dragonfly has ugal)",
+                platform.has_minimal_choices(),
+                "no fat tree or torus, the topologies adaptive routing is built for (a dragonfly has ugal)",
             ),
         };
         if ok {

@@ -446,3 +446,31 @@ fn adaptive_climbs_take_the_idle_up_links_where_d_mod_k_shares_one() {
         );
     }
 }
+
+#[test]
+fn adaptive_hops_on_a_torus_take_the_free_dimension() {
+    // A 4 x 4 torus. Host 0 = (0,0) sends 64 KiB to host 5 = (1,1) and then to host
+    // 6 = (2,1). Dimension order corrects x first: both leave by the same +x link and
+    // share it, each ending after about twice its wire bytes. Adaptive: the second
+    // message finds that link busy and leaves by +y, through (0,1) and (1,1); no link
+    // is shared and both end at their idle-path time, exactly (every route of the
+    // choice is minimal: as many links of one bandwidth).
+    let p = generate::torus("t", &[4, 4], &node(1e-7, Sharing::SplitDuplex)).unwrap();
+    let bytes = 64 * 1024;
+    let msgs = [(0, 0, 5, bytes), (0, 0, 6, bytes)];
+    let params = |routing| PacketParams {
+        routing,
+        ..PacketParams::generic()
+    };
+    let idle: Vec<u64> = msgs
+        .iter()
+        .map(|m| idle_time(&p, &params(Routing::Minimal), m.1, m.2, bytes))
+        .collect();
+    let adaptive = run(&mut PacketNetwork::new(&p, params(Routing::Adaptive)).unwrap(), &msgs);
+    assert_eq!(adaptive, idle);
+    let minimal = run(&mut PacketNetwork::new(&p, params(Routing::Minimal)).unwrap(), &msgs);
+    let wire = (bytes + bytes.div_ceil(PacketParams::generic().payload()) * PacketParams::generic().header) * 1000;
+    for m in &minimal {
+        assert!(*m as f64 > 1.9 * wire as f64, "{minimal:?} against idle {idle:?}");
+    }
+}

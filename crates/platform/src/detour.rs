@@ -1,7 +1,8 @@
 //! The alternatives a topology offers adaptive routing: Valiant's detour through an
-//! intermediate group of a dragonfly, and a fat tree's choice of parent port at each
-//! climb (all minimal). The static routes stay in [`crate::route`]; network models ask
-//! here for the others.
+//! intermediate group of a dragonfly, and the choices among minimal routes of a fat
+//! tree (the parent port of each climb) and of a torus (which dimension each hop
+//! corrects). The static routes stay in [`crate::route`]; network models ask here for
+//! the others.
 
 use crate::block::Layout;
 use crate::error::PlatformError;
@@ -9,8 +10,20 @@ use crate::ids::Slot;
 use crate::model::{HostId, Platform};
 use crate::route::Route;
 use crate::zone::dragonfly;
-use crate::zone::fat_tree;
-pub use crate::zone::fat_tree::UpChoice;
+use crate::zone::{fat_tree, torus};
+
+/// A hop of a route where minimal routes part: where its link sits in the route, how
+/// many ways there were, and which was taken (an index the topology defines: a fat
+/// tree's parent port, the rank of a torus dimension among those left to correct).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Choice {
+    /// Index of the hop's link in the route's links.
+    pub position: usize,
+    /// Ways to choose from.
+    pub options: u64,
+    /// The way taken.
+    pub taken: u64,
+}
 
 /// Where a host sits in a dragonfly.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,26 +59,36 @@ impl Platform {
         self.blocks.iter().any(|b| matches!(b.layout, Layout::Dragonfly))
     }
 
-    /// Whether the platform has a fat tree (whose climbs may choose their parent port).
-    pub fn has_fat_tree(&self) -> bool {
-        self.blocks.iter().any(|b| matches!(b.layout, Layout::FatTree(_)))
+    /// Whether the platform has a topology whose minimal routes part (a fat tree or a
+    /// torus).
+    pub fn has_minimal_choices(&self) -> bool {
+        self.blocks
+            .iter()
+            .any(|b| matches!(b.layout, Layout::FatTree(_) | Layout::Torus))
     }
 
-    /// The route from `src` to `dst`, two hosts of one fat tree, that leaves level `i`
-    /// by parent port `ups[i]` (taken modulo the ports there; d-mod-k's static choice
-    /// for the levels beyond `ups`), with the choice each climb had. `None` if the two
-    /// are not hosts of one fat tree (or are one host).
-    pub fn route_up_via(&self, src: HostId, dst: HostId, ups: &[u64]) -> Option<(Route, Vec<UpChoice>)> {
+    /// The minimal route from `src` to `dst`, two hosts of one fat tree or torus,
+    /// that takes way `picks[i]` at its `i`-th choice (modulo the ways there; the
+    /// static route's way after `picks`), with every choice it met: on a fat tree,
+    /// one per climb, the parent port (the static way is d-mod-k's); on a torus, one
+    /// per hop with more than one dimension left to correct, the rank of the
+    /// dimension corrected among those (the static way, 0, is dimension order).
+    /// `None` if the two are not hosts of one such topology, or are one host.
+    pub fn route_choosing(&self, src: HostId, dst: HostId, picks: &[u64]) -> Option<(Route, Vec<Choice>)> {
         let (Slot::Block(bs, s), Slot::Block(bd, d)) = (self.host_ids.locate(src.0), self.host_ids.locate(dst.0))
         else {
             return None;
         };
         let block = &self.blocks[bs as usize];
-        if bs != bd || s == d || !matches!(block.layout, Layout::FatTree(_)) {
+        if bs != bd || s == d {
             return None;
         }
         let (mut links, mut choices) = (Vec::new(), Vec::new());
-        fat_tree::route_choosing(block, s, d, ups, &mut links, &mut choices);
+        match block.layout {
+            Layout::FatTree(_) => fat_tree::route_choosing(block, s, d, picks, &mut links, &mut choices),
+            Layout::Torus => torus::route_choosing(block, s, d, picks, &mut links, &mut choices),
+            _ => return None,
+        }
         let latency = links.iter().map(|&l| self.link_latency(l)).sum();
         Some((Route { links, latency }, choices))
     }

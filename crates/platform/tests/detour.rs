@@ -83,11 +83,11 @@ fn a_fat_tree_climb_may_take_any_parent_port_and_the_static_choice_is_d_mod_k() 
     // 16 hosts under 4 leaf switches of 4, each leaf linked to all 4 top switches.
     let p = generate::fat_tree("ft", 2, &[4, 4], &[1, 4], &[1, 1], &node()).unwrap();
     assert_eq!(p.num_hosts(), 16);
-    assert!(p.has_fat_tree() && !p.has_detours());
+    assert!(p.has_minimal_choices() && !p.has_detours());
     // With no choice given, every route is the static one.
     for s in 0..16 {
         for d in (0..16).filter(|&d| d != s) {
-            let (route, choices) = p.route_up_via(HostId(s), HostId(d), &[]).unwrap();
+            let (route, choices) = p.route_choosing(HostId(s), HostId(d), &[]).unwrap();
             assert_eq!(route.links, p.route(HostId(s), HostId(d)).unwrap().links, "{s} -> {d}");
             // Under one leaf, one climb (the host's own link); else two, the leaf's
             // with d-mod-k's port: the destination's number over the host level's one
@@ -97,7 +97,7 @@ fn a_fat_tree_climb_may_take_any_parent_port_and_the_static_choice_is_d_mod_k() 
             } else {
                 assert_eq!(choices.len(), 2);
                 assert_eq!(
-                    (choices[1].position, choices[1].ports, choices[1].taken),
+                    (choices[1].position, choices[1].options, choices[1].taken),
                     (1, 4, d as u64 % 4)
                 );
             }
@@ -109,7 +109,7 @@ fn a_fat_tree_climb_may_take_any_parent_port_and_the_static_choice_is_d_mod_k() 
     let minimal = p.route(src, dst).unwrap().links;
     let mut middles = Vec::new();
     for port in 0..4 {
-        let (route, choices) = p.route_up_via(src, dst, &[0, port]).unwrap();
+        let (route, choices) = p.route_choosing(src, dst, &[0, port]).unwrap();
         assert_eq!(choices[1].taken, port);
         assert_eq!(route.links.len(), minimal.len());
         assert_eq!((route.links[0], route.links[3]), (minimal[0], minimal[3]));
@@ -119,7 +119,59 @@ fn a_fat_tree_climb_may_take_any_parent_port_and_the_static_choice_is_d_mod_k() 
     middles.dedup();
     assert_eq!(middles.len(), 4, "{:?}", names(&p, &[middles[0].0, middles[0].1]));
     // Hosts of no fat tree, or one host, have no such routes.
-    assert!(p.route_up_via(src, src, &[]).is_none());
+    assert!(p.route_choosing(src, src, &[]).is_none());
     let d = generate::dragonfly("d", (4, 1), (2, 1), (4, 1), 2, &node()).unwrap();
-    assert!(d.route_up_via(HostId(0), HostId(20), &[]).is_none());
+    assert!(d.route_choosing(HostId(0), HostId(20), &[]).is_none());
+}
+
+#[test]
+fn a_torus_hop_may_correct_any_dimension_left_and_the_static_choice_is_dimension_order() {
+    let p = generate::torus("t", &[4, 3, 2], &node()).unwrap();
+    assert!(p.has_minimal_choices() && !p.has_detours());
+    let route = |a: u32, b: u32| p.route(HostId(a), HostId(b)).unwrap().links;
+    for s in 0..24 {
+        for d in (0..24).filter(|&d| d != s) {
+            let (r, choices) = p.route_choosing(HostId(s), HostId(d), &[]).unwrap();
+            assert_eq!(r.links, route(s, d), "{s} -> {d}");
+            // A choice at each hop with more than one dimension left: dimension order
+            // takes each differing dimension's ring distance in steps, in turn, with
+            // the dimensions not yet corrected to choose from.
+            let differing: Vec<usize> = (0..3).filter(|&j| coord(s, j) != coord(d, j)).collect();
+            let differ = differing.len() as u64;
+            let mut want = Vec::new();
+            for (k, &j) in differing.iter().enumerate() {
+                let (a, b, n) = (coord(s, j), coord(d, j), [4, 3, 2][j]);
+                let steps = a.abs_diff(b).min(n - a.abs_diff(b));
+                want.extend(std::iter::repeat_n(differ - k as u64, steps as usize).filter(|&w| w > 1));
+            }
+            let ways: Vec<u64> = choices.iter().map(|c| c.options).collect();
+            assert_eq!(ways, want, "{s} -> {d}");
+            // Every choice gives a minimal route: as many links as the static one.
+            for pick in 0..differ {
+                let (v, _) = p.route_choosing(HostId(s), HostId(d), &[pick]).unwrap();
+                assert_eq!(v.links.len(), r.links.len(), "{s} -> {d}, first pick {pick}");
+            }
+        }
+    }
+    // From (0,0,0) to (1,1,0) = host 5: dimension order goes by (1,0,0) = host 1;
+    // picking the second dimension first goes by (0,1,0) = host 4.
+    let (v, choices) = p.route_choosing(HostId(0), HostId(5), &[1]).unwrap();
+    assert_eq!(
+        choices,
+        vec![simpi_platform::detour::Choice {
+            position: 0,
+            options: 2,
+            taken: 1
+        }]
+    );
+    assert_eq!(v.links, [route(0, 4), route(4, 5)].concat());
+    assert_eq!(
+        p.route_choosing(HostId(0), HostId(5), &[]).unwrap().0.links,
+        [route(0, 1), route(1, 5)].concat()
+    );
+}
+
+/// Coordinate `j` of node `r` of the 4 x 3 x 2 torus.
+fn coord(r: u32, j: usize) -> u32 {
+    (r / [1, 4, 12][j]) % [4, 3, 2][j]
 }

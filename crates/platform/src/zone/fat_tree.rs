@@ -7,6 +7,7 @@
 //! pairs and every link is computed from them: nothing is stored per node.
 
 use crate::block::{Block, FatTreeShape, Layout};
+use crate::detour::Choice;
 use crate::model::LinkId;
 
 /// A node: level and position within the level.
@@ -30,36 +31,29 @@ fn limiter(b: &Block, s: &FatTreeShape, node: Node) -> Option<LinkId> {
     }
 }
 
-/// One climb of a fat-tree route: where its up-link sits in the route, how many parent
-/// ports the node it leaves had (all lead to an ancestor of the destination's subtree
-/// at the same distance), and which it took.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct UpChoice {
-    /// Index of the up-link in the route's links.
-    pub position: usize,
-    /// Parent ports to choose from (`up · count` of the level).
-    pub ports: u64,
-    /// The port taken.
-    pub taken: u64,
-}
-
 pub(crate) fn route(b: &Block, src: u32, dst: u32, out: &mut Vec<LinkId>) {
     walk(b, src, dst, out, |_, d, _, _| d);
 }
 
-/// The route that leaves level `i` by parent port `ups[i]` (modulo the ports there),
-/// d-mod-k's beyond `ups`; appends each climb's choice to `choices`.
+/// The route that leaves level `i` by parent port `picks[i]` (modulo the ports
+/// there), d-mod-k's beyond `picks`; appends each climb (one per level) to `choices`.
+/// Every parent leads to an ancestor of the destination's subtree at the same
+/// distance, so every such route is minimal.
 pub(crate) fn route_choosing(
     b: &Block,
     src: u32,
     dst: u32,
-    ups: &[u64],
+    picks: &[u64],
     out: &mut Vec<LinkId>,
-    choices: &mut Vec<UpChoice>,
+    choices: &mut Vec<Choice>,
 ) {
-    walk(b, src, dst, out, |lvl, d, ports, position| {
-        let taken = ups.get(lvl).map_or(d, |&u| u % ports);
-        choices.push(UpChoice { position, ports, taken });
+    walk(b, src, dst, out, |lvl, d, options, position| {
+        let taken = picks.get(lvl).map_or(d, |&u| u % options);
+        choices.push(Choice {
+            position,
+            options,
+            taken,
+        });
         taken
     });
 }

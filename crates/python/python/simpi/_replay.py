@@ -315,7 +315,7 @@ def replay(
     ``packet_preset`` ``"generic"``, ``"ib"`` or ``"dragonfly"``, ``mtu``, ``packet_buffer``,
     ``router_delay``, ``queues`` ``"voq"`` or ``"fifo"``, ``routing`` ``"minimal"`` or,
     on a dragonfly, ``"valiant"`` or ``"ugal"`` with detours drawn from ``seed``, on a
-    fat tree ``"adaptive"``,
+    fat tree or torus ``"adaptive"``,
     ``protocol`` ``"smpi"`` or ``"loggops"`` for LogGOPS's host costs around the
     network) and ``"stochastic"`` (each
     message's time drawn from the measured ``distributions`` file with ``seed``; with a
