@@ -47,9 +47,9 @@ pub struct RunArgs {
     /// Packet model: the seed of valiant's and ugal's random detours [default: 1].
     #[arg(long)]
     seed: Option<u64>,
-    /// The hybrid model's parameters: smpi, plain, or a preset file.
-    #[arg(long, default_value = "smpi", value_name = "smpi|plain|FILE", value_parser = simpi::settings::PresetName::parse)]
-    preset: PresetName,
+    /// The hybrid model's parameters: smpi, plain, or a preset file [default: smpi].
+    #[arg(long, value_name = "smpi|plain|FILE", value_parser = simpi::settings::PresetName::parse)]
+    preset: Option<PresetName>,
     /// Use this algorithm for a collective, e.g. `--coll bcast=binomial` (repeatable).
     #[arg(long = "coll", value_name = "OP=ALGO")]
     coll: Vec<String>,
@@ -128,6 +128,9 @@ const NAMING: Naming = Naming {
         Setting::Platform => "--platform",
         Setting::Preset => "--preset",
         Setting::HostFile => "--hostfile",
+        Setting::PacketPreset => "--packet-preset",
+        Setting::Routing => "--routing",
+        Setting::Seed => "--seed",
         _ => "an option",
     },
     syntax: Syntax::Flags,
@@ -190,13 +193,6 @@ pub fn run(a: RunArgs) -> Result<(), (u8, String)> {
         Some("constant") => ModelName::Constant,
         _ => ModelName::Hybrid,
     };
-    // A setting the chosen model would ignore is refused, as in replay.
-    if a.constant_time.is_some() && model != ModelName::Constant {
-        return Err(usage(format!(
-            "--constant-time is for --model constant, not --model {}",
-            model.name()
-        )));
-    }
     // Without a platform, a generated one in a private file, removed once loaded.
     let generated = match (&a.platform, model) {
         (None, m) if m != ModelName::Constant => {
@@ -207,27 +203,10 @@ pub fn run(a: RunArgs) -> Result<(), (u8, String)> {
         }
         _ => None,
     };
-    for (given, flag) in [
-        (a.packet_preset.is_some(), "--packet-preset"),
-        (a.routing.is_some(), "--routing"),
-        (a.seed.is_some(), "--seed"),
-    ] {
-        if given && model != ModelName::Packet {
-            return Err(usage(format!(
-                "{flag} is for --model packet, not --model {}",
-                model.name()
-            )));
-        }
-    }
-    if a.seed.is_some() && !a.routing.is_some_and(simpi::Routing::draws) {
-        return Err(usage(
-            "--seed draws the detours of --routing valiant or --routing ugal: give one of them".to_string(),
-        ));
-    }
     let mut s = ReplaySettings {
         model: Some(model),
         platform: a.platform.clone().or_else(|| generated.clone()),
-        preset: a.preset.clone(),
+        preset: a.preset.clone().unwrap_or(PresetName::Smpi),
         hostfile: a.hostfile.clone(),
         coll: a.coll.clone(),
         coll_selector: a.coll_selector.clone(),
@@ -241,7 +220,24 @@ pub fn run(a: RunArgs) -> Result<(), (u8, String)> {
     }
     if let Some(t) = a.constant_time {
         s.constant_time = t;
-        s.given.insert(Setting::ConstantTime);
+    }
+    // A setting the chosen model would ignore is refused, as in replay.
+    for (given, setting) in [
+        (a.packet_preset.is_some(), Setting::PacketPreset),
+        (a.routing.is_some(), Setting::Routing),
+        (a.seed.is_some(), Setting::Seed),
+        (a.constant_time.is_some(), Setting::ConstantTime),
+        (a.preset.is_some(), Setting::Preset),
+    ] {
+        if given {
+            s.given.insert(setting);
+        }
+    }
+    if let Err(e) = s.check_model(NAMING) {
+        if let Some(p) = &generated {
+            let _ = std::fs::remove_file(p);
+        }
+        return Err(usage(e));
     }
     let machine = s.model_spec().and_then(|spec| Machine::new(&spec, a.np));
     if let Some(p) = &generated {

@@ -288,4 +288,21 @@ fn the_packet_model_routes_on_line_runs_as_replay_does() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("--routing is for --model packet"));
     let out = simpi(&["run", "-np", "2", "--model", "packet", "--seed", "3", &pp]);
     assert_eq!(out.status.code(), Some(2));
+    // The model's settings are checked as replay checks them (one check for both).
+    let out = simpi(&["run", "-np", "2", "--model", "flow", "--preset", "smpi", &pp]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--preset is for --model hybrid or constant"));
+    let out = simpi(&[
+        "run",
+        "-np",
+        "2",
+        "--model",
+        "packet",
+        "--routing",
+        "adaptive",
+        "--seed",
+        "3",
+        &pp,
+    ]);
+    assert_eq!(out.status.code(), Some(2));
 }

@@ -530,9 +530,6 @@ impl ReplaySettings {
     /// names settings as `naming` does.
     pub fn check(&self, naming: Naming) -> Result<(), String> {
         let n = |s: Setting| naming.of(s);
-        let model = self.model();
-        let set_model = |m: ModelName| naming.set(Setting::Model, m.name());
-        let this_model = set_model(model);
         match (&self.source, self.pattern) {
             (Some(_), Some(_)) => return Err("give a file to replay or a pattern, not both".into()),
             (None, None) => {
@@ -564,6 +561,58 @@ impl ReplaySettings {
                 }
             }
         }
+        self.check_model(naming)?;
+        if !self.is_trace() {
+            if let Some(s) = TRACE.into_iter().find(|s| self.given(*s)) {
+                let what = if self.pattern.is_some() {
+                    "a pattern"
+                } else {
+                    "a GOAL schedule"
+                };
+                return Err(format!(
+                    "{} applies to TIT traces; {what} has its operations already",
+                    n(s)
+                ));
+            }
+        }
+        if self.given(Setting::InputFormat) && self.pattern.is_some() {
+            return Err(format!(
+                "{} is the format of a file: a pattern has none",
+                n(Setting::InputFormat)
+            ));
+        }
+        if self.given(Setting::Speed) && self.platform.is_some() {
+            return Err(format!(
+                "{} is the host speed without a platform: the platform's hosts have their own",
+                n(Setting::Speed)
+            ));
+        }
+        if self.given(Setting::Periodic) && self.pattern != Some(Pattern::Stencil3d) {
+            return Err(format!(
+                "{} is for {}",
+                n(Setting::Periodic),
+                naming.set(Setting::Pattern, "stencil3d")
+            ));
+        }
+        if self.report && self.output != Output::Human {
+            return Err(format!(
+                "{} prints with the human format: drop {} or {}",
+                n(Setting::Report),
+                n(Setting::Json),
+                naming.set(Setting::OutputFormat, "loggopsim")
+            ));
+        }
+        Ok(())
+    }
+
+    /// The part of [`ReplaySettings::check`] about the model and the machine: settings
+    /// the chosen model would ignore, a platform where one is needed (or not), the
+    /// mapping's. `simpi run` checks its settings with it too.
+    pub fn check_model(&self, naming: Naming) -> Result<(), String> {
+        let n = |s: Setting| naming.of(s);
+        let model = self.model();
+        let set_model = |m: ModelName| naming.set(Setting::Model, m.name());
+        let this_model = set_model(model);
         let flow_like = matches!(model, ModelName::Flow | ModelName::Hybrid);
         let stochastic = model == ModelName::Stochastic;
         let on_platform = flow_like || model == ModelName::Packet || (stochastic && self.platform.is_some());
@@ -707,46 +756,6 @@ impl ReplaySettings {
                 "{} is for {}",
                 n(Setting::RanksPerHost),
                 naming.set(Setting::Mapping, "block")
-            ));
-        }
-        if !self.is_trace() {
-            if let Some(s) = TRACE.into_iter().find(|s| self.given(*s)) {
-                let what = if self.pattern.is_some() {
-                    "a pattern"
-                } else {
-                    "a GOAL schedule"
-                };
-                return Err(format!(
-                    "{} applies to TIT traces; {what} has its operations already",
-                    n(s)
-                ));
-            }
-        }
-        if self.given(Setting::InputFormat) && self.pattern.is_some() {
-            return Err(format!(
-                "{} is the format of a file: a pattern has none",
-                n(Setting::InputFormat)
-            ));
-        }
-        if self.given(Setting::Speed) && self.platform.is_some() {
-            return Err(format!(
-                "{} is the host speed without a platform: the platform's hosts have their own",
-                n(Setting::Speed)
-            ));
-        }
-        if self.given(Setting::Periodic) && self.pattern != Some(Pattern::Stencil3d) {
-            return Err(format!(
-                "{} is for {}",
-                n(Setting::Periodic),
-                naming.set(Setting::Pattern, "stencil3d")
-            ));
-        }
-        if self.report && self.output != Output::Human {
-            return Err(format!(
-                "{} prints with the human format: drop {} or {}",
-                n(Setting::Report),
-                n(Setting::Json),
-                naming.set(Setting::OutputFormat, "loggopsim")
             ));
         }
         Ok(())
