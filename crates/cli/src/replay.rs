@@ -155,9 +155,11 @@ pub struct ReplayArgs {
     queues: Option<bool>,
     /// Packet model: `minimal` (the platform's routes), on a dragonfly `valiant` (each
     /// packet through a random group) or `ugal` (UGAL-L: minimal or one random detour,
-    /// whichever has the shorter queue times hops; --seed draws the detours), on a fat
-    /// tree or torus `adaptive` (minimal routes, the least loaded way at each switch:
-    /// a climb's parent port, a torus dimension left to correct) [default: minimal].
+    /// whichever has the shorter queue times hops; --seed draws the detours), or
+    /// `adaptive`: on a fat tree or torus the least loaded minimal way at each switch (a
+    /// climb's parent port, a torus dimension left to correct), on a dragonfly
+    /// progressive adaptive routing (UGAL-L's choice again at each router of the
+    /// source group) [default: minimal].
     #[arg(long, value_parser = values::routing)]
     routing: Option<simpi::Routing>,
     /// Packet model: what the hosts do around the network, `smpi` (SMPI's protocol,

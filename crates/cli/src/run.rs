@@ -40,11 +40,12 @@ pub struct RunArgs {
     /// `simpi replay --help`).
     #[arg(long, value_parser = simpi::values::packet_preset)]
     packet_preset: Option<String>,
-    /// Packet model: minimal, on a dragonfly valiant or ugal, on a fat tree or torus adaptive
-    /// [default: minimal].
+    /// Packet model: minimal, on a dragonfly valiant or ugal, on a fat tree, torus or
+    /// dragonfly adaptive [default: minimal].
     #[arg(long, value_parser = simpi::values::routing)]
     routing: Option<simpi::Routing>,
-    /// Packet model: the seed of valiant's and ugal's random detours [default: 1].
+    /// Packet model: the seed of the random detours of valiant, ugal and adaptive on a
+    /// dragonfly [default: 1].
     #[arg(long)]
     seed: Option<u64>,
     /// The hybrid model's parameters: smpi, plain, or a preset file [default: smpi].

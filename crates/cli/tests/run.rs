@@ -292,17 +292,4 @@ fn the_packet_model_routes_on_line_runs_as_replay_does() {
     let out = simpi(&["run", "-np", "2", "--model", "flow", "--preset", "smpi", &pp]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--preset is for --model hybrid or constant"));
-    let out = simpi(&[
-        "run",
-        "-np",
-        "2",
-        "--model",
-        "packet",
-        "--routing",
-        "adaptive",
-        "--seed",
-        "3",
-        &pp,
-    ]);
-    assert_eq!(out.status.code(), Some(2));
 }

@@ -33,6 +33,7 @@
 //! Every event is ordered by (time, sequence), so a run is deterministic.
 
 mod adaptive;
+mod progressive;
 
 use crate::latency::Latencies;
 use crate::model::{LinkLoad, LinkSeries, NetworkModel, Token};
@@ -52,7 +53,7 @@ const MAX_SERIES_PORTS: usize = 32_768;
 const FIRST_BIN: u64 = 1_000;
 
 /// First word of the keys of the routing's random choices (see `Rng::keyed`).
-const DETOUR_KEY: u64 = 0x6465_746f_7572;
+pub(crate) const DETOUR_KEY: u64 = 0x6465_746f_7572;
 
 /// A link seen from its sending end.
 struct Port {
@@ -183,6 +184,8 @@ pub struct PacketNetwork<'p> {
     detours: MixHashMap<(u32, u32, u64), u32>,
     /// Routes with chosen ways (adaptive routing).
     chosen: adaptive::ChosenRoutes,
+    /// Dragonfly routes that may turn to a detour on the way (adaptive routing).
+    late: progressive::LateDetours,
     /// Messages started so far.
     started: u64,
     /// Each delivered message's time from start to its last packet.
@@ -225,6 +228,7 @@ impl<'p> PacketNetwork<'p> {
             routes: IdHashMap::default(),
             detours: Default::default(),
             chosen: Default::default(),
+            late: Default::default(),
             started: 0,
             times: Latencies::default(),
             last_event: 0,
@@ -544,13 +548,20 @@ impl<'p> PacketNetwork<'p> {
     /// now for a packet still to inject): `NONE` to its destination host, a buffer
     /// with a free slot, or `None` if that buffer is full.
     fn room_after(&mut self, p: u32, i: u32) -> Option<(u32, u32)> {
-        let (_, _, hop) = self.wanted(i);
-        let mut route = match self.inputs[i as usize].msgs.front() {
-            Some(&(m, k)) if self.inputs[i as usize].port == NONE => self.pick_route(m, k),
-            _ => self.packets[*self.inputs[i as usize].fifo.front().expect("a head") as usize].route,
+        let (_, m, hop) = self.wanted(i);
+        // The packet, for adaptive routing's draws: its number in the message at its
+        // source, its slot after.
+        let (mut route, packet) = match self.inputs[i as usize].msgs.front() {
+            Some(&(m, k)) if self.inputs[i as usize].port == NONE => (self.pick_route(m, k), k),
+            _ => {
+                let head = *self.inputs[i as usize].fifo.front().expect("a head");
+                (self.packets[head as usize].route, head)
+            }
         };
         if self.params.routing == Routing::Adaptive {
-            route = self.adapt(route, hop as usize + 1);
+            let next = hop as usize + 1;
+            route = self.adapt(route, next);
+            route = self.maybe_turn(route, next, self.messages[m as usize].serial, packet);
         }
         match self.route_ports[route as usize].get(hop as usize + 1) {
             Some(&next) => {
@@ -720,10 +731,15 @@ impl NetworkModel for PacketNetwork<'_> {
     fn start(&mut self, now: SimTime, src: HostId, dst: HostId, bytes: u64, token: Token) -> Result<(), Error> {
         let mut route = self.route(src, dst)?;
         if self.params.routing == Routing::Adaptive {
-            // The first hop is chosen for the whole message: its packets wait in one
-            // injection queue, that of the route's first link.
-            route = self.choosing_route(src, dst, route);
-            route = self.adapt(route, 0);
+            // On a fat tree or torus the first hop is chosen for the whole message: its
+            // packets wait in one injection queue, that of the route's first link. On a
+            // dragonfly packets start minimal and may turn on the way.
+            let choosing = self.choosing_route(src, dst, route);
+            route = if choosing == route {
+                self.turning_route(src, dst, route)
+            } else {
+                self.adapt(choosing, 0)
+            };
         }
         let packets = bytes.div_ceil(self.params.payload()).max(1);
         let packets = u32::try_from(packets).map_err(|_| {

@@ -46,10 +46,12 @@ pub enum Routing {
     /// whichever has the smaller product of hops and packets queued for its first
     /// output at the source router.
     Ugal,
-    /// Minimal adaptive: on a fat tree each climb takes the least loaded parent port
-    /// of its switch, on a torus each hop the least loaded of the dimensions left to
-    /// correct (packets queued for the port or in service), decided as the packet
-    /// enters the switch.
+    /// Adaptive: on a fat tree each climb takes the least loaded parent port of its
+    /// switch, on a torus each hop the least loaded of the dimensions left to correct
+    /// (packets queued for the port or in service), decided as the packet enters the
+    /// switch; on a dragonfly, progressive adaptive routing: a packet starts minimal
+    /// and may turn to a random Valiant detour at each router of its source group
+    /// (UGAL-L's rule at each).
     Adaptive,
 }
 
@@ -78,9 +80,10 @@ impl Routing {
         }
     }
 
-    /// Whether it draws random numbers (from the seed).
+    /// Whether it draws random numbers (from the seed): detours, and adaptive
+    /// routing's on a dragonfly.
     pub fn draws(self) -> bool {
-        matches!(self, Routing::Valiant | Routing::Ugal)
+        matches!(self, Routing::Valiant | Routing::Ugal | Routing::Adaptive)
     }
 
     /// Refuses a routing that has no choice to make on `platform`, saying what the
@@ -93,8 +96,8 @@ impl Routing {
                 "no dragonfly, the only topology with detours (a fat tree has adaptive)",
             ),
             Routing::Adaptive => (
-                platform.has_minimal_choices(),
-                "no fat tree or torus, the topologies adaptive routing is built for (a dragonfly has ugal)",
+                platform.has_minimal_choices() || platform.has_detours(),
+                "no fat tree, torus or dragonfly, the topologies adaptive routing is built for",
             ),
         };
         if ok {

@@ -126,6 +126,9 @@ fn detours_beat_minimal_routes_on_the_adversarial_pattern() {
     // the generic preset's virtual output queues; with the dragonfly preset's small
     // FIFO buffers its local queues signal congestion late (measured: 84 % of
     // Valiant's bound, 3.4 times minimal), so there it must reach 3 times.
+    // Progressive adaptive routing (`adaptive` on a dragonfly) may still turn at the
+    // router with the global link, where the queue shows: 90 % of the factor under
+    // both presets (measured: all that is offered).
     let g = 9;
     let p = dragonfly(g);
     let n = g * g;
@@ -142,16 +145,20 @@ fn detours_beat_minimal_routes_on_the_adversarial_pattern() {
             accepted(&mut net, n, val_bound, bytes, 4_800_000_000, next_group(g))
         };
         let (minimal, valiant, ugal) = (run(Routing::Minimal), run(Routing::Valiant), run(Routing::Ugal));
+        let progressive = run(Routing::Adaptive);
         let what = format!(
-            "{bytes}-byte packets: minimal {:.4} of its bound, valiant {:.4} and ugal {:.4} of valiant's",
+            "{bytes}-byte packets: minimal {:.4} of its bound, valiant {:.4}, ugal {:.4} and progressive {:.4} of valiant's",
             minimal / min_bound,
             valiant / val_bound,
-            ugal / val_bound
+            ugal / val_bound,
+            progressive / val_bound
         );
+
         assert!(minimal >= 0.95 * min_bound && minimal <= 1.001 * min_bound, "{what}");
         assert!(valiant <= 1.001 * val_bound, "{what}");
         assert!(valiant / minimal >= 0.9 * factor, "{what}");
         assert!(ugal / minimal >= ugal_factor, "{what}");
+        assert!(progressive / minimal >= 0.9 * factor, "{what}");
     }
 }
 
@@ -170,7 +177,7 @@ fn the_same_seed_gives_the_same_detours() {
             &msgs,
         )
     };
-    for routing in [Routing::Valiant, Routing::Ugal] {
+    for routing in [Routing::Valiant, Routing::Ugal, Routing::Adaptive] {
         assert_eq!(ends(routing, 3), ends(routing, 3));
         assert_ne!(ends(routing, 3), ends(routing, 4));
     }
@@ -191,13 +198,16 @@ fn each_routing_needs_a_topology_that_offers_its_choices() {
         (&torus, Routing::Valiant, "no dragonfly"),
         (&torus, Routing::Ugal, "no dragonfly"),
         (&fat_tree, Routing::Ugal, "no dragonfly"),
-        (&dragonfly, Routing::Adaptive, "no fat tree or torus"),
     ] {
         let e = refusal(p, routing).expect("refused");
         assert!(e.contains(needs), "{e}");
     }
     assert_eq!(refusal(&fat_tree, Routing::Adaptive), None);
     assert_eq!(refusal(&torus, Routing::Adaptive), None);
+    assert_eq!(refusal(&dragonfly, Routing::Adaptive), None);
+    let flat = generate::flat("f", 4, &node(), None).unwrap();
+    let e = refusal(&flat, Routing::Adaptive).expect("refused");
+    assert!(e.contains("no fat tree, torus or dragonfly"), "{e}");
     assert_eq!(refusal(&dragonfly, Routing::Ugal), None);
 }
 

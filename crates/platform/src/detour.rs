@@ -93,6 +93,33 @@ impl Platform {
         Some((Route { links, latency }, choices))
     }
 
+    /// Progressive adaptive routing's late detour on a dragonfly: the route from `src`
+    /// to `dst`, hosts of one dragonfly in different groups, that follows the minimal
+    /// route over its first `steps` local links in the source group (at most 2: to the
+    /// blade, then to the chassis, of the router with the global link), then goes from
+    /// the router it reached through group `via` (the minimal route if `via` is either
+    /// end's group). With it, the positions in the route of the links leaving each
+    /// source-group router it met up to there: where a packet on the minimal route may
+    /// still turn. `None` for other hosts.
+    pub fn route_diverted(&self, src: HostId, dst: HostId, steps: usize, via: u64) -> Option<(Route, Vec<usize>)> {
+        let (Slot::Block(bs, s), Slot::Block(bd, d)) = (self.host_ids.locate(src.0), self.host_ids.locate(dst.0))
+        else {
+            return None;
+        };
+        let block = &self.blocks[bs as usize];
+        if bs != bd || !matches!(block.layout, Layout::Dragonfly) {
+            return None;
+        }
+        let (from, groups) = dragonfly::group_of(block, s);
+        if from == dragonfly::group_of(block, d).0 || via >= groups {
+            return None;
+        }
+        let (mut links, mut points) = (Vec::new(), Vec::new());
+        dragonfly::route_diverted(block, s, d, steps, via, &mut links, Some(&mut points));
+        let latency = links.iter().map(|&l| self.link_latency(l)).sum();
+        Some((Route { links, latency }, points))
+    }
+
     /// The route from `src` to `dst`, two hosts of one dragonfly, through its group
     /// `via`: minimal to that group, then minimal on from where it lands (Valiant). When
     /// `via` is either end's group, the minimal route.

@@ -175,3 +175,35 @@ fn a_torus_hop_may_correct_any_dimension_left_and_the_static_choice_is_dimension
 fn coord(r: u32, j: usize) -> u32 {
     (r / [1, 4, 12][j]) % [4, 3, 2][j]
 }
+
+#[test]
+fn a_late_detour_follows_the_minimal_route_to_where_it_turns() {
+    let p = generate::dragonfly("d", (4, 1), (2, 1), (4, 1), 2, &node()).unwrap();
+    let group = |h: u32| p.dragonfly_place(HostId(h)).unwrap().group;
+    for s in 0..64 {
+        for d in (0..64).filter(|&d| group(d) != group(s)) {
+            let (src, dst) = (HostId(s), HostId(d));
+            let minimal = p.route(src, dst).unwrap().links;
+            // Through the destination's group: the minimal route, and every router of
+            // the source group it meets is a place to turn: the source's, then one per
+            // local link before the global one.
+            let (whole, points) = p.route_diverted(src, dst, 2, group(d)).unwrap();
+            assert_eq!(whole.links, minimal, "{s} -> {d}");
+            assert_eq!(points[0], 1, "{s} -> {d}: the host's link first");
+            assert!(points.windows(2).all(|w| w[1] == w[0] + 1), "{s} -> {d}: {points:?}");
+            assert!(points.len() <= 3);
+            for v in 0..4 {
+                // Turning at the source router is Valiant's detour.
+                let (at_source, _) = p.route_diverted(src, dst, 0, v).unwrap();
+                assert_eq!(at_source.links, p.route_via_group(src, dst, v).unwrap().links);
+                // Turning later shares the minimal route up to where it turns.
+                for (steps, &at) in points.iter().enumerate() {
+                    let (late, _) = p.route_diverted(src, dst, steps, v).unwrap();
+                    assert_eq!(late.links[..at], minimal[..at], "{s} -> {d} via {v} after {steps}");
+                }
+            }
+        }
+    }
+    // Hosts of one group have no late detour.
+    assert!(p.route_diverted(HostId(0), HostId(1), 0, 2).is_none());
+}

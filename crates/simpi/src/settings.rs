@@ -795,10 +795,11 @@ impl ReplaySettings {
                 let detours = model == ModelName::Packet && self.packet.routing.is_some_and(Routing::draws);
                 if s == Setting::Seed && model == ModelName::Packet && self.given(s) && !detours {
                     return Err(format!(
-                        "{} draws the detours of {} or {}: give one of them",
+                        "{} draws the detours of {}, {} or {} (on a dragonfly): give one of them",
                         n(s),
                         naming.set(Setting::Routing, Routing::Valiant.name()),
-                        naming.set(Setting::Routing, Routing::Ugal.name())
+                        naming.set(Setting::Routing, Routing::Ugal.name()),
+                        naming.set(Setting::Routing, Routing::Adaptive.name())
                     ));
                 }
                 if self.given(s) && !(s == Setting::Seed && detours) {

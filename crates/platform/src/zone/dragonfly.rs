@@ -131,8 +131,81 @@ impl<'b> Walk<'b> {
     }
 }
 
+impl Walk<'_> {
+    /// The route from `src` to `dst` (of other groups) that follows the minimal one
+    /// for its first `steps` links inside the source group (0 to 2: to the blade, then
+    /// to the chassis, of the router with the global link), then, from the router it
+    /// reached, goes minimally to group `via` and on to `dst` (progressive adaptive
+    /// routing's late detour). Appends to `out` the positions of the links leaving each
+    /// source-group router the minimal route meets before and including that router,
+    /// if `points` is given.
+    fn diverted(
+        &self,
+        src: u32,
+        dst: u32,
+        steps: usize,
+        via: u64,
+        out: &mut Vec<LinkId>,
+        points: Option<&mut Vec<usize>>,
+    ) {
+        let start = out.len();
+        let my = self.host(src);
+        let tgt = self.host(dst);
+        let my_router = self.router(my.0, my.1, my.2);
+        out.extend(self.b.limiter(src));
+        out.push(self.b.local_link(my_router, my.3, true));
+        let mut cur = my_router;
+        let mut at = Vec::new();
+        let leaving =
+            |cur: u64, out: &Vec<LinkId>| out.len() - start + usize::from(self.b.router_limiter(cur).is_some());
+        at.push(leaving(cur, out));
+        for _ in 0..steps {
+            let (g, c, bl) = self.router_coords(cur);
+            if bl != tgt.0 {
+                self.limiter(cur, out);
+                out.push(self.b.green(g, c, bl, tgt.0));
+                cur = self.router(my.0, c, tgt.0);
+            } else if c != 0 {
+                self.limiter(cur, out);
+                out.push(self.b.black(g, c, bl, 0));
+                cur = self.router(my.0, 0, tgt.0);
+            } else {
+                break;
+            }
+            at.push(leaving(cur, out));
+        }
+        if let Some(p) = points {
+            p.extend(at);
+        }
+        let mut group = my.0;
+        if via != my.0 && via != tgt.0 {
+            cur = self.to_group(cur, group, via, out);
+            group = via;
+        }
+        cur = self.to_group(cur, group, tgt.0, out);
+        self.within_group(cur, tgt, out);
+        let tgt_router = self.router(tgt.0, tgt.1, tgt.2);
+        self.limiter(tgt_router, out);
+        out.push(self.b.local_link(tgt_router, tgt.3, false));
+        out.extend(self.b.limiter(dst));
+    }
+}
+
 pub(crate) fn route(b: &Block, src: u32, dst: u32, out: &mut Vec<LinkId>) {
     Walk::new(b).route(src, dst, None, out)
+}
+
+/// See `Walk::diverted`; `src` and `dst` must be in different groups.
+pub(crate) fn route_diverted(
+    b: &Block,
+    src: u32,
+    dst: u32,
+    steps: usize,
+    via: u64,
+    out: &mut Vec<LinkId>,
+    points: Option<&mut Vec<usize>>,
+) {
+    Walk::new(b).diverted(src, dst, steps, via, out, points)
 }
 
 /// The route from `src` to `dst` through group `via` (Valiant's detour); the minimal

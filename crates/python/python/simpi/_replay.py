@@ -314,8 +314,8 @@ def replay(
     ``constant_time``, e.g. ``"10us"``) and ``"packet"`` (packets over the platform:
     ``packet_preset`` ``"generic"``, ``"ib"`` or ``"dragonfly"``, ``mtu``, ``packet_buffer``,
     ``router_delay``, ``queues`` ``"voq"`` or ``"fifo"``, ``routing`` ``"minimal"`` or,
-    on a dragonfly, ``"valiant"`` or ``"ugal"`` with detours drawn from ``seed``, on a
-    fat tree or torus ``"adaptive"``,
+    on a dragonfly, ``"valiant"`` or ``"ugal"`` with detours drawn from ``seed``,
+    ``"adaptive"`` on a fat tree, torus or dragonfly (progressive, drawing from ``seed``),
     ``protocol`` ``"smpi"`` or ``"loggops"`` for LogGOPS's host costs around the
     network) and ``"stochastic"`` (each
     message's time drawn from the measured ``distributions`` file with ``seed``; with a

@@ -150,7 +150,7 @@ pub const KEYS: [Key; 45] = [
         "--routing",
         "routing",
         Setting::Routing,
-        "Packet model: minimal, on a dragonfly valiant or ugal (detours drawn from --seed), on a fat tree or torus adaptive [default: minimal]",
+        "Packet model: minimal, on a dragonfly valiant or ugal (detours drawn from --seed), adaptive on a fat tree, torus or dragonfly [default: minimal]",
     ),
     key(
         "--protocol",
