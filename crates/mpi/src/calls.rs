@@ -198,9 +198,9 @@ impl<R: Copy + PartialEq + std::fmt::Debug> RankCalls<R> {
         bytes: u64,
         ctx: u32,
     ) -> Result<Req<R>, Error> {
-        let l = self.add(s, Op::send(bytes, to, tag, 0, 0), ctx)?;
-        s.synchronous(l)?;
-        Ok(self.request(l))
+        let q = self.isend(s, to, tag, bytes, ctx)?;
+        s.synchronous(q.op)?;
+        Ok(q)
     }
 
     /// MPI_Irecv of `bytes` from world rank `from` (or [`crate::ANY_SOURCE`]).
@@ -233,9 +233,8 @@ impl<R: Copy + PartialEq + std::fmt::Debug> RankCalls<R> {
         bytes: u64,
         ctx: u32,
     ) -> Result<R, Error> {
-        let l = self.add(s, Op::send(bytes, to, tag, 0, 0), ctx)?;
+        let l = self.send(s, to, tag, bytes, ctx)?;
         s.synchronous(l)?;
-        self.then(l);
         Ok(l)
     }
 
