@@ -1,12 +1,20 @@
 //! Progressive adaptive routing on a dragonfly (PAR): a packet starts on its minimal
 //! route and, at each router of its source group up to the one with the global link,
-//! may turn to a Valiant detour through a random group, with UGAL-L's rule: it turns
-//! when (packets queued for the detour's output there + 1) × the detour's hops left is
-//! below the same product for the minimal route. Once turned, it goes on as that
-//! detour says. So a packet sees congestion its source router could not (a loaded
-//! global link two hops on). Draws are keyed by (seed, message, packet slot, hop).
+//! may turn to a Valiant detour through a random group, by UGAL-L's measure biased
+//! toward the minimal route: it turns when (packets queued for the detour's output
+//! there + 1) × the detour's hops left, times [`MINIMAL_BIAS`], is below the same
+//! product for the minimal route. Once turned, it goes on as that detour says. So a
+//! packet sees congestion its source router could not (a loaded global link two hops
+//! on). Draws are keyed by (seed, message, packet slot, hop).
 
 use super::{PacketNetwork, DETOUR_KEY};
+
+/// How much cheaper a detour must look before a packet turns. Unbiased (1), packets
+/// turned on momentary queues of benign traffic: a 50-rank all-to-all on a 5-group
+/// dragonfly took 10.45 ms against 8.58 ms minimal. With 2 it takes 8.56 ms, and on the
+/// adversarial pattern the dragonfly preset still reaches 97 % of Valiant's bound (3
+/// gives 8.20 ms but 85 %).
+const MINIMAL_BIAS: u64 = 2;
 use simpi_kernel::{IdHashMap, MixHashMap, Rng};
 use simpi_platform::HostId;
 
@@ -96,7 +104,7 @@ impl PacketNetwork<'_> {
             let port = &net.ports[ports[next] as usize];
             (port.queued as u64 + port.busy as u64 + 1) * (ports.len() - next) as u64
         };
-        if cost(self, detour) < cost(self, r) {
+        if cost(self, detour) * MINIMAL_BIAS < cost(self, r) {
             detour
         } else {
             r
