@@ -1,11 +1,11 @@
 //! Minimal adaptive routing: where minimal routes part (a fat tree's climb, which may
 //! take any parent port of its switch; a torus hop with more than one dimension left
 //! to correct), a packet takes the way whose output port at that switch has the fewest
-//! packets queued for it or in service. The choice is made when the packet is sent
-//! into that switch, from what the switch holds then; a tie keeps the way it had
-//! (the static route's, unless an earlier hop chose). Each route with its choices is
-//! made once, on first use. Packets keep a virtual channel per hop, so any mix of
-//! routes stays free of deadlock.
+//! packets queued for it or in service, if that is more than `adaptive_threshold`
+//! fewer than on the way it has (the static route's, unless an earlier hop chose).
+//! The choice is made when the packet is sent into that switch, from what the switch
+//! holds then. Each route with its choices is made once, on first use. Packets keep a
+//! virtual channel per hop, so any mix of routes stays free of deadlock.
 
 use super::{PacketNetwork, NONE};
 use simpi_kernel::{IdHashMap, MixHashMap};
@@ -81,17 +81,22 @@ impl PacketNetwork<'_> {
             };
             port.queued as u64 + port.busy as u64 + injecting
         };
-        let mut best = (load(self, r), r);
+        // The least loaded other way (the first of equals), taken if it beats the
+        // way the packet has by more than the threshold.
+        let mut best: Option<(u64, u32)> = None;
         for way in (0..here.options).filter(|&w| w != here.taken) {
             picks[at] = way;
             let Some(v) = self.chosen_route(src, dst, &picks) else {
                 continue;
             };
             let l = load(self, v);
-            if l < best.0 {
-                best = (l, v);
+            if best.is_none_or(|(b, _)| l < b) {
+                best = Some((l, v));
             }
         }
-        best.1
+        match best {
+            Some((l, v)) if l + (self.params.adaptive_threshold as u64) < load(self, r) => v,
+            _ => r,
+        }
     }
 }
