@@ -142,26 +142,10 @@ pub(crate) unsafe fn isend(
     isend_from(c, (buf, count, dt), (dest, tag, comm), true, false, request)
 }
 
-/// MPI_Isend, or MPI_Issend if `sync`.
-#[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn isend_mode(
-    c: &mut Client,
-    buf: *const c_void,
-    count: c_int,
-    dt: usize,
-    dest: c_int,
-    tag: c_int,
-    comm: usize,
-    sync: bool,
-    request: *mut usize,
-) -> Result<(), Failure> {
-    isend_from(c, (buf, count, dt), (dest, tag, comm), true, sync, request)
-}
-
 /// MPI_Isend (MPI_Issend if `sync`); the buffer is packed at once unless `may_stay`
 /// (the program keeps it unchanged until the request completes, so the simulator may
 /// read it later).
-unsafe fn isend_from(
+pub(crate) unsafe fn isend_from(
     c: &mut Client,
     (buf, count, dt): (*const c_void, c_int, usize),
     (dest, tag, comm): (c_int, c_int, usize),
@@ -324,7 +308,7 @@ macro_rules! isends {
         /// request completes; `request` is writable.
         #[no_mangle]
         pub unsafe extern "C" fn $name(buf: *const c_void, count: c_int, datatype: usize, dest: c_int, tag: c_int, comm: usize, request: *mut usize) -> c_int {
-            entry(stringify!($name), |c| isend_mode(c, buf, count, datatype, dest, tag, comm, $sync, request))
+            entry(stringify!($name), |c| isend_from(c, (buf, count, datatype), (dest, tag, comm), true, $sync, request))
         }
     )*};
 }

@@ -4,7 +4,7 @@
 
 use crate::client::{check_rank, check_tag, entry, Client, Failure, Start, Starter};
 use crate::coll::nonblocking;
-use crate::p2p::{irecv, isend_mode};
+use crate::p2p::{irecv, isend_from};
 use simpi_wire::abi;
 use std::ffi::{c_int, c_void};
 
@@ -104,14 +104,11 @@ unsafe fn start(c: &mut Client, q: usize) -> Result<(), Failure> {
             &mut inner,
         )?;
     } else {
-        isend_mode(
+        isend_from(
             c,
-            s.buf as *const c_void,
-            s.count,
-            s.datatype,
-            s.peer,
-            s.tag,
-            s.comm,
+            (s.buf as *const c_void, s.count, s.datatype),
+            (s.peer, s.tag, s.comm),
+            true,
             s.sync,
             &mut inner,
         )?;

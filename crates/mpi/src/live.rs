@@ -21,7 +21,7 @@ use crate::engine::store::{describe_op, OpStore};
 use crate::error::Error;
 use crate::op::{Op, OpId, JOIN, TEST};
 use crate::sink::OpSink;
-use arena::{Arena, DATA_IN, DONE, NO_INSTANCE, SYNCHRONOUS, WAKE};
+use arena::{Arena, CANCELLATION, DATA_IN, DONE, NO_INSTANCE, SYNCHRONOUS, WAKE};
 use instance::{Instance, Instances, CREATED, ENTRY, NO_END};
 use std::sync::Arc;
 
@@ -59,16 +59,6 @@ pub trait Program<R> {
     fn cancelled(&mut self, _recv: R) {}
 }
 
-/// The receives that cancellations name: a cancellation's `Extra::aux` is its index
-/// here plus one (a compute that is not a test has 0 there).
-#[derive(Default)]
-struct Cancels {
-    recv: Vec<OpRef>,
-    free: Vec<u32>,
-    /// Some cancellation was made (the engine then looks for them).
-    any: bool,
-}
-
 /// One rank's state.
 struct LiveRank {
     calls: RankCalls<OpRef>,
@@ -96,7 +86,8 @@ pub struct Live<P> {
     program: P,
     targets: Vec<Target>,
     free_targets: Vec<u32>,
-    cancels: Cancels,
+    /// Some cancellation was made (the engine then looks for them).
+    any_cancel: bool,
     cpus: usize,
     nics: usize,
     created: u64,
@@ -132,7 +123,7 @@ impl<P: Program<OpRef>> Live<P> {
             program,
             targets: Vec::new(),
             free_targets: Vec::new(),
-            cancels: Cancels::default(),
+            any_cancel: false,
             cpus,
             nics,
             created: 0,
@@ -148,6 +139,15 @@ impl<P: Program<OpRef>> Live<P> {
     /// The program.
     pub fn program(&self) -> &P {
         &self.program
+    }
+
+    /// The receive cancellation `id` names (see `arena::CANCELLATION`).
+    fn cancelled_recv(&self, id: u32) -> OpRef {
+        let op = &self.arena.slots[id as usize].op;
+        OpRef {
+            slot: op.peer,
+            gen: op.tag,
+        }
     }
 
     /// The program, to change (a driver).
@@ -213,7 +213,7 @@ impl<P: Program<OpRef>> Live<P> {
                 interner: &mut self.interner,
                 targets: &mut self.targets,
                 free_targets: &mut self.free_targets,
-                cancels: &mut self.cancels,
+                any_cancel: &mut self.any_cancel,
                 rank: r,
                 created: &mut rank.created,
                 new_ops: &mut self.new_ops,
@@ -426,25 +426,24 @@ impl<P: Program<OpRef>> OpStore for Live<P> {
 
     #[inline(always)]
     fn has_cancels(&self) -> bool {
-        self.cancels.any
+        self.any_cancel
     }
 
     fn is_cancel(&self, id: u32) -> bool {
         let slot = &self.arena.slots[id as usize];
-        slot.op.kind == crate::OpKind::Calc && slot.op.flags & TEST == 0 && slot.x.aux != 0
+        slot.op.kind == crate::OpKind::Calc && slot.op.flags & TEST == 0 && slot.x.aux == CANCELLATION
     }
 
     fn cancel_target(&self, id: u32) -> Option<u32> {
-        let recv = self.cancels.recv[self.arena.slots[id as usize].x.aux as usize - 1];
+        let recv = self.cancelled_recv(id);
         (!self.arena.is_done(recv)).then_some(recv.slot)
     }
 
     fn cancelled(&mut self, id: u32, cancelled: bool) {
-        let i = self.arena.slots[id as usize].x.aux - 1;
         if cancelled {
-            self.program.cancelled(self.cancels.recv[i as usize]);
+            let recv = self.cancelled_recv(id);
+            self.program.cancelled(recv);
         }
-        self.cancels.free.push(i);
     }
 
     fn matched(&mut self, send: u32, recv: u32) {
@@ -499,7 +498,7 @@ pub struct LiveSink<'a> {
     interner: &'a mut Interner,
     targets: &'a mut Vec<Target>,
     free_targets: &'a mut Vec<u32>,
-    cancels: &'a mut Cancels,
+    any_cancel: &'a mut bool,
     rank: u32,
     created: &'a mut u64,
     new_ops: &'a mut Vec<u32>,
@@ -557,18 +556,9 @@ impl OpSink for LiveSink<'_> {
     }
 
     fn cancels(&mut self, c: OpRef, recv: OpRef) -> Result<(), Error> {
-        let i = match self.cancels.free.pop() {
-            Some(i) => {
-                self.cancels.recv[i as usize] = recv;
-                i
-            }
-            None => {
-                self.cancels.recv.push(recv);
-                self.cancels.recv.len() as u32 - 1
-            }
-        };
-        self.cancels.any = true;
-        self.arena.slots[c.slot as usize].x.aux = i + 1;
+        let slot = &mut self.arena.slots[c.slot as usize];
+        (slot.op.peer, slot.op.tag, slot.x.aux) = (recv.slot, recv.gen, CANCELLATION);
+        *self.any_cancel = true;
         Ok(())
     }
 

@@ -26,9 +26,10 @@
 //! - **Routing**: each packet's route is chosen when it is injected: the platform's
 //!   minimal route, or on a dragonfly Valiant's detour through a random group or
 //!   UGAL-L's choice between the two. Random choices are keyed by (seed, message,
-//!   packet), so they do not depend on the order events happen in. On a fat tree or
-//!   a torus, adaptive routing chooses among minimal routes as the packet enters
-//!   each switch (`packet::adaptive`).
+//!   packet), so they do not depend on the order events happen in. Adaptive routing
+//!   chooses as the packet enters each switch: among minimal routes on a fat tree or
+//!   a torus (`packet::adaptive`), whether to turn to a detour on a dragonfly
+//!   (`packet::progressive`).
 //!
 //! Every event is ordered by (time, sequence), so a run is deterministic.
 
@@ -108,6 +109,14 @@ struct Input {
     msgs: VecDeque<(u32, u32)>,
     /// In some port's `waiting` list.
     queued: bool,
+}
+
+impl Port {
+    /// What adaptive routing reads of the port's congestion: packets in buffers
+    /// waiting for it, plus the one it is sending.
+    fn load(&self) -> u64 {
+        self.queued as u64 + self.busy as u64
+    }
 }
 
 /// A packet on its way.
@@ -352,9 +361,8 @@ impl<'p> PacketNetwork<'p> {
         let msg = &self.messages[m as usize];
         let (minimal, src, dst, serial) = (msg.route, msg.src, msg.dst, msg.serial);
         match self.params.routing {
-            Routing::Minimal => return minimal,
-            // Chosen when the message started (its first hop), then hop by hop.
-            Routing::Adaptive => return minimal,
+            // Adaptive routes are chosen when the message starts, then hop by hop.
+            Routing::Minimal | Routing::Adaptive => return minimal,
             Routing::Valiant | Routing::Ugal => {}
         }
         let (Some(a), Some(b)) = (self.platform.dragonfly_place(src), self.platform.dragonfly_place(dst)) else {
@@ -378,10 +386,7 @@ impl<'p> PacketNetwork<'p> {
         // UGAL-L: queue at the first output of the source router times hops.
         let cost = |net: &Self, r: u32| {
             let ports = &net.route_ports[r as usize];
-            let q = ports.get(1).map_or(0, |&p| {
-                let port = &net.ports[p as usize];
-                port.queued as u64 + port.busy as u64
-            });
+            let q = ports.get(1).map_or(0, |&p| net.ports[p as usize].load());
             (q + 1) * ports.len() as u64
         };
         if cost(self, minimal) <= cost(self, detour) {

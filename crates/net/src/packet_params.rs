@@ -100,7 +100,7 @@ impl Routing {
             Routing::Minimal => (true, ""),
             Routing::Valiant | Routing::Ugal => (
                 platform.has_detours(),
-                "no dragonfly, the only topology with detours (a fat tree has adaptive)",
+                "no dragonfly, the only topology with detours (fat trees and tori have adaptive)",
             ),
             Routing::Adaptive => (
                 platform.has_minimal_choices() || platform.has_detours(),

@@ -25,6 +25,21 @@ pub struct Choice {
     pub taken: u64,
 }
 
+impl Choice {
+    /// A route walk met its next choice, at `position` with `options` ways: takes the
+    /// way `picks` gives for it (modulo `options`; `default`, the static route's, past
+    /// `picks`), records it in `choices` and returns it.
+    pub(crate) fn pick(choices: &mut Vec<Choice>, picks: &[u64], position: usize, options: u64, default: u64) -> u64 {
+        let taken = picks.get(choices.len()).map_or(default, |&p| p % options);
+        choices.push(Choice {
+            position,
+            options,
+            taken,
+        });
+        taken
+    }
+}
+
 /// Where a host sits in a dragonfly.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DragonflyPlace {
@@ -115,7 +130,7 @@ impl Platform {
             return None;
         }
         let (mut links, mut points) = (Vec::new(), Vec::new());
-        dragonfly::route_diverted(block, s, d, steps, via, &mut links, Some(&mut points));
+        dragonfly::route_diverted(block, s, d, steps, via, &mut links, &mut points);
         let latency = links.iter().map(|&l| self.link_latency(l)).sum();
         Some((Route { links, latency }, points))
     }

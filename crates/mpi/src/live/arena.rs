@@ -40,7 +40,8 @@ pub(crate) struct Extra {
     pub gen: u32,
     /// The last edge of the successor list (meaningful if `Op::succ` is not NO_SUCC).
     pub tail: u32,
-    /// A test's target (see `live::Target`); for a send, [`SYNCHRONOUS`] or 0.
+    /// A test's target (see `live::Target`); for a send, [`SYNCHRONOUS`] or 0; for
+    /// another compute, [`CANCELLATION`] or 0.
     pub aux: u32,
     /// The collective instance it belongs to ([`NO_INSTANCE`] if none), and its step.
     pub inst: u32,
@@ -60,6 +61,9 @@ pub(crate) struct Slot {
 
 /// `Extra::aux` of a synchronous send (MPI_Ssend).
 pub(crate) const SYNCHRONOUS: u32 = 1;
+/// `Extra::aux` of a compute that is an MPI_Cancel; the receive it cancels is named
+/// by its `Op::peer` (slot) and `Op::tag` (generation), which a compute has no use for.
+pub(crate) const CANCELLATION: u32 = 2;
 
 /// `Extra::inst` of an operation outside any collective instance.
 pub(crate) const NO_INSTANCE: u32 = u32::MAX;

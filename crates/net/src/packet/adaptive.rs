@@ -79,7 +79,7 @@ impl PacketNetwork<'_> {
                 NONE => 0,
                 i => net.inputs[i as usize].msgs.len() as u64,
             };
-            port.queued as u64 + port.busy as u64 + injecting
+            port.load() + injecting
         };
         // The least loaded other way (the first of equals), taken if it beats the
         // way the packet has by more than the threshold.

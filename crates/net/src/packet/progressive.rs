@@ -8,6 +8,8 @@
 //! on). Draws are keyed by (seed, message, packet slot, hop).
 
 use super::{PacketNetwork, DETOUR_KEY};
+use simpi_kernel::{IdHashMap, MixHashMap, Rng};
+use simpi_platform::HostId;
 
 /// How much cheaper a detour must look before a packet turns. Unbiased (1), packets
 /// turned on momentary queues of benign traffic: a 50-rank all-to-all on a 5-group
@@ -15,8 +17,6 @@ use super::{PacketNetwork, DETOUR_KEY};
 /// adversarial pattern the dragonfly preset still reaches 97 % of Valiant's bound (3
 /// gives 8.20 ms but 85 %).
 const MINIMAL_BIAS: u64 = 2;
-use simpi_kernel::{IdHashMap, MixHashMap, Rng};
-use simpi_platform::HostId;
 
 /// The dragonfly routes progressive routing has used, by what made them.
 #[derive(Default)]
@@ -35,6 +35,8 @@ struct Turns {
     src: HostId,
     dst: HostId,
     points: Box<[usize]>,
+    /// The ends' groups, the lower first, and the dragonfly's number of groups.
+    groups: (u64, u64, u64),
 }
 
 impl PacketNetwork<'_> {
@@ -44,10 +46,10 @@ impl PacketNetwork<'_> {
         if let Some(&r) = self.late.by_ends.get(&(src.0, dst.0)) {
             return r;
         }
-        let Some(place) = self.platform.dragonfly_place(dst) else {
+        let (Some(a), Some(b)) = (self.platform.dragonfly_place(src), self.platform.dragonfly_place(dst)) else {
             return minimal;
         };
-        let Some((route, points)) = self.platform.route_diverted(src, dst, usize::MAX, place.group) else {
+        let Some((route, points)) = self.platform.route_diverted(src, dst, usize::MAX, b.group) else {
             return minimal;
         };
         let Ok(r) = self.intern(src, dst, route.links) else {
@@ -55,14 +57,23 @@ impl PacketNetwork<'_> {
         };
         self.late.by_ends.insert((src.0, dst.0), r);
         let points = points.into_boxed_slice();
-        self.late.minimal.insert(r, Turns { src, dst, points });
+        let groups = (a.group.min(b.group), a.group.max(b.group), a.groups);
+        self.late.minimal.insert(
+            r,
+            Turns {
+                src,
+                dst,
+                points,
+                groups,
+            },
+        );
         r
     }
 
     /// The route a packet (slot `packet` of message `serial`) on route `r` continues
     /// on once sent over the link at hop `next - 1`: at a router where `r` may turn,
-    /// the minimal route or a detour through a random group, whichever UGAL-L's rule
-    /// prefers.
+    /// a detour through a random group if it looks [`MINIMAL_BIAS`] times cheaper by
+    /// UGAL-L's measure, else the minimal route.
     pub(super) fn maybe_turn(&mut self, r: u32, next: usize, serial: u64, packet: u32) -> u32 {
         let Some(t) = self.late.minimal.get(&r) else {
             return r;
@@ -70,17 +81,14 @@ impl PacketNetwork<'_> {
         let Some(steps) = t.points.iter().position(|&p| p == next) else {
             return r;
         };
-        let (src, dst) = (t.src, t.dst);
-        let (Some(a), Some(b)) = (self.platform.dragonfly_place(src), self.platform.dragonfly_place(dst)) else {
-            return r;
-        };
-        if a.groups < 3 {
+        let (src, dst, (low, high, groups)) = (t.src, t.dst, t.groups);
+        if groups < 3 {
             return r;
         }
         // A group other than the two ends', uniformly.
         let draw = Rng::keyed(&[DETOUR_KEY, self.params.seed, serial, packet as u64, next as u64]).next_u64();
-        let mut via = draw % (a.groups - 2);
-        for g in [a.group.min(b.group), a.group.max(b.group)] {
+        let mut via = draw % (groups - 2);
+        for g in [low, high] {
             if via >= g {
                 via += 1;
             }
@@ -102,7 +110,7 @@ impl PacketNetwork<'_> {
         let cost = |net: &Self, r: u32| {
             let ports = &net.route_ports[r as usize];
             let port = &net.ports[ports[next] as usize];
-            (port.queued as u64 + port.busy as u64 + 1) * (ports.len() - next) as u64
+            (port.load() + 1) * (ports.len() - next) as u64
         };
         if cost(self, detour) * MINIMAL_BIAS < cost(self, r) {
             detour

@@ -136,18 +136,10 @@ impl Walk<'_> {
     /// for its first `steps` links inside the source group (0 to 2: to the blade, then
     /// to the chassis, of the router with the global link), then, from the router it
     /// reached, goes minimally to group `via` and on to `dst` (progressive adaptive
-    /// routing's late detour). Appends to `out` the positions of the links leaving each
-    /// source-group router the minimal route meets before and including that router,
-    /// if `points` is given.
-    fn diverted(
-        &self,
-        src: u32,
-        dst: u32,
-        steps: usize,
-        via: u64,
-        out: &mut Vec<LinkId>,
-        points: Option<&mut Vec<usize>>,
-    ) {
+    /// routing's late detour). Appends to `points` the positions of the links leaving
+    /// each source-group router the minimal route meets before and including that
+    /// router.
+    fn diverted(&self, src: u32, dst: u32, steps: usize, via: u64, out: &mut Vec<LinkId>, points: &mut Vec<usize>) {
         let start = out.len();
         let my = self.host(src);
         let tgt = self.host(dst);
@@ -155,10 +147,9 @@ impl Walk<'_> {
         out.extend(self.b.limiter(src));
         out.push(self.b.local_link(my_router, my.3, true));
         let mut cur = my_router;
-        let mut at = Vec::new();
         let leaving =
             |cur: u64, out: &Vec<LinkId>| out.len() - start + usize::from(self.b.router_limiter(cur).is_some());
-        at.push(leaving(cur, out));
+        points.push(leaving(cur, out));
         for _ in 0..steps {
             let (g, c, bl) = self.router_coords(cur);
             if bl != tgt.0 {
@@ -172,10 +163,7 @@ impl Walk<'_> {
             } else {
                 break;
             }
-            at.push(leaving(cur, out));
-        }
-        if let Some(p) = points {
-            p.extend(at);
+            points.push(leaving(cur, out));
         }
         let mut group = my.0;
         if via != my.0 && via != tgt.0 {
@@ -203,7 +191,7 @@ pub(crate) fn route_diverted(
     steps: usize,
     via: u64,
     out: &mut Vec<LinkId>,
-    points: Option<&mut Vec<usize>>,
+    points: &mut Vec<usize>,
 ) {
     Walk::new(b).diverted(src, dst, steps, via, out, points)
 }

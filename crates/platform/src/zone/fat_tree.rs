@@ -47,14 +47,9 @@ pub(crate) fn route_choosing(
     out: &mut Vec<LinkId>,
     choices: &mut Vec<Choice>,
 ) {
-    walk(b, src, dst, out, |lvl, d, options, position| {
-        let taken = picks.get(lvl).map_or(d, |&u| u % options);
-        choices.push(Choice {
-            position,
-            options,
-            taken,
-        });
-        taken
+    // One choice per climb, so the `i`-th is level `i`'s.
+    walk(b, src, dst, out, |_, d, options, position| {
+        Choice::pick(choices, picks, position, options, d)
     });
 }
 

@@ -40,13 +40,7 @@ pub(crate) fn route_choosing(
     choices: &mut Vec<Choice>,
 ) {
     walk(b, None, src, dst, out, |options, position| {
-        let taken = picks.get(choices.len()).map_or(0, |&p| p % options);
-        choices.push(Choice {
-            position,
-            options,
-            taken,
-        });
-        taken
+        Choice::pick(choices, picks, position, options, 0)
     });
 }
 
