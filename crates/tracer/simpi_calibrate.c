@@ -18,7 +18,11 @@
  * of a multiply-add kernel while every rank runs it; `solo 0 <rate>`: rank 0's kernel
  * while the other ranks sleep outside MPI; `spin <k> <rate>`: rank 0's kernel while the
  * k other ranks wait inside MPI_Recv (where an MPI that busy-waits spins: on ranks that
- * share cores, the difference says how much of a core a waiting rank takes).
+ * share cores, the difference says how much of a core a waiting rank takes);
+ * `ranks <n> 0`: the ranks of the run; with more than two, `ring <B> <s>` for each size
+ * of at least 256 KiB: every rank sends B bytes to the next and receives B from the
+ * previous at once (MPI_Sendrecv), the slowest rank's time: all links busy, which on
+ * ranks that share cores shows what moving bytes costs the CPUs.
  * Ranks 2 and up sleep outside MPI while ranks 0 and 1 measure, so that a run with more
  * ranks than cores measures the pair as if it were alone.
  * Large sizes get fewer repeats (at least 5) so that no size takes much more than a
@@ -297,6 +301,27 @@ int main(int argc, char **argv) {
         MPI_Comm_free(&pair);
     }
     if (me == 0) release(2, n, QUIET);
+    if (me == 0) fprintf(out, "ranks %d 0\n", n);
+    /* Every rank streams to the next at once. */
+    if (n > 2) {
+        char *rbuf = malloc(max_size);
+        if (!rbuf) MPI_Abort(MPI_COMM_WORLD, 3);
+        for (int s = 0; s < ns; s++) {
+            long bytes = sizes[s];
+            if (bytes < BIDIR_FROM) continue;
+            long reps = repeats < 5 ? repeats : 5;
+            for (long r = 0; r < reps; r++) {
+                MPI_Barrier(MPI_COMM_WORLD);
+                double t0 = MPI_Wtime();
+                MPI_Sendrecv(buf, (int)bytes, MPI_BYTE, (me + 1) % n, TAG, rbuf, (int)bytes, MPI_BYTE, (me + n - 1) % n,
+                             TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                double mine = MPI_Wtime() - t0, slowest = 0.0;
+                MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+                if (me == 0) fprintf(out, "ring %ld %.9e\n", bytes, slowest);
+            }
+        }
+        free(rbuf);
+    }
     MPI_Barrier(MPI_COMM_WORLD);
     if (out && fclose(out) != 0) {
         perror(argv[1]);

@@ -139,3 +139,85 @@ fn spinning_waiters_slow_an_overhead_that_is_cpu_work() {
     // Waiting ranks claiming half of a working one's share: 2 / (1 + 7/2) of a core.
     assert_eq!(run("half.toml")[0], 22_500_000);
 }
+
+#[test]
+fn moving_bytes_costs_shared_cpus_beside_the_transfer() {
+    // Four ranks on one machine of one core, each sending 1e6 bytes to the next at once
+    // (rendezvous: no overheads). With a stack work of 1e-8 s per byte at each end, each
+    // message gives the core two tasks of 10 ms: eight tasks share it, all end at 80 ms,
+    // long after the transfers, and every message arrives then. Waiting ranks spinning
+    // at full weight add four competitors: 120 ms. Without stack work, or with a core
+    // per host (the work runs on spare cycles), the network's time: each host's link
+    // carries its message out and its neighbour's in, 2 ms, plus two links' 1 us.
+    let p = platform("shared_cores = 1\n", 4, 1);
+    let mut t: String = (0..4).map(|r| format!("{r} init\n")).collect();
+    for r in 0..4 {
+        let (next, prev) = ((r + 1) % 4, (r + 3) % 4);
+        t += &format!("{r} isend {next} 0 1000000\n{r} recv {prev} 0 1000000\n{r} wait {r} {next} 0\n");
+    }
+    let preset = |stack: f64, spin: f64| {
+        format!(
+            "[protocol]\nos = \"0:0:0\"\nor = \"0:0:0\"\nasync_small = 0\ndetached = 65536\n\
+             envelope = 0\ngrow_test_costs = true\ncpu_overheads = true\nbusy_wait = {spin:?}\n\
+             stack_per_byte = {stack:?}\n[network]\nlat_factor = \"0:1\"\nbw_factor = \"0:1\"\n"
+        )
+    };
+    let d = dir(
+        "stack",
+        &[
+            ("p.toml", &p),
+            ("own.toml", &platform("", 4, 1)),
+            ("t.tit", &t),
+            ("none.toml", &preset(0.0, 0.0)),
+            ("stack.toml", &preset(1e-8, 0.0)),
+            ("spin.toml", &preset(1e-8, 1.0)),
+        ],
+    );
+    let run = |platform: &str, preset: &str| {
+        ends(&[
+            d.join("t.tit").to_str().unwrap(),
+            "--model",
+            "hybrid",
+            "--platform",
+            d.join(platform).to_str().unwrap(),
+            "--preset",
+            d.join(preset).to_str().unwrap(),
+        ])
+    };
+    let network = 2 * S / 1000 + 2 * US;
+    assert_eq!(run("p.toml", "none.toml"), vec![network; 4]);
+    assert_eq!(run("p.toml", "stack.toml"), vec![80 * S / 1000; 4]);
+    assert_eq!(run("p.toml", "spin.toml"), vec![120 * S / 1000; 4]);
+    assert_eq!(run("own.toml", "stack.toml"), vec![network; 4]);
+}
+
+#[test]
+fn a_stack_work_that_is_not_a_number_is_refused_with_its_line() {
+    let bad = "[protocol]\nos = \"0:0:0\"\nor = \"0:0:0\"\nasync_small = 0\ndetached = 65536\n\
+               envelope = 0\ngrow_test_costs = true\nstack_per_byte = -1e-9\n\
+               [network]\nlat_factor = \"0:1\"\nbw_factor = \"0:1\"\n";
+    let d = dir(
+        "badstack",
+        &[
+            ("p.toml", &platform("", 2, 1)),
+            ("bad.toml", bad),
+            ("t.tit", "0 init\n1 init\n"),
+        ],
+    );
+    let out = simpi(&[
+        "replay",
+        d.join("t.tit").to_str().unwrap(),
+        "--model",
+        "hybrid",
+        "--platform",
+        d.join("p.toml").to_str().unwrap(),
+        "--preset",
+        d.join("bad.toml").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("bad.toml:8: stack_per_byte"),
+        "{}",
+        text(&out.stderr)
+    );
+}

@@ -35,6 +35,11 @@ pub struct Protocol {
     /// of shared CPUs from the ranks that work; one that yields takes less; 0 is SMPI's
     /// (waiting costs nothing).
     pub busy_wait: f64,
+    /// CPU work, in seconds per byte, that each end of a message costs the CPU pool its
+    /// rank shares (the kernel's network stack, and on an emulated cluster its software
+    /// switch): it runs beside the transfer, which arrives when both are done. Ranks
+    /// with CPUs of their own do it on spare cycles, unseen. 0 (SMPI's): none.
+    pub stack_per_byte: f64,
 }
 
 impl Protocol {
@@ -51,6 +56,7 @@ impl Protocol {
             grow_test_costs: true,
             cpu_overheads: false,
             busy_wait: 0.0,
+            stack_per_byte: 0.0,
         }
     }
 
@@ -95,6 +101,12 @@ impl Protocol {
         }
         if !(0.0..=1.0).contains(&self.busy_wait) {
             return Err(format!("busy_wait: {} is not a number from 0 to 1", self.busy_wait));
+        }
+        if !(self.stack_per_byte.is_finite() && self.stack_per_byte >= 0.0) {
+            return Err(format!(
+                "stack_per_byte: {} is not a finite number >= 0",
+                self.stack_per_byte
+            ));
         }
         if self.async_small > self.detached {
             return Err("the asynchronous threshold must not exceed the detached one (as in SimGrid)".into());

@@ -12,6 +12,7 @@
 //! grow_test_costs = true        # SMPI's smpi/grow-injected-times
 //! cpu_overheads = true          # optional; os, or and tests are CPU work (shared CPUs)
 //! busy_wait = 0.4               # optional (0); a waiting rank's claim on shared CPUs, 0-1
+//! stack_per_byte = 1.5e-8       # optional (0); CPU seconds per byte at each end (shared CPUs)
 //! [network]                     # simpi_net::FlowParams
 //! lat_factor = "0:1.9;1480:2.4" # factor on the route's latency, by size
 //! bw_factor = "0:0.6;1480:0.93" # factor on the flow's bandwidth share, by size
@@ -72,6 +73,8 @@ struct ProtocolDesc {
     cpu_overheads: bool,
     #[serde(default)]
     busy_wait: Option<Spanned<f64>>,
+    #[serde(default)]
+    stack_per_byte: Option<Spanned<f64>>,
 }
 
 #[derive(Deserialize)]
@@ -145,7 +148,16 @@ pub fn parse(text: &str, name: &str) -> Result<PresetFile, Error> {
         grow_test_costs: p.grow_test_costs,
         cpu_overheads: p.cpu_overheads,
         busy_wait: p.busy_wait.as_ref().map_or(0.0, |w| *w.get_ref()),
+        stack_per_byte: p.stack_per_byte.as_ref().map_or(0.0, |w| *w.get_ref()),
     };
+    if let Some(w) = &p.stack_per_byte {
+        if !(w.get_ref().is_finite() && *w.get_ref() >= 0.0) {
+            return Err(at(
+                Some(w.span()),
+                format!("stack_per_byte: {} is not a finite number >= 0", w.get_ref()),
+            ));
+        }
+    }
     if let Some(w) = &p.busy_wait {
         if !(0.0..=1.0).contains(w.get_ref()) {
             return Err(at(
@@ -266,7 +278,7 @@ pub fn to_text(f: &PresetFile, comment: &str) -> String {
     let n = &f.preset.network;
     s.push_str(&format!(
         "[protocol]\nos = \"{}\"\nor = \"{}\"\nasync_small = {}\ndetached = {}\nenvelope = {}\ngrow_test_costs = {}\n\
-         cpu_overheads = {}\nbusy_wait = {:?}\n",
+         cpu_overheads = {}\nbusy_wait = {:?}\nstack_per_byte = {:?}\n",
         piecewise_text(&p.os),
         piecewise_text(&p.or),
         p.async_small,
@@ -274,7 +286,8 @@ pub fn to_text(f: &PresetFile, comment: &str) -> String {
         p.envelope,
         p.grow_test_costs,
         p.cpu_overheads,
-        p.busy_wait
+        p.busy_wait,
+        p.stack_per_byte
     ));
     s.push_str(&format!(
         "\n[network]\nlat_factor = \"{}\"\nbw_factor = \"{}\"\nweight_s = {:?}\n",

@@ -20,8 +20,10 @@
 //! Ranks that share a pool of cores ([`CpuSharing`]) run their compute, and with
 //! `Protocol::cpu_overheads` their overheads and test costs, as tasks of the pool
 //! (processor sharing, `engine::cpu`); a rank's tasks on one CPU still run one after
-//! the other, in the order they became ready. Ranks with CPUs of their own take the
-//! path below that needs no pool.
+//! the other, in the order they became ready. With `Protocol::stack_per_byte`, each end
+//! of a message on a pool also gives it the network stack's work, a task of no rank
+//! running beside the transfer: the message arrives when the network and both tasks are
+//! done. Ranks with CPUs of their own take the path below that needs no pool.
 
 use crate::engine::cpu::{CpuSharing, Pool};
 use crate::engine::{Core, OpStore, Rules};
@@ -57,16 +59,22 @@ enum Then {
     Test(u32),
     SendPosted(u32),
     RecvDone(u32),
+    /// The network stack's work for the message in this slot.
+    Stack(u32),
 }
 
 /// A task running on a CPU pool.
 #[derive(Copy, Clone)]
 struct Task {
     then: Then,
+    /// Its rank, or `NO_RANK` for the network stack's work, which no rank waits on.
     rank: u32,
     /// The rank's CPU it occupies (receive overheads occupy none).
     slot: Option<u32>,
 }
+
+/// The rank of a task that belongs to none.
+const NO_RANK: u32 = u32::MAX;
 
 /// The state of the ranks that share CPU pools.
 #[derive(Default)]
@@ -91,6 +99,9 @@ struct Message {
     started: bool,
     arrived: bool,
     detached: bool,
+    /// Parts of its transfer not yet done: the network's, and the stack work of each
+    /// end on a CPU pool.
+    parts: u8,
 }
 
 /// SMPI's protocol over network `N`, rank `r` on host `hosts[r]`.
@@ -306,8 +317,10 @@ impl<N: NetworkModel> SmpiRules<N> {
                 sh.tasks.len() as u32 - 1
             }
         };
-        let first = sh.rank_tasks[rank as usize] == 0;
-        sh.rank_tasks[rank as usize] += 1;
+        let first = rank != NO_RANK && sh.rank_tasks[rank as usize] == 0;
+        if rank != NO_RANK {
+            sh.rank_tasks[rank as usize] += 1;
+        }
         sh.pools[pool as usize].add(t, work, k, first);
         self.wake(core, pool);
     }
@@ -328,15 +341,18 @@ impl<N: NetworkModel> SmpiRules<N> {
         while let Some(k) = self.shared.pools[pool as usize].pop_ended(t) {
             let task = self.shared.tasks[k as usize];
             self.shared.free_tasks.push(k);
-            let n = &mut self.shared.rank_tasks[task.rank as usize];
-            *n -= 1;
-            if *n == 0 {
-                self.shared.pools[pool as usize].rank_idle();
+            if task.rank != NO_RANK {
+                let n = &mut self.shared.rank_tasks[task.rank as usize];
+                *n -= 1;
+                if *n == 0 {
+                    self.shared.pools[pool as usize].rank_idle();
+                }
             }
             match task.then {
                 Then::Calc(id) | Then::RecvDone(id) => core.data_in_and_complete(id, t),
                 Then::Test(id) => self.test_done(core, t, id),
                 Then::SendPosted(id) => self.post_send(core, t, id),
+                Then::Stack(slot) => self.part_done(core, t, slot),
             }
             if let Some(s) = task.slot {
                 self.release(core, t, pool, s);
@@ -449,15 +465,35 @@ impl<N: NetworkModel> SmpiRules<N> {
         }
     }
 
-    /// Starts the transfer of the message in `slot`, envelope included.
+    /// Starts the transfer of the message in `slot`, envelope included, and the stack
+    /// work of its ends on CPU pools.
     fn start_transfer<S: OpStore>(&mut self, core: &mut Core<S, Ev>, t: u64, slot: u32) {
         let op = *core.store.op(self.messages[slot as usize].send);
         let (a, b) = (self.hosts[op.rank as usize], self.hosts[op.peer as usize]);
         let Some(bytes) = op.size.checked_add(self.proto.envelope) else {
             return self.fail(Error::TimeOverflow);
         };
+        self.messages[slot as usize].parts = 1;
         if let Err(e) = self.net.start(SimTime(t), a, b, bytes, slot as u64) {
             self.fail(e);
+        }
+        if self.proto.stack_per_byte > 0.0 && self.shared.sharing.any() {
+            let work = SimTime::from_secs_f64(self.proto.stack_per_byte * bytes as f64).ps();
+            for end in [op.rank, op.peer] {
+                if let Some(pool) = self.shared.sharing.pool(end) {
+                    self.messages[slot as usize].parts += 1;
+                    self.add_task(core, t, pool, work, Then::Stack(slot), NO_RANK, None);
+                }
+            }
+        }
+    }
+
+    /// A part of the transfer of the message in `slot` is done; the last makes it arrive.
+    fn part_done<S: OpStore>(&mut self, core: &mut Core<S, Ev>, t: u64, slot: u32) {
+        let msg = &mut self.messages[slot as usize];
+        msg.parts -= 1;
+        if msg.parts == 0 {
+            self.arrived(core, t, slot);
         }
     }
 
@@ -562,7 +598,7 @@ impl<S: OpStore, N: NetworkModel> Rules<S> for SmpiRules<N> {
         let mut done = std::mem::take(&mut self.done);
         self.net.advance(SimTime(t), &mut done);
         for tok in done.drain(..) {
-            self.arrived(core, t, tok as u32);
+            self.part_done(core, t, tok as u32);
         }
         self.done = done;
     }

@@ -8,6 +8,9 @@
 //! - `gap B s`: time per message of a stream of back-to-back B-byte sends, at the
 //!   receiver;
 //! - `bidir B s`: time of an exchange of B bytes each way at once (MPI_Sendrecv);
+//! - `ring B s`: time for every rank to send B bytes to the next and receive B from
+//!   the previous at once, the slowest rank's;
+//! - `ranks N 0`: the ranks of the run;
 //! - `flops 0 r`: flop rate of one rank's compute kernel, every rank running it;
 //! - `solo 0 r`: rank 0's kernel while the other ranks sleep outside MPI;
 //! - `spin K r`: rank 0's kernel while the K other ranks wait inside MPI;
@@ -33,6 +36,8 @@ pub enum Kind {
     Gap,
     /// Time of a simultaneous exchange, one message each way.
     Bidir,
+    /// Time of every rank sending to the next at once.
+    Ring,
 }
 
 impl Kind {
@@ -44,6 +49,7 @@ impl Kind {
             Kind::Recv => "recv",
             Kind::Gap => "gap",
             Kind::Bidir => "bidir",
+            Kind::Ring => "ring",
         }
     }
 }
@@ -61,6 +67,8 @@ pub struct Measurements {
     pub spin: Vec<(u64, f64)>,
     /// The smallest size whose send waited for its receiver, if one did.
     pub detached: Option<u64>,
+    /// The ranks of the run, if written.
+    pub ranks: Option<u64>,
 }
 
 impl Measurements {
@@ -133,6 +141,9 @@ impl Measurements {
         if let Some(d) = self.detached {
             s.push_str(&format!("detached {d} 0\n"));
         }
+        if let Some(n) = self.ranks {
+            s.push_str(&format!("ranks {n} 0\n"));
+        }
         s
     }
 }
@@ -183,6 +194,7 @@ pub fn parse(text: &str, name: &str) -> Result<Measurements, Error> {
             "recv" => Kind::Recv,
             "gap" => Kind::Gap,
             "bidir" => Kind::Bidir,
+            "ring" => Kind::Ring,
             "flops" | "solo" | "spin" => {
                 if value <= 0.0 {
                     return Err(bad("a flop rate is positive"));
@@ -198,9 +210,16 @@ pub fn parse(text: &str, name: &str) -> Result<Measurements, Error> {
                 m.detached = Some(bytes);
                 continue;
             }
+            "ranks" => {
+                if bytes < 2 {
+                    return Err(bad("a run has at least two ranks"));
+                }
+                m.ranks = Some(bytes);
+                continue;
+            }
             other => {
                 return Err(bad(&format!(
-                    "'{other}' is not a measurement: expected pingpong, send, recv, gap, bidir, flops, solo, spin or detached"
+                    "'{other}' is not a measurement: expected pingpong, send, recv, gap, bidir, ring, flops, solo, spin, detached or ranks"
                 )))
             }
         };
@@ -219,12 +238,16 @@ mod tests {
     #[test]
     fn samples_are_grouped_and_medians_taken() {
         let m = parse(
-            "# c\npingpong 8 3e-5\npingpong 8 1e-5\npingpong 8 2e-5\npingpong 1 4e-5\npingpong 1 1e-5\nflops 0 1e9\ndetached 65536 0\n",
+            "# c\npingpong 8 3e-5\npingpong 8 1e-5\npingpong 8 2e-5\npingpong 1 4e-5\npingpong 1 1e-5\nflops 0 1e9\ndetached 65536 0\nranks 8 0\nring 262144 0.03\n",
             "m.txt",
         )
         .unwrap();
         assert_eq!(m.medians(Kind::PingPong), vec![(1, 2.5e-5), (8, 2e-5)]);
-        assert_eq!((m.flops.clone(), m.detached), (vec![1e9], Some(65536)));
+        assert_eq!(
+            (m.flops.clone(), m.detached, m.ranks),
+            (vec![1e9], Some(65536), Some(8))
+        );
+        assert_eq!(m.medians(Kind::Ring), vec![(262144, 0.03)]);
         assert_eq!(parse(&m.to_text(), "again").unwrap(), m);
     }
 
