@@ -2,7 +2,7 @@
  * run with the user's launcher. Ranks 0 and 1 measure; the others only compute and
  * wait.
  *
- *   simpi_calibrate OUT SIZES REPEATS
+ *   simpi_calibrate OUT SIZES REPEATS [all|pair|cpus]
  *
  * For each size (bytes, comma-separated), rank 0 writes to OUT one line per sample,
  * `<kind> <bytes> <seconds>`:
@@ -19,10 +19,13 @@
  * while the other ranks sleep outside MPI; `spin <k> <rate>`: rank 0's kernel while the
  * k other ranks wait inside MPI_Recv (where an MPI that busy-waits spins: on ranks that
  * share cores, the difference says how much of a core a waiting rank takes);
- * `ranks <n> 0`: the ranks of the run; with more than two, `ring <B> <s>` for each size
- * of at least 256 KiB: every rank sends B bytes to the next and receives B from the
- * previous at once (MPI_Sendrecv), the slowest rank's time: all links busy, which on
- * ranks that share cores shows what moving bytes costs the CPUs.
+ * `ranks <n> 0`: the ranks of the run; with more than two, `alltoall <B> <s>` for each
+ * power of two from 64 KiB to 1 MiB among the sizes: every rank sends B bytes to every
+ * other and receives B from each at once (nonblocking), the slowest rank's time: every
+ * link busy, which on ranks that share cores shows what moving bytes costs the CPUs.
+ * The last argument chooses: `pair` measures only ranks 0 and 1 (run it with two
+ * ranks: alone, they measure cleanest), `cpus` only the kernel and the all-to-all
+ * (run it with every rank that shares the cores), `all` (the default) both.
  * Ranks 2 and up sleep outside MPI while ranks 0 and 1 measure, so that a run with more
  * ranks than cores measures the pair as if it were alone.
  * Large sizes get fewer repeats (at least 5) so that no size takes much more than a
@@ -40,6 +43,8 @@
 #define BIDIR_FROM (256L * 1024)
 #define QUIET 8
 #define KERNEL_REPEATS 3
+#define ALLTOALL_FROM (64L * 1024)
+#define ALLTOALL_TO (1024L * 1024)
 
 static int parse_list(const char *s, long *out, int max) {
     int n = 0;
@@ -142,8 +147,12 @@ int main(int argc, char **argv) {
     long sizes[MAX_SIZES];
     int ns = argc > 2 ? parse_list(argv[2], sizes, MAX_SIZES) : -1;
     long repeats = argc > 3 ? atol(argv[3]) : 0;
-    if (argc != 4 || ns < 1 || repeats < 1 || n < 2) {
-        if (me == 0) fprintf(stderr, "simpi_calibrate: usage: simpi_calibrate OUT SIZES REPEATS (at least 2 ranks)\n");
+    const char *what = argc > 4 ? argv[4] : "all";
+    int do_pair = strcmp(what, "cpus") != 0, do_cpus = strcmp(what, "pair") != 0;
+    if (argc < 4 || argc > 5 || ns < 1 || repeats < 1 || n < 2 ||
+        (strcmp(what, "all") && strcmp(what, "pair") && strcmp(what, "cpus"))) {
+        if (me == 0)
+            fprintf(stderr, "simpi_calibrate: usage: simpi_calibrate OUT SIZES REPEATS [all|pair|cpus] (at least 2 ranks)\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     long max_size = STREAM;
@@ -161,7 +170,7 @@ int main(int argc, char **argv) {
     MPI_Comm_split(MPI_COMM_WORLD, me < 2 ? 0 : MPI_UNDEFINED, me, &pair);
 
     /* The compute kernel on every rank at once. */
-    {
+    if (do_cpus) {
         MPI_Barrier(MPI_COMM_WORLD);
         double rate = kernel_rate();
         double *rates = me == 0 ? malloc(sizeof(double) * n) : NULL;
@@ -172,7 +181,7 @@ int main(int argc, char **argv) {
         }
     }
     /* Rank 0's kernel alone, then while the others wait inside MPI. */
-    for (int spin = 0; spin < 2; spin++) {
+    for (int spin = 0; do_cpus && spin < 2; spin++) {
         MPI_Barrier(MPI_COMM_WORLD);
         if (me == 0) {
             sleep_for(0.01); /* the others are waiting by then */
@@ -192,8 +201,8 @@ int main(int argc, char **argv) {
         }
     }
 
-    if (me >= 2) quiet_wait(QUIET);
-    if (pair != MPI_COMM_NULL) {
+    if (me >= 2 && do_pair) quiet_wait(QUIET);
+    if (pair != MPI_COMM_NULL && do_pair) {
         int first_waiting = -1;
         double last_late = 1e-3;
         for (int s = 0; s < ns; s++) {
@@ -298,29 +307,38 @@ int main(int argc, char **argv) {
             }
             if (me == 0) fprintf(out, "gap 1 %.9e\n", a[r]);
         }
-        MPI_Comm_free(&pair);
     }
-    if (me == 0) release(2, n, QUIET);
+    if (pair != MPI_COMM_NULL) MPI_Comm_free(&pair);
+    if (me == 0 && do_pair) release(2, n, QUIET);
     if (me == 0) fprintf(out, "ranks %d 0\n", n);
-    /* Every rank streams to the next at once. */
-    if (n > 2) {
-        char *rbuf = malloc(max_size);
-        if (!rbuf) MPI_Abort(MPI_COMM_WORLD, 3);
+    /* Every rank sends to every other at once. */
+    if (n > 2 && do_cpus) {
+        MPI_Request *req = malloc(sizeof(MPI_Request) * 2 * (size_t)n);
         for (int s = 0; s < ns; s++) {
             long bytes = sizes[s];
-            if (bytes < BIDIR_FROM) continue;
+            if (bytes < ALLTOALL_FROM || bytes > ALLTOALL_TO || (bytes & (bytes - 1)) != 0) continue;
+            char *sb = malloc((size_t)bytes * n), *rb = malloc((size_t)bytes * n);
+            if (!req || !sb || !rb) MPI_Abort(MPI_COMM_WORLD, 3);
+            memset(sb, 5, (size_t)bytes * n);
             long reps = repeats < 5 ? repeats : 5;
             for (long r = 0; r < reps; r++) {
                 MPI_Barrier(MPI_COMM_WORLD);
                 double t0 = MPI_Wtime();
-                MPI_Sendrecv(buf, (int)bytes, MPI_BYTE, (me + 1) % n, TAG, rbuf, (int)bytes, MPI_BYTE, (me + n - 1) % n,
-                             TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                int k = 0;
+                for (int i = 1; i < n; i++) {
+                    int from = (me + n - i) % n, to = (me + i) % n;
+                    MPI_Irecv(rb + (size_t)from * bytes, (int)bytes, MPI_BYTE, from, TAG, MPI_COMM_WORLD, &req[k++]);
+                    MPI_Isend(sb + (size_t)to * bytes, (int)bytes, MPI_BYTE, to, TAG, MPI_COMM_WORLD, &req[k++]);
+                }
+                MPI_Waitall(k, req, MPI_STATUSES_IGNORE);
                 double mine = MPI_Wtime() - t0, slowest = 0.0;
                 MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-                if (me == 0) fprintf(out, "ring %ld %.9e\n", bytes, slowest);
+                if (me == 0) fprintf(out, "alltoall %ld %.9e\n", bytes, slowest);
             }
+            free(sb);
+            free(rb);
         }
-        free(rbuf);
+        free(req);
     }
     MPI_Barrier(MPI_COMM_WORLD);
     if (out && fclose(out) != 0) {

@@ -8,7 +8,7 @@ use clap::Args;
 use simpi::calibrate::{self, measurements};
 use simpi::platform::HostId;
 use simpi::{preset_file, values};
-use simpi_tracer::calibrate::CalibrateConfig;
+use simpi_tracer::calibrate::{CalibrateConfig, Part};
 use simpi_tracer::Error;
 use std::path::PathBuf;
 
@@ -37,9 +37,15 @@ pub struct CalibrateArgs {
     #[arg(long, default_value_t = 50, value_parser = values::at_least_one)]
     repeats: u32,
     /// Fit these measurements (as `--measurements` wrote them) instead of running the
-    /// program.
-    #[arg(long, value_name = "FILE", value_parser = values::path, conflicts_with = "launcher")]
-    from: Option<PathBuf>,
+    /// program; several files are read as one (a pair's and a shared machine's).
+    #[arg(long, value_name = "FILE", value_parser = values::path, conflicts_with_all = ["launcher", "shared_launcher"])]
+    from: Vec<PathBuf>,
+    /// Ranks that share CPUs: measure what they do (a waiting rank's claim on the
+    /// cores, what moving bytes costs them) with this launcher, which starts more ranks
+    /// than the machine has cores, e.g. `simpi testbed --nodes 8 --`; the launcher
+    /// after `--` then measures the pair alone (give it two ranks).
+    #[arg(long, value_name = "WORDS", requires = "launcher")]
+    shared_launcher: Option<String>,
     /// Also keep every sample here.
     #[arg(long, value_name = "FILE")]
     measurements: Option<PathBuf>,
@@ -84,12 +90,21 @@ fn write(path: &PathBuf, text: &str) -> Result<(), (u8, String)> {
 /// Runs `simpi calibrate`.
 pub fn run(a: CalibrateArgs) -> Result<(), (u8, String)> {
     let input = |e: simpi::Error| (EXIT_INPUT, e.to_string());
-    let (text, source) = match &a.from {
-        Some(f) => (
-            std::fs::read_to_string(f).map_err(|e| (EXIT_INPUT, format!("{}: cannot read: {e}", f.display())))?,
-            f.display().to_string(),
-        ),
-        None => {
+    let (text, source) = match a.from.as_slice() {
+        [_, ..] => {
+            let mut text = String::new();
+            for f in &a.from {
+                let t = std::fs::read_to_string(f)
+                    .map_err(|e| (EXIT_INPUT, format!("{}: cannot read: {e}", f.display())))?;
+                text.push_str(&t);
+                if !text.ends_with('\n') {
+                    text.push('\n');
+                }
+            }
+            let names: Vec<String> = a.from.iter().map(|f| f.display().to_string()).collect();
+            (text, names.join(" + "))
+        }
+        [] => {
             let mut sizes = if a.sizes.is_empty() {
                 default_sizes(a.max_size)
             } else {
@@ -97,16 +112,29 @@ pub fn run(a: CalibrateArgs) -> Result<(), (u8, String)> {
             };
             sizes.sort_unstable();
             sizes.dedup();
-            let c = CalibrateConfig {
-                mpicc: a.mpicc.clone(),
-                launcher: a.launcher.clone(),
-                sizes,
-                repeats: a.repeats,
+            let measure = |launcher: Vec<String>, part: Part| {
+                let c = CalibrateConfig {
+                    mpicc: a.mpicc.clone(),
+                    launcher,
+                    sizes: sizes.clone(),
+                    repeats: a.repeats,
+                    part,
+                };
+                simpi_tracer::calibrate::run(&c).map_err(|e| match e {
+                    Error::Usage(m) => (EXIT_USAGE, m),
+                    e => (EXIT_INPUT, e.to_string()),
+                })
             };
-            let text = simpi_tracer::calibrate::run(&c).map_err(|e| match e {
-                Error::Usage(m) => (EXIT_USAGE, m),
-                e => (EXIT_INPUT, e.to_string()),
-            })?;
+            let text = match &a.shared_launcher {
+                None => measure(a.launcher.clone(), Part::All)?,
+                Some(words) => {
+                    let shared: Vec<String> = words.split_whitespace().map(String::from).collect();
+                    if shared.is_empty() {
+                        return Err((EXIT_USAGE, "--shared-launcher: no words".into()));
+                    }
+                    measure(a.launcher.clone(), Part::Pair)? + &measure(shared, Part::Cpus)?
+                }
+            };
             (text, "the measurement program".to_string())
         }
     };
@@ -142,9 +170,13 @@ pub fn run(a: CalibrateArgs) -> Result<(), (u8, String)> {
     let route = calibrate::route_between(&platform, ha, hb).map_err(input)?;
     let m = measurements::parse(&text, &source).map_err(input)?;
     let c = calibrate::fit(&m, route).map_err(input)?;
-    let how = match &a.from {
-        Some(f) => format!("from the measurements in {}", f.display()),
-        None => format!("from measurements taken with: {}", a.launcher.join(" ")),
+    let how = match (a.from.is_empty(), &a.shared_launcher) {
+        (false, _) => format!("from the measurements in {source}"),
+        (true, None) => format!("from measurements taken with: {}", a.launcher.join(" ")),
+        (true, Some(s)) => format!(
+            "from measurements taken with: {} (the pair) and {s} (shared CPUs)",
+            a.launcher.join(" ")
+        ),
     };
     let comment = format!(
         "simpi preset fitted by simpi calibrate {how}\n\

@@ -8,6 +8,29 @@ use std::process::Command;
 /// The program's source, compiled on the user's machine.
 const CALIBRATE_C: &str = include_str!("../simpi_calibrate.c");
 
+/// Which of the program's measurements a run takes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Part {
+    /// Everything.
+    All,
+    /// Only the pair of ranks 0 and 1 (best run with two ranks, alone).
+    Pair,
+    /// Only what ranks sharing CPUs do: the compute kernel, a waiting rank's claim on
+    /// the cores, the all-to-all (run with every rank that shares them).
+    Cpus,
+}
+
+impl Part {
+    /// The program's argument for it.
+    fn arg(self) -> &'static str {
+        match self {
+            Part::All => "all",
+            Part::Pair => "pair",
+            Part::Cpus => "cpus",
+        }
+    }
+}
+
 /// What to measure and how to launch it.
 #[derive(Clone, Debug)]
 pub struct CalibrateConfig {
@@ -20,6 +43,8 @@ pub struct CalibrateConfig {
     pub sizes: Vec<u64>,
     /// Samples per size and kind (fewer for sizes whose ping-pong takes long).
     pub repeats: u32,
+    /// Which measurements to take.
+    pub part: Part,
 }
 
 /// Builds the program, runs it under the launcher and returns what it wrote.
@@ -52,6 +77,7 @@ pub fn run(c: &CalibrateConfig) -> Result<String, Error> {
         .arg(&out)
         .arg(list.join(","))
         .arg(c.repeats.to_string())
+        .arg(c.part.arg())
         .status()
         .map_err(|error| Error::Run {
             program: c.launcher[0].clone(),

@@ -264,8 +264,10 @@ pub fn fit(m: &Measurements, route: Route) -> Result<Calibration, Error> {
             .collect(),
         breaks: Vec::new(),
     });
-    let ring_net = |b: u64| model_one_way(b) + c.unwrap_or(0.0) * transfer(b);
-    let (stack, ring_fit) = stack_work(m, route, preset.protocol.busy_wait, ring_net, &mut notes);
+    // In an all-to-all of n ranks each link carries n - 1 messages and their reverse
+    // traffic: n - 1 transfer times, each longer by c, after the first's latency.
+    let all_net = |b: u64, n: f64| model_one_way(b) + ((n - 1.0) * (1.0 + c.unwrap_or(0.0)) - 1.0) * transfer(b);
+    let (stack, all_fit) = stack_work(m, route, preset.protocol.busy_wait, all_net, &mut notes);
     preset.network.cross_traffic = c;
     preset.protocol.stack_per_byte = stack;
 
@@ -280,7 +282,7 @@ pub fn fit(m: &Measurements, route: Route) -> Result<Calibration, Error> {
         fits: std::iter::once(ping_fit)
             .chain(fits)
             .chain(bidir_fit)
-            .chain(ring_fit)
+            .chain(all_fit)
             .collect(),
         notes,
     })
@@ -316,54 +318,57 @@ fn spin_weight(m: &Measurements, cores: Option<u32>, notes: &mut Vec<String>) ->
     w
 }
 
-/// How much slower than the network alone a ring must be to say the CPUs held it.
+/// How much slower than the network alone an all-to-all must be to say the CPUs held
+/// it.
 const CPU_BOUND: f64 = 1.05;
 
 /// The network stack's CPU work per byte at each end of a message
-/// (`Protocol::stack_per_byte`), from the ring: `n` ranks on `C` shared cores each send
-/// `x` bytes (size and envelope) at once. In the model each message's two ends are
-/// tasks of `k x` work, competing with the `n` ranks waiting in MPI at weight `w`, so
-/// the CPUs finish them all after `k x n (2 + w) / C`; a message arrives when both its
-/// transfer (`net`: one way, plus the reverse traffic's share) and its tasks are done.
-/// A ring slower than `net` by `CPU_BOUND` took the CPUs' time: `k = T C / (x n (2 +
-/// w))`, the median over such sizes. None slower: the CPUs kept up; `k = 0`.
+/// (`Protocol::stack_per_byte`), from the all-to-all: `n` ranks on `C` shared cores
+/// each send `x` bytes (size and envelope) to every other at once. In the model each
+/// of the `n (n - 1)` messages gives two tasks of `k x` work, competing with the `n`
+/// ranks waiting in MPI at weight `w`, so the CPUs finish them all after
+/// `k x (2 n (n - 1) + n w) / C`; a message arrives when both its transfer (`net`) and
+/// its tasks are done. An all-to-all slower than `net` by `CPU_BOUND` took the CPUs'
+/// time: `k = T C / (x (2 n (n - 1) + n w))`, the median over such sizes. None slower:
+/// the CPUs kept up; `k = 0`.
 fn stack_work(
     m: &Measurements,
     route: Route,
     w: f64,
-    net: impl Fn(u64) -> f64,
+    net: impl Fn(u64, f64) -> f64,
     notes: &mut Vec<String>,
 ) -> (f64, Option<Fitted>) {
-    let ring = m.medians(Kind::Ring);
-    let (Some(cores), Some(n), false) = (route.shared_cores, m.ranks, ring.is_empty()) else {
+    let all = m.medians(Kind::Alltoall);
+    let (Some(cores), Some(n), false) = (route.shared_cores, m.ranks, all.is_empty()) else {
         notes.push(
-            "moving bytes was not measured on shared CPUs (run on a platform with shared_cores and more ranks than cores): stack_per_byte = 0".into(),
+            "moving bytes was not measured on shared CPUs (an all-to-all of more ranks than cores on a platform with shared_cores): stack_per_byte = 0".into(),
         );
         return (0.0, None);
     };
-    let tasks = n as f64 * (2.0 + w) / cores as f64;
+    let nf = n as f64;
+    let tasks = (2.0 * nf * (nf - 1.0) + nf * w) / cores as f64;
     let x = |b: u64| (b + ENVELOPE) as f64;
-    let each: Vec<f64> = ring
+    let each: Vec<f64> = all
         .iter()
-        .filter(|&&(b, t)| t > CPU_BOUND * net(b))
+        .filter(|&&(b, t)| t > CPU_BOUND * net(b, nf))
         .map(|&(b, t)| t / (x(b) * tasks))
         .collect();
     let k = if each.is_empty() { 0.0 } else { median(&each) };
     notes.push(if each.is_empty() {
-        format!("{n} ranks streaming at once on {cores} cores took the network's time: stack_per_byte = 0")
+        format!("an all-to-all of {n} ranks on {cores} cores took the network's time: stack_per_byte = 0")
     } else {
         format!(
-            "{n} ranks streaming at once on {cores} cores were held by the CPUs at {} of {} sizes: stack_per_byte = {k:.3e} s/B at each end ({:.1} MB/s of a core)",
+            "an all-to-all of {n} ranks on {cores} cores was held by the CPUs at {} of {} sizes: stack_per_byte = {k:.3e} s/B at each end ({:.1} MB/s of a core)",
             each.len(),
-            ring.len(),
+            all.len(),
             1e-6 / k
         )
     });
     let fitted = Fitted {
-        what: "every rank streaming to the next at once (ring)",
-        points: ring
+        what: "every rank sending to every other at once (all-to-all)",
+        points: all
             .iter()
-            .map(|&(b, t)| (b, t, net(b).max(k * x(b) * tasks)))
+            .map(|&(b, t)| (b, t, net(b, nf).max(k * x(b) * tasks)))
             .collect(),
         breaks: Vec::new(),
     };

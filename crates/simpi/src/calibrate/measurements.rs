@@ -8,9 +8,10 @@
 //! - `gap B s`: time per message of a stream of back-to-back B-byte sends, at the
 //!   receiver;
 //! - `bidir B s`: time of an exchange of B bytes each way at once (MPI_Sendrecv);
-//! - `ring B s`: time for every rank to send B bytes to the next and receive B from
-//!   the previous at once, the slowest rank's;
-//! - `ranks N 0`: the ranks of the run;
+//! - `alltoall B s`: time for every rank to send B bytes to every other and receive B
+//!   from each at once, the slowest rank's;
+//! - `ranks N 0`: the ranks of the run (the largest, if several runs' samples are
+//!   read together);
 //! - `flops 0 r`: flop rate of one rank's compute kernel, every rank running it;
 //! - `solo 0 r`: rank 0's kernel while the other ranks sleep outside MPI;
 //! - `spin K r`: rank 0's kernel while the K other ranks wait inside MPI;
@@ -36,8 +37,8 @@ pub enum Kind {
     Gap,
     /// Time of a simultaneous exchange, one message each way.
     Bidir,
-    /// Time of every rank sending to the next at once.
-    Ring,
+    /// Time of every rank sending to every other at once.
+    Alltoall,
 }
 
 impl Kind {
@@ -49,7 +50,7 @@ impl Kind {
             Kind::Recv => "recv",
             Kind::Gap => "gap",
             Kind::Bidir => "bidir",
-            Kind::Ring => "ring",
+            Kind::Alltoall => "alltoall",
         }
     }
 }
@@ -194,7 +195,7 @@ pub fn parse(text: &str, name: &str) -> Result<Measurements, Error> {
             "recv" => Kind::Recv,
             "gap" => Kind::Gap,
             "bidir" => Kind::Bidir,
-            "ring" => Kind::Ring,
+            "alltoall" => Kind::Alltoall,
             "flops" | "solo" | "spin" => {
                 if value <= 0.0 {
                     return Err(bad("a flop rate is positive"));
@@ -214,12 +215,12 @@ pub fn parse(text: &str, name: &str) -> Result<Measurements, Error> {
                 if bytes < 2 {
                     return Err(bad("a run has at least two ranks"));
                 }
-                m.ranks = Some(bytes);
+                m.ranks = m.ranks.max(Some(bytes));
                 continue;
             }
             other => {
                 return Err(bad(&format!(
-                    "'{other}' is not a measurement: expected pingpong, send, recv, gap, bidir, ring, flops, solo, spin, detached or ranks"
+                    "'{other}' is not a measurement: expected pingpong, send, recv, gap, bidir, alltoall, flops, solo, spin, detached or ranks"
                 )))
             }
         };
@@ -238,7 +239,7 @@ mod tests {
     #[test]
     fn samples_are_grouped_and_medians_taken() {
         let m = parse(
-            "# c\npingpong 8 3e-5\npingpong 8 1e-5\npingpong 8 2e-5\npingpong 1 4e-5\npingpong 1 1e-5\nflops 0 1e9\ndetached 65536 0\nranks 8 0\nring 262144 0.03\n",
+            "# c\npingpong 8 3e-5\npingpong 8 1e-5\npingpong 8 2e-5\npingpong 1 4e-5\npingpong 1 1e-5\nflops 0 1e9\ndetached 65536 0\nranks 8 0\nranks 2 0\nalltoall 262144 0.03\n",
             "m.txt",
         )
         .unwrap();
@@ -247,7 +248,7 @@ mod tests {
             (m.flops.clone(), m.detached, m.ranks),
             (vec![1e9], Some(65536), Some(8))
         );
-        assert_eq!(m.medians(Kind::Ring), vec![(262144, 0.03)]);
+        assert_eq!(m.medians(Kind::Alltoall), vec![(262144, 0.03)]);
         assert_eq!(parse(&m.to_text(), "again").unwrap(), m);
     }
 
