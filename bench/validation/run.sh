@@ -10,6 +10,7 @@
 #   NODES: nodes of the collective and NPB cases (default 8; point-to-point uses 2)
 #   PRESET: a preset file (simpi calibrate) replayed as a third prediction, "calibrated"
 #   BW, LAT: the testbed's link bandwidth and latency (default 100Mbps, 100us)
+#   CASES: the cases to run, space-separated names (default: all seven)
 # Sources are not part of simpi; see docs/validation.md for how they were obtained.
 set -euo pipefail
 osu=$(realpath "$1"); npb=$(realpath "$2"); out=${3:-bench-out/validation}
@@ -35,6 +36,7 @@ printf "%-14s %5s %12s %12s %12s %12s %9s %9s %9s\n" case nodes measured_s flow_
 for c in "${cases[@]}"; do
   set -- $c
   name=$1; nodes=$2; shift 2
+  if [ -n "${CASES:-}" ] && [[ " $CASES " != *" $name "* ]]; then continue; fi
   d="$out/$name"; rm -rf "$d"; mkdir -p "$d"
   "$simpi" testbed --nodes "$nodes" --bandwidth "$bw" --latency "$lat" \
      --platform-out "$d/platform.toml" --xml-out "$d/platform.xml" --trace "$d/trace" -- "$@" \

@@ -295,3 +295,97 @@ fn the_bundled_testbed_preset_reads_and_replays() {
     );
     assert!(t > 0.08 && t < 0.16, "{t}");
 }
+
+#[test]
+fn a_pair_and_a_shared_machine_measured_apart_are_fitted_together() {
+    // The pair's samples in one file, eight ranks' all-to-all on two shared cores in
+    // another. No spinning measured: busy_wait = 1. An all-to-all of 1 MiB blocks taking
+    // 1.5 s, far beyond the network's 0.62 s, was held by the CPUs: 112 stack tasks and 8
+    // spinners on 2 cores give k = 1.5 * 2 / ((2^20 + 16) * 120).
+    let d = workdir("calibrate-two-files");
+    std::fs::write(d.join("p.toml"), format!("shared_cores = 2\n{PLATFORM}")).unwrap();
+    std::fs::write(d.join("pair.txt"), measurements()).unwrap();
+    std::fs::write(
+        d.join("all.txt"),
+        "ranks 8 0\nalltoall 1048576 1.5\nalltoall 1048576 1.5\n",
+    )
+    .unwrap();
+    let o = simpi()
+        .current_dir(&d)
+        .args([
+            "calibrate",
+            "--from",
+            "pair.txt",
+            "--from",
+            "all.txt",
+            "--platform",
+            "p.toml",
+        ])
+        .args(["-o", "fit.toml"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let preset = std::fs::read_to_string(d.join("fit.toml")).unwrap();
+    let k: f64 = preset
+        .lines()
+        .find_map(|l| l.strip_prefix("stack_per_byte = "))
+        .unwrap_or_else(|| panic!("{preset}"))
+        .parse()
+        .unwrap();
+    let want = 1.5 * 2.0 / ((1048576.0 + 16.0) * 120.0);
+    assert!((k / want - 1.0).abs() < 1e-9, "fitted {k}, closed form {want}");
+    // The pair alone: no all-to-all, no stack work.
+    let o = simpi()
+        .current_dir(&d)
+        .args([
+            "calibrate",
+            "--from",
+            "pair.txt",
+            "--platform",
+            "p.toml",
+            "-o",
+            "pair.toml",
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let preset = std::fs::read_to_string(d.join("pair.toml")).unwrap();
+    assert!(preset.contains("stack_per_byte = 0.0"), "{preset}");
+}
+
+#[test]
+fn a_real_mpi_measures_the_pair_and_the_shared_machine_apart() {
+    require("mpicc");
+    require("mpirun");
+    let d = workdir("calibrate-mpi-shared");
+    std::fs::write(d.join("p.toml"), PLATFORM).unwrap();
+    let o = simpi()
+        .current_dir(&d)
+        .args([
+            "calibrate",
+            "--platform",
+            "p.toml",
+            "-o",
+            "mine.toml",
+            "--max-size",
+            "128KiB",
+        ])
+        .args(["--repeats", "3", "--measurements", "m.txt"])
+        .args(["--shared-launcher", "mpirun -np 3 --oversubscribe"])
+        .args(["--", "mpirun", "-np", "2", "--oversubscribe"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let m = std::fs::read_to_string(d.join("m.txt")).unwrap();
+    let count = |p: &str| m.lines().filter(|l| l.starts_with(p)).count();
+    // The pair ran once, under two ranks; the kernel and the all-to-all under three.
+    assert_eq!(count("pingpong 1024 "), 3);
+    assert_eq!((count("ranks 2 "), count("ranks 3 ")), (1, 1));
+    assert_eq!(
+        count("flops 0 "),
+        3,
+        "the kernel runs on the shared launcher's ranks only"
+    );
+    assert_eq!((count("alltoall 65536 "), count("alltoall 131072 ")), (3, 3));
+    assert_eq!(count("spin 2 "), 3);
+}
