@@ -481,7 +481,7 @@ impl<P: Program<OpRef>> OpStore for Live<P> {
         let op = &self.arena.slots[id as usize].op;
         let e = &self.arena.slots[id as usize].x;
         let what = describe_op(op);
-        let line = self.arena.lines[id as usize];
+        let line = self.arena.line(id);
         match self.program.file(op.rank) {
             Some(f) if line > 0 => format!("{what} ({f}:{line})"),
             _ => format!("{what} (operation #{} of rank {})", e.local, op.rank),

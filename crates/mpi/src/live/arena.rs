@@ -81,8 +81,9 @@ struct Edge {
 pub(crate) struct Arena {
     pub slots: Vec<Slot>,
     /// The program's line that created each slot's operation (0: unknown), for
-    /// reports only.
-    pub lines: Vec<u32>,
+    /// reports only; empty while every line is 0 (a generated pattern has none: its
+    /// 2^17 ranks' operations would keep 2 MiB of zeros).
+    lines: Vec<u32>,
     edges: Vec<Edge>,
     free_ops: Vec<u32>,
     free_edges: Vec<u32>,
@@ -105,8 +106,23 @@ impl Arena {
     pub fn with_room(n: usize) -> Arena {
         let mut a = Arena::default();
         reserve_ahead(&mut a.slots, n);
-        reserve_ahead(&mut a.lines, n);
         a
+    }
+
+    /// The program's line that created the operation in `slot` (0: unknown).
+    pub fn line(&self, slot: u32) -> u32 {
+        self.lines.get(slot as usize).copied().unwrap_or(0)
+    }
+
+    /// Records `line` for `slot`, keeping no list while every line is 0.
+    fn set_line(&mut self, slot: u32, line: u32) {
+        if line == 0 && self.lines.is_empty() {
+            return;
+        }
+        if self.lines.len() < self.slots.len() {
+            self.lines.resize(self.slots.len(), 0);
+        }
+        self.lines[slot as usize] = line;
     }
 
     /// Creates `op` on `rank` in context `ctx`; its dependencies follow.
@@ -120,7 +136,6 @@ impl Arena {
         let slot = match self.free_ops.pop() {
             Some(s) => {
                 self.slots[s as usize].op = op;
-                self.lines[s as usize] = line;
                 s
             }
             None => {
@@ -136,10 +151,10 @@ impl Arena {
                         local: 0,
                     },
                 });
-                self.lines.push(line);
                 self.slots.len() as u32 - 1
             }
         };
+        self.set_line(slot, line);
         let e = &mut self.slots[slot as usize].x;
         e.ctx = ctx;
         e.local = local;
