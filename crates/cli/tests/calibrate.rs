@@ -227,11 +227,13 @@ fn faults_have_their_exit_codes() {
     assert!(err.contains("bad.toml:9:") && err.contains("latency factor"), "{err}");
 }
 
-#[test]
-fn a_real_mpi_is_measured_and_fitted() {
+/// Measures the machine's Open MPI in a directory of its own (`name`): `simpi calibrate`
+/// with sizes up to `max_size`, `repeats` samples, then `extra` and the 2-rank launcher;
+/// gives the measurements written.
+fn calibrate_real_mpi(name: &str, max_size: &str, repeats: &str, extra: &[&str]) -> (std::path::PathBuf, String) {
     require("mpicc");
     require("mpirun");
-    let d = workdir("calibrate-mpi");
+    let d = workdir(name);
     std::fs::write(d.join("p.toml"), PLATFORM).unwrap();
     let o = simpi()
         .current_dir(&d)
@@ -242,21 +244,21 @@ fn a_real_mpi_is_measured_and_fitted() {
             "-o",
             "mine.toml",
             "--max-size",
-            "256KiB",
-            "--repeats",
-            "5",
-            "--measurements",
-            "m.txt",
-            "--",
-            "mpirun",
-            "-np",
-            "2",
-            "--oversubscribe",
+            max_size,
         ])
+        .args(["--repeats", repeats, "--measurements", "m.txt"])
+        .args(extra)
+        .args(["--", "mpirun", "-np", "2", "--oversubscribe"])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let m = std::fs::read_to_string(d.join("m.txt")).unwrap();
+    (d, m)
+}
+
+#[test]
+fn a_real_mpi_is_measured_and_fitted() {
+    let (d, m) = calibrate_real_mpi("calibrate-mpi", "256KiB", "5", &[]);
     for kind in [
         "pingpong 0 ",
         "pingpong 262144 ",
@@ -355,28 +357,12 @@ fn a_pair_and_a_shared_machine_measured_apart_are_fitted_together() {
 
 #[test]
 fn a_real_mpi_measures_the_pair_and_the_shared_machine_apart() {
-    require("mpicc");
-    require("mpirun");
-    let d = workdir("calibrate-mpi-shared");
-    std::fs::write(d.join("p.toml"), PLATFORM).unwrap();
-    let o = simpi()
-        .current_dir(&d)
-        .args([
-            "calibrate",
-            "--platform",
-            "p.toml",
-            "-o",
-            "mine.toml",
-            "--max-size",
-            "128KiB",
-        ])
-        .args(["--repeats", "3", "--measurements", "m.txt"])
-        .args(["--shared-launcher", "mpirun -np 3 --oversubscribe"])
-        .args(["--", "mpirun", "-np", "2", "--oversubscribe"])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let m = std::fs::read_to_string(d.join("m.txt")).unwrap();
+    let (_, m) = calibrate_real_mpi(
+        "calibrate-mpi-shared",
+        "128KiB",
+        "3",
+        &["--shared-launcher", "mpirun -np 3 --oversubscribe"],
+    );
     let count = |p: &str| m.lines().filter(|l| l.starts_with(p)).count();
     // The pair ran once, under two ranks; the kernel and the all-to-all under three.
     assert_eq!(count("pingpong 1024 "), 3);
