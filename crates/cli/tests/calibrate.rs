@@ -312,22 +312,18 @@ fn a_pair_and_a_shared_machine_measured_apart_are_fitted_together() {
         "ranks 8 0\nalltoall 1048576 1.5\nalltoall 1048576 1.5\n",
     )
     .unwrap();
-    let o = simpi()
-        .current_dir(&d)
-        .args([
-            "calibrate",
-            "--from",
-            "pair.txt",
-            "--from",
-            "all.txt",
-            "--platform",
-            "p.toml",
-        ])
-        .args(["-o", "fit.toml"])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let preset = std::fs::read_to_string(d.join("fit.toml")).unwrap();
+    // Fits the files given, writes `out`, gives its text.
+    let fit = |files: &[&str], out: &str| {
+        let mut c = simpi();
+        c.current_dir(&d).arg("calibrate");
+        for f in files {
+            c.args(["--from", f]);
+        }
+        let o = c.args(["--platform", "p.toml", "-o", out]).output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        std::fs::read_to_string(d.join(out)).unwrap()
+    };
+    let preset = fit(&["pair.txt", "all.txt"], "fit.toml");
     let k: f64 = preset
         .lines()
         .find_map(|l| l.strip_prefix("stack_per_byte = "))
@@ -337,21 +333,7 @@ fn a_pair_and_a_shared_machine_measured_apart_are_fitted_together() {
     let want = 1.5 * 2.0 / ((1048576.0 + 16.0) * 120.0);
     assert!((k / want - 1.0).abs() < 1e-9, "fitted {k}, closed form {want}");
     // The pair alone: no all-to-all, no stack work.
-    let o = simpi()
-        .current_dir(&d)
-        .args([
-            "calibrate",
-            "--from",
-            "pair.txt",
-            "--platform",
-            "p.toml",
-            "-o",
-            "pair.toml",
-        ])
-        .output()
-        .unwrap();
-    assert!(o.status.success());
-    let preset = std::fs::read_to_string(d.join("pair.toml")).unwrap();
+    let preset = fit(&["pair.txt"], "pair.toml");
     assert!(preset.contains("stack_per_byte = 0.0"), "{preset}");
 }
 
