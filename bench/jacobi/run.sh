@@ -17,7 +17,8 @@ simpi="$here/target/release/simpi"
 mkdir -p "$out"
 mpicc -O2 -o "$out/jacobi" "$here/bench/jacobi/jacobi.c"
 tb() { "$simpi" testbed --nodes "$1" --cabinets 2 --bandwidth 100Mbps --latency 100us \
-         --uplink-bandwidth 100Mbps --platform-out "$out/platform-$1.toml" -- "${@:2}"; }
+         --uplink-bandwidth 100Mbps --platform-out "$out/platform-$1.toml" \
+         --xml-out "$out/platform-$1.xml" -- "${@:2}"; }
 
 # The compute phase's real length: the program alone, one rank (no messages).
 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "$out/jacobi" "$iters" "$compute" > "$out/serial.txt"
@@ -28,7 +29,8 @@ echo "serial: ${serial_us} us per iteration (asked ${compute})"
 # the cabinets' uplink).
 "$simpi" bench -o "$out/jacobi.dist" --sizes 1024 --levels 1,2,4,8 --repeats 500 --warmup 100 \
   -- "$simpi" testbed --nodes 16 --cabinets 2 --bandwidth 100Mbps --latency 100us \
-     --uplink-bandwidth 100Mbps -- > "$out/bench.txt" 2>&1
+     --uplink-bandwidth 100Mbps --platform-out "$out/bench-platform.toml" \
+     --xml-out "$out/bench-platform.xml" -- > "$out/bench.txt" 2>&1
 python3 "$here/bench/jacobi/point_masses.py" "$out/jacobi.dist" "$out/min.dist" "$out/mean.dist"
 
 printf "%6s %12s %12s %12s %12s %12s %8s %8s %8s\n" ranks measured_s sd_s stoch_s min_s mean_s err_st err_min err_mean

@@ -5,7 +5,7 @@
 
 use crate::{EXIT_INPUT, EXIT_USAGE};
 use clap::Args;
-use simpi::calibrate::{self, measurements};
+use simpi::calibrate::{self, measurements, Measurements};
 use simpi::platform::HostId;
 use simpi::{preset_file, values};
 use simpi_tracer::calibrate::{CalibrateConfig, Part};
@@ -37,7 +37,8 @@ pub struct CalibrateArgs {
     #[arg(long, default_value_t = 50, value_parser = values::at_least_one)]
     repeats: u32,
     /// Fit these measurements (as `--measurements` wrote them) instead of running the
-    /// program; several files are read as one (a pair's and a shared machine's).
+    /// program; several files are merged (a pair's and a shared machine's, say: an
+    /// all-to-all keeps the rank count of its own run).
     #[arg(long, value_name = "FILE", value_parser = values::path, conflicts_with_all = ["launcher", "shared_launcher"])]
     from: Vec<PathBuf>,
     /// Ranks that share CPUs: measure what they do (a waiting rank's claim on the
@@ -90,20 +91,17 @@ fn write(path: &PathBuf, text: &str) -> Result<(), (u8, String)> {
 /// Runs `simpi calibrate`.
 pub fn run(a: CalibrateArgs) -> Result<(), (u8, String)> {
     let input = |e: simpi::Error| (EXIT_INPUT, e.to_string());
-    let (text, source) = match a.from.as_slice() {
-        [_, ..] => {
-            let mut text = String::new();
-            for f in &a.from {
-                let t = std::fs::read_to_string(f)
-                    .map_err(|e| (EXIT_INPUT, format!("{}: cannot read: {e}", f.display())))?;
-                text.push_str(&t);
-                if !text.ends_with('\n') {
-                    text.push('\n');
-                }
-            }
-            let names: Vec<String> = a.from.iter().map(|f| f.display().to_string()).collect();
-            (text, names.join(" + "))
-        }
+    // Each run's samples with the name its faults are reported under.
+    let runs: Vec<(String, String)> = match a.from.as_slice() {
+        [_, ..] => a
+            .from
+            .iter()
+            .map(|f| {
+                std::fs::read_to_string(f)
+                    .map(|t| (t, f.display().to_string()))
+                    .map_err(|e| (EXIT_INPUT, format!("{}: cannot read: {e}", f.display())))
+            })
+            .collect::<Result<_, _>>()?,
         [] => {
             let mut sizes = if a.sizes.is_empty() {
                 default_sizes(a.max_size)
@@ -125,22 +123,43 @@ pub fn run(a: CalibrateArgs) -> Result<(), (u8, String)> {
                     e => (EXIT_INPUT, e.to_string()),
                 })
             };
-            let text = match &a.shared_launcher {
-                None => measure(a.launcher.clone(), Part::All)?,
+            match &a.shared_launcher {
+                None => vec![(
+                    measure(a.launcher.clone(), Part::All)?,
+                    "the measurement program".into(),
+                )],
                 Some(words) => {
                     let shared: Vec<String> = words.split_whitespace().map(String::from).collect();
                     if shared.is_empty() {
                         return Err((EXIT_USAGE, "--shared-launcher: no words".into()));
                     }
-                    measure(a.launcher.clone(), Part::Pair)? + &measure(shared, Part::Cpus)?
+                    vec![
+                        (
+                            measure(a.launcher.clone(), Part::Pair)?,
+                            "the pair's measurement".into(),
+                        ),
+                        (measure(shared, Part::Cpus)?, "the shared CPUs' measurement".into()),
+                    ]
                 }
-            };
-            (text, "the measurement program".to_string())
+            }
         }
     };
+    let mut m = Measurements::default();
+    for (text, name) in &runs {
+        m.merge(measurements::parse(text, name).map_err(input)?, name)
+            .map_err(input)?;
+    }
+    let source: Vec<&str> = runs.iter().map(|r| r.1.as_str()).collect();
+    let source = source.join(" + ");
     if let Some(p) = &a.measurements {
+        // One run's text as it came; several runs' samples merged (re-read as one).
+        let text = match runs.as_slice() {
+            [(t, _)] => t.clone(),
+            _ => m.to_text(),
+        };
         write(p, &text)?;
     }
+    measurements::check_fittable(&m, &source).map_err(input)?;
     // The platform is read after the measurement: a testbed launcher may write it.
     let platform = simpi::platform::load(&a.platform).map_err(|e| (EXIT_INPUT, e.to_string()))?;
     let (ha, hb) = match a.hosts.as_slice() {
@@ -168,7 +187,6 @@ pub fn run(a: CalibrateArgs) -> Result<(), (u8, String)> {
         _ => return Err((EXIT_USAGE, "--hosts takes two host names".into())),
     };
     let route = calibrate::route_between(&platform, ha, hb).map_err(input)?;
-    let m = measurements::parse(&text, &source).map_err(input)?;
     let c = calibrate::fit(&m, route).map_err(input)?;
     let how = match (a.from.is_empty(), &a.shared_launcher) {
         (false, _) => format!("from the measurements in {source}"),

@@ -203,6 +203,28 @@ fn faults_have_their_exit_codes() {
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
+    // A second file's fault names that file and its own line.
+    std::fs::write(
+        d.join("good.txt"),
+        "pingpong 8 1e-5\npingpong 8 1e-5\npingpong 8 1e-5\n",
+    )
+    .unwrap();
+    let o = simpi()
+        .current_dir(&d)
+        .args([
+            "calibrate",
+            "--from",
+            "good.txt",
+            "--from",
+            "bad.txt",
+            "--platform",
+            "p.toml",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("bad.txt:2:") && !err.contains("good.txt"), "{err}");
     // A preset that is neither a name nor a file (exit 2), and a preset file with a
     // bad value (exit 1, file and line).
     let o = simpi()
@@ -346,9 +368,10 @@ fn a_real_mpi_measures_the_pair_and_the_shared_machine_apart() {
         &["--shared-launcher", "mpirun -np 3 --oversubscribe"],
     );
     let count = |p: &str| m.lines().filter(|l| l.starts_with(p)).count();
-    // The pair ran once, under two ranks; the kernel and the all-to-all under three.
+    // The pair ran once; the kernel and the all-to-all under three ranks, whose count
+    // the merged samples keep.
     assert_eq!(count("pingpong 1024 "), 3);
-    assert_eq!((count("ranks 2 "), count("ranks 3 ")), (1, 1));
+    assert_eq!((count("ranks 2 "), count("ranks 3 ")), (0, 1));
     assert_eq!(
         count("flops 0 "),
         3,

@@ -35,10 +35,12 @@ pub struct Protocol {
     /// of shared CPUs from the ranks that work; one that yields takes less; 0 is SMPI's
     /// (waiting costs nothing).
     pub busy_wait: f64,
-    /// CPU work, in seconds per byte, that each end of a message costs the CPU pool its
-    /// rank shares (the kernel's network stack, and on an emulated cluster its software
-    /// switch): it runs beside the transfer, which arrives when both are done. Ranks
-    /// with CPUs of their own do it on spare cycles, unseen. 0 (SMPI's): none.
+    /// CPU work, in seconds per byte, that each end of a message between two hosts
+    /// costs the CPU pool its rank shares (the kernel's network stack, and on an
+    /// emulated cluster its software switch): it runs beside the transfer, and the
+    /// message arrives when the transfer and the work of both ends are done. Ranks with
+    /// CPUs of their own do it on spare cycles, unseen; ranks of one host exchange
+    /// through memory, without it. 0 (SMPI's): none.
     pub stack_per_byte: f64,
 }
 

@@ -21,7 +21,7 @@
 //! `Protocol::cpu_overheads` their overheads and test costs, as tasks of the pool
 //! (processor sharing, `engine::cpu`); a rank's tasks on one CPU still run one after
 //! the other, in the order they became ready. With `Protocol::stack_per_byte`, each end
-//! of a message on a pool also gives it the network stack's work, a task of no rank
+//! of a message between two hosts, if on a pool, also gives it the network stack's work, a task of no rank
 //! running beside the transfer: the message arrives when the network and both tasks are
 //! done. Ranks with CPUs of their own take the path below that needs no pool.
 
@@ -477,7 +477,8 @@ impl<N: NetworkModel> SmpiRules<N> {
         if let Err(e) = self.net.start(SimTime(t), a, b, bytes, slot as u64) {
             self.fail(e);
         }
-        if self.proto.stack_per_byte > 0.0 && self.shared.sharing.any() {
+        // Ranks of one host exchange through memory, not a network stack.
+        if self.proto.stack_per_byte > 0.0 && self.shared.sharing.any() && a != b {
             let work = SimTime::from_secs_f64(self.proto.stack_per_byte * bytes as f64).ps();
             for end in [op.rank, op.peer] {
                 if let Some(pool) = self.shared.sharing.pool(end) {

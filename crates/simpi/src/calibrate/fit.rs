@@ -300,7 +300,10 @@ fn spin_weight(m: &Measurements, cores: Option<u32>, notes: &mut Vec<String>) ->
         );
         return 1.0;
     };
-    let k = m.spin[0].0 as f64;
+    // Runs merged from several launches may hold spins with different numbers of
+    // waiting ranks: the most waiting say the most.
+    let most = m.spin.iter().map(|p| p.0).max().unwrap_or(0);
+    let k = most as f64;
     if k + 1.0 <= c as f64 {
         notes.push(format!(
             "{} ranks had {c} cores: a waiting rank's claim on them cannot show; busy_wait = 1, a spinning MPI",
@@ -309,7 +312,7 @@ fn spin_weight(m: &Measurements, cores: Option<u32>, notes: &mut Vec<String>) ->
         return 1.0;
     }
     let r = median(&m.solo);
-    let s = median(&m.spin.iter().map(|p| p.1).collect::<Vec<_>>());
+    let s = median(&m.spin.iter().filter(|p| p.0 == most).map(|p| p.1).collect::<Vec<_>>());
     let w = ((c as f64 * r / s - 1.0) / k).clamp(0.0, 1.0);
     notes.push(format!(
         "rank 0's kernel ran at {:.3} of its speed while {k} ranks waited in MPI on {c} cores: busy_wait = {w:.3}",
@@ -345,6 +348,12 @@ fn stack_work(
         );
         return (0.0, None);
     };
+    if n <= cores as u64 {
+        notes.push(format!(
+            "an all-to-all of {n} ranks had {cores} cores: ranks with a core each share none, stack_per_byte = 0"
+        ));
+        return (0.0, None);
+    }
     let nf = n as f64;
     let tasks = (2.0 * nf * (nf - 1.0) + nf * w) / cores as f64;
     let x = |b: u64| (b + ENVELOPE) as f64;

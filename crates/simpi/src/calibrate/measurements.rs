@@ -10,8 +10,7 @@
 //! - `bidir B s`: time of an exchange of B bytes each way at once (MPI_Sendrecv);
 //! - `alltoall B s`: time for every rank to send B bytes to every other and receive B
 //!   from each at once, the slowest rank's;
-//! - `ranks N 0`: the ranks of the run (the largest, if several runs' samples are
-//!   read together);
+//! - `ranks N 0`: the ranks of the run;
 //! - `flops 0 r`: flop rate of one rank's compute kernel, every rank running it;
 //! - `solo 0 r`: rank 0's kernel while the other ranks sleep outside MPI;
 //! - `spin K r`: rank 0's kernel while the K other ranks wait inside MPI;
@@ -68,7 +67,7 @@ pub struct Measurements {
     pub spin: Vec<(u64, f64)>,
     /// The smallest size whose send waited for its receiver, if one did.
     pub detached: Option<u64>,
-    /// The ranks of the run, if written.
+    /// The ranks of the run that measured the all-to-all (of the run, if none did).
     pub ranks: Option<u64>,
 }
 
@@ -149,6 +148,36 @@ impl Measurements {
     }
 }
 
+impl Measurements {
+    /// Adds the samples of another run (`other`, read from `name`): a pair measured
+    /// alone and a shared machine's CPUs, say. The all-to-all keeps the rank count of
+    /// the run that measured it; two runs that both did must agree on it.
+    pub fn merge(&mut self, other: Measurements, name: &str) -> Result<(), Error> {
+        let theirs = other.times.contains_key(&Kind::Alltoall);
+        let ours = self.times.contains_key(&Kind::Alltoall);
+        if theirs && ours && other.ranks != self.ranks {
+            return Err(Error::Input(format!(
+                "{name}: its all-to-all ran on {} ranks, another file's on {}: fit them apart",
+                other.ranks.unwrap_or(0),
+                self.ranks.unwrap_or(0)
+            )));
+        }
+        if theirs || !ours && self.ranks.is_none() {
+            self.ranks = other.ranks;
+        }
+        for (kind, by_size) in other.times {
+            for (bytes, v) in by_size {
+                self.times.entry(kind).or_default().entry(bytes).or_default().extend(v);
+            }
+        }
+        self.flops.extend(other.flops);
+        self.solo.extend(other.solo);
+        self.spin.extend(other.spin);
+        self.detached = self.detached.or(other.detached);
+        Ok(())
+    }
+}
+
 /// The median of a non-empty list (the mean of the middle two for an even count).
 pub fn median(v: &[f64]) -> f64 {
     let mut s = v.to_vec();
@@ -167,7 +196,10 @@ pub fn read(path: &Path) -> Result<Measurements, Error> {
         path: path.display().to_string(),
         msg: format!("cannot read the measurements: {e}"),
     })?;
-    parse(&text, &path.display().to_string())
+    let name = path.display().to_string();
+    let m = parse(&text, &name)?;
+    check_fittable(&m, &name)?;
+    Ok(m)
 }
 
 /// Parses a measurements file's text; `name` is the file's name in errors.
@@ -215,7 +247,10 @@ pub fn parse(text: &str, name: &str) -> Result<Measurements, Error> {
                 if bytes < 2 {
                     return Err(bad("a run has at least two ranks"));
                 }
-                m.ranks = m.ranks.max(Some(bytes));
+                if m.ranks.is_some_and(|n| n != bytes) {
+                    return Err(bad("a second rank count: one run's samples per file"));
+                }
+                m.ranks = Some(bytes);
                 continue;
             }
             other => {
@@ -226,10 +261,15 @@ pub fn parse(text: &str, name: &str) -> Result<Measurements, Error> {
         };
         m.add(kind, bytes, value);
     }
+    Ok(m)
+}
+
+/// Checks that `m` (read from `name`) has what every fit needs: ping-pong samples.
+pub fn check_fittable(m: &Measurements, name: &str) -> Result<(), Error> {
     if m.times.get(&Kind::PingPong).is_none_or(|p| p.is_empty()) {
         return Err(Error::Input(format!("{name}: no pingpong sample: nothing to fit")));
     }
-    Ok(m)
+    Ok(())
 }
 
 #[cfg(test)]
@@ -239,7 +279,7 @@ mod tests {
     #[test]
     fn samples_are_grouped_and_medians_taken() {
         let m = parse(
-            "# c\npingpong 8 3e-5\npingpong 8 1e-5\npingpong 8 2e-5\npingpong 1 4e-5\npingpong 1 1e-5\nflops 0 1e9\ndetached 65536 0\nranks 8 0\nranks 2 0\nalltoall 262144 0.03\n",
+            "# c\npingpong 8 3e-5\npingpong 8 1e-5\npingpong 8 2e-5\npingpong 1 4e-5\npingpong 1 1e-5\nflops 0 1e9\ndetached 65536 0\nranks 8 0\nalltoall 262144 0.03\n",
             "m.txt",
         )
         .unwrap();
@@ -258,7 +298,28 @@ mod tests {
         assert!(e.starts_with("m.txt:2: 'ping' is not"), "{e}");
         let e = parse("pingpong 8 -1\n", "m.txt").unwrap_err().to_string();
         assert!(e.starts_with("m.txt:1:"), "{e}");
-        let e = parse("send 8 1e-6\n", "m.txt").unwrap_err().to_string();
+        let m = parse("send 8 1e-6\n", "m.txt").unwrap();
+        let e = check_fittable(&m, "m.txt").unwrap_err().to_string();
         assert!(e.contains("no pingpong"), "{e}");
+        let e = parse("ranks 2 0\nranks 8 0\n", "m.txt").unwrap_err().to_string();
+        assert!(e.starts_with("m.txt:2:"), "{e}");
+    }
+
+    #[test]
+    fn runs_merge_with_the_all_to_all_keeping_its_rank_count() {
+        let pair = parse("ranks 2 0\npingpong 8 1e-5\nspin 1 2e9\n", "pair").unwrap();
+        let cpus = parse("ranks 8 0\nalltoall 65536 0.1\nspin 7 1e9\nflops 0 1e9\n", "cpus").unwrap();
+        let mut a = pair.clone();
+        a.merge(cpus.clone(), "cpus").unwrap();
+        let mut b = cpus.clone();
+        b.merge(pair, "pair").unwrap();
+        for m in [&a, &b] {
+            assert_eq!(m.ranks, Some(8));
+            assert_eq!(m.medians(Kind::PingPong), vec![(8, 1e-5)]);
+            assert_eq!(m.spin.len(), 2);
+        }
+        let other = parse("ranks 4 0\nalltoall 65536 0.1\n", "four").unwrap();
+        let e = a.merge(other, "four").unwrap_err().to_string();
+        assert!(e.starts_with("four: its all-to-all ran on 4 ranks"), "{e}");
     }
 }
