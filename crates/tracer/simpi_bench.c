@@ -1,15 +1,17 @@
 /* simpi bench: MPIBench-style measurement of one-way message times, built by simpi
  * against the user's MPI and run with the user's launcher.
  *
- *   simpi_bench OUT SIZES LEVELS REPEATS WARMUP
+ *   simpi_bench OUT SIZES LEVELS REPEATS WARMUP [pairs|fan-in]
  *
- * The ranks form pairs: rank i of the first half sends to rank i + n/2. At contention
- * level k, pairs 0..k-1 send at once. For each size and level, every repeat starts with
- * a barrier; each active sender reads the clock and sends; its receiver reads the clock
- * when the message is in. The one-way time is the receiver's reading minus the sender's,
- * corrected by the offset between their clocks (measured first by ping-pong, the
- * exchange with the shortest round trip counting). Rank 0 writes one line per sample:
- * `<bytes> <level> <seconds>`.
+ * `pairs` (the default): rank i of the first half sends to rank i + n/2; at contention
+ * level k, pairs 0..k-1 send at once. `fan-in`: at level k, ranks 1..k send to rank 0
+ * at once, so that k messages share the links into rank 0 (contention as simpi's
+ * scoreboard counts it: messages in flight on one link). For each size and level, every
+ * repeat starts with a barrier; each active sender reads the clock and sends; its
+ * receiver reads the clock when the message is in. The one-way time is the receiver's
+ * reading minus the sender's, corrected by the offset between their clocks (measured
+ * first by ping-pong, the exchange with the shortest round trip counting). Rank 0
+ * writes one line per sample: `<bytes> <level> <seconds>`.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -62,6 +64,52 @@ static double clock_offset(int me, int sender, int receiver) {
     return offset;
 }
 
+/* The fan-in pattern: at level k, ranks 1..k send to rank 0 at once; rank 0 reads the
+ * clock as each message completes (MPI_Waitany) and writes every sample. */
+static void fan_in_levels(int me, int n, char *buf, long max_size, const long *sizes, int ns, const long *levels,
+                          int nl, long repeats, long warmup, FILE *out) {
+    double *offset = calloc((size_t)n, sizeof(double)), *t1 = calloc((size_t)n, sizeof(double));
+    char *rbuf = me == 0 ? malloc((size_t)(max_size > 0 ? max_size : 1) * (size_t)n) : NULL;
+    MPI_Request *req = calloc((size_t)n, sizeof(MPI_Request));
+    if (!offset || !t1 || !req || (me == 0 && !rbuf)) MPI_Abort(MPI_COMM_WORLD, 3);
+    for (int i = 1; i < n; i++) {
+        double o = clock_offset(me, i, 0);
+        if (me == 0) offset[i] = o;
+    }
+    for (int s = 0; s < ns; s++) {
+        long b = sizes[s] > 0 ? sizes[s] : 1;
+        for (int l = 0; l < nl; l++) {
+            int k = (int)levels[l];
+            for (long r = -warmup; r < repeats; r++) {
+                MPI_Barrier(MPI_COMM_WORLD);
+                if (me >= 1 && me <= k) {
+                    double t0 = MPI_Wtime();
+                    MPI_Send(buf, (int)sizes[s], MPI_BYTE, 0, TAG_DATA, MPI_COMM_WORLD);
+                    MPI_Send(&t0, 1, MPI_DOUBLE, 0, TAG_T0, MPI_COMM_WORLD);
+                } else if (me == 0) {
+                    for (int i = 1; i <= k; i++)
+                        MPI_Irecv(rbuf + (size_t)b * (size_t)i, (int)sizes[s], MPI_BYTE, i, TAG_DATA, MPI_COMM_WORLD,
+                                  &req[i - 1]);
+                    for (int done = 0; done < k; done++) {
+                        int j;
+                        MPI_Waitany(k, req, &j, MPI_STATUS_IGNORE);
+                        t1[j + 1] = MPI_Wtime();
+                    }
+                    for (int i = 1; i <= k; i++) {
+                        double t0;
+                        MPI_Recv(&t0, 1, MPI_DOUBLE, i, TAG_T0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                        if (r >= 0) fprintf(out, "%ld %d %.9e\n", sizes[s], k, t1[i] - t0 - offset[i]);
+                    }
+                }
+            }
+        }
+    }
+    free(offset);
+    free(t1);
+    free(rbuf);
+    free(req);
+}
+
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     int me, n;
@@ -72,15 +120,22 @@ int main(int argc, char **argv) {
     int nl = argc > 3 ? parse_list(argv[3], levels, 256) : -1;
     long repeats = argc > 4 ? atol(argv[4]) : 0;
     long warmup = argc > 5 ? atol(argv[5]) : 0;
-    if (argc != 6 || ns < 1 || nl < 1 || repeats < 1 || warmup < 0 || n < 2) {
+    const char *pattern = argc > 6 ? argv[6] : "pairs";
+    int fan_in = strcmp(pattern, "fan-in") == 0;
+    if (argc < 6 || argc > 7 || ns < 1 || nl < 1 || repeats < 1 || warmup < 0 || n < 2 ||
+        (!fan_in && strcmp(pattern, "pairs") != 0)) {
         if (me == 0)
-            fprintf(stderr, "simpi_bench: usage: simpi_bench OUT SIZES LEVELS REPEATS WARMUP (at least 2 ranks)\n");
+            fprintf(stderr,
+                    "simpi_bench: usage: simpi_bench OUT SIZES LEVELS REPEATS WARMUP [pairs|fan-in] (at least 2 ranks)\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     int pairs = n / 2;
+    int most = fan_in ? n - 1 : pairs;
     for (int l = 0; l < nl; l++) {
-        if (levels[l] < 1 || levels[l] > pairs) {
-            if (me == 0) fprintf(stderr, "simpi_bench: level %ld: %d ranks make 1 to %d pairs\n", levels[l], n, pairs);
+        if (levels[l] < 1 || levels[l] > most) {
+            if (me == 0)
+                fprintf(stderr, "simpi_bench: level %ld: %d ranks make 1 to %d %s\n", levels[l], n, most,
+                        fan_in ? "senders into one rank" : "pairs");
             MPI_Abort(MPI_COMM_WORLD, 2);
         }
     }
@@ -91,14 +146,6 @@ int main(int argc, char **argv) {
     if (!buf || !samples) MPI_Abort(MPI_COMM_WORLD, 3);
     memset(buf, 7, max_size > 0 ? max_size : 1);
 
-    int pair = me % pairs, sender = pair, receiver = pair + pairs;
-    int in_pair = me < 2 * pairs;
-    double offset = 0.0;
-    for (int p = 0; p < pairs; p++) {
-        double o = clock_offset(me, p, p + pairs);
-        if (p == pair) offset = o;
-    }
-
     FILE *out = NULL;
     if (me == 0) {
         out = fopen(argv[1], "w");
@@ -106,6 +153,17 @@ int main(int argc, char **argv) {
             perror(argv[1]);
             MPI_Abort(MPI_COMM_WORLD, 1);
         }
+    }
+    if (fan_in) {
+        fan_in_levels(me, n, buf, max_size, sizes, ns, levels, nl, repeats, warmup, out);
+        ns = 0; /* nothing left for the pairs */
+    }
+    int pair = me % pairs, sender = pair, receiver = pair + pairs;
+    int in_pair = me < 2 * pairs;
+    double offset = 0.0;
+    for (int p = 0; !fan_in && p < pairs; p++) {
+        double o = clock_offset(me, p, p + pairs);
+        if (p == pair) offset = o;
     }
     for (int s = 0; s < ns; s++) {
         for (int l = 0; l < nl; l++) {

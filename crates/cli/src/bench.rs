@@ -5,7 +5,7 @@
 use crate::{EXIT_INPUT, EXIT_USAGE};
 use clap::Args;
 use simpi::Distributions;
-use simpi_tracer::bench::{BenchConfig, Sample};
+use simpi_tracer::bench::{BenchConfig, Pattern, Sample};
 use simpi_tracer::Error;
 use std::path::PathBuf;
 
@@ -23,9 +23,15 @@ pub struct BenchArgs {
     #[arg(long, value_delimiter = ',', value_name = "BYTES,...")]
     thresholds: Vec<u64>,
     /// Contention levels: how many pairs of ranks send at once (rank i sends to i + n/2;
-    /// each level at most n/2).
-    #[arg(long, value_delimiter = ',', value_name = "PAIRS,...", default_value = "1")]
+    /// each level at most n/2), or with `--pattern fan-in` how many ranks send to rank 0
+    /// at once (at most n - 1).
+    #[arg(long, value_delimiter = ',', value_name = "SENDERS,...", default_value = "1")]
     levels: Vec<u32>,
+    /// Who sends at a level: `pairs` (MPIBench's: on one switch they share no link) or
+    /// `fan-in` (k senders into one rank: k messages on its links, contention as the
+    /// stochastic model's per-link scoreboard counts it).
+    #[arg(long, default_value = "pairs", value_parser = ["pairs", "fan-in"])]
+    pattern: String,
     /// Timed messages per pair, size and level.
     #[arg(long, default_value_t = 200)]
     repeats: u32,
@@ -74,6 +80,11 @@ pub fn run(a: BenchArgs) -> Result<(), (u8, String)> {
         levels: a.levels.clone(),
         repeats: a.repeats,
         warmup: a.warmup,
+        pattern: if a.pattern == "fan-in" {
+            Pattern::FanIn
+        } else {
+            Pattern::Pairs
+        },
     };
     let samples = simpi_tracer::bench::run(&c).map_err(|e| match e {
         Error::Usage(m) => (EXIT_USAGE, m),
@@ -90,10 +101,15 @@ pub fn run(a: BenchArgs) -> Result<(), (u8, String)> {
     let d = Distributions::from_samples(&triples, a.buckets_per_decade).map_err(|m| (EXIT_INPUT, m))?;
     let comment = format!(
         "One-way message times measured by simpi bench (MPIBench's method): {} timed messages\n\
-         per pair, size and level after {} untimed; pairs rank i -> i + n/2; clocks offset-corrected\n\
+         per sender, size and level after {} untimed; {}; clocks offset-corrected\n\
          by ping-pong. Launcher: {}",
         a.repeats,
         a.warmup,
+        if a.pattern == "fan-in" {
+            "level k: ranks 1..k -> rank 0 at once"
+        } else {
+            "level k: pairs rank i -> i + n/2, i < k"
+        },
         a.launcher.join(" ")
     );
     std::fs::write(&a.output, d.to_text(&comment))
@@ -111,7 +127,7 @@ fn summary(samples: &[Sample]) -> String {
     keys.dedup();
     let mut out = format!(
         "{:>9} {:>6} {:>7} {:>11} {:>11} {:>11} {:>6}\n",
-        "bytes", "pairs", "samples", "median us", "mean us", "p95 us", "<=0"
+        "bytes", "level", "samples", "median us", "mean us", "p95 us", "<=0"
     );
     for (bytes, level) in keys {
         let mut t: Vec<f64> = samples

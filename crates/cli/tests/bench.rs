@@ -111,12 +111,76 @@ fn a_measurement_becomes_a_distributions_file() {
 }
 
 #[test]
+fn fan_in_levels_put_that_many_messages_into_one_rank() {
+    // Three ranks: levels 1 and 2 send from ranks 1..k to rank 0 at once; each level
+    // gives k samples per repeat.
+    require("mpicc");
+    require("mpirun");
+    let dir = workdir("fan-in");
+    let (dist, raw) = (dir.join("d.dist"), dir.join("samples.txt"));
+    let out = simpi(&[
+        "bench",
+        "-o",
+        dist.to_str().unwrap(),
+        "--sizes",
+        "65536",
+        "--levels",
+        "1,2",
+        "--pattern",
+        "fan-in",
+        "--repeats",
+        "20",
+        "--samples",
+        raw.to_str().unwrap(),
+        "--",
+        "mpirun",
+        "--oversubscribe",
+        "-np",
+        "3",
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let samples = std::fs::read_to_string(&raw).unwrap();
+    let level = |k: &str| {
+        samples
+            .lines()
+            .filter(|l| l.split_whitespace().nth(1) == Some(k))
+            .count()
+    };
+    assert_eq!((level("1"), level("2")), (20, 40));
+    let text = std::fs::read_to_string(&dist).unwrap();
+    assert!(
+        text.contains("ranks 1..k -> rank 0") && text.contains("dist 65536 2\n"),
+        "{text}"
+    );
+    // A level beyond the senders there are is refused by the program.
+    let out = simpi(&[
+        "bench",
+        "--sizes",
+        "8",
+        "--levels",
+        "3",
+        "--pattern",
+        "fan-in",
+        "--repeats",
+        "2",
+        "-o",
+        dist.to_str().unwrap(),
+        "--",
+        "mpirun",
+        "--oversubscribe",
+        "-np",
+        "3",
+    ]);
+    assert!(!out.status.success());
+}
+
+#[test]
 fn bad_requests_are_refused() {
     for (args, code, want) in [
         (
             vec!["bench", "--levels", "0", "--", "mpirun"],
             2,
-            "--levels count pairs",
+            "--levels count senders",
         ),
         (vec!["bench"], 2, "give the launcher after --"),
         (

@@ -10,6 +10,27 @@ use std::process::Command;
 /// The program's source, compiled on the user's machine.
 const BENCH_C: &str = include_str!("../simpi_bench.c");
 
+/// Who sends to whom at a contention level.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Pattern {
+    /// Level k: pairs 0..k-1 send at once, rank i to rank i + n/2 (MPIBench's). On one
+    /// switch the pairs share no link.
+    Pairs,
+    /// Level k: ranks 1..k send to rank 0 at once: k messages share the links into it,
+    /// contention as the stochastic model's scoreboard counts it.
+    FanIn,
+}
+
+impl Pattern {
+    /// Its name on the command line and the program's.
+    pub fn name(self) -> &'static str {
+        match self {
+            Pattern::Pairs => "pairs",
+            Pattern::FanIn => "fan-in",
+        }
+    }
+}
+
 /// What to measure and how to launch it.
 #[derive(Clone, Debug)]
 pub struct BenchConfig {
@@ -20,12 +41,15 @@ pub struct BenchConfig {
     pub launcher: Vec<String>,
     /// Message sizes, in bytes.
     pub sizes: Vec<u64>,
-    /// Contention levels: how many pairs send at once (each at most half the ranks).
+    /// Contention levels: how many pairs send at once (each at most half the ranks), or
+    /// with [`Pattern::FanIn`] how many ranks send to rank 0 at once (at most n - 1).
     pub levels: Vec<u32>,
     /// Timed messages per pair, size and level.
     pub repeats: u32,
     /// Untimed messages before them.
     pub warmup: u32,
+    /// Who sends to whom.
+    pub pattern: Pattern,
 }
 
 /// One measured message.
@@ -67,7 +91,7 @@ pub fn run(c: &BenchConfig) -> Result<Vec<Sample>, Error> {
         )));
     }
     if c.levels.contains(&0) {
-        return Err(Error::Usage("--levels count pairs sending at once, from 1".into()));
+        return Err(Error::Usage("--levels count senders at once, from 1".into()));
     }
     let exe = build(&c.mpicc)?;
     let root = cache_root();
@@ -81,6 +105,7 @@ pub fn run(c: &BenchConfig) -> Result<Vec<Sample>, Error> {
         .arg(list(&c.levels))
         .arg(c.repeats.to_string())
         .arg(c.warmup.to_string())
+        .arg(c.pattern.name())
         .status()
         .map_err(|error| Error::Run {
             program: c.launcher[0].clone(),
