@@ -228,7 +228,11 @@ fn run_model<S: OpStore>(
                 Some(_) => mapped(hosts, p)?,
                 None => (0..p).map(HostId).collect(),
             };
-            let ran = run_loggops_over(store, &MEASURED_HOSTS, &mut net, hosts, progress, record);
+            // The measured times hold what hosts add: every send eager and free, no
+            // overheads (the flow model's protocol). Ranks that share a platform's
+            // cores still share them for compute.
+            let cpus = platform.map_or_else(CpuSharing::none, |pl| cpu_sharing(pl, &hosts));
+            let ran = run_smpi_on(store, &mut net, Protocol::flow(), hosts, cpus, progress, record);
             with_links(ran, &net)
         }
         Model::Constant { time, protocol } => {
@@ -245,17 +249,6 @@ fn run_model<S: OpStore>(
         }
     })
 }
-
-/// The hosts' costs under the stochastic model: none, and every message eager (the
-/// measured times hold the software overheads and the protocol's handshakes).
-const MEASURED_HOSTS: LogGops = LogGops {
-    l: 0,
-    o: 0,
-    g: 0,
-    big_g: 0,
-    big_o: 0,
-    s: u64::MAX,
-};
 
 /// Simulates `w` under `model`.
 pub fn simulate(w: &mut Workload<'_>, model: &Model<'_>, opts: SimOptions<'_>) -> Result<Report, Error> {
