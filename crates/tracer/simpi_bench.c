@@ -64,32 +64,89 @@ static double clock_offset(int me, int sender, int receiver) {
     return offset;
 }
 
+/* What to measure: the sizes, the levels, the samples per size and level, and where
+ * rank 0 writes them. */
+struct plan {
+    const long *sizes, *levels;
+    int ns, nl;
+    long repeats, warmup, max_size;
+    char *buf; /* max_size bytes to send from */
+    FILE *out; /* rank 0's */
+};
+
+/* The pairs pattern: rank i sends to rank i + n/2; at level k, pairs 0..k-1 at once.
+ * Receivers time their messages and hand the samples to rank 0. */
+static void pair_levels(int me, int n, const struct plan *p) {
+    int pairs = n / 2, pair = me % pairs, sender = pair, receiver = pair + pairs;
+    int in_pair = me < 2 * pairs;
+    double offset = 0.0, *samples = malloc(sizeof(double) * (size_t)p->repeats);
+    if (!samples) MPI_Abort(MPI_COMM_WORLD, 3);
+    for (int q = 0; q < pairs; q++) {
+        double o = clock_offset(me, q, q + pairs);
+        if (q == pair) offset = o;
+    }
+    for (int s = 0; s < p->ns; s++) {
+        int bytes = (int)p->sizes[s];
+        for (int l = 0; l < p->nl; l++) {
+            int active = in_pair && pair < p->levels[l];
+            for (long r = -p->warmup; r < p->repeats; r++) {
+                MPI_Barrier(MPI_COMM_WORLD);
+                if (!active) continue;
+                if (me == sender) {
+                    double t0 = MPI_Wtime();
+                    MPI_Send(p->buf, bytes, MPI_BYTE, receiver, TAG_DATA, MPI_COMM_WORLD);
+                    MPI_Send(&t0, 1, MPI_DOUBLE, receiver, TAG_T0, MPI_COMM_WORLD);
+                } else {
+                    double t0;
+                    MPI_Recv(p->buf, bytes, MPI_BYTE, sender, TAG_DATA, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                    double t1 = MPI_Wtime();
+                    MPI_Recv(&t0, 1, MPI_DOUBLE, sender, TAG_T0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                    if (r >= 0) samples[r] = t1 - t0 - offset;
+                }
+            }
+            /* Receivers of active pairs hand their samples to rank 0. */
+            for (int q = 0; q < p->levels[l]; q++) {
+                int rcv = q + pairs;
+                if (me == rcv && me != 0)
+                    MPI_Send(samples, (int)p->repeats, MPI_DOUBLE, 0, TAG_SAMPLES, MPI_COMM_WORLD);
+                if (me == 0) {
+                    if (rcv != 0)
+                        MPI_Recv(samples, (int)p->repeats, MPI_DOUBLE, rcv, TAG_SAMPLES, MPI_COMM_WORLD,
+                                 MPI_STATUS_IGNORE);
+                    for (long r = 0; r < p->repeats; r++)
+                        fprintf(p->out, "%d %ld %.9e\n", bytes, p->levels[l], samples[r]);
+                }
+            }
+        }
+    }
+    free(samples);
+}
+
 /* The fan-in pattern: at level k, ranks 1..k send to rank 0 at once; rank 0 reads the
  * clock as each message completes (MPI_Waitany) and writes every sample. */
-static void fan_in_levels(int me, int n, char *buf, long max_size, const long *sizes, int ns, const long *levels,
-                          int nl, long repeats, long warmup, FILE *out) {
+static void fan_in_levels(int me, int n, const struct plan *p) {
+    size_t room = (size_t)(p->max_size > 0 ? p->max_size : 1);
     double *offset = calloc((size_t)n, sizeof(double)), *t1 = calloc((size_t)n, sizeof(double));
-    char *rbuf = me == 0 ? malloc((size_t)(max_size > 0 ? max_size : 1) * (size_t)n) : NULL;
+    char *rbuf = me == 0 ? malloc(room * (size_t)n) : NULL;
     MPI_Request *req = calloc((size_t)n, sizeof(MPI_Request));
     if (!offset || !t1 || !req || (me == 0 && !rbuf)) MPI_Abort(MPI_COMM_WORLD, 3);
     for (int i = 1; i < n; i++) {
         double o = clock_offset(me, i, 0);
         if (me == 0) offset[i] = o;
     }
-    for (int s = 0; s < ns; s++) {
-        long b = sizes[s] > 0 ? sizes[s] : 1;
-        for (int l = 0; l < nl; l++) {
-            int k = (int)levels[l];
-            for (long r = -warmup; r < repeats; r++) {
+    for (int s = 0; s < p->ns; s++) {
+        int bytes = (int)p->sizes[s];
+        for (int l = 0; l < p->nl; l++) {
+            int k = (int)p->levels[l];
+            for (long r = -p->warmup; r < p->repeats; r++) {
                 MPI_Barrier(MPI_COMM_WORLD);
                 if (me >= 1 && me <= k) {
                     double t0 = MPI_Wtime();
-                    MPI_Send(buf, (int)sizes[s], MPI_BYTE, 0, TAG_DATA, MPI_COMM_WORLD);
+                    MPI_Send(p->buf, bytes, MPI_BYTE, 0, TAG_DATA, MPI_COMM_WORLD);
                     MPI_Send(&t0, 1, MPI_DOUBLE, 0, TAG_T0, MPI_COMM_WORLD);
                 } else if (me == 0) {
                     for (int i = 1; i <= k; i++)
-                        MPI_Irecv(rbuf + (size_t)b * (size_t)i, (int)sizes[s], MPI_BYTE, i, TAG_DATA, MPI_COMM_WORLD,
-                                  &req[i - 1]);
+                        MPI_Irecv(rbuf + room * (size_t)i, bytes, MPI_BYTE, i, TAG_DATA, MPI_COMM_WORLD, &req[i - 1]);
                     for (int done = 0; done < k; done++) {
                         int j;
                         MPI_Waitany(k, req, &j, MPI_STATUS_IGNORE);
@@ -98,7 +155,7 @@ static void fan_in_levels(int me, int n, char *buf, long max_size, const long *s
                     for (int i = 1; i <= k; i++) {
                         double t0;
                         MPI_Recv(&t0, 1, MPI_DOUBLE, i, TAG_T0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-                        if (r >= 0) fprintf(out, "%ld %d %.9e\n", sizes[s], k, t1[i] - t0 - offset[i]);
+                        if (r >= 0) fprintf(p->out, "%d %d %.9e\n", bytes, k, t1[i] - t0 - offset[i]);
                     }
                 }
             }
@@ -129,8 +186,7 @@ int main(int argc, char **argv) {
                     "simpi_bench: usage: simpi_bench OUT SIZES LEVELS REPEATS WARMUP [pairs|fan-in] (at least 2 ranks)\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    int pairs = n / 2;
-    int most = fan_in ? n - 1 : pairs;
+    int most = fan_in ? n - 1 : n / 2;
     for (int l = 0; l < nl; l++) {
         if (levels[l] < 1 || levels[l] > most) {
             if (me == 0)
@@ -142,8 +198,7 @@ int main(int argc, char **argv) {
     long max_size = 0;
     for (int s = 0; s < ns; s++) max_size = sizes[s] > max_size ? sizes[s] : max_size;
     char *buf = malloc(max_size > 0 ? max_size : 1);
-    double *samples = malloc(sizeof(double) * repeats);
-    if (!buf || !samples) MPI_Abort(MPI_COMM_WORLD, 3);
+    if (!buf) MPI_Abort(MPI_COMM_WORLD, 3);
     memset(buf, 7, max_size > 0 ? max_size : 1);
 
     FILE *out = NULL;
@@ -154,54 +209,16 @@ int main(int argc, char **argv) {
             MPI_Abort(MPI_COMM_WORLD, 1);
         }
     }
-    if (fan_in) {
-        fan_in_levels(me, n, buf, max_size, sizes, ns, levels, nl, repeats, warmup, out);
-        ns = 0; /* nothing left for the pairs */
-    }
-    int pair = me % pairs, sender = pair, receiver = pair + pairs;
-    int in_pair = me < 2 * pairs;
-    double offset = 0.0;
-    for (int p = 0; !fan_in && p < pairs; p++) {
-        double o = clock_offset(me, p, p + pairs);
-        if (p == pair) offset = o;
-    }
-    for (int s = 0; s < ns; s++) {
-        for (int l = 0; l < nl; l++) {
-            int active = in_pair && pair < levels[l];
-            for (long r = -warmup; r < repeats; r++) {
-                MPI_Barrier(MPI_COMM_WORLD);
-                if (!active) continue;
-                if (me == sender) {
-                    double t0 = MPI_Wtime();
-                    MPI_Send(buf, (int)sizes[s], MPI_BYTE, receiver, TAG_DATA, MPI_COMM_WORLD);
-                    MPI_Send(&t0, 1, MPI_DOUBLE, receiver, TAG_T0, MPI_COMM_WORLD);
-                } else {
-                    double t0;
-                    MPI_Recv(buf, (int)sizes[s], MPI_BYTE, sender, TAG_DATA, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-                    double t1 = MPI_Wtime();
-                    MPI_Recv(&t0, 1, MPI_DOUBLE, sender, TAG_T0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-                    if (r >= 0) samples[r] = t1 - t0 - offset;
-                }
-            }
-            /* Receivers of active pairs hand their samples to rank 0. */
-            for (int p = 0; p < levels[l]; p++) {
-                int rcv = p + pairs;
-                if (me == rcv && me != 0)
-                    MPI_Send(samples, (int)repeats, MPI_DOUBLE, 0, TAG_SAMPLES, MPI_COMM_WORLD);
-                if (me == 0) {
-                    if (rcv != 0)
-                        MPI_Recv(samples, (int)repeats, MPI_DOUBLE, rcv, TAG_SAMPLES, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-                    for (long r = 0; r < repeats; r++) fprintf(out, "%ld %ld %.9e\n", sizes[s], levels[l], samples[r]);
-                }
-            }
-        }
-    }
+    struct plan p = {sizes, levels, ns, nl, repeats, warmup, max_size, buf, out};
+    if (fan_in)
+        fan_in_levels(me, n, &p);
+    else
+        pair_levels(me, n, &p);
     if (out && fclose(out) != 0) {
         perror(argv[1]);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     free(buf);
-    free(samples);
     MPI_Finalize();
     return 0;
 }

@@ -30,8 +30,8 @@ pub struct BenchArgs {
     /// Who sends at a level: `pairs` (MPIBench's: on one switch they share no link) or
     /// `fan-in` (k senders into one rank: k messages on its links, contention as the
     /// stochastic model's per-link scoreboard counts it).
-    #[arg(long, default_value = "pairs", value_parser = ["pairs", "fan-in"])]
-    pattern: String,
+    #[arg(long, default_value = "pairs", value_parser = pattern)]
+    pattern: Pattern,
     /// Timed messages per pair, size and level.
     #[arg(long, default_value_t = 200)]
     repeats: u32,
@@ -51,6 +51,11 @@ pub struct BenchArgs {
     /// `simpi testbed --nodes 8 --` for the emulated cluster.
     #[arg(last = true)]
     launcher: Vec<String>,
+}
+
+/// `--pattern`'s value.
+fn pattern(s: &str) -> Result<Pattern, String> {
+    Pattern::by_name(s).ok_or_else(|| format!("'{s}' is not a pattern: expected pairs or fan-in"))
 }
 
 /// The default sizes: 0, then 1 B to 1 MiB by factors of two.
@@ -80,11 +85,7 @@ pub fn run(a: BenchArgs) -> Result<(), (u8, String)> {
         levels: a.levels.clone(),
         repeats: a.repeats,
         warmup: a.warmup,
-        pattern: if a.pattern == "fan-in" {
-            Pattern::FanIn
-        } else {
-            Pattern::Pairs
-        },
+        pattern: a.pattern,
     };
     let samples = simpi_tracer::bench::run(&c).map_err(|e| match e {
         Error::Usage(m) => (EXIT_USAGE, m),
@@ -105,11 +106,7 @@ pub fn run(a: BenchArgs) -> Result<(), (u8, String)> {
          by ping-pong. Launcher: {}",
         a.repeats,
         a.warmup,
-        if a.pattern == "fan-in" {
-            "level k: ranks 1..k -> rank 0 at once"
-        } else {
-            "level k: pairs rank i -> i + n/2, i < k"
-        },
+        a.pattern.levels(),
         a.launcher.join(" ")
     );
     std::fs::write(&a.output, d.to_text(&comment))

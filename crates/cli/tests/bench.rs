@@ -44,33 +44,35 @@ fn median(samples: &str, bytes: u64) -> f64 {
     t[t.len() / 2]
 }
 
-#[test]
-fn a_measurement_becomes_a_distributions_file() {
+/// Runs `simpi bench` with `args` on `ranks` ranks of the machine's Open MPI, in a
+/// directory of its own (`name`); gives the distributions file written and the samples.
+fn measure(name: &str, ranks: &str, args: &[&str]) -> (PathBuf, String) {
     require("mpicc");
     require("mpirun");
-    let dir = workdir("two");
-    let dist = dir.join("d.dist");
-    let raw = dir.join("samples.txt");
-    let out = simpi(&[
+    let dir = workdir(name);
+    let (dist, raw) = (dir.join("d.dist"), dir.join("samples.txt"));
+    let mut all = vec![
         "bench",
         "-o",
         dist.to_str().unwrap(),
-        "--sizes",
-        "8,1048576",
-        "--repeats",
-        "30",
-        "--warmup",
-        "3",
         "--samples",
         raw.to_str().unwrap(),
-        "--",
-        "mpirun",
-        "--oversubscribe",
-        "-np",
-        "2",
-    ]);
+    ];
+    all.extend_from_slice(args);
+    all.extend(["--", "mpirun", "--oversubscribe", "-np", ranks]);
+    let out = simpi(&all);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let samples = std::fs::read_to_string(&raw).unwrap();
+    (dist, samples)
+}
+
+#[test]
+fn a_measurement_becomes_a_distributions_file() {
+    let (dist, samples) = measure(
+        "two",
+        "2",
+        &["--sizes", "8,1048576", "--repeats", "30", "--warmup", "3"],
+    );
     // 30 timed messages of each size, one pair, level 1; none negative or absurd.
     assert_eq!(samples.lines().count(), 60);
     for l in samples.lines() {
@@ -114,32 +116,20 @@ fn a_measurement_becomes_a_distributions_file() {
 fn fan_in_levels_put_that_many_messages_into_one_rank() {
     // Three ranks: levels 1 and 2 send from ranks 1..k to rank 0 at once; each level
     // gives k samples per repeat.
-    require("mpicc");
-    require("mpirun");
-    let dir = workdir("fan-in");
-    let (dist, raw) = (dir.join("d.dist"), dir.join("samples.txt"));
-    let out = simpi(&[
-        "bench",
-        "-o",
-        dist.to_str().unwrap(),
-        "--sizes",
-        "65536",
-        "--levels",
-        "1,2",
-        "--pattern",
+    let (dist, samples) = measure(
         "fan-in",
-        "--repeats",
-        "20",
-        "--samples",
-        raw.to_str().unwrap(),
-        "--",
-        "mpirun",
-        "--oversubscribe",
-        "-np",
         "3",
-    ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let samples = std::fs::read_to_string(&raw).unwrap();
+        &[
+            "--sizes",
+            "65536",
+            "--levels",
+            "1,2",
+            "--pattern",
+            "fan-in",
+            "--repeats",
+            "20",
+        ],
+    );
     let level = |k: &str| {
         samples
             .lines()

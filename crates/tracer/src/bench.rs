@@ -29,6 +29,19 @@ impl Pattern {
             Pattern::FanIn => "fan-in",
         }
     }
+
+    /// The pattern of that name.
+    pub fn by_name(name: &str) -> Option<Pattern> {
+        [Pattern::Pairs, Pattern::FanIn].into_iter().find(|p| p.name() == name)
+    }
+
+    /// Who sends at level k, as the distributions file's header says.
+    pub fn levels(self) -> &'static str {
+        match self {
+            Pattern::Pairs => "level k: pairs rank i -> i + n/2, i < k",
+            Pattern::FanIn => "level k: ranks 1..k -> rank 0 at once",
+        }
+    }
 }
 
 /// What to measure and how to launch it.

@@ -21,9 +21,10 @@
 //! `Protocol::cpu_overheads` their overheads and test costs, as tasks of the pool
 //! (processor sharing, `engine::cpu`); a rank's tasks on one CPU still run one after
 //! the other, in the order they became ready. With `Protocol::stack_per_byte`, each end
-//! of a message between two hosts, if on a pool, also gives it the network stack's work, a task of no rank
-//! running beside the transfer: the message arrives when the network and both tasks are
-//! done. Ranks with CPUs of their own take the path below that needs no pool.
+//! on a pool of a message between two hosts also gives the pool the network stack's
+//! work, a task of no rank running beside the transfer: the message arrives when the
+//! network and those tasks are done. Ranks with CPUs of their own take the path below
+//! that needs no pool.
 
 use crate::engine::cpu::{CpuSharing, Pool};
 use crate::engine::{Core, OpStore, Rules};

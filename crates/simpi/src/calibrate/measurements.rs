@@ -146,9 +146,7 @@ impl Measurements {
         }
         s
     }
-}
 
-impl Measurements {
     /// Adds the samples of another run (`other`, read from `name`): a pair measured
     /// alone and a shared machine's CPUs, say. The all-to-all keeps the rank count of
     /// the run that measured it; two runs that both did must agree on it.
