@@ -91,6 +91,13 @@ pub struct RunArgs {
     /// `.json` for Chrome trace events (Perfetto), `.paje` for Paje (ViTE).
     #[arg(long, value_name = "FILE", value_parser = simpi::timeline::Target::parse)]
     timeline: Option<simpi::timeline::Target>,
+    /// Write the run as a time-independent trace into DIR (index.txt, one rank-<r>.tit
+    /// per rank; and platform.toml without --platform): `simpi replay DIR/index.txt`
+    /// with the same machine and options gives the same times. One-sided calls,
+    /// intercommunicators and MPI_Cancel have no TIT form: the run then ends with an
+    /// error and no trace.
+    #[arg(long, value_name = "DIR")]
+    record_tit: Option<PathBuf>,
     /// The program and its arguments.
     #[arg(
         required = true,
@@ -120,6 +127,7 @@ pub const TAKES_VALUE: &[&str] = &[
     "--cores",
     "--json",
     "--timeline",
+    "--record-tit",
 ];
 
 const NAMING: Naming = Naming {
@@ -144,6 +152,51 @@ fn default_platform(n: u32) -> String {
          link = {{ bandwidth = \"1.25GBps\", latency = \"1us\", sharing = \"split-duplex\" }}\n\
          backbone = {{ bandwidth = \"10GBps\", latency = \"0us\", sharing = \"shared\" }}\n"
     )
+}
+
+/// Where `--record-tit` put the trace, and the replay command that gives the run's
+/// times (writing the default machine beside the trace when no platform was given).
+fn replay_hint(a: &RunArgs, dir: &std::path::Path) -> Result<String, (u8, String)> {
+    let mut cmd = format!("simpi replay {}", dir.join("index.txt").display());
+    match &a.platform {
+        Some(p) => cmd += &format!(" --platform {}", p.display()),
+        None if a.model.as_deref() != Some("constant") => {
+            let p = dir.join("platform.toml");
+            std::fs::write(&p, default_platform(a.np)).map_err(|e| (EXIT_INPUT, format!("{}: {e}", p.display())))?;
+            cmd += &format!(" --platform {}", p.display());
+        }
+        None => {}
+    }
+    if let Some(h) = &a.hostfile {
+        cmd += &format!(" --hostfile {}", h.display());
+    }
+    cmd += &format!(" --model {}", a.model.as_deref().unwrap_or("hybrid"));
+    if let Some(t) = a.constant_time {
+        cmd += &format!(" --constant-time {}ps", t.ps());
+    }
+    if let Some(p) = &a.packet_preset {
+        cmd += &format!(" --packet-preset {p}");
+    }
+    if let Some(r) = a.routing {
+        cmd += &format!(" --routing {}", r.name());
+    }
+    if let Some(seed) = a.seed {
+        cmd += &format!(" --seed {seed}");
+    }
+    match &a.preset {
+        Some(PresetName::Smpi) => cmd += " --preset smpi",
+        Some(PresetName::Plain) => cmd += " --preset plain",
+        Some(PresetName::File(p)) => cmd += &format!(" --preset {}", p.display()),
+        None => {}
+    }
+    for c in &a.coll {
+        cmd += &format!(" --coll {c}");
+    }
+    cmd += &format!(" --coll-selector {} --test-cost {}", a.coll_selector, a.test_cost);
+    Ok(format!(
+        "simpi run: the run as a TIT trace in {}; replay it with\n  {cmd}",
+        dir.display()
+    ))
 }
 
 /// Runs `simpi run`.
@@ -261,6 +314,7 @@ pub fn run(a: RunArgs) -> Result<(), (u8, String)> {
         test_cost_ps,
         clock_cost_ps,
         record: a.timeline.is_some() || a.report,
+        record_tit: a.record_tit.clone(),
         one_core,
     })
     .map_err(|e| match e {
@@ -269,6 +323,9 @@ pub fn run(a: RunArgs) -> Result<(), (u8, String)> {
         _ => (EXIT_INPUT, e.to_string()),
     })?;
     let wall = started.elapsed().as_secs_f64();
+    if let Some(dir) = &a.record_tit {
+        eprintln!("{}", replay_hint(&a, dir)?);
+    }
     let makespan: SimTime = out.makespan();
     eprintln!(
         "simpi run: {} ranks, simulated time {:.9} s, {} MPI calls simulated in {:.3} s",
@@ -320,12 +377,16 @@ pub fn run(a: RunArgs) -> Result<(), (u8, String)> {
     }
     if let Some(path) = &a.json {
         let ends: Vec<String> = out.end_times.iter().map(|t| format!("{}", t.as_secs_f64())).collect();
+        let ends_ps: Vec<String> = out.end_times.iter().map(|t| t.ps().to_string()).collect();
         let text = format!(
-            "{{\"ranks\": {}, \"makespan_s\": {}, \"calls\": {}, \"wall_s\": {wall}, \"end_times_s\": [{}]}}\n",
+            "{{\"ranks\": {}, \"makespan_s\": {}, \"makespan_ps\": {}, \"calls\": {}, \"wall_s\": {wall}, \
+             \"end_times_s\": [{}], \"end_ps\": [{}]}}\n",
             a.np,
             makespan.as_secs_f64(),
+            makespan.ps(),
             out.calls,
-            ends.join(", ")
+            ends.join(", "),
+            ends_ps.join(", ")
         );
         std::fs::write(path, text).map_err(|e| (EXIT_INPUT, format!("{}: {e}", path.display())))?;
     }

@@ -14,14 +14,23 @@ fn target_dir() -> PathBuf {
         .to_path_buf()
 }
 
-/// `failures.c` and `pingpong.c`, compiled once into a private directory.
+/// The test programs these tests run, compiled once into a private directory.
 fn built() -> &'static PathBuf {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
         let dir = std::env::temp_dir().join(format!("simpi-run-cli-tests-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../cmpi/tests/programs");
-        for name in ["failures", "pingpong"] {
+        for name in [
+            "failures",
+            "pingpong",
+            "collectives",
+            "persist",
+            "icoll",
+            "comms",
+            "anysource",
+            "rma",
+        ] {
             let ok = Command::new(target_dir().join("simpicc"))
                 .arg("-o")
                 .arg(dir.join(name))
@@ -292,4 +301,120 @@ fn the_packet_model_routes_on_line_runs_as_replay_does() {
     let out = simpi(&["run", "-np", "2", "--model", "flow", "--preset", "smpi", &pp]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--preset is for --model hybrid or constant"));
+}
+
+/// The numbers of JSON array `key` in `text` (the files `--json` writes).
+fn json_numbers(text: &str, key: &str) -> Vec<u64> {
+    let v: serde_json::Value = serde_json::from_str(text).unwrap();
+    v[key]
+        .as_array()
+        .unwrap_or_else(|| panic!("no {key} in {text}"))
+        .iter()
+        .map(|x| x.as_u64().unwrap())
+        .collect()
+}
+
+/// Runs `name` on `np` ranks with `opts` and `--record-tit`, then replays the trace
+/// with the command the run printed; gives each rank's end time in picoseconds from
+/// both, and the trace's directory.
+fn run_then_replay(name: &str, np: u32, opts: &[&str]) -> (Vec<u64>, Vec<u64>, PathBuf) {
+    let tag = format!("{name}-{np}-{}-{}", opts.len(), std::process::id());
+    let dir = std::env::temp_dir().join(format!("simpi-run-tit-{tag}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    let run_json = std::env::temp_dir().join(format!("simpi-run-tit-{tag}.json"));
+    let np = np.to_string();
+    let mut args = vec!["run", "-np", &np, "--json", run_json.to_str().unwrap()];
+    args.extend_from_slice(opts);
+    args.extend_from_slice(&["--record-tit", dir.to_str().unwrap()]);
+    let prog = program(name);
+    args.push(&prog);
+    let out = simpi(&args);
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(out.status.success(), "{name}: {err}");
+    let ran = json_numbers(&std::fs::read_to_string(&run_json).unwrap(), "end_ps");
+    std::fs::remove_file(&run_json).unwrap();
+    // The command the run printed, as a user would paste it.
+    let cmd = err
+        .split("replay it with")
+        .nth(1)
+        .and_then(|rest| rest.lines().nth(1))
+        .unwrap_or_else(|| panic!("no replay command in: {err}"));
+    let words: Vec<&str> = cmd.split_whitespace().collect();
+    assert_eq!(words[..2], ["simpi", "replay"], "{cmd}");
+    let mut replay_args: Vec<&str> = words[1..].to_vec();
+    replay_args.push("--json");
+    let out = simpi(&replay_args);
+    assert!(out.status.success(), "{cmd}: {}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let replayed = v["ranks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["end_ps"].as_u64().unwrap())
+        .collect();
+    (ran, replayed, dir)
+}
+
+#[test]
+fn a_run_recorded_as_tit_replays_to_the_same_times_on_every_rank() {
+    let constant = [
+        "--compute",
+        "none",
+        "--model",
+        "constant",
+        "--constant-time",
+        "5us",
+        "--wtime-cost",
+        "0",
+        "--test-cost",
+        "1e-6",
+    ];
+    let cases: [(&str, u32, &[&str]); 7] = [
+        // Collectives of every kind, on the default machine (hybrid model).
+        ("collectives", 4, &["--compute", "none"]),
+        ("collectives", 5, &["--compute", "none", "--model", "flow"]),
+        // Persistent requests, tests that find requests done or not, waitall.
+        ("persist", 4, &["--compute", "none"]),
+        ("icoll", 5, &["--compute", "none"]),
+        // Waitany, waitsome, split and created communicators, MPI_COMM_SELF.
+        ("comms", 4, &constant),
+        ("anysource", 4, &["--compute", "none"]),
+        // Measured computation: the trace carries the simulated picoseconds.
+        ("pingpong", 2, &["--compute", "measure"]),
+    ];
+    for (name, np, opts) in cases {
+        let (ran, replayed, dir) = run_then_replay(name, np, opts);
+        assert_eq!(ran.len(), np as usize);
+        assert!(ran.iter().any(|&t| t > 0), "{name}: the run takes time");
+        assert_eq!(ran, replayed, "{name} on {np} ranks with {opts:?}");
+        let index = std::fs::read_to_string(dir.join("index.txt")).unwrap();
+        assert_eq!(index.lines().count(), np as usize, "{name}: one file per rank");
+        if opts.contains(&"measure") {
+            let rank0 = std::fs::read_to_string(dir.join("rank-0.tit")).unwrap();
+            assert!(rank0.contains(" sleep "), "{name}: the computation is in the trace");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+#[test]
+fn one_sided_calls_have_no_tit_form_and_leave_no_trace() {
+    let dir = std::env::temp_dir().join(format!("simpi-run-tit-rma-{}", std::process::id()));
+    let out = simpi(&[
+        "run",
+        "-np",
+        "2",
+        "--compute",
+        "none",
+        "--record-tit",
+        dir.to_str().unwrap(),
+        &program("rma"),
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("one-sided communication") && err.contains("no trace written"),
+        "{err}"
+    );
+    assert!(!dir.exists());
 }

@@ -105,6 +105,7 @@ fn simulate_with(
         test_cost_ps: US,
         clock_cost_ps,
         record: false,
+        record_tit: None,
         one_core: true,
     })
 }
@@ -331,6 +332,7 @@ fn one_sided_communication_moves_the_data_mpi_defines_through_every_window_and_s
         test_cost_ps: US,
         clock_cost_ps: 0,
         record: false,
+        record_tit: None,
         one_core: true,
     })
     .unwrap();
@@ -380,6 +382,7 @@ fn smpi_annotations_declare_time_sample_loops_and_share_memory() {
         test_cost_ps: US,
         clock_cost_ps: 0,
         record: false,
+        record_tit: None,
         one_core: true,
     })
     .unwrap();
@@ -405,6 +408,7 @@ fn a_recorded_run_replays_bit_for_bit_and_another_program_is_refused() {
             test_cost_ps: US,
             clock_cost_ps: 0,
             record: false,
+            record_tit: None,
             one_core: true,
         })
     };

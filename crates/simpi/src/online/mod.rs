@@ -14,6 +14,7 @@ mod comms;
 mod ranks;
 mod record;
 mod remote;
+mod tit;
 mod windows;
 
 use crate::replay::{cpu_sharing, HostRules, Model};
@@ -89,6 +90,9 @@ pub struct RunOptions<'a> {
     pub clock_cost_ps: u64,
     /// Keep a record of every operation (for a timeline): `RunOutcome::records`.
     pub record: bool,
+    /// Write the run as a TIT trace into this directory (`index.txt`, `rank-<r>.tit`):
+    /// `simpi replay` of it on the same machine gives the same times (see `tit.rs`).
+    pub record_tit: Option<std::path::PathBuf>,
     /// Run the simulator and every rank on one core (as SMPI runs everything in one
     /// thread): each blocking call hands the CPU over twice, and on this VM a hand-over
     /// to another core cost 3 times one on the same core. Spread them (false) when
@@ -291,6 +295,8 @@ struct Session<'o> {
     /// what is left of the record (`Compute::Replay`).
     recorded: Vec<Vec<u64>>,
     replayed: Vec<std::collections::VecDeque<u64>>,
+    /// The run as a TIT trace, if asked for.
+    tit: Option<tit::TitWriter>,
 }
 
 impl<'o> Session<'o> {
@@ -323,6 +329,10 @@ impl<'o> Session<'o> {
             speeds,
             recorded: vec![Vec::new(); n],
             replayed: Vec::new(),
+            tit: opts
+                .record_tit
+                .as_deref()
+                .map(|dir| tit::TitWriter::new(dir, opts.ranks)),
         }
     }
 
@@ -348,6 +358,9 @@ impl<'o> Session<'o> {
                 }
                 if let Compute::Record { path, .. } = &self.opts.compute {
                     record::write(path, &self.recorded).map_err(Error::Input)?;
+                }
+                if let Some(w) = self.tit.take() {
+                    w.finish().map_err(Error::Input)?;
                 }
                 if let (Compute::Replay { path }, Some(r)) =
                     (&self.opts.compute, self.replayed.iter().position(|q| !q.is_empty()))
@@ -550,6 +563,9 @@ impl<'o> Session<'o> {
         if ps > 0 {
             d.post(r, DCall::Compute(ps)).map_err(engine_error)?;
             self.call_at = self.call_at.saturating_add(ps);
+            if let Some(w) = &mut self.tit {
+                w.compute(r, ps);
+            }
         }
         let awaiting = match call {
             Call::Send {
@@ -601,8 +617,11 @@ impl<'o> Session<'o> {
                         .ok_or_else(|| Error::Input(format!("rank {r} waits for request {q}, which it never made")))?;
                     list.push(hq);
                 }
-                d.post(r, DCall::Wait(list.iter().map(|&(h, _)| h).collect()))
-                    .map_err(engine_error)?;
+                let handles: Vec<Handle> = list.iter().map(|&(h, _)| h).collect();
+                if let Some(w) = &mut self.tit {
+                    w.wait_all(r, &handles);
+                }
+                d.post(r, DCall::Wait(handles)).map_err(engine_error)?;
                 Awaiting::Wait(list)
             }
             Call::Test { request } => {
@@ -631,6 +650,9 @@ impl<'o> Session<'o> {
                 // As SMPI's, the probe costs a test's time, then looks.
                 d.post(r, DCall::Compute(self.opts.test_cost_ps))
                     .map_err(engine_error)?;
+                if let Some(w) = &mut self.tit {
+                    w.compute(r, self.opts.test_cost_ps);
+                }
                 Awaiting::Probe(comm, from, tag)
             }
             Call::Completing { requests, how } => {
@@ -682,7 +704,12 @@ impl<'o> Session<'o> {
                 self.requests[r as usize].insert(request, (h, Req::Coll(key, me, at)));
                 Awaiting::Nothing
             }
-            Call::Win(c) => self.post_win(d, r, c)?,
+            Call::Win(c) => {
+                if let Some(w) = &mut self.tit {
+                    w.refuse(r, "one-sided communication (MPI_Win_*, MPI_Put, MPI_Get...)");
+                }
+                self.post_win(d, r, c)?
+            }
             Call::Sample { key, sample_ns } => {
                 d.post(r, DCall::Compute(0)).map_err(engine_error)?;
                 Awaiting::Data(self.annotations.sample(key, sample_ns))
@@ -701,6 +728,9 @@ impl<'o> Session<'o> {
                 // allows (the program sees MPI_Test_cancelled false).
                 if let Some(&(h, Req::Recv(_))) = self.requests[r as usize].get(&request) {
                     d.post(r, DCall::Cancel(h)).map_err(engine_error)?;
+                    if let Some(w) = &mut self.tit {
+                        w.refuse(r, "MPI_Cancel of a receive");
+                    }
                 }
                 Awaiting::Nothing
             }
@@ -865,6 +895,16 @@ impl<'o> Session<'o> {
             let spec = spec_of(&c, at.size, at.me, c.root)?;
             (spec, self.colls.join(r, at, c).map_err(Error::Input)?)
         };
+        if let Some(w) = &mut self.tit {
+            if both || inter {
+                if kind != CollKind::Dup {
+                    w.refuse(r, "a collective on an intercommunicator");
+                }
+            } else if kind != CollKind::Dup && !idle {
+                let name = comm_name(&self.comms, comm, r, self.opts.ranks).map_err(Error::Input)?;
+                w.collective(r, &name, &spec, handle);
+            }
+        }
         // Each call's messages match only its own: see `instance_comm`.
         let comm = instance_comm(comm, key.2);
         let call = if kind == CollKind::Dup || idle {
@@ -939,6 +979,14 @@ impl<'o> Session<'o> {
         });
         self.sent_to.insert(h, to);
         self.sent.insert(h, completion(me as i32, tag as i32, data));
+        if let Some(w) = &mut self.tit {
+            if self.comms.is_inter(comm) {
+                w.refuse(r, "point-to-point on an intercommunicator");
+            } else {
+                let name = comm_name(&self.comms, comm, r, self.opts.ranks).map_err(Error::Input)?;
+                w.send(r, &name, to, tag, bytes, sync, request.map(|_| h));
+            }
+        }
         d.post(r, call).map_err(engine_error)
     }
 
@@ -963,6 +1011,14 @@ impl<'o> Session<'o> {
         };
         let tag = checked_tag(r, tag, true)?;
         let h = self.handle();
+        if let Some(w) = &mut self.tit {
+            if self.comms.is_inter(comm) {
+                w.refuse(r, "point-to-point on an intercommunicator");
+            } else {
+                let name = comm_name(&self.comms, comm, r, self.opts.ranks).map_err(Error::Input)?;
+                w.recv(r, &name, from, tag, capacity, request.as_ref().map(|_| h));
+            }
+        }
         let call = match request {
             None => DCall::Recv {
                 from,
@@ -1132,6 +1188,15 @@ impl<'o> Session<'o> {
                         "rank {r}: a wait for one of its requests returned with none done"
                     ));
                 }
+                if let Some(w) = &mut self.tit {
+                    let all: Vec<Handle> = list.iter().map(|x| x.1).collect();
+                    let reported: Vec<Handle> = (0..list.len()).filter(|&i| report(i)).map(|i| list[i].1).collect();
+                    match how {
+                        Completing::WaitAny => w.wait_some(r, &all, &reported, true),
+                        Completing::WaitSome => w.wait_some(r, &all, &reported, false),
+                        _ => w.test_some(r, &all, &reported, self.opts.test_cost_ps),
+                    }
+                }
                 v
             }
             Awaiting::Made(key, kind, me) => {
@@ -1149,7 +1214,11 @@ impl<'o> Session<'o> {
             }
             Awaiting::WinTest(win) => self.win_tested(d, r, win)?,
             Awaiting::Test(request, h, kind) => {
-                if !d.take_tested(r, h) {
+                let complete = d.take_tested(r, h);
+                if let Some(w) = &mut self.tit {
+                    w.test(r, h, complete, self.opts.test_cost_ps);
+                }
+                if !complete {
                     Vec::new()
                 } else {
                     self.requests[r as usize].remove(&request);
@@ -1162,6 +1231,19 @@ impl<'o> Session<'o> {
             completions,
         })
     }
+}
+
+/// What communicator `comm` of world rank `r` is to a TIT trace (an error for an
+/// intercommunicator, which the format cannot name).
+fn comm_name(comms: &Comms, comm: u32, r: u32, ranks: u32) -> Result<tit::CommName, String> {
+    Ok(match comm {
+        0 => tit::CommName::World,
+        comms::SELF_INDEX => tit::CommName::Own,
+        c => match comms.member_list(c, r)? {
+            Some(m) => tit::CommName::Other(c, m),
+            None => tit::CommName::Other(c, (0..ranks).collect()),
+        },
+    })
 }
 
 /// A tag as the engine takes it: 0 to MPI_TAG_UB, or MPI_ANY_TAG where `wild`.
