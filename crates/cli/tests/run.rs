@@ -30,6 +30,7 @@ fn built() -> &'static PathBuf {
             "comms",
             "anysource",
             "rma",
+            "ssend",
         ] {
             let ok = Command::new(target_dir().join("simpicc"))
                 .arg("-o")
@@ -369,7 +370,7 @@ fn a_run_recorded_as_tit_replays_to_the_same_times_on_every_rank() {
         "--test-cost",
         "1e-6",
     ];
-    let cases: [(&str, u32, &[&str]); 7] = [
+    let cases: [(&str, u32, &[&str]); 8] = [
         // Collectives of every kind, on the default machine (hybrid model).
         ("collectives", 4, &["--compute", "none"]),
         ("collectives", 5, &["--compute", "none", "--model", "flow"]),
@@ -378,6 +379,8 @@ fn a_run_recorded_as_tit_replays_to_the_same_times_on_every_rank() {
         ("icoll", 5, &["--compute", "none"]),
         // Waitany, waitsome, split and created communicators, MPI_COMM_SELF.
         ("comms", 4, &constant),
+        // Synchronous sends, blocking and not, to a late receiver.
+        ("ssend", 2, &constant),
         ("anysource", 4, &["--compute", "none"]),
         // Measured computation: the trace carries the simulated picoseconds.
         ("pingpong", 2, &["--compute", "measure"]),

@@ -238,6 +238,36 @@ impl<R: Copy + PartialEq + std::fmt::Debug> RankCalls<R> {
         Ok(l)
     }
 
+    /// A send of a trace: synchronous (MPI_Ssend) if `sync` and the sink simulates it,
+    /// else standard. Gives the operation and whether a synchronous send was taken as a
+    /// standard one (for the reader to count and say).
+    pub fn send_traced<S: OpSink<Ref = R>>(
+        &mut self,
+        s: &mut S,
+        (to, tag, bytes, ctx): (u32, u32, u64, u32),
+        sync: bool,
+    ) -> Result<(R, bool), Error> {
+        if sync && s.takes_synchronous() {
+            Ok((self.ssend(s, to, tag, bytes, ctx)?, false))
+        } else {
+            Ok((self.send(s, to, tag, bytes, ctx)?, sync))
+        }
+    }
+
+    /// The non-blocking form of [`RankCalls::send_traced`] (MPI_Issend if `sync`).
+    pub fn isend_traced<S: OpSink<Ref = R>>(
+        &mut self,
+        s: &mut S,
+        (to, tag, bytes, ctx): (u32, u32, u64, u32),
+        sync: bool,
+    ) -> Result<(Req<R>, bool), Error> {
+        if sync && s.takes_synchronous() {
+            Ok((self.issend(s, to, tag, bytes, ctx)?, false))
+        } else {
+            Ok((self.isend(s, to, tag, bytes, ctx)?, sync))
+        }
+    }
+
     /// MPI_Cancel of receive request `req`: an operation that, when this rank reaches
     /// it, takes the receive out of matching if it has not matched yet (it then
     /// completes, having received nothing). Local: nothing waits for it.

@@ -548,6 +548,10 @@ impl OpSink for LiveSink<'_> {
         }
     }
 
+    fn takes_synchronous(&self) -> bool {
+        true
+    }
+
     fn synchronous(&mut self, a: OpRef) -> Result<(), Error> {
         let slot = &mut self.arena.slots[a.slot as usize];
         debug_assert_eq!(slot.op.kind, crate::OpKind::Send, "only a send is synchronous");

@@ -46,6 +46,12 @@ pub trait OpSink {
     /// one of those just added) and its dependencies given before the next call.
     fn requires(&mut self, a: Self::Ref, b: Self::Ref);
 
+    /// Whether [`OpSink::synchronous`] is simulated (a live run); a trace reader takes a
+    /// synchronous send as a standard one, and says so, where it is not.
+    fn takes_synchronous(&self) -> bool {
+        false
+    }
+
     /// Makes send `a` (just added) synchronous (MPI_Ssend): see
     /// [`crate::engine::OpStore::is_synchronous`]. A whole schedule has no such mode (GOAL
     /// has none to write), so only the live store takes it.

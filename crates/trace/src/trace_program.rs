@@ -97,6 +97,14 @@ pub(crate) fn seconds_to_ps(seconds: f64) -> Result<u64, String> {
     Ok(simpi_kernel::SimTime::from_secs_f64(seconds.max(0.0)).ps())
 }
 
+/// The warning for `n` synchronous sends replayed as standard sends.
+pub(crate) fn sync_as_standard_warning(n: u64) -> String {
+    format!(
+        "{n} synchronous send(s) (MPI_Ssend, MPI_Issend) were written as standard sends: a whole \
+         schedule (GOAL) has no synchronous mode; simpi replay simulates them"
+    )
+}
+
 /// An error of the MPI layer, as a message for the trace's place.
 pub(crate) fn msg(e: Error) -> String {
     e.to_string()

@@ -13,8 +13,8 @@
 //!
 //! What the format cannot say is refused when the run ends (one-sided communication,
 //! intercommunicators, cancelled receives): the run's result stands, the trace is not
-//! written. Synchronous sends are written as `Ssend`/`ISsend`, which replay as standard
-//! sends.
+//! written. Synchronous sends are written as `Ssend`/`ISsend`, which `simpi replay`
+//! simulates as synchronous.
 
 use simpi_mpi::coll::{CollSpec, Collective};
 use simpi_mpi::driver::Handle;

@@ -220,6 +220,8 @@ struct Counts {
     dropped: u64,
     /// MPI_Waitany/MPI_Waitsome calls whose completed request was guessed.
     guessed: u64,
+    /// Synchronous sends taken as standard ones (a whole schedule).
+    sync_as_standard: u64,
 }
 
 /// A whole liballprof trace as a [`Program`].
@@ -284,6 +286,11 @@ impl<'o, R: Copy + PartialEq + std::fmt::Debug> AllprofProgram<'o, R> {
                 "{} MPI_Waitany/MPI_Waitsome call(s) waited for any one request; the trace does \
                  not say which completed, the oldest was taken as done",
                 self.counts.guessed
+            ));
+        }
+        if self.counts.sync_as_standard > 0 {
+            w.push(crate::trace_program::sync_as_standard_warning(
+                self.counts.sync_as_standard,
             ));
         }
         w
@@ -438,12 +445,16 @@ impl<'o, R: Copy + PartialEq + std::fmt::Debug> AllprofProgram<'o, R> {
                     return Ok(());
                 }
                 let to = self.world(&members, dest, "destination")?;
-                if name.starts_with("MPI_I") {
-                    let q = calls.isend(s, to, wild_tag(tag), bytes, p2p).map_err(msg)?;
+                let sync = matches!(name, "MPI_Ssend" | "MPI_Issend");
+                let send = (to, wild_tag(tag), bytes, p2p);
+                let standard = if name.starts_with("MPI_I") {
+                    let (q, standard) = calls.isend_traced(s, send, sync).map_err(msg)?;
                     self.post(r, a.ptr(6), q, s);
+                    standard
                 } else {
-                    calls.send(s, to, wild_tag(tag), bytes, p2p).map_err(msg)?;
-                }
+                    calls.send_traced(s, send, sync).map_err(msg)?.1
+                };
+                self.counts.sync_as_standard += u64::from(standard);
             }
             "MPI_Recv" | "MPI_Irecv" => {
                 let bytes = a.bytes(1, 2)?;
@@ -707,12 +718,13 @@ impl<'o, R: Copy + PartialEq + std::fmt::Debug> AllprofProgram<'o, R> {
             },
             other => return Err(format!("{other} is not a call simpi models")),
         };
-        let mut dropped = 0;
+        let (mut dropped, mut sync_as_standard) = (0, 0);
         let cx = crate::tit::program::Ctx {
             p: self.ranks.len() as u32,
             comms: &self.comms,
             opts: self.opts,
             dropped: &mut dropped,
+            sync_as_standard: &mut sync_as_standard,
         };
         let (spec, _) = crate::tit::program::TitRank::<R>::coll_spec(&cx, r as u32, ci, members.as_deref(), action)?;
         let comm = CollComm {

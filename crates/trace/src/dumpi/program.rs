@@ -222,6 +222,8 @@ pub struct DumpiProgram<'o, R> {
     compute_name: Arc<str>,
     /// Completions of requests the rank never posted (ignored).
     unknown: u64,
+    /// Synchronous sends taken as standard ones (a whole schedule).
+    sync_as_standard: u64,
 }
 
 /// A communicator as a rank sees it: its index, its members (none: the world).
@@ -252,6 +254,7 @@ impl<'o, R: Copy + PartialEq + std::fmt::Debug> DumpiProgram<'o, R> {
             calls: Vec::new(),
             compute_name: Arc::from("compute"),
             unknown: 0,
+            sync_as_standard: 0,
         }
     }
 
@@ -273,6 +276,9 @@ impl<'o, R: Copy + PartialEq + std::fmt::Debug> DumpiProgram<'o, R> {
                 "{} completion(s) named requests the trace never posted and were ignored",
                 self.unknown
             ));
+        }
+        if self.sync_as_standard > 0 {
+            w.push(crate::trace_program::sync_as_standard_warning(self.sync_as_standard));
         }
         w
     }
@@ -457,7 +463,9 @@ impl<'o, R: Copy + PartialEq + std::fmt::Debug> DumpiProgram<'o, R> {
                 let bytes = self.bytes(r, i(0)?, i(1)?)?;
                 let tag = Self::tag(i(3)?)?;
                 if let (Some(to), ctx) = self.partner(r, i(2)?, i(4)?, false)? {
-                    calls.send(s, to, tag, bytes, ctx).map_err(msg)?;
+                    let sync = rec.name() == "MPI_Ssend";
+                    let (_, standard) = calls.send_traced(s, (to, tag, bytes, ctx), sync).map_err(msg)?;
+                    self.sync_as_standard += u64::from(standard);
                 }
             }
             "MPI_Isend" | "MPI_Ibsend" | "MPI_Issend" | "MPI_Irsend" | "MPI_Irecv" => {
@@ -466,11 +474,13 @@ impl<'o, R: Copy + PartialEq + std::fmt::Debug> DumpiProgram<'o, R> {
                 let tag = Self::tag(i(3)?)?;
                 if let (Some(peer), ctx) = self.partner(r, i(2)?, i(4)?, recv)? {
                     let q = if recv {
-                        calls.irecv(s, peer, tag, bytes, ctx)
+                        calls.irecv(s, peer, tag, bytes, ctx).map_err(msg)?
                     } else {
-                        calls.isend(s, peer, tag, bytes, ctx)
-                    }
-                    .map_err(msg)?;
+                        let sync = rec.name() == "MPI_Issend";
+                        let (q, standard) = calls.isend_traced(s, (peer, tag, bytes, ctx), sync).map_err(msg)?;
+                        self.sync_as_standard += u64::from(standard);
+                        q
+                    };
                     self.ranks[r].reqs.insert(i(5)?, q);
                 }
             }

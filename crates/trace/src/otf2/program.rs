@@ -172,6 +172,8 @@ struct Counts {
     unknown: u64,
     /// MPI events outside any MPI region, made as calls of their own.
     loose: u64,
+    /// Synchronous sends taken as standard ones (a whole schedule).
+    sync_as_standard: u64,
 }
 
 /// A whole OTF2 trace as a [`Program`].
@@ -247,6 +249,9 @@ impl<'o, R: Copy + PartialEq + std::fmt::Debug> Otf2Program<'o, R> {
                 "{} MPI event(s) outside any MPI region were made as calls of their own",
                 c.loose
             ));
+        }
+        if c.sync_as_standard > 0 {
+            w.push(crate::trace_program::sync_as_standard_warning(c.sync_as_standard));
         }
         w
     }
@@ -391,7 +396,9 @@ impl<'o, R: Copy + PartialEq + std::fmt::Debug> Otf2Program<'o, R> {
             match e.kind {
                 Kind::Send(p) => {
                     let (to, ctx) = self.partner(rank, &p)?;
-                    calls.send(s, to, p.tag, p.len, ctx).map_err(msg)?;
+                    let sync = name == "MPI_Ssend";
+                    let (_, standard) = calls.send_traced(s, (to, p.tag, p.len, ctx), sync).map_err(msg)?;
+                    self.counts.sync_as_standard += u64::from(standard);
                 }
                 Kind::Recv(p) | Kind::Irecv(p, _, false) => {
                     // A completion without its request is a receive at this point.
@@ -403,7 +410,9 @@ impl<'o, R: Copy + PartialEq + std::fmt::Debug> Otf2Program<'o, R> {
                 }
                 Kind::Isend(p, q) => {
                     let (to, ctx) = self.partner(rank, &p)?;
-                    let req = calls.isend(s, to, p.tag, p.len, ctx).map_err(msg)?;
+                    let sync = name == "MPI_Issend";
+                    let (req, standard) = calls.isend_traced(s, (to, p.tag, p.len, ctx), sync).map_err(msg)?;
+                    self.counts.sync_as_standard += u64::from(standard);
                     self.ranks[r].reqs.insert(q, req);
                 }
                 Kind::IrecvRequest(q, out) => match out {

@@ -32,6 +32,8 @@ pub enum Action {
     Send {
         /// False for the non-blocking forms.
         blocking: bool,
+        /// `Ssend`, `ISsend`: synchronous.
+        sync: bool,
         /// Destination world rank.
         peer: i64,
         /// Tag.
@@ -292,6 +294,7 @@ pub(crate) fn parse(name: &str, a: &[&str], comm_size: usize, double_default: bo
             f.arity(3, 4, "a destination, a tag, a count and optionally a datatype")?;
             Action::Send {
                 blocking: matches!(name, "send" | "Ssend" | "bsend" | "rsend"),
+                sync: matches!(name, "Ssend" | "ISsend"),
                 peer: f.int(0)?,
                 tag: f.int(1)?,
                 bytes: f.bytes(f.count(2)?, f.dt(3)?)?,
@@ -1017,6 +1020,7 @@ mod tests {
             parse("send", &["1", "42", "1000", "0"], 2, false).unwrap(),
             Action::Send {
                 blocking: true,
+                sync: false,
                 peer: 1,
                 tag: 42,
                 bytes: 8000

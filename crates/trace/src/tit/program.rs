@@ -79,6 +79,8 @@ pub(crate) struct Ctx<'t, 'o> {
     pub opts: &'t TitOptions<'o>,
     /// Sends to MPI_PROC_NULL dropped so far.
     pub dropped: &'t mut u64,
+    /// Synchronous sends taken as standard ones so far (a whole schedule).
+    pub sync_as_standard: &'t mut u64,
 }
 
 fn wild_tag(t: i64) -> u32 {
@@ -176,6 +178,7 @@ impl<R: Copy + PartialEq + std::fmt::Debug> TitRank<R> {
             }
             Action::Send {
                 blocking,
+                sync,
                 peer,
                 tag,
                 bytes,
@@ -185,12 +188,15 @@ impl<R: Copy + PartialEq + std::fmt::Debug> TitRank<R> {
                     return Ok(());
                 }
                 let to = Self::rank_arg(cx, peer, "destination")?;
-                if blocking {
-                    calls.send(s, to, wild_tag(tag), bytes, p2p).map_err(msg)?;
+                let send = (to, wild_tag(tag), bytes, p2p);
+                let standard = if blocking {
+                    calls.send_traced(s, send, sync).map_err(msg)?.1
                 } else {
-                    let q = calls.isend(s, to, wild_tag(tag), bytes, p2p).map_err(msg)?;
+                    let (q, standard) = calls.isend_traced(s, send, sync).map_err(msg)?;
                     self.post((r as i64, peer, tag), q);
-                }
+                    standard
+                };
+                *cx.sync_as_standard += u64::from(standard);
             }
             Action::Recv {
                 blocking,
@@ -592,6 +598,8 @@ pub struct TitProgram<'o, R> {
     opts: &'o TitOptions<'o>,
     /// Sends to MPI_PROC_NULL dropped.
     pub(crate) dropped: u64,
+    /// Synchronous sends taken as standard ones (a whole schedule has no such mode).
+    pub(crate) sync_as_standard: u64,
     /// Every call, when asked for.
     pub(crate) calls: Vec<CallRecord>,
     /// Lines of other ranks, counted by schedules built before (see `absorb`).
@@ -610,6 +618,7 @@ impl<'o, R: Copy + PartialEq + std::fmt::Debug> TitProgram<'o, R> {
             comms,
             opts,
             dropped: 0,
+            sync_as_standard: 0,
             calls: Vec::new(),
             skipped: 0,
         }
@@ -629,6 +638,9 @@ impl<'o, R: Copy + PartialEq + std::fmt::Debug> TitProgram<'o, R> {
                 "{} send(s) to MPI_PROC_NULL (a negative rank) were dropped",
                 self.dropped
             ));
+        }
+        if self.sync_as_standard > 0 {
+            w.push(crate::trace_program::sync_as_standard_warning(self.sync_as_standard));
         }
         w
     }
@@ -652,6 +664,7 @@ impl<'o, R: Copy + PartialEq + std::fmt::Debug> TitProgram<'o, R> {
     /// Takes in the counts and calls of `other`, which ran later ranks of the trace.
     pub(crate) fn absorb(&mut self, other: &mut TitProgram<'_, R>) {
         self.dropped += other.dropped;
+        self.sync_as_standard += other.sync_as_standard;
         self.skipped += other.skipped + other.feed.skipped();
         self.calls.append(&mut other.calls);
     }
@@ -711,6 +724,7 @@ impl<R: Copy + PartialEq + std::fmt::Debug> Program<R> for TitProgram<'_, R> {
             comms: &self.comms,
             opts: self.opts,
             dropped: &mut self.dropped,
+            sync_as_standard: &mut self.sync_as_standard,
         };
         if let Err(m) = st.action(calls, sink, &mut cx, parsed.comm, action) {
             return Err(self.located(r, (line, m)));
