@@ -154,21 +154,32 @@ fn default_platform(n: u32) -> String {
     )
 }
 
+/// `p` as one word of a shell command: quoted when it holds more than letters, digits
+/// and `/._-=+:,`.
+fn shell_word(p: &std::path::Path) -> String {
+    let s = p.display().to_string();
+    if !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "/._-=+:,".contains(c)) {
+        s
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
 /// Where `--record-tit` put the trace, and the replay command that gives the run's
 /// times (writing the default machine beside the trace when no platform was given).
 fn replay_hint(a: &RunArgs, dir: &std::path::Path) -> Result<String, (u8, String)> {
-    let mut cmd = format!("simpi replay {}", dir.join("index.txt").display());
+    let mut cmd = format!("simpi replay {}", shell_word(&dir.join("index.txt")));
     match &a.platform {
-        Some(p) => cmd += &format!(" --platform {}", p.display()),
+        Some(p) => cmd += &format!(" --platform {}", shell_word(p)),
         None if a.model.as_deref() != Some("constant") => {
             let p = dir.join("platform.toml");
             std::fs::write(&p, default_platform(a.np)).map_err(|e| (EXIT_INPUT, format!("{}: {e}", p.display())))?;
-            cmd += &format!(" --platform {}", p.display());
+            cmd += &format!(" --platform {}", shell_word(&p));
         }
         None => {}
     }
     if let Some(h) = &a.hostfile {
-        cmd += &format!(" --hostfile {}", h.display());
+        cmd += &format!(" --hostfile {}", shell_word(h));
     }
     cmd += &format!(" --model {}", a.model.as_deref().unwrap_or("hybrid"));
     if let Some(t) = a.constant_time {
@@ -186,11 +197,11 @@ fn replay_hint(a: &RunArgs, dir: &std::path::Path) -> Result<String, (u8, String
     match &a.preset {
         Some(PresetName::Smpi) => cmd += " --preset smpi",
         Some(PresetName::Plain) => cmd += " --preset plain",
-        Some(PresetName::File(p)) => cmd += &format!(" --preset {}", p.display()),
+        Some(PresetName::File(p)) => cmd += &format!(" --preset {}", shell_word(p)),
         None => {}
     }
     for c in &a.coll {
-        cmd += &format!(" --coll {c}");
+        cmd += &format!(" --coll {}", shell_word(std::path::Path::new(c)));
     }
     cmd += &format!(" --coll-selector {} --test-cost {}", a.coll_selector, a.test_cost);
     Ok(format!(
@@ -323,9 +334,6 @@ pub fn run(a: RunArgs) -> Result<(), (u8, String)> {
         _ => (EXIT_INPUT, e.to_string()),
     })?;
     let wall = started.elapsed().as_secs_f64();
-    if let Some(dir) = &a.record_tit {
-        eprintln!("{}", replay_hint(&a, dir)?);
-    }
     let makespan: SimTime = out.makespan();
     eprintln!(
         "simpi run: {} ranks, simulated time {:.9} s, {} MPI calls simulated in {:.3} s",
@@ -390,5 +398,13 @@ pub fn run(a: RunArgs) -> Result<(), (u8, String)> {
         );
         std::fs::write(path, text).map_err(|e| (EXIT_INPUT, format!("{}: {e}", path.display())))?;
     }
-    Ok(())
+    // The run's results are out; the trace, or why it has none, last.
+    match (&out.tit, &a.record_tit) {
+        (Some(Err(why)), _) => Err((EXIT_INPUT, why.clone())),
+        (Some(Ok(_)), Some(dir)) => {
+            eprintln!("{}", replay_hint(&a, dir)?);
+            Ok(())
+        }
+        _ => Ok(()),
+    }
 }

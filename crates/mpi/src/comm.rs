@@ -73,6 +73,14 @@ pub struct CommTable {
     by_id: HashMap<String, usize>,
 }
 
+/// Non-blocking collective calls of one communicator that may be in flight together,
+/// each in a matching context of its own ([`CommTable::icoll_context`]).
+pub const ICOLL_SLOTS: u64 = 512;
+
+/// The first communicator index of those contexts: communicators of traces number far
+/// below it.
+const ICOLL_BASE: u64 = 1 << 29;
+
 impl CommTable {
     /// Builds the table from each rank's creation calls (`calls[r]`, in program order,
     /// with their line numbers). An error names the rank and the line.
@@ -253,6 +261,22 @@ impl CommTable {
     /// The matching context of collective traffic on communicator `index`.
     pub fn coll_context(index: usize) -> u32 {
         2 * index as u32 + 1
+    }
+
+    /// The matching context of the `k`-th non-blocking collective call on communicator
+    /// `index` (counted from 0 on each rank; MPI has every rank start them in the same
+    /// order). The algorithms' messages use fixed tags, so two calls in flight at once
+    /// could take each other's messages: MPI keeps them apart, and so does this, with
+    /// [`ICOLL_SLOTS`] contexts per communicator reused in turn, above every
+    /// communicator's own. Past 2^19 communicators, the communicator's collective
+    /// context.
+    pub fn icoll_context(index: usize, k: u64) -> u32 {
+        let at = ICOLL_BASE + index as u64 * ICOLL_SLOTS + k % ICOLL_SLOTS;
+        if at < 1 << 30 {
+            Self::coll_context(at as usize)
+        } else {
+            Self::coll_context(index)
+        }
     }
 
     /// The matching context of one-sided traffic on communicator `index` (a window's):

@@ -191,6 +191,8 @@ pub struct Posted {
     paused: Vec<bool>,
     matches: Vec<(Handle, Handle)>,
     cancelled: Vec<Handle>,
+    /// Non-blocking collectives that gave their rank nothing to do (no request).
+    empty: std::collections::HashSet<Handle>,
 }
 
 impl Posted {
@@ -316,8 +318,13 @@ impl Program<OpRef> for Posted {
                 handle,
             } => {
                 let comm = placed(rank, comm, &members, &mut spec);
-                if let Some(q) = calls.icollective(s, comm, spec, alg, &first_algorithm)? {
-                    self.requests[rank as usize].insert(handle, q);
+                match calls.icollective(s, comm, spec, alg, &first_algorithm)? {
+                    Some(q) => {
+                        self.requests[rank as usize].insert(handle, q);
+                    }
+                    None => {
+                        self.empty.insert(handle);
+                    }
                 }
             }
             Call::Put {
@@ -404,6 +411,7 @@ impl<R: Rules<Live<Posted>>> Driver<R> {
             paused: vec![false; ranks as usize],
             matches: Vec::new(),
             cancelled: Vec::new(),
+            empty: std::collections::HashSet::new(),
         };
         Driver {
             engine: Engine::new(Live::new(prog, ranks, 1, 1), rules, None, record),
@@ -524,6 +532,12 @@ impl<R: Rules<Live<Posted>>> Driver<R> {
             }
         }
         found
+    }
+
+    /// Whether non-blocking collective `handle`, once the rank reached it, had nothing
+    /// for its rank to do (it made no request: waits for it end at once).
+    pub fn was_empty(&mut self, handle: Handle) -> bool {
+        self.engine.core().store.program().empty.contains(&handle)
     }
 
     /// Whether rank `rank`'s request `handle` is done (an unknown request is).

@@ -290,10 +290,19 @@ fn waitall_with_listed_requests_waits_only_for_them() {
 fn non_blocking_collectives_overlap_computation() {
     // Rank 0 starts a barrier, computes 1 ms and then waits: the barrier's receive (arrival
     // 1,100) is taken in after the compute, by 1,000,200. A blocking barrier would end at
-    // 1,200 and the compute at 1,001,200.
-    let p = write("ibarrier.txt", "0 ibarrier\n0 compute 1e6\n0 wait -3 0 0\n1 barrier\n");
+    // 1,200 and the compute at 1,001,200. (A non-blocking collective matches only
+    // non-blocking ones, as in MPI: rank 1's is one too.)
+    let p = write(
+        "ibarrier.txt",
+        "0 ibarrier\n0 compute 1e6\n0 wait -3 0 0\n1 ibarrier\n1 wait -3 1 0\n",
+    );
     let mut t = read(&p).unwrap();
     assert_eq!(times(&mut t)[0], 1_000_200);
+    // Against a blocking barrier it never matches: the run stalls and says so.
+    let p = write("ibarrier-blocking.txt", "0 ibarrier\n0 wait -3 0 0\n1 barrier\n");
+    let mut t = read(&p).unwrap();
+    let m = LogGops::from_units(TimeUnit::Ns, 1000, 100, 0, 0, 0, 1 << 40);
+    assert!(run_loggops(&mut t.schedule, &m, None).is_err());
 }
 
 #[test]

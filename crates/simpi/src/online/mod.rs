@@ -109,6 +109,9 @@ pub struct RunOutcome {
     pub calls: u64,
     /// One record per operation, if the run was asked to keep them.
     pub records: Vec<simpi_mpi::OpRecord>,
+    /// With [`RunOptions::record_tit`]: the trace's index file, or why the run has no
+    /// TIT form (the run's results stand).
+    pub tit: Option<Result<std::path::PathBuf, String>>,
 }
 
 impl RunOutcome {
@@ -359,9 +362,6 @@ impl<'o> Session<'o> {
                 if let Compute::Record { path, .. } = &self.opts.compute {
                     record::write(path, &self.recorded).map_err(Error::Input)?;
                 }
-                if let Some(w) = self.tit.take() {
-                    w.finish().map_err(Error::Input)?;
-                }
                 if let (Compute::Replay { path }, Some(r)) =
                     (&self.opts.compute, self.replayed.iter().position(|q| !q.is_empty()))
                 {
@@ -374,6 +374,7 @@ impl<'o> Session<'o> {
                     end_times: outcome.end_times,
                     calls: self.calls,
                     records: outcome.records,
+                    tit: self.tit.take().map(tit::TitWriter::finish),
                 })
             }
             Err(e) => {
@@ -547,6 +548,15 @@ impl<'o> Session<'o> {
         Ok(ps)
     }
 
+    /// Posts a call of rank `r` that takes no time (a zero-length computation, which
+    /// still waits for the rank's CPU).
+    fn post_nothing<R: Rules<Live<Posted>>>(&mut self, d: &mut Driver<R>, r: u32) -> Result<(), Error> {
+        if let Some(w) = &mut self.tit {
+            w.compute(r, 0);
+        }
+        d.post(r, DCall::Compute(0)).map_err(engine_error)
+    }
+
     /// Posts rank `r`'s compute and call.
     fn post<R: Rules<Live<Posted>>>(
         &mut self,
@@ -617,11 +627,8 @@ impl<'o> Session<'o> {
                         .ok_or_else(|| Error::Input(format!("rank {r} waits for request {q}, which it never made")))?;
                     list.push(hq);
                 }
-                let handles: Vec<Handle> = list.iter().map(|&(h, _)| h).collect();
-                if let Some(w) = &mut self.tit {
-                    w.wait_all(r, &handles);
-                }
-                d.post(r, DCall::Wait(handles)).map_err(engine_error)?;
+                d.post(r, DCall::Wait(list.iter().map(|&(h, _)| h).collect()))
+                    .map_err(engine_error)?;
                 Awaiting::Wait(list)
             }
             Call::Test { request } => {
@@ -637,12 +644,12 @@ impl<'o> Session<'o> {
             Call::GroupComm { members, tag } => {
                 // Timed as nothing: the members agree without the others of the parent.
                 let index = self.comms.group_comm(r, members, tag).map_err(Error::Input)?;
-                d.post(r, DCall::Compute(0)).map_err(engine_error)?;
+                self.post_nothing(d, r)?;
                 Awaiting::Data(NewComm::SameMembers(index).encode())
             }
             Call::Intercomm { local, remote, tag } => {
                 let index = self.comms.intercomm(r, local, remote, tag).map_err(Error::Input)?;
-                d.post(r, DCall::Compute(0)).map_err(engine_error)?;
+                self.post_nothing(d, r)?;
                 Awaiting::Data(NewComm::SameMembers(index).encode())
             }
             Call::Iprobe { comm, from, tag } => {
@@ -711,7 +718,7 @@ impl<'o> Session<'o> {
                 self.post_win(d, r, c)?
             }
             Call::Sample { key, sample_ns } => {
-                d.post(r, DCall::Compute(0)).map_err(engine_error)?;
+                self.post_nothing(d, r)?;
                 Awaiting::Data(self.annotations.sample(key, sample_ns))
             }
             Call::SharedMalloc { key, size } => {
@@ -719,7 +726,7 @@ impl<'o> Session<'o> {
                     .annotations
                     .shared(key, size)
                     .map_err(|e| Error::Input(format!("rank {r}: {e}")))?;
-                d.post(r, DCall::Compute(0)).map_err(engine_error)?;
+                self.post_nothing(d, r)?;
                 Awaiting::Data(m.encode())
             }
             Call::Sync => return Err(Error::Input(format!("rank {r}: a clock request posted as a call"))),
@@ -902,7 +909,7 @@ impl<'o> Session<'o> {
                 }
             } else if kind != CollKind::Dup && !idle {
                 let name = comm_name(&self.comms, comm, r, self.opts.ranks).map_err(Error::Input)?;
-                w.collective(r, &name, &spec, handle);
+                w.collective(r, &name, &spec, handle.map(|h| (h, comm, key.2)));
             }
         }
         // Each call's messages match only its own: see `instance_comm`.
@@ -910,6 +917,9 @@ impl<'o> Session<'o> {
         let call = if kind == CollKind::Dup || idle {
             // Numbering the copy needs no message (SMPI's does not either); a rank of
             // the root's group other than the root takes no part.
+            if let Some(w) = &mut self.tit {
+                w.compute(r, 0);
+            }
             DCall::Compute(0)
         } else {
             let alg = self.opts.colls.choose(&spec);
@@ -1127,6 +1137,12 @@ impl<'o> Session<'o> {
             Awaiting::Data(data) => vec![completion(-1, 0, data)],
             Awaiting::Recv(h, into) => vec![self.completed(r, h, Req::Recv(into))?],
             Awaiting::Wait(list) => {
+                if let Some(w) = &mut self.tit {
+                    // Written now that the engine has reached every call before it.
+                    let handles: Vec<Handle> = list.iter().map(|&(h, _)| h).collect();
+                    let empty = empty_of(d, &handles);
+                    w.wait_all(r, &handles, &|h| empty.contains(&h));
+                }
                 let mut v = Vec::with_capacity(list.len());
                 for (h, kind) in list {
                     v.push(self.completed(r, h, kind)?);
@@ -1191,10 +1207,12 @@ impl<'o> Session<'o> {
                 if let Some(w) = &mut self.tit {
                     let all: Vec<Handle> = list.iter().map(|x| x.1).collect();
                     let reported: Vec<Handle> = (0..list.len()).filter(|&i| report(i)).map(|i| list[i].1).collect();
+                    let empty = empty_of(d, &all);
+                    let empty = |h| empty.contains(&h);
                     match how {
-                        Completing::WaitAny => w.wait_some(r, &all, &reported, true),
-                        Completing::WaitSome => w.wait_some(r, &all, &reported, false),
-                        _ => w.test_some(r, &all, &reported, self.opts.test_cost_ps),
+                        Completing::WaitAny => w.wait_some(r, &all, &reported, true, &empty),
+                        Completing::WaitSome => w.wait_some(r, &all, &reported, false, &empty),
+                        _ => w.test_some(r, &all, &reported, self.opts.test_cost_ps, &empty),
                     }
                 }
                 v
@@ -1216,7 +1234,10 @@ impl<'o> Session<'o> {
             Awaiting::Test(request, h, kind) => {
                 let complete = d.take_tested(r, h);
                 if let Some(w) = &mut self.tit {
-                    w.test(r, h, complete, self.opts.test_cost_ps);
+                    let empty = empty_of(d, &[h]);
+                    let done = [h];
+                    let done = &done[..usize::from(complete)];
+                    w.test_some(r, &[h], done, self.opts.test_cost_ps, &|h| empty.contains(&h));
                 }
                 if !complete {
                     Vec::new()
@@ -1231,6 +1252,11 @@ impl<'o> Session<'o> {
             completions,
         })
     }
+}
+
+/// Which of `handles` are non-blocking collectives that had nothing to do.
+fn empty_of<R: Rules<Live<Posted>>>(d: &mut Driver<R>, handles: &[Handle]) -> Vec<Handle> {
+    handles.iter().copied().filter(|&h| d.was_empty(h)).collect()
 }
 
 /// What communicator `comm` of world rank `r` is to a TIT trace (an error for an

@@ -5,20 +5,24 @@
 //!
 //! The lines are written from the calls the session posts to the driver, not from the
 //! program's MPI calls: computation is the simulated time the rank computed (`sleep`,
-//! exact to the picosecond, whatever the host's speed), a receive's size is its
-//! buffer's (the engine takes the message's), a collective is the one the engine timed
-//! (a communicator's creation is timed as an allgather of 8 bytes), and calls that
-//! cost nothing leave no line. Requests are named by (source, destination, tag) in
-//! world ranks, as the format does; non-blocking collectives by `-3 rank n`.
+//! exact to the picosecond, whatever the host's speed; zero-length ones too, as they
+//! wait for the rank's CPU like any other), a receive's size is its buffer's (the
+//! engine takes the message's), a collective is the one the engine timed (a
+//! communicator's creation is timed as an allgather of 8 bytes), and calls that cost
+//! nothing leave no line. Requests are named by (source, destination, tag) in world
+//! ranks, as the format does; non-blocking collectives by `-3 rank n`.
 //!
-//! What the format cannot say is refused when the run ends (one-sided communication,
-//! intercommunicators, cancelled receives): the run's result stands, the trace is not
-//! written. Synchronous sends are written as `Ssend`/`ISsend`, which `simpi replay`
-//! simulates as synchronous.
+//! The replay completes the oldest outstanding request of a key, and a test puts the
+//! request it tested last among those of its key. The writer keeps the same queues and
+//! refuses a run whose completions the format cannot name that way, one whose ranks
+//! start a communicator's non-blocking collectives in different orders (persistent
+//! collectives may be; the replay tells them apart by their order), and one-sided
+//! communication, intercommunicators and cancelled receives. A refusal leaves the
+//! run's result as it is and writes no trace.
 
 use simpi_mpi::coll::{CollSpec, Collective};
 use simpi_mpi::driver::Handle;
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -36,28 +40,43 @@ const ICOLL_SOURCE: i64 = -3;
 /// SimGrid's datatype id for MPI_BYTE.
 const BYTE: u32 = 6;
 
+/// The longest `sleep` written (ps): the reader's seconds, a double, give back every
+/// picosecond below it.
+const LONGEST_SLEEP: u64 = 1_000_000_000_000_000;
+
 /// What a communicator is to the trace.
 pub(crate) enum CommName {
     /// MPI_COMM_WORLD: no prefix.
     World,
-    /// The rank's MPI_COMM_SELF (`@self`).
+    /// The rank's MPI_COMM_SELF: a one-member communicator of its own (`s<rank>`), so
+    /// that its point-to-point traffic keeps to itself.
     Own,
     /// Another intracommunicator: its index and its members as world ranks, in its
     /// rank order.
     Other(u32, Arc<[u32]>),
 }
 
+/// One rank's part of the trace.
+#[derive(Default)]
+struct RankTrace {
+    text: String,
+    /// The key of each request the replay will hold, by driver handle.
+    keys: HashMap<Handle, Key>,
+    /// The replay's requests of each key, oldest first.
+    queues: HashMap<Key, VecDeque<Handle>>,
+    /// The communicators the file has named.
+    named: HashSet<u32>,
+    /// Non-blocking collectives started.
+    icolls: i64,
+    /// The run's numbers of the non-blocking collectives started on each
+    /// communicator, in order.
+    started: HashMap<u32, Vec<u64>>,
+}
+
 /// The trace being written.
 pub(crate) struct TitWriter {
     dir: PathBuf,
-    /// Each rank's lines so far.
-    text: Vec<String>,
-    /// Per rank: the key of each outstanding request, by driver handle.
-    keys: Vec<HashMap<Handle, Key>>,
-    /// Per rank: the communicators its file has named.
-    named: Vec<HashSet<u32>>,
-    /// Per rank: non-blocking collectives started.
-    icolls: Vec<i64>,
+    ranks: Vec<RankTrace>,
     /// The first call the format cannot express.
     unwritable: Option<String>,
 }
@@ -65,13 +84,14 @@ pub(crate) struct TitWriter {
 impl TitWriter {
     /// A writer of a trace of `ranks` ranks into `dir`.
     pub fn new(dir: &Path, ranks: u32) -> TitWriter {
-        let n = ranks as usize;
         TitWriter {
             dir: dir.to_path_buf(),
-            text: (0..n).map(|r| format!("{r} init\n")).collect(),
-            keys: vec![HashMap::new(); n],
-            named: vec![HashSet::new(); n],
-            icolls: vec![0; n],
+            ranks: (0..ranks)
+                .map(|r| RankTrace {
+                    text: format!("{r} init\n"),
+                    ..RankTrace::default()
+                })
+                .collect(),
             unwritable: None,
         }
     }
@@ -84,31 +104,51 @@ impl TitWriter {
     }
 
     fn line(&mut self, r: u32, comm: &CommName, action: std::fmt::Arguments<'_>) {
+        let t = &mut self.ranks[r as usize];
         let prefix = match comm {
             CommName::World => String::new(),
-            CommName::Own => "@self ".into(),
+            CommName::Own => {
+                // Index 1 is every rank's MPI_COMM_SELF on line: named per rank here.
+                if t.named.insert(1) {
+                    let _ = writeln!(t.text, "{r} comm_known world s{r} {r}");
+                }
+                format!("@s{r} ")
+            }
             CommName::Other(c, members) => {
-                if self.named[r as usize].insert(*c) {
+                if t.named.insert(*c) {
                     let list: Vec<String> = members.iter().map(u32::to_string).collect();
-                    let _ = writeln!(self.text[r as usize], "{r} comm_known world c{c} {}", list.join(" "));
+                    let _ = writeln!(t.text, "{r} comm_known world c{c} {}", list.join(" "));
                 }
                 format!("@c{c} ")
             }
         };
-        let _ = writeln!(self.text[r as usize], "{r} {prefix}{action}");
+        let _ = writeln!(t.text, "{r} {prefix}{action}");
     }
 
-    /// Rank `r` computed for `ps` picoseconds.
-    pub fn compute(&mut self, r: u32, ps: u64) {
-        if ps > 0 {
+    /// Rank `r` computed for `ps` picoseconds (a zero-length computation included).
+    pub fn compute(&mut self, r: u32, mut ps: u64) {
+        let text = &mut self.ranks[r as usize].text;
+        loop {
             // Seconds written exactly: the replay reads back the same picoseconds.
+            let part = ps.min(LONGEST_SLEEP);
             let _ = writeln!(
-                self.text[r as usize],
+                text,
                 "{r} sleep {}.{:012}",
-                ps / 1_000_000_000_000,
-                ps % 1_000_000_000_000
+                part / 1_000_000_000_000,
+                part % 1_000_000_000_000
             );
+            ps -= part;
+            if ps == 0 {
+                break;
+            }
         }
+    }
+
+    /// Rank `r`'s request `h` under `key` (the replay's order of it among its key's).
+    fn hold(&mut self, r: u32, h: Handle, key: Key) {
+        let t = &mut self.ranks[r as usize];
+        t.keys.insert(h, key);
+        t.queues.entry(key).or_default().push_back(h);
     }
 
     /// Rank `r` sends `bytes` to world rank `to` (a request `handle` if non-blocking).
@@ -122,7 +162,7 @@ impl TitWriter {
         };
         self.line(r, comm, format_args!("{name} {to} {tag} {bytes} {BYTE}"));
         if let Some(h) = handle {
-            self.keys[r as usize].insert(h, (r.into(), to.into(), tag.into()));
+            self.hold(r, h, (r.into(), to.into(), tag.into()));
         }
     }
 
@@ -137,95 +177,142 @@ impl TitWriter {
         let name = if handle.is_some() { "irecv" } else { "recv" };
         self.line(r, comm, format_args!("{name} {from} {tag} {bytes} {BYTE}"));
         if let Some(h) = handle {
-            self.keys[r as usize].insert(h, (from, r.into(), tag));
+            self.hold(r, h, (from, r.into(), tag));
         }
     }
 
-    /// The key of rank `r`'s request `h` (`None`: a request that needs no wait, such as
-    /// a collective with nothing to do).
-    fn key(&self, r: u32, h: Handle) -> Option<Key> {
-        self.keys[r as usize].get(&h).copied()
-    }
-
-    fn keys_text(&self, r: u32, hs: &[Handle]) -> (usize, String) {
-        let keys: Vec<String> = hs
-            .iter()
-            .filter_map(|&h| self.key(r, h))
-            .map(|(s, d, t)| format!("{s} {d} {t}"))
-            .collect();
-        (keys.len(), keys.join(" "))
-    }
-
-    /// Rank `r` waits for all of `hs`.
-    pub fn wait_all(&mut self, r: u32, hs: &[Handle]) {
-        let (n, keys) = self.keys_text(r, hs);
-        if n > 0 {
-            let _ = writeln!(self.text[r as usize], "{r} waitall {n} {keys}");
+    /// The keys of the requests of `hs` that the replay holds, each taken from its
+    /// key's queue; a refusal if the replay would take other requests of those keys.
+    /// Non-blocking collectives that had nothing to do (`empty`) hold nothing.
+    fn take(&mut self, r: u32, hs: &[Handle], empty: &dyn Fn(Handle) -> bool) -> Vec<Key> {
+        let t = &mut self.ranks[r as usize];
+        let mut taken: Vec<(Key, Handle)> = Vec::new();
+        for &h in hs {
+            let Some(key) = t.keys.remove(&h) else { continue };
+            if key.0 == ICOLL_SOURCE && empty(h) {
+                t.queues.remove(&key);
+                continue;
+            }
+            taken.push((key, h));
         }
-        for h in hs {
-            self.keys[r as usize].remove(h);
+        let mut wrong = false;
+        for &(key, _) in &taken {
+            let Some(q) = t.queues.get_mut(&key) else { continue };
+            // The replay takes the oldest requests of the key: they must be these.
+            let mine: Vec<Handle> = taken.iter().filter(|x| x.0 == key).map(|x| x.1).collect();
+            if q.len() < mine.len() || q.iter().take(mine.len()).any(|h| !mine.contains(h)) {
+                wrong = true;
+            }
+            q.retain(|h| !mine.contains(h));
+            if q.is_empty() {
+                t.queues.remove(&key);
+            }
+        }
+        if wrong {
+            self.refuse(
+                r,
+                "requests of one (source, destination, tag) completed in another order than made, \
+                 which TIT's completions cannot name",
+            );
+        }
+        taken.into_iter().map(|(k, _)| k).collect()
+    }
+
+    fn write_keys(&mut self, r: u32, what: &str, keys: &[Key]) {
+        let list: Vec<String> = keys.iter().map(|(s, d, t)| format!("{s} {d} {t}")).collect();
+        let _ = writeln!(self.ranks[r as usize].text, "{r} {what} {}", list.join(" "));
+    }
+
+    /// Rank `r` waited for all of `hs`.
+    pub fn wait_all(&mut self, r: u32, hs: &[Handle], empty: &dyn Fn(Handle) -> bool) {
+        let keys = self.take(r, hs, empty);
+        if !keys.is_empty() {
+            self.write_keys(r, &format!("waitall {}", keys.len()), &keys);
         }
     }
 
     /// Rank `r`'s wait for some of the `list` requests (MPI_Waitany: `any`) returned
     /// with `done` complete.
-    pub fn wait_some(&mut self, r: u32, list: &[Handle], done: &[Handle], any: bool) {
-        let n = list.iter().filter(|&&h| self.key(r, h).is_some()).count();
-        let (k, keys) = self.keys_text(r, done);
-        if k > 0 {
-            let line = if any {
-                format!("{r} waitany {n} {keys}")
-            } else {
-                format!("{r} waitsome {n} {k} {keys}")
-            };
-            self.text[r as usize].push_str(&line);
-            self.text[r as usize].push('\n');
+    pub fn wait_some(&mut self, r: u32, list: &[Handle], done: &[Handle], any: bool, empty: &dyn Fn(Handle) -> bool) {
+        let t = &self.ranks[r as usize];
+        let n = list.iter().filter(|h| t.keys.contains_key(h)).count();
+        let keys = self.take(r, done, empty);
+        match (keys.len(), any) {
+            (0, _) => {}
+            (_, true) => self.write_keys(r, &format!("waitany {n}"), &keys),
+            (k, false) => self.write_keys(r, &format!("waitsome {n} {k}"), &keys),
         }
-        for h in done {
-            self.keys[r as usize].remove(h);
-        }
-    }
-
-    /// Rank `r` tested request `h` (at a cost of `cost_ps`, which the protocol may
-    /// grow) and found it complete or not.
-    ///
-    /// Written as a test that finds nothing (the replay makes the same test, at the
-    /// same cost) and, if it found the request complete, a wait for it, which takes no
-    /// time: simpi's `test k 1` would wait first and pay after.
-    pub fn test(&mut self, r: u32, h: Handle, complete: bool, cost_ps: u64) {
-        let done = [h];
-        self.test_some(r, &done, &done[..usize::from(complete)], cost_ps);
     }
 
     /// Rank `r` tested `list` (MPI_Test, Testany, Testall or Testsome: a test of its
-    /// first request) and found `done` complete.
-    pub fn test_some(&mut self, r: u32, list: &[Handle], done: &[Handle], cost_ps: u64) {
-        match list.first().and_then(|&h| self.key(r, h)) {
-            Some((s, d, t)) => {
-                let _ = writeln!(self.text[r as usize], "{r} test {s} {d} {t} 0");
+    /// first request, at a cost of `cost_ps` that the protocol may grow) and found
+    /// `done` complete.
+    ///
+    /// Written as a test that finds nothing (the replay makes the same test of the same
+    /// request, at the same cost), then a wait for those found done, which takes no
+    /// time: simpi's `test k 1` would wait first and pay after.
+    pub fn test_some(
+        &mut self,
+        r: u32,
+        list: &[Handle],
+        done: &[Handle],
+        cost_ps: u64,
+        empty: &dyn Fn(Handle) -> bool,
+    ) {
+        let first = list.first().copied();
+        let t = &mut self.ranks[r as usize];
+        match first.and_then(|h| t.keys.get(&h).map(|&k| (h, k))) {
+            Some((h, key)) if !(key.0 == ICOLL_SOURCE && empty(h)) => {
+                // The replay tests the oldest of the key and puts it last.
+                let q = t.queues.get_mut(&key).expect("held requests are queued");
+                let oldest = q.pop_front() == Some(h);
+                q.push_back(h);
+                let (s, d, g) = key;
+                let _ = writeln!(t.text, "{r} test {s} {d} {g} 0");
+                if !oldest {
+                    self.refuse(
+                        r,
+                        "a test of a request made after another of the same (source, destination, tag) \
+                         still pending, which TIT's tests cannot name",
+                    );
+                }
             }
-            // The engine has no such request: the test is its cost alone.
-            None => self.compute(r, cost_ps),
+            // The engine holds no such request: the test is its cost alone.
+            _ => self.compute(r, cost_ps),
         }
-        self.wait_all(r, done);
+        self.wait_all(r, done, empty);
     }
 
-    /// Rank `r` takes part in collective `spec` on `comm` (non-blocking if it names a
-    /// request `handle`).
-    pub fn collective(&mut self, r: u32, comm: &CommName, spec: &CollSpec, handle: Option<Handle>) {
+    /// Rank `r` takes part in collective `spec` on `comm`, communicator `index` of the
+    /// run (non-blocking if it names a request `handle`: the call numbered `call` there).
+    pub fn collective(&mut self, r: u32, comm: &CommName, spec: &CollSpec, handle: Option<(Handle, u32, u64)>) {
         let action = collective_text(spec);
         let i = if handle.is_some() { "i" } else { "" };
         self.line(r, comm, format_args!("{i}{action}"));
-        if let Some(h) = handle {
-            let n = self.icolls[r as usize];
-            self.icolls[r as usize] += 1;
-            self.keys[r as usize].insert(h, (ICOLL_SOURCE, r.into(), n));
+        if let Some((h, index, call)) = handle {
+            let t = &mut self.ranks[r as usize];
+            let n = t.icolls;
+            t.icolls += 1;
+            t.started.entry(index).or_default().push(call);
+            self.hold(r, h, (ICOLL_SOURCE, r.into(), n));
         }
     }
 
     /// Writes `index.txt` and one `rank-<r>.tit` per rank, or says why the run cannot
     /// be written.
     pub fn finish(mut self) -> Result<PathBuf, String> {
+        let mut first: HashMap<u32, (usize, &Vec<u64>)> = HashMap::new();
+        for (r, t) in self.ranks.iter().enumerate() {
+            for (&c, calls) in &t.started {
+                let (r0, seen) = *first.entry(c).or_insert((r, calls));
+                if seen != calls && self.unwritable.is_none() {
+                    self.unwritable = Some(format!(
+                        "ranks {r0} and {r} started the non-blocking collectives of one communicator \
+                         in different orders (persistent collectives)"
+                    ));
+                }
+            }
+        }
         if let Some(why) = self.unwritable.take() {
             return Err(format!(
                 "--record-tit: {why}, which a TIT trace cannot express; no trace written to {}",
@@ -235,11 +322,11 @@ impl TitWriter {
         let at = |p: &Path, e: std::io::Error| format!("{}: {e}", p.display());
         std::fs::create_dir_all(&self.dir).map_err(|e| at(&self.dir, e))?;
         let mut index = String::new();
-        for (r, text) in self.text.iter_mut().enumerate() {
-            let _ = writeln!(text, "{r} finalize");
+        for (r, t) in self.ranks.iter_mut().enumerate() {
+            let _ = writeln!(t.text, "{r} finalize");
             let name = format!("rank-{r}.tit");
             let path = self.dir.join(&name);
-            std::fs::write(&path, text.as_bytes()).map_err(|e| at(&path, e))?;
+            std::fs::write(&path, t.text.as_bytes()).map_err(|e| at(&path, e))?;
             index.push_str(&name);
             index.push('\n');
         }
@@ -277,20 +364,13 @@ fn collective_text(s: &CollSpec) -> String {
     let me = s.me as usize;
     let own = |v: &[u64]| v.get(me).copied().unwrap_or(0);
     let b = BYTE;
+    // The vector in elements, where the reader passes the element size on.
+    let (c, dt) = datatype(s.elem, s.bytes);
     match s.coll {
         Collective::Barrier => "barrier".into(),
-        Collective::Bcast => {
-            let (c, dt) = datatype(s.elem, s.bytes);
-            format!("bcast {c} {} {dt}", s.root)
-        }
-        Collective::Reduce => {
-            let (c, dt) = datatype(s.elem, s.bytes);
-            format!("reduce {c} 0 {} {dt}", s.root)
-        }
-        Collective::Allreduce => {
-            let (c, dt) = datatype(s.elem, s.bytes);
-            format!("allreduce {c} 0 {dt}")
-        }
+        Collective::Bcast => format!("bcast {c} {} {dt}", s.root),
+        Collective::Reduce => format!("reduce {c} 0 {} {dt}", s.root),
+        Collective::Allreduce => format!("allreduce {c} 0 {dt}"),
         Collective::Scan => format!("scan {} 0 {b}", s.bytes),
         Collective::Exscan => format!("exscan {} 0 {b}", s.bytes),
         Collective::Alltoall => format!("alltoall {0} {0} {b} {b}", s.bytes),
@@ -301,14 +381,8 @@ fn collective_text(s: &CollSpec) -> String {
             s.recv_counts.iter().sum::<u64>(),
             list(&s.recv_counts)
         ),
-        Collective::Gather => {
-            let (c, dt) = datatype(s.elem, s.bytes);
-            format!("gather {c} {c} {} {dt} {dt}", s.root)
-        }
-        Collective::Allgather => {
-            let (c, dt) = datatype(s.elem, s.bytes);
-            format!("allgather {c} {c} {dt} {dt}")
-        }
+        Collective::Gather => format!("gather {c} {c} {} {dt} {dt}", s.root),
+        Collective::Allgather => format!("allgather {c} {c} {dt} {dt}"),
         Collective::Gatherv => format!("gatherv {} {} {} {b} {b}", own(&s.counts), list(&s.counts), s.root),
         Collective::Allgatherv => format!("allgatherv {} {} {b} {b}", own(&s.counts), list(&s.counts)),
         Collective::Scatter => format!("scatter {0} {0} {1} {b} {b}", s.bytes, s.root),
@@ -321,13 +395,21 @@ fn collective_text(s: &CollSpec) -> String {
 mod tests {
     use super::*;
 
+    const NONE_EMPTY: &dyn Fn(Handle) -> bool = &|_| false;
+
     #[test]
     fn computation_is_written_to_the_picosecond() {
         let mut w = TitWriter::new(Path::new("/nonexistent"), 1);
-        w.compute(0, 1_234_567_890_123_456);
+        w.compute(0, 1_234_567_890_123);
         w.compute(0, 7);
         w.compute(0, 0);
-        assert_eq!(w.text[0], "0 init\n0 sleep 1234.567890123456\n0 sleep 0.000000000007\n");
+        // Longer than the longest sleep: in parts that add up.
+        w.compute(0, 2 * LONGEST_SLEEP + 5);
+        assert_eq!(
+            w.ranks[0].text,
+            "0 init\n0 sleep 1.234567890123\n0 sleep 0.000000000007\n0 sleep 0.000000000000\n\
+             0 sleep 1000.000000000000\n0 sleep 1000.000000000000\n0 sleep 0.000000000005\n"
+        );
     }
 
     #[test]
@@ -344,12 +426,81 @@ mod tests {
         let c = CommName::Other(5, Arc::from([2u32, 0].as_slice()));
         w.send(2, &c, 0, 7, 10, false, Some(1));
         w.recv(2, &c, simpi_mpi::ANY_SOURCE, simpi_mpi::ANY_TAG, 10, None);
-        w.wait_all(2, &[1, 99]);
+        w.send(2, &CommName::Own, 2, 1, 4, false, None);
+        w.wait_all(2, &[1, 99], NONE_EMPTY);
         assert_eq!(
-            w.text[2],
+            w.ranks[2].text,
             "2 init\n2 comm_known world c5 2 0\n2 @c5 isend 0 7 10 6\n2 @c5 recv -333 -444 10 6\n\
-             2 waitall 1 2 0 7\n"
+             2 comm_known world s2 2\n2 @s2 send 2 1 4 6\n2 waitall 1 2 0 7\n"
         );
+        assert!(w.unwritable.is_none());
+    }
+
+    #[test]
+    fn requests_of_one_key_completed_out_of_order_are_refused() {
+        let mut w = TitWriter::new(Path::new("/nonexistent"), 2);
+        // Two receives from any source with any tag: one key.
+        w.recv(
+            0,
+            &CommName::World,
+            simpi_mpi::ANY_SOURCE,
+            simpi_mpi::ANY_TAG,
+            8,
+            Some(1),
+        );
+        w.recv(
+            0,
+            &CommName::World,
+            simpi_mpi::ANY_SOURCE,
+            simpi_mpi::ANY_TAG,
+            8,
+            Some(2),
+        );
+        // Both at once, in any order: the replay takes the two oldest, these.
+        w.wait_all(0, &[2, 1], NONE_EMPTY);
+        assert!(w.unwritable.is_none());
+        w.recv(0, &CommName::World, 1, 3, 8, Some(3));
+        w.recv(0, &CommName::World, 1, 3, 8, Some(4));
+        w.wait_all(0, &[4], NONE_EMPTY);
+        let why = w.unwritable.clone().expect("the newer one first is refused");
+        assert!(why.contains("another order"), "{why}");
+    }
+
+    #[test]
+    fn a_test_puts_its_request_last_as_the_replay_does() {
+        let mut w = TitWriter::new(Path::new("/nonexistent"), 1);
+        w.send(0, &CommName::World, 0, 1, 8, false, Some(1));
+        w.send(0, &CommName::World, 0, 1, 8, false, Some(2));
+        // Testing the oldest, found not done: it goes last; the next oldest is 2.
+        w.test_some(0, &[1], &[], 100, NONE_EMPTY);
+        w.wait_all(0, &[2], NONE_EMPTY);
+        assert!(w.unwritable.is_none(), "{:?}", w.unwritable);
+        w.wait_all(0, &[1], NONE_EMPTY);
+        assert!(w.unwritable.is_none(), "{:?}", w.unwritable);
+        assert!(w.ranks[0]
+            .text
+            .ends_with("0 test 0 0 1 0\n0 waitall 1 0 0 1\n0 waitall 1 0 0 1\n"));
+        // A test of a request with nothing behind it costs its time.
+        w.test_some(0, &[9], &[], 100, NONE_EMPTY);
+        assert!(w.ranks[0].text.ends_with("0 sleep 0.000000000100\n"));
+    }
+
+    #[test]
+    fn a_non_blocking_collective_with_nothing_to_do_is_not_waited_for() {
+        let mut w = TitWriter::new(Path::new("/nonexistent"), 2);
+        let spec = CollSpec::new(Collective::Barrier, 2, 0, 0);
+        w.collective(0, &CommName::World, &spec, Some((7, 0, 0)));
+        w.collective(0, &CommName::World, &spec, Some((8, 0, 1)));
+        // Nothing to do for the first: the wait names the second only.
+        w.wait_all(0, &[7, 8], &|h| h == 7);
+        assert!(w.ranks[0]
+            .text
+            .ends_with("0 ibarrier\n0 ibarrier\n0 waitall 1 -3 0 1\n"));
+        // A test of it costs a test's time.
+        w.collective(0, &CommName::World, &spec, Some((9, 0, 2)));
+        w.test_some(0, &[9], &[9], 5, &|h| h == 9);
+        assert!(w.ranks[0].text.ends_with("0 ibarrier\n0 sleep 0.000000000005\n"));
+        assert!(w.unwritable.is_none());
     }
 
     #[test]

@@ -145,6 +145,9 @@ struct RankState<R> {
     open: Option<Open>,
     /// Finished: its events ended.
     ended: bool,
+    /// Non-blocking collectives started so far on each communicator (each gets a
+    /// matching context of its own).
+    icolls_on: MixHashMap<usize, u64>,
 }
 
 impl<R> Default for RankState<R> {
@@ -157,6 +160,7 @@ impl<R> Default for RankState<R> {
             pos: 0,
             open: None,
             ended: false,
+            icolls_on: MixHashMap::default(),
         }
     }
 }
@@ -541,10 +545,17 @@ impl<'o, R: Copy + PartialEq + std::fmt::Debug> Otf2Program<'o, R> {
         } else {
             members
         };
+        let context = if nonblocking {
+            let on = self.ranks[rank as usize].icolls_on.entry(index).or_insert(0);
+            *on += 1;
+            CommTable::icoll_context(index, *on - 1)
+        } else {
+            CommTable::coll_context(index)
+        };
         let comm = CollComm {
             index,
             members: list.as_deref(),
-            context: CommTable::coll_context(index),
+            context,
         };
         let opts = self.opts;
         let choose = |sp: &CollSpec| (opts.choose)(sp);

@@ -57,6 +57,9 @@ pub(crate) struct TitRank<R> {
     outstanding: usize,
     /// Non-blocking collectives started so far.
     icolls: i64,
+    /// Non-blocking collectives started so far on each communicator (each gets a
+    /// matching context of its own).
+    icolls_on: MixHashMap<usize, u64>,
     /// The line read last (0 before the first).
     line: u32,
 }
@@ -67,6 +70,7 @@ impl<R> Default for TitRank<R> {
             store: MixHashMap::default(),
             outstanding: 0,
             icolls: 0,
+            icolls_on: MixHashMap::default(),
             line: 0,
         }
     }
@@ -328,11 +332,13 @@ impl<R: Copy + PartialEq + std::fmt::Debug> TitRank<R> {
                 let k = self.icolls;
                 self.icolls += 1;
                 let (spec, _) = Self::coll_spec(cx, r, ci, members, *coll)?;
+                let on = self.icolls_on.entry(ci).or_insert(0);
                 let comm = CollComm {
                     index: ci,
                     members,
-                    context: CommTable::coll_context(ci),
+                    context: CommTable::icoll_context(ci, *on),
                 };
+                *on += 1;
                 let alg = (cx.opts.choose)(&spec);
                 // Every operation of the collective waits for the frontier (which it
                 // leaves as it was): its end is a request.
