@@ -19,6 +19,9 @@
 //! collectives may be; the replay tells them apart by their order), and one-sided
 //! communication, intercommunicators and cancelled receives. A refusal leaves the
 //! run's result as it is and writes no trace.
+//!
+//! A rank's lines stay in memory up to [`SPILL_BYTES`], then are appended to its file in
+//! `DIR.partial`, which the end of the run moves into `DIR`.
 
 use simpi_mpi::coll::{CollSpec, Collective};
 use simpi_mpi::driver::Handle;
@@ -44,6 +47,10 @@ const BYTE: u32 = 6;
 /// picosecond below it.
 const LONGEST_SLEEP: u64 = 1_000_000_000_000_000;
 
+/// Bytes of a rank's lines kept in memory before they are appended to its file in
+/// the spill directory (`DIR.partial`), so that a long run's trace is not held whole.
+const SPILL_BYTES: usize = 1 << 20;
+
 /// What a communicator is to the trace.
 pub(crate) enum CommName {
     /// MPI_COMM_WORLD: no prefix.
@@ -59,7 +66,10 @@ pub(crate) enum CommName {
 /// One rank's part of the trace.
 #[derive(Default)]
 struct RankTrace {
+    /// Lines not yet in the spill directory.
     text: String,
+    /// Some lines are in the spill directory.
+    spilled: bool,
     /// The key of each request the replay will hold, by driver handle.
     keys: HashMap<Handle, Key>,
     /// The replay's requests of each key, oldest first.
@@ -76,7 +86,11 @@ struct RankTrace {
 /// The trace being written.
 pub(crate) struct TitWriter {
     dir: PathBuf,
+    /// Where ranks' lines go while the run lasts (`DIR.partial`).
+    spill: PathBuf,
     ranks: Vec<RankTrace>,
+    /// Why lines could not be spilled (the first error).
+    io_error: Option<String>,
     /// The first call the format cannot express.
     unwritable: Option<String>,
 }
@@ -84,8 +98,12 @@ pub(crate) struct TitWriter {
 impl TitWriter {
     /// A writer of a trace of `ranks` ranks into `dir`.
     pub fn new(dir: &Path, ranks: u32) -> TitWriter {
+        let mut spill = dir.as_os_str().to_owned();
+        spill.push(".partial");
         TitWriter {
             dir: dir.to_path_buf(),
+            spill: PathBuf::from(spill),
+            io_error: None,
             ranks: (0..ranks)
                 .map(|r| RankTrace {
                     text: format!("{r} init\n"),
@@ -93,6 +111,28 @@ impl TitWriter {
                 })
                 .collect(),
             unwritable: None,
+        }
+    }
+
+    /// Appends rank `r`'s lines to its file in the spill directory once they are many.
+    fn spill_if_full(&mut self, r: u32) {
+        let t = &mut self.ranks[r as usize];
+        if t.text.len() < SPILL_BYTES || self.io_error.is_some() {
+            return;
+        }
+        let path = self.spill.join(format!("rank-{r}.tit"));
+        let put = || -> std::io::Result<()> {
+            use std::io::Write;
+            std::fs::create_dir_all(&self.spill)?;
+            let mut f = std::fs::OpenOptions::new().create(true).append(true).open(&path)?;
+            f.write_all(t.text.as_bytes())
+        };
+        match put() {
+            Ok(()) => {
+                t.text.clear();
+                t.spilled = true;
+            }
+            Err(e) => self.io_error = Some(format!("{}: {e}", path.display())),
         }
     }
 
@@ -123,6 +163,7 @@ impl TitWriter {
             }
         };
         let _ = writeln!(t.text, "{r} {prefix}{action}");
+        self.spill_if_full(r);
     }
 
     /// Rank `r` computed for `ps` picoseconds (a zero-length computation included).
@@ -142,6 +183,7 @@ impl TitWriter {
                 break;
             }
         }
+        self.spill_if_full(r);
     }
 
     /// Rank `r`'s request `h` under `key` (the replay's order of it among its key's).
@@ -221,6 +263,7 @@ impl TitWriter {
     fn write_keys(&mut self, r: u32, what: &str, keys: &[Key]) {
         let list: Vec<String> = keys.iter().map(|(s, d, t)| format!("{s} {d} {t}")).collect();
         let _ = writeln!(self.ranks[r as usize].text, "{r} {what} {}", list.join(" "));
+        self.spill_if_full(r);
     }
 
     /// Rank `r` waited for all of `hs`.
@@ -269,6 +312,7 @@ impl TitWriter {
                 q.push_back(h);
                 let (s, d, g) = key;
                 let _ = writeln!(t.text, "{r} test {s} {d} {g} 0");
+                self.spill_if_full(r);
                 if !oldest {
                     self.refuse(
                         r,
@@ -314,10 +358,15 @@ impl TitWriter {
             }
         }
         if let Some(why) = self.unwritable.take() {
+            let _ = std::fs::remove_dir_all(&self.spill);
             return Err(format!(
                 "--record-tit: {why}, which a TIT trace cannot express; no trace written to {}",
                 self.dir.display()
             ));
+        }
+        if let Some(e) = self.io_error.take() {
+            let _ = std::fs::remove_dir_all(&self.spill);
+            return Err(format!("--record-tit: {e}"));
         }
         let at = |p: &Path, e: std::io::Error| format!("{}: {e}", p.display());
         std::fs::create_dir_all(&self.dir).map_err(|e| at(&self.dir, e))?;
@@ -326,10 +375,23 @@ impl TitWriter {
             let _ = writeln!(t.text, "{r} finalize");
             let name = format!("rank-{r}.tit");
             let path = self.dir.join(&name);
-            std::fs::write(&path, t.text.as_bytes()).map_err(|e| at(&path, e))?;
+            if t.spilled {
+                // The rest after the spilled lines, then the whole file into place.
+                use std::io::Write;
+                let part = self.spill.join(&name);
+                std::fs::OpenOptions::new()
+                    .append(true)
+                    .open(&part)
+                    .and_then(|mut f| f.write_all(t.text.as_bytes()))
+                    .map_err(|e| at(&part, e))?;
+                std::fs::rename(&part, &path).map_err(|e| at(&path, e))?;
+            } else {
+                std::fs::write(&path, t.text.as_bytes()).map_err(|e| at(&path, e))?;
+            }
             index.push_str(&name);
             index.push('\n');
         }
+        let _ = std::fs::remove_dir_all(&self.spill);
         let path = self.dir.join("index.txt");
         std::fs::write(&path, index).map_err(|e| at(&path, e))?;
         Ok(path)
@@ -501,6 +563,27 @@ mod tests {
         w.test_some(0, &[9], &[9], 5, &|h| h == 9);
         assert!(w.ranks[0].text.ends_with("0 ibarrier\n0 sleep 0.000000000005\n"));
         assert!(w.unwritable.is_none());
+    }
+
+    #[test]
+    fn a_long_trace_goes_through_the_spill_directory_whole() {
+        let dir = std::env::temp_dir().join(format!("simpi-tit-spill-{}", std::process::id()));
+        let mut w = TitWriter::new(&dir, 2);
+        // Each line is "1 sleep 0.000000000007\n", 23 bytes: past two spills.
+        let lines = 2 * SPILL_BYTES / 23 + 10;
+        for _ in 0..lines {
+            w.compute(1, 7);
+        }
+        assert!(w.ranks[1].spilled && !w.ranks[0].spilled);
+        let index = w.finish().unwrap();
+        let text = std::fs::read_to_string(dir.join("rank-1.tit")).unwrap();
+        assert_eq!(text.lines().count(), lines + 2, "init, the sleeps, finalize");
+        assert!(text.starts_with("1 init\n1 sleep") && text.ends_with("1 sleep 0.000000000007\n1 finalize\n"));
+        assert_eq!(std::fs::read_to_string(index).unwrap(), "rank-0.tit\nrank-1.tit\n");
+        let mut partial = dir.as_os_str().to_owned();
+        partial.push(".partial");
+        assert!(!Path::new(&partial).exists());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
