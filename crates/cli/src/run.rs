@@ -92,10 +92,11 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE", value_parser = simpi::timeline::Target::parse)]
     timeline: Option<simpi::timeline::Target>,
     /// Write the run as a time-independent trace into DIR (index.txt, one rank-<r>.tit
-    /// per rank; and platform.toml without --platform): `simpi replay DIR/index.txt`
-    /// with the same machine and options gives the same times. One-sided calls,
-    /// intercommunicators and MPI_Cancel have no TIT form: the run then ends with an
-    /// error and no trace.
+    /// per rank; and platform.toml without --platform), and print the `simpi replay`
+    /// command that gives the run's times. A run the format cannot express (one-sided
+    /// calls, intercommunicators, MPI_Cancel, requests of one source, destination and
+    /// tag completed out of order, persistent collectives started in different orders)
+    /// reports its results, then exits 1 without a trace (docs/online.md).
     #[arg(long, value_name = "DIR")]
     record_tit: Option<PathBuf>,
     /// The program and its arguments.

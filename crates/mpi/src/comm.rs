@@ -81,6 +81,20 @@ pub const ICOLL_SLOTS: u64 = 512;
 /// below it.
 const ICOLL_BASE: u64 = 1 << 29;
 
+/// One rank's count of the non-blocking collectives it started on each communicator:
+/// gives each call its context ([`CommTable::icoll_context`]).
+#[derive(Clone, Debug, Default)]
+pub struct IcollContexts(HashMap<usize, u64>);
+
+impl IcollContexts {
+    /// The context of the rank's next non-blocking collective on communicator `index`.
+    pub fn next(&mut self, index: usize) -> u32 {
+        let k = self.0.entry(index).or_insert(0);
+        *k += 1;
+        CommTable::icoll_context(index, *k - 1)
+    }
+}
+
 impl CommTable {
     /// Builds the table from each rank's creation calls (`calls[r]`, in program order,
     /// with their line numbers). An error names the rank and the line.

@@ -908,7 +908,7 @@ impl<'o> Session<'o> {
                     w.refuse(r, "a collective on an intercommunicator");
                 }
             } else if kind != CollKind::Dup && !idle {
-                let name = comm_name(&self.comms, comm, r, self.opts.ranks).map_err(Error::Input)?;
+                let name = comm_name(&self.comms, comm, r).map_err(Error::Input)?;
                 w.collective(r, &name, &spec, handle.map(|h| (h, comm, key.2)));
             }
         }
@@ -993,7 +993,7 @@ impl<'o> Session<'o> {
             if self.comms.is_inter(comm) {
                 w.refuse(r, "point-to-point on an intercommunicator");
             } else {
-                let name = comm_name(&self.comms, comm, r, self.opts.ranks).map_err(Error::Input)?;
+                let name = comm_name(&self.comms, comm, r).map_err(Error::Input)?;
                 w.send(r, &name, to, tag, bytes, sync, request.map(|_| h));
             }
         }
@@ -1025,7 +1025,7 @@ impl<'o> Session<'o> {
             if self.comms.is_inter(comm) {
                 w.refuse(r, "point-to-point on an intercommunicator");
             } else {
-                let name = comm_name(&self.comms, comm, r, self.opts.ranks).map_err(Error::Input)?;
+                let name = comm_name(&self.comms, comm, r).map_err(Error::Input)?;
                 w.recv(r, &name, from, tag, capacity, request.as_ref().map(|_| h));
             }
         }
@@ -1140,8 +1140,7 @@ impl<'o> Session<'o> {
                 if let Some(w) = &mut self.tit {
                     // Written now that the engine has reached every call before it.
                     let handles: Vec<Handle> = list.iter().map(|&(h, _)| h).collect();
-                    let empty = empty_of(d, &handles);
-                    w.wait_all(r, &handles, &|h| empty.contains(&h));
+                    w.wait_all(r, &handles, &empty_of(d, &handles));
                 }
                 let mut v = Vec::with_capacity(list.len());
                 for (h, kind) in list {
@@ -1208,7 +1207,6 @@ impl<'o> Session<'o> {
                     let all: Vec<Handle> = list.iter().map(|x| x.1).collect();
                     let reported: Vec<Handle> = (0..list.len()).filter(|&i| report(i)).map(|i| list[i].1).collect();
                     let empty = empty_of(d, &all);
-                    let empty = |h| empty.contains(&h);
                     match how {
                         Completing::WaitAny => w.wait_some(r, &all, &reported, true, &empty),
                         Completing::WaitSome => w.wait_some(r, &all, &reported, false, &empty),
@@ -1234,10 +1232,9 @@ impl<'o> Session<'o> {
             Awaiting::Test(request, h, kind) => {
                 let complete = d.take_tested(r, h);
                 if let Some(w) = &mut self.tit {
-                    let empty = empty_of(d, &[h]);
                     let done = [h];
                     let done = &done[..usize::from(complete)];
-                    w.test_some(r, &[h], done, self.opts.test_cost_ps, &|h| empty.contains(&h));
+                    w.test_some(r, &[h], done, self.opts.test_cost_ps, &empty_of(d, &[h]));
                 }
                 if !complete {
                     Vec::new()
@@ -1261,14 +1258,11 @@ fn empty_of<R: Rules<Live<Posted>>>(d: &mut Driver<R>, handles: &[Handle]) -> Ve
 
 /// What communicator `comm` of world rank `r` is to a TIT trace (an error for an
 /// intercommunicator, which the format cannot name).
-fn comm_name(comms: &Comms, comm: u32, r: u32, ranks: u32) -> Result<tit::CommName, String> {
+fn comm_name(comms: &Comms, comm: u32, r: u32) -> Result<tit::CommName, String> {
     Ok(match comm {
         0 => tit::CommName::World,
         comms::SELF_INDEX => tit::CommName::Own,
-        c => match comms.member_list(c, r)? {
-            Some(m) => tit::CommName::Other(c, m),
-            None => tit::CommName::Other(c, (0..ranks).collect()),
-        },
+        c => tit::CommName::Other(c, comms.member_list(c, r)?),
     })
 }
 

@@ -59,8 +59,8 @@ pub(crate) enum CommName {
     /// that its point-to-point traffic keeps to itself.
     Own,
     /// Another intracommunicator: its index and its members as world ranks, in its
-    /// rank order.
-    Other(u32, Arc<[u32]>),
+    /// rank order (`None`: the world's, a duplicate of it).
+    Other(u32, Option<Arc<[u32]>>),
 }
 
 /// One rank's part of the trace.
@@ -144,25 +144,35 @@ impl TitWriter {
     }
 
     fn line(&mut self, r: u32, comm: &CommName, action: std::fmt::Arguments<'_>) {
+        let world = self.ranks.len() as u32;
         let t = &mut self.ranks[r as usize];
-        let prefix = match comm {
-            CommName::World => String::new(),
+        match comm {
+            CommName::World => {
+                let _ = writeln!(t.text, "{r} {action}");
+            }
             CommName::Own => {
                 // Index 1 is every rank's MPI_COMM_SELF on line: named per rank here.
                 if t.named.insert(1) {
                     let _ = writeln!(t.text, "{r} comm_known world s{r} {r}");
                 }
-                format!("@s{r} ")
+                let _ = writeln!(t.text, "{r} @s{r} {action}");
             }
             CommName::Other(c, members) => {
                 if t.named.insert(*c) {
-                    let list: Vec<String> = members.iter().map(u32::to_string).collect();
-                    let _ = writeln!(t.text, "{r} comm_known world c{c} {}", list.join(" "));
+                    let _ = write!(t.text, "{r} comm_known world c{c}");
+                    match members {
+                        Some(m) => m.iter().for_each(|w| {
+                            let _ = write!(t.text, " {w}");
+                        }),
+                        None => (0..world).for_each(|w| {
+                            let _ = write!(t.text, " {w}");
+                        }),
+                    }
+                    t.text.push('\n');
                 }
-                format!("@c{c} ")
+                let _ = writeln!(t.text, "{r} @c{c} {action}");
             }
-        };
-        let _ = writeln!(t.text, "{r} {prefix}{action}");
+        }
         self.spill_if_full(r);
     }
 
@@ -226,26 +236,29 @@ impl TitWriter {
     /// The keys of the requests of `hs` that the replay holds, each taken from its
     /// key's queue; a refusal if the replay would take other requests of those keys.
     /// Non-blocking collectives that had nothing to do (`empty`) hold nothing.
-    fn take(&mut self, r: u32, hs: &[Handle], empty: &dyn Fn(Handle) -> bool) -> Vec<Key> {
+    fn take(&mut self, r: u32, hs: &[Handle], empty: &[Handle]) -> Vec<Key> {
         let t = &mut self.ranks[r as usize];
-        let mut taken: Vec<(Key, Handle)> = Vec::new();
+        let mut taken: Vec<Key> = Vec::new();
+        let mut by_key: HashMap<Key, HashSet<Handle>> = HashMap::new();
         for &h in hs {
             let Some(key) = t.keys.remove(&h) else { continue };
-            if key.0 == ICOLL_SOURCE && empty(h) {
+            if key.0 == ICOLL_SOURCE && empty.contains(&h) {
                 t.queues.remove(&key);
                 continue;
             }
-            taken.push((key, h));
+            taken.push(key);
+            by_key.entry(key).or_default().insert(h);
         }
         let mut wrong = false;
-        for &(key, _) in &taken {
-            let Some(q) = t.queues.get_mut(&key) else { continue };
+        for (key, mine) in by_key {
+            let q = t.queues.get_mut(&key).expect("held requests are queued");
             // The replay takes the oldest requests of the key: they must be these.
-            let mine: Vec<Handle> = taken.iter().filter(|x| x.0 == key).map(|x| x.1).collect();
-            if q.len() < mine.len() || q.iter().take(mine.len()).any(|h| !mine.contains(h)) {
+            if q.iter().take(mine.len()).all(|h| mine.contains(h)) {
+                q.drain(..mine.len());
+            } else {
                 wrong = true;
+                q.retain(|h| !mine.contains(h));
             }
-            q.retain(|h| !mine.contains(h));
             if q.is_empty() {
                 t.queues.remove(&key);
             }
@@ -257,7 +270,7 @@ impl TitWriter {
                  which TIT's completions cannot name",
             );
         }
-        taken.into_iter().map(|(k, _)| k).collect()
+        taken
     }
 
     fn write_keys(&mut self, r: u32, what: &str, keys: &[Key]) {
@@ -267,7 +280,7 @@ impl TitWriter {
     }
 
     /// Rank `r` waited for all of `hs`.
-    pub fn wait_all(&mut self, r: u32, hs: &[Handle], empty: &dyn Fn(Handle) -> bool) {
+    pub fn wait_all(&mut self, r: u32, hs: &[Handle], empty: &[Handle]) {
         let keys = self.take(r, hs, empty);
         if !keys.is_empty() {
             self.write_keys(r, &format!("waitall {}", keys.len()), &keys);
@@ -276,7 +289,7 @@ impl TitWriter {
 
     /// Rank `r`'s wait for some of the `list` requests (MPI_Waitany: `any`) returned
     /// with `done` complete.
-    pub fn wait_some(&mut self, r: u32, list: &[Handle], done: &[Handle], any: bool, empty: &dyn Fn(Handle) -> bool) {
+    pub fn wait_some(&mut self, r: u32, list: &[Handle], done: &[Handle], any: bool, empty: &[Handle]) {
         let t = &self.ranks[r as usize];
         let n = list.iter().filter(|h| t.keys.contains_key(h)).count();
         let keys = self.take(r, done, empty);
@@ -294,18 +307,11 @@ impl TitWriter {
     /// Written as a test that finds nothing (the replay makes the same test of the same
     /// request, at the same cost), then a wait for those found done, which takes no
     /// time: simpi's `test k 1` would wait first and pay after.
-    pub fn test_some(
-        &mut self,
-        r: u32,
-        list: &[Handle],
-        done: &[Handle],
-        cost_ps: u64,
-        empty: &dyn Fn(Handle) -> bool,
-    ) {
+    pub fn test_some(&mut self, r: u32, list: &[Handle], done: &[Handle], cost_ps: u64, empty: &[Handle]) {
         let first = list.first().copied();
         let t = &mut self.ranks[r as usize];
         match first.and_then(|h| t.keys.get(&h).map(|&k| (h, k))) {
-            Some((h, key)) if !(key.0 == ICOLL_SOURCE && empty(h)) => {
+            Some((h, key)) if !(key.0 == ICOLL_SOURCE && empty.contains(&h)) => {
                 // The replay tests the oldest of the key and puts it last.
                 let q = t.queues.get_mut(&key).expect("held requests are queued");
                 let oldest = q.pop_front() == Some(h);
@@ -457,7 +463,7 @@ fn collective_text(s: &CollSpec) -> String {
 mod tests {
     use super::*;
 
-    const NONE_EMPTY: &dyn Fn(Handle) -> bool = &|_| false;
+    const NONE_EMPTY: &[Handle] = &[];
 
     #[test]
     fn computation_is_written_to_the_picosecond() {
@@ -485,7 +491,7 @@ mod tests {
     #[test]
     fn a_communicator_is_named_once_per_rank_before_its_first_use() {
         let mut w = TitWriter::new(Path::new("/nonexistent"), 3);
-        let c = CommName::Other(5, Arc::from([2u32, 0].as_slice()));
+        let c = CommName::Other(5, Some(Arc::from([2u32, 0].as_slice())));
         w.send(2, &c, 0, 7, 10, false, Some(1));
         w.recv(2, &c, simpi_mpi::ANY_SOURCE, simpi_mpi::ANY_TAG, 10, None);
         w.send(2, &CommName::Own, 2, 1, 4, false, None);
@@ -554,13 +560,13 @@ mod tests {
         w.collective(0, &CommName::World, &spec, Some((7, 0, 0)));
         w.collective(0, &CommName::World, &spec, Some((8, 0, 1)));
         // Nothing to do for the first: the wait names the second only.
-        w.wait_all(0, &[7, 8], &|h| h == 7);
+        w.wait_all(0, &[7, 8], &[7]);
         assert!(w.ranks[0]
             .text
             .ends_with("0 ibarrier\n0 ibarrier\n0 waitall 1 -3 0 1\n"));
         // A test of it costs a test's time.
         w.collective(0, &CommName::World, &spec, Some((9, 0, 2)));
-        w.test_some(0, &[9], &[9], 5, &|h| h == 9);
+        w.test_some(0, &[9], &[9], 5, &[9]);
         assert!(w.ranks[0].text.ends_with("0 ibarrier\n0 sleep 0.000000000005\n"));
         assert!(w.unwritable.is_none());
     }

@@ -35,7 +35,7 @@ use crate::trace_program::{msg, seconds_to_ps};
 use simpi_kernel::MixHashMap;
 use simpi_mpi::calls::{CollComm, RankCalls, Req};
 use simpi_mpi::coll::CollSpec;
-use simpi_mpi::comm::CommTable;
+use simpi_mpi::comm::{CommTable, IcollContexts};
 use simpi_mpi::live::{Program, Step};
 use simpi_mpi::sink::OpSink;
 use simpi_mpi::{CallRecord, Error};
@@ -145,9 +145,8 @@ struct RankState<R> {
     open: Option<Open>,
     /// Finished: its events ended.
     ended: bool,
-    /// Non-blocking collectives started so far on each communicator (each gets a
-    /// matching context of its own).
-    icolls_on: MixHashMap<usize, u64>,
+    /// Each non-blocking collective's matching context.
+    icoll_contexts: IcollContexts,
 }
 
 impl<R> Default for RankState<R> {
@@ -160,7 +159,7 @@ impl<R> Default for RankState<R> {
             pos: 0,
             open: None,
             ended: false,
-            icolls_on: MixHashMap::default(),
+            icoll_contexts: IcollContexts::default(),
         }
     }
 }
@@ -546,9 +545,7 @@ impl<'o, R: Copy + PartialEq + std::fmt::Debug> Otf2Program<'o, R> {
             members
         };
         let context = if nonblocking {
-            let on = self.ranks[rank as usize].icolls_on.entry(index).or_insert(0);
-            *on += 1;
-            CommTable::icoll_context(index, *on - 1)
+            self.ranks[rank as usize].icoll_contexts.next(index)
         } else {
             CommTable::coll_context(index)
         };

@@ -27,7 +27,7 @@ use crate::trace_program::{msg, seconds_to_ps};
 use simpi_kernel::MixHashMap;
 use simpi_mpi::calls::{CollComm, Req};
 use simpi_mpi::coll::{Algorithm, CollSpec, Collective};
-use simpi_mpi::comm::CommTable;
+use simpi_mpi::comm::{CommTable, IcollContexts};
 use simpi_mpi::live::{Program, Step};
 use simpi_mpi::sink::OpSink;
 use simpi_mpi::{CallRecord, Error, ANY_SOURCE, ANY_TAG};
@@ -57,9 +57,8 @@ pub(crate) struct TitRank<R> {
     outstanding: usize,
     /// Non-blocking collectives started so far.
     icolls: i64,
-    /// Non-blocking collectives started so far on each communicator (each gets a
-    /// matching context of its own).
-    icolls_on: MixHashMap<usize, u64>,
+    /// Each non-blocking collective's matching context.
+    icoll_contexts: IcollContexts,
     /// The line read last (0 before the first).
     line: u32,
 }
@@ -70,7 +69,7 @@ impl<R> Default for TitRank<R> {
             store: MixHashMap::default(),
             outstanding: 0,
             icolls: 0,
-            icolls_on: MixHashMap::default(),
+            icoll_contexts: IcollContexts::default(),
             line: 0,
         }
     }
@@ -332,13 +331,11 @@ impl<R: Copy + PartialEq + std::fmt::Debug> TitRank<R> {
                 let k = self.icolls;
                 self.icolls += 1;
                 let (spec, _) = Self::coll_spec(cx, r, ci, members, *coll)?;
-                let on = self.icolls_on.entry(ci).or_insert(0);
                 let comm = CollComm {
                     index: ci,
                     members,
-                    context: CommTable::icoll_context(ci, *on),
+                    context: self.icoll_contexts.next(ci),
                 };
-                *on += 1;
                 let alg = (cx.opts.choose)(&spec);
                 // Every operation of the collective waits for the frontier (which it
                 // leaves as it was): its end is a request.
