@@ -22,7 +22,12 @@
  * `ranks <n> 0`: the ranks of the run; with more than two, `alltoall <B> <s>` for each
  * power of two from 64 KiB to 1 MiB among the sizes: every rank sends B bytes to every
  * other and receives B from each at once (nonblocking), the slowest rank's time: every
- * link busy, which on ranks that share cores shows what moving bytes costs the CPUs.
+ * link busy, which on ranks that share cores shows what moving bytes costs the CPUs;
+ * and `ring <B> <s>` for the same sizes: every rank sends B bytes to the next and
+ * receives B from the one before at once, the slowest rank's time: as many messages
+ * as ranks, none converging on a link with another host's, so that what it costs
+ * beyond the network is the CPUs' (and what the all-to-all costs beyond that is its
+ * converging flows').
  * The last argument chooses: `pair` measures only ranks 0 and 1 (run it with two
  * ranks: alone, they measure cleanest), `cpus` only the kernel and the all-to-all
  * (run it with every rank that shares the cores), `all` (the default) both.
@@ -334,6 +339,26 @@ int main(int argc, char **argv) {
                 double mine = MPI_Wtime() - t0, slowest = 0.0;
                 MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
                 if (me == 0) fprintf(out, "alltoall %ld %.9e\n", bytes, slowest);
+            }
+            free(sb);
+            free(rb);
+        }
+        for (int s = 0; s < ns; s++) {
+            long bytes = sizes[s];
+            if (bytes < ALLTOALL_FROM || bytes > ALLTOALL_TO || (bytes & (bytes - 1)) != 0) continue;
+            char *sb = malloc((size_t)bytes), *rb = malloc((size_t)bytes);
+            if (!sb || !rb) MPI_Abort(MPI_COMM_WORLD, 3);
+            memset(sb, 5, (size_t)bytes);
+            long reps = repeats < 5 ? repeats : 5;
+            for (long r = 0; r < reps; r++) {
+                MPI_Barrier(MPI_COMM_WORLD);
+                double t0 = MPI_Wtime();
+                MPI_Irecv(rb, (int)bytes, MPI_BYTE, (me + n - 1) % n, TAG, MPI_COMM_WORLD, &req[0]);
+                MPI_Isend(sb, (int)bytes, MPI_BYTE, (me + 1) % n, TAG, MPI_COMM_WORLD, &req[1]);
+                MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+                double mine = MPI_Wtime() - t0, slowest = 0.0;
+                MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+                if (me == 0) fprintf(out, "ring %ld %.9e\n", bytes, slowest);
             }
             free(sb);
             free(rb);

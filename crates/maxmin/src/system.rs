@@ -28,6 +28,9 @@ pub(crate) struct Constraint {
     /// fix up the variable moved into the freed place without searching its list.
     pub elems: Vec<(u32, u32, f64)>,
     pub capacity: f64,
+    /// The capacity it was added with: [`System::set_capacity`] may only lower the
+    /// capacity below it, so that caps computed from it stay upper bounds.
+    pub nominal: f64,
     /// Solver state: load of the frozen variables, load factor of the unfrozen ones,
     /// how many are unfrozen, a version bumped at every change (stale fill events),
     /// and the solve epoch in which the component search last reached it.
@@ -140,6 +143,7 @@ impl System {
         self.cnsts.push(Constraint {
             elems: Vec::new(),
             capacity,
+            nominal: capacity,
             load: 0.0,
             factor: 0.0,
             unfrozen: 0,
@@ -165,8 +169,8 @@ impl System {
         self.add(weight, bound, elems, cap)
     }
 
-    /// The cap a variable on `elems` gets: the least capacity / coefficient over its
-    /// constraints, the coefficients of a constraint listed twice merged as
+    /// The cap a variable on `elems` gets: the least nominal capacity / coefficient over
+    /// its constraints (capacities as added, whatever [`System::set_capacity`] did since), the coefficients of a constraint listed twice merged as
     /// [`System::add_variable`] merges them. A caller that adds many variables on the
     /// same constraints (a network, one per message over a route) computes it once.
     pub fn cap_of(&self, elems: &[(CnstId, f64)]) -> f64 {
@@ -181,7 +185,7 @@ impl System {
                 Policy::Shared => same.sum::<f64>(),
                 Policy::Fatpipe => same.fold(0.0, f64::max),
             };
-            cap = cap.min(k.capacity / a);
+            cap = cap.min(k.nominal / a);
         }
         cap
     }
@@ -298,6 +302,29 @@ impl System {
         assert!(weight > 0.0 && weight.is_finite());
         self.vars[v.0 as usize].weight = weight;
         self.touch_var(v.0);
+    }
+
+    /// Sets a constraint's capacity, at most the capacity it was added with (a link that
+    /// delivers less under load). Every variable on it is solved again at the next solve.
+    pub fn set_capacity(&mut self, c: CnstId, capacity: f64) {
+        let k = &self.cnsts[c.0 as usize];
+        assert!(
+            capacity > 0.0 && capacity <= k.nominal,
+            "a constraint's capacity must be positive and at most its nominal capacity"
+        );
+        if capacity == k.capacity {
+            return;
+        }
+        // A pending value is level / weight with the capacity of the last solve.
+        self.solver.write_pending(&self.cnsts, &mut self.vars);
+        let k = &mut self.cnsts[c.0 as usize];
+        k.capacity = capacity;
+        if k.policy == Policy::Shared {
+            k.loose_below = capacity * (1.0 - 1e-9);
+        }
+        // The single-bottleneck shortcut assumes the other constraints' levels only
+        // rise: a lowered capacity needs the full solve.
+        self.touch(c.0);
     }
 
     /// Changes a variable's bound.

@@ -160,6 +160,14 @@ pub struct FlowNetwork<'p> {
     joined: Vec<u32>,
     /// Re-shares that updated a group instead of re-timing flows one by one.
     group_updates: u64,
+    /// With a converging loss: each constraint's bandwidth as the platform gives it
+    /// (NaN for a fat pipe, which keeps it), from how many source hosts it carries
+    /// flows in transfer forward, each route's source host, and the flows in transfer
+    /// by (constraint, source host).
+    nominal: Vec<f64>,
+    sources: Vec<u32>,
+    route_src: Vec<u32>,
+    from_source: IdHashMap<u64, u32>,
     /// [`NetworkModel::next_time`]'s answer until the next start or advance: the engine
     /// asks after every event, and most events do not touch the network.
     next: Option<Option<SimTime>>,
@@ -193,6 +201,10 @@ impl<'p> FlowNetwork<'p> {
             grouping: true,
             joined: Vec::new(),
             group_updates: 0,
+            nominal: Vec::new(),
+            sources: Vec::new(),
+            route_src: Vec::new(),
+            from_source: IdHashMap::default(),
             next: None,
         }
     }
@@ -222,8 +234,17 @@ impl<'p> FlowNetwork<'p> {
             Policy::Shared => MmPolicy::Shared,
             Policy::Fatpipe => MmPolicy::Fatpipe,
         };
-        let c = self.sys.add_constraint(self.platform.link_bandwidth(l), policy);
+        let bandwidth = self.platform.link_bandwidth(l);
+        let c = self.sys.add_constraint(bandwidth, policy);
         self.cnst.insert(l.0, c);
+        if self.params.converging_loss > 0.0 {
+            self.nominal.push(if policy == MmPolicy::Shared {
+                bandwidth
+            } else {
+                f64::NAN
+            });
+            self.sources.push(0);
+        }
         c
     }
 
@@ -291,6 +312,9 @@ impl<'p> FlowNetwork<'p> {
         let id = (self.route_info.len() as u32, latency);
         self.route_info.push(info);
         self.route_bytes.push(0);
+        if p.converging_loss > 0.0 {
+            self.route_src.push(src.0);
+        }
         self.routes.insert(key, id);
         Ok(id)
     }
@@ -407,6 +431,9 @@ impl<'p> FlowNetwork<'p> {
         }
         self.var_flow[var.0 as usize] = f;
         self.joined.push(f);
+        if p.converging_loss > 0.0 {
+            self.converge(fl.route, true);
+        }
         let fl = &mut self.flows[f as usize];
         fl.var = Some(var);
         fl.phase = Phase::Transfer;
@@ -423,9 +450,47 @@ impl<'p> FlowNetwork<'p> {
         self.version[f as usize] = self.version[f as usize].wrapping_add(1);
         if let Some(v) = fl.var.take() {
             self.sys.remove_variable(v);
+            if self.params.converging_loss > 0.0 {
+                let route = fl.route;
+                self.converge(route, false);
+            }
         }
         self.active -= 1;
         self.free.push(f);
+    }
+
+    /// A flow over `route` joined (`true`) or left the sharing. Each shared link delivers
+    /// its bandwidth / (1 + loss · ln m) for the `m` source hosts it carries flows from:
+    /// a host's own streams queue in its own stack and lose nothing to each other; they
+    /// lose where they converge with other hosts' streams (a switch's output port).
+    fn converge(&mut self, route: u32, joined: bool) {
+        let src = u64::from(self.route_src[route as usize]);
+        let r = &self.route_info[route as usize];
+        let nf = r.n_fwd as usize;
+        let ids = if r.spilled {
+            let at = r.links[0] as usize;
+            &self.spilled_links[at..at + nf]
+        } else {
+            &r.links[..nf]
+        };
+        for &c in ids {
+            let bandwidth = self.nominal[c as usize];
+            if bandwidth.is_nan() {
+                continue;
+            }
+            let n = self.from_source.entry(u64::from(c) << 32 | src).or_insert(0);
+            *n = if joined { *n + 1 } else { *n - 1 };
+            if *n != u32::from(joined) {
+                continue;
+            }
+            if *n == 0 {
+                self.from_source.remove(&(u64::from(c) << 32 | src));
+            }
+            let m = &mut self.sources[c as usize];
+            *m = if joined { *m + 1 } else { *m - 1 };
+            let loss = 1.0 + self.params.converging_loss * f64::from((*m).max(1)).ln();
+            self.sys.set_capacity(CnstId(c), bandwidth / loss);
+        }
     }
 
     /// Re-solves the changed part of the sharing and reschedules the affected flows.

@@ -26,6 +26,10 @@ pub struct FlowParams {
     pub tcp_gamma: Option<f64>,
     /// Weight of the reverse flow (acknowledgements) on the links of the way back.
     pub cross_traffic: Option<f64>,
+    /// Loss of a shared link under converging flows: carrying `m` flows at once, it
+    /// delivers its bandwidth / (1 + `converging_loss` · ln m) (TCP flows converging on
+    /// a switch port lose packets and back off). 0: links deliver their bandwidth.
+    pub converging_loss: f64,
 }
 
 impl FlowParams {
@@ -38,6 +42,7 @@ impl FlowParams {
             weight_s: 8775.0,
             tcp_gamma: Some(4194304.0),
             cross_traffic: Some(0.05),
+            converging_loss: 0.0,
         }
     }
 
@@ -50,13 +55,14 @@ impl FlowParams {
             weight_s: 0.0,
             tcp_gamma: None,
             cross_traffic: None,
+            converging_loss: 0.0,
         }
     }
 
     /// Checks every value where it could make a transfer free, negative or undefined:
     /// bandwidth factors must be positive and finite, latency factors finite and not
-    /// negative, weight-S, gamma and cross-traffic finite and not negative (gamma
-    /// positive).
+    /// negative, weight-S, gamma, cross-traffic and the converging loss finite and not
+    /// negative (gamma positive).
     pub fn validate(&self) -> Result<(), Error> {
         let bad = |what: &str, why: &str| Err(Error::BadParameter(format!("{what}: {why}")));
         for v in self.bw_factor.values() {
@@ -81,6 +87,12 @@ impl FlowParams {
             if !(c.is_finite() && c >= 0.0) {
                 return bad("cross-traffic", &format!("{c} is not a finite number >= 0"));
             }
+        }
+        if !(self.converging_loss.is_finite() && self.converging_loss >= 0.0) {
+            return bad(
+                "converging loss",
+                &format!("{} is not a finite number >= 0", self.converging_loss),
+            );
         }
         Ok(())
     }

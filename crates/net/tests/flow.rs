@@ -286,3 +286,41 @@ fn a_backbone_shared_twice_after_an_idle_gap_gives_processor_sharing_times() {
         }
     }
 }
+
+#[test]
+fn converging_flows_lose_bandwidth_as_ln_of_their_number() {
+    // Split-duplex host links of 1e8 B/s, no latency, converging loss 0.3. Three 1e6-byte
+    // flows into host 0: its down link carries 3 and delivers 1e8 / (1 + 0.3 ln 3), a
+    // third each; the senders' up links carry one each and lose nothing. All end at
+    // 3e6 (1 + 0.3 ln 3) / 1e8 s.
+    let mut s = ClusterSpec::flat("c", 4, 1e9, 1e8, 0.0);
+    s.sharing = simpi_platform::cluster::Sharing::SplitDuplex;
+    let p = cluster_platform(&s).unwrap();
+    let mut net = Net::plain();
+    net.params.converging_loss = 0.3;
+    let three: Vec<(u64, u32, u32, u64)> = (1..4).map(|h| (0, h, 0, 1_000_000)).collect();
+    let want = 3e6 * (1.0 + 0.3 * 3f64.ln()) / 1e8;
+    for grouping in [true, false] {
+        for ps in run_timed(&p, net.clone(), &three, grouping).0 {
+            assert!(rel(SimTime(ps).as_secs_f64(), want) < 1e-9, "{ps} ps, want {want} s");
+        }
+    }
+    // Two flows into host 0, of 1e6 and 3e6 bytes: each at 1e8 / (2 (1 + 0.3 ln 2))
+    // until the first ends at t1 = 2e6 (1 + 0.3 ln 2) / 1e8; the second, alone, gets the
+    // whole 1e8 for its last 2e6 bytes: it ends at t1 + 0.02.
+    let two = [(0, 1, 0, 1_000_000), (0, 2, 0, 3_000_000)];
+    let t1 = 2e6 * (1.0 + 0.3 * 2f64.ln()) / 1e8;
+    for grouping in [true, false] {
+        let got: Vec<f64> = run_timed(&p, net.clone(), &two, grouping)
+            .0
+            .into_iter()
+            .map(|ps| SimTime(ps).as_secs_f64())
+            .collect();
+        assert!(rel(got[0], t1) < 1e-9 && rel(got[1], t1 + 0.02) < 1e-9, "{got:?}");
+    }
+    // Without the loss the three share 1e8: 30 ms.
+    let untimed: Vec<(u32, u32, u64)> = three.iter().map(|&(_, a, b, n)| (a, b, n)).collect();
+    for t in run(&p, Net::plain(), &untimed) {
+        assert!(rel(t, 0.03) < 1e-9, "{t}");
+    }
+}

@@ -19,6 +19,7 @@
 //! weight_s = 0                  # optional; 0: equal sharing
 //! tcp_gamma = 4194304           # optional; absent: no TCP window bound
 //! cross_traffic = 0.05          # optional; absent: none
+//! converging_loss = 0.28        # optional (0); m flows on a link: bandwidth / (1 + it * ln m)
 //! [loggops]                     # optional: LogGOPS for GOAL replay, seconds and bytes
 //! L = 1.2e-4
 //! o = 2.0e-5
@@ -85,6 +86,7 @@ struct NetworkDesc {
     weight_s: Option<Spanned<f64>>,
     tcp_gamma: Option<Spanned<f64>>,
     cross_traffic: Option<Spanned<f64>>,
+    converging_loss: Option<Spanned<f64>>,
 }
 
 #[derive(Deserialize)]
@@ -173,6 +175,7 @@ pub fn parse(text: &str, name: &str) -> Result<PresetFile, Error> {
         weight_s: n.weight_s.as_ref().map_or(0.0, |w| *w.get_ref()),
         tcp_gamma: n.tcp_gamma.as_ref().map(|g| *g.get_ref()),
         cross_traffic: n.cross_traffic.as_ref().map(|c| *c.get_ref()),
+        converging_loss: n.converging_loss.as_ref().map_or(0.0, |c| *c.get_ref()),
     };
     // Each value checked alone, so that a fault names its own line.
     let plain = FlowParams::plain;
@@ -209,6 +212,13 @@ pub fn parse(text: &str, name: &str) -> Result<PresetFile, Error> {
             n.cross_traffic.as_ref().map_or(0..0, |w| w.span()),
             FlowParams {
                 cross_traffic: network.cross_traffic,
+                ..plain()
+            },
+        ),
+        (
+            n.converging_loss.as_ref().map_or(0..0, |w| w.span()),
+            FlowParams {
+                converging_loss: network.converging_loss,
                 ..plain()
             },
         ),
@@ -301,6 +311,9 @@ pub fn to_text(f: &PresetFile, comment: &str) -> String {
     if let Some(c) = n.cross_traffic {
         s.push_str(&format!("cross_traffic = {c:?}\n"));
     }
+    if n.converging_loss > 0.0 {
+        s.push_str(&format!("converging_loss = {:?}\n", n.converging_loss));
+    }
     if let Some(l) = &f.loggops {
         let sec = |ps: u64| format!("{:.6e}", ps as f64 * 1e-12);
         s.push_str(&format!(
@@ -324,7 +337,7 @@ mod tests {
     use super::*;
 
     const GOOD: &str = "[protocol]\nos = \"0:2e-5:1e-9\"\nor = \"0:1e-5\"\nasync_small = 100\ndetached = 200\nenvelope = 8\ngrow_test_costs = false\n\
-        [network]\nlat_factor = \"0:2;1000:3\"\nbw_factor = \"0:0.5\"\n[loggops]\nL = 1e-6\no = 2e-6\ng = 3e-6\nG = 8e-11\nO = 0\nS = 65535\n[host]\nspeed = 2e9\n";
+        [network]\nlat_factor = \"0:2;1000:3\"\nbw_factor = \"0:0.5\"\nconverging_loss = 0.25\n[loggops]\nL = 1e-6\no = 2e-6\ng = 3e-6\nG = 8e-11\nO = 0\nS = 65535\n[host]\nspeed = 2e9\n";
 
     #[test]
     fn a_file_gives_every_value_it_states() {
@@ -338,6 +351,7 @@ mod tests {
         assert_eq!(f.preset.network.lat_factor.factor(1001), 3.0);
         assert_eq!(f.preset.network.bw_factor.factor(5), 0.5);
         assert_eq!((f.preset.network.weight_s, f.preset.network.tcp_gamma), (0.0, None));
+        assert_eq!(f.preset.network.converging_loss, 0.25);
         let l = f.loggops.unwrap();
         // 8e-11 s is 80 ps per byte: below a nanosecond, kept exactly.
         assert_eq!(
@@ -375,12 +389,21 @@ mod tests {
             e.to_string().starts_with("p.toml:10: ") && e.to_string().contains("bandwidth factor"),
             "{e}"
         );
+        let e = parse(
+            &GOOD.replace("converging_loss = 0.25", "converging_loss = nan"),
+            "p.toml",
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string().starts_with("p.toml:11: ") && e.to_string().contains("converging loss"),
+            "{e}"
+        );
         let e = parse(&GOOD.replace("L = 1e-6", "L = -1e-6"), "p.toml").unwrap_err();
-        assert!(e.to_string().starts_with("p.toml:12: L:"), "{e}");
+        assert!(e.to_string().starts_with("p.toml:13: L:"), "{e}");
         let e = parse(&GOOD.replace("envelope = 8\n", ""), "p.toml").unwrap_err();
         assert!(e.to_string().contains("envelope"), "{e}");
         let e = parse(&GOOD.replace("speed = 2e9", "speed = nan"), "p.toml").unwrap_err();
-        assert!(e.to_string().starts_with("p.toml:19: speed"), "{e}");
+        assert!(e.to_string().starts_with("p.toml:20: speed"), "{e}");
         let e = parse(&format!("{GOOD}bogus = 1\n"), "p.toml").unwrap_err();
         assert!(e.to_string().contains("p.toml:"), "{e}");
         let e = parse(&GOOD.replace("async_small = 100", "async_small = 300"), "p.toml").unwrap_err();

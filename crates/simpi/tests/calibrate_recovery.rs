@@ -55,6 +55,7 @@ fn truth() -> Preset {
             weight_s: 0.0,
             tcp_gamma: None,
             cross_traffic: Some(0.1),
+            converging_loss: 0.0,
         },
     }
 }
@@ -123,6 +124,20 @@ fn all_to_all(p: &Platform, t: &Preset, b: u64) -> f64 {
     ends(p, t, &g).into_iter().fold(0.0, f64::max)
 }
 
+/// Eight ranks each send `b` bytes to the next and receive from the one before at once:
+/// the slowest one's time.
+fn ring(p: &Platform, t: &Preset, b: u64) -> f64 {
+    let mut g = "num_ranks 8\n".to_string();
+    for r in 0..8 {
+        g += &format!(
+            "rank {r} {{\ns: send {b}b to {} tag 0\nr: recv {b}b from {} tag 0\n}}\n",
+            (r + 1) % 8,
+            (r + 7) % 8
+        );
+    }
+    ends(p, t, &g).into_iter().fold(0.0, f64::max)
+}
+
 /// A deterministic standard normal sequence (splitmix64, Box-Muller).
 struct Normal(u64);
 
@@ -187,6 +202,28 @@ fn the_fit_gives_back_the_factors_overheads_and_thresholds_of_simulated_data() {
     }
     m.detached = Some(hi);
     m.ranks = Some(8);
+    // The same pair with a ring measured too, on a machine whose links lose under
+    // converging flows: CPUs that hold the ring (8 messages, 2 tasks each of 1e-8 s/B,
+    // on 2 cores: 8e-8 s/B and more, above the link's 8.4e-8 / 1.1), not the all-to-all
+    // (56 messages: 5.6e-7 s/B and more, below the converging links' 1e-6).
+    let mut lossy = t.clone();
+    lossy.protocol.stack_per_byte = 1e-8;
+    lossy.network.converging_loss = 0.3;
+    let mut m2 = m.clone();
+    m2.times.remove(&Kind::Alltoall);
+    let mut ring_noise = Normal(13);
+    for &b in &sizes {
+        if b.is_power_of_two() && (65536..=1 << 20).contains(&b) {
+            add_with(&mut ring_noise, &mut m2, Kind::Ring, b, ring(&shared, &lossy, b));
+            add_with(
+                &mut ring_noise,
+                &mut m2,
+                Kind::Alltoall,
+                b,
+                all_to_all(&shared, &lossy, b),
+            );
+        }
+    }
     let route = calibrate::route_between(&p, HostId(0), HostId(1)).unwrap();
     assert!((route.latency - 100e-6).abs() < 1e-15 && route.bandwidth == 12.5e6);
     // The all-to-all ran on the eight hosts of the shared machine.
@@ -194,7 +231,21 @@ fn the_fit_gives_back_the_factors_overheads_and_thresholds_of_simulated_data() {
         shared_cores: Some(2),
         ..route
     };
+    let c2 = calibrate::fit(&m2, route).unwrap();
+    let (k, loss) = (
+        c2.file.preset.protocol.stack_per_byte,
+        c2.file.preset.network.converging_loss,
+    );
+    assert!(
+        (k / 1e-8 - 1.0).abs() < 0.02,
+        "stack work from the ring: fitted {k}, chosen 1e-8"
+    );
+    assert!(
+        (loss / 0.3 - 1.0).abs() < 0.02,
+        "converging loss: fitted {loss}, chosen 0.3"
+    );
     let c = calibrate::fit(&m, route).unwrap();
+    assert_eq!(c.file.preset.network.converging_loss, 0.0, "no ring, no loss fitted");
     let k = c.file.preset.protocol.stack_per_byte;
     assert!(
         (k / t.protocol.stack_per_byte - 1.0).abs() < 0.02,

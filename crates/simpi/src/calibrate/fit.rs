@@ -224,6 +224,7 @@ pub fn fit(m: &Measurements, route: Route) -> Result<Calibration, Error> {
         weight_s: 0.0,
         tcp_gamma: None,
         cross_traffic: None,
+        converging_loss: 0.0,
     };
     let mut preset = Preset { protocol, network };
     preset
@@ -267,9 +268,16 @@ pub fn fit(m: &Measurements, route: Route) -> Result<Calibration, Error> {
     // In an all-to-all of n ranks each link carries n - 1 messages and their reverse
     // traffic: n - 1 transfer times, each longer by c, after the first's latency.
     let all_net = |b: u64, n: f64| model_one_way(b) + ((n - 1.0) * (1.0 + c.unwrap_or(0.0)) - 1.0) * transfer(b);
-    let (stack, all_fit) = stack_work(m, route, preset.protocol.busy_wait, all_net, &mut notes);
+    let (stack, all_fit) = if m.medians(Kind::Ring).is_empty() {
+        stack_work(m, route, preset.protocol.busy_wait, all_net, &mut notes)
+    } else {
+        (0.0, None)
+    };
     preset.network.cross_traffic = c;
     preset.protocol.stack_per_byte = stack;
+    // With a ring measured, the CPUs' part and the converging loss are fitted by
+    // simulating both patterns (older files: the all-to-all alone, above).
+    let moving = super::converging::fit(m, route, &mut preset, &mut notes)?.unwrap_or_default();
 
     let loggops = loggops(&send_alone, &ping_e, m, detached)?;
     let host_speed = (!m.flops.is_empty()).then(|| median(&m.flops));
@@ -283,6 +291,7 @@ pub fn fit(m: &Measurements, route: Route) -> Result<Calibration, Error> {
             .chain(fits)
             .chain(bidir_fit)
             .chain(all_fit)
+            .chain(moving)
             .collect(),
         notes,
     })

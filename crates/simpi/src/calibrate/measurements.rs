@@ -10,6 +10,8 @@
 //! - `bidir B s`: time of an exchange of B bytes each way at once (MPI_Sendrecv);
 //! - `alltoall B s`: time for every rank to send B bytes to every other and receive B
 //!   from each at once, the slowest rank's;
+//! - `ring B s`: time for every rank to send B bytes to the next and receive B from the
+//!   one before at once, the slowest rank's;
 //! - `ranks N 0`: the ranks of the run;
 //! - `flops 0 r`: flop rate of one rank's compute kernel, every rank running it;
 //! - `solo 0 r`: rank 0's kernel while the other ranks sleep outside MPI;
@@ -38,6 +40,8 @@ pub enum Kind {
     Bidir,
     /// Time of every rank sending to every other at once.
     Alltoall,
+    /// Time of every rank sending to the next at once.
+    Ring,
 }
 
 impl Kind {
@@ -50,6 +54,7 @@ impl Kind {
             Kind::Gap => "gap",
             Kind::Bidir => "bidir",
             Kind::Alltoall => "alltoall",
+            Kind::Ring => "ring",
         }
     }
 }
@@ -226,6 +231,7 @@ pub fn parse(text: &str, name: &str) -> Result<Measurements, Error> {
             "gap" => Kind::Gap,
             "bidir" => Kind::Bidir,
             "alltoall" => Kind::Alltoall,
+            "ring" => Kind::Ring,
             "flops" | "solo" | "spin" => {
                 if value <= 0.0 {
                     return Err(bad("a flop rate is positive"));
@@ -253,7 +259,7 @@ pub fn parse(text: &str, name: &str) -> Result<Measurements, Error> {
             }
             other => {
                 return Err(bad(&format!(
-                    "'{other}' is not a measurement: expected pingpong, send, recv, gap, bidir, alltoall, flops, solo, spin, detached or ranks"
+                    "'{other}' is not a measurement: expected pingpong, send, recv, gap, bidir, alltoall, ring, flops, solo, spin, detached or ranks"
                 )))
             }
         };

@@ -4,6 +4,7 @@
 //! (`simpi_tracer::calibrate`); this module only reads and fits them, so a fit can be
 //! checked on data whose answer is known.
 
+mod converging;
 pub mod fit;
 pub mod measurements;
 mod plot;

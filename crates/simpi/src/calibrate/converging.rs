@@ -1,0 +1,232 @@
+//! The CPU work of moving bytes (`Protocol::stack_per_byte`) and the loss of links under
+//! converging flows (`FlowParams::converging_loss`), fitted by simulating the
+//! measurement program's ring and all-to-all with simpi's own engine on a machine like
+//! the measured one (`n` hosts of the measured route, sharing its cores).
+//!
+//! The ring (every rank sends to the next at once) converges nothing: what it costs
+//! beyond the network is the shared CPUs', so it gives `stack_per_byte`. The all-to-all
+//! then costs more still where `n - 1` hosts' streams converge on every port: that
+//! excess gives `converging_loss`. Each is found per size by bisection on the simulated
+//! time (which grows with both) and the median over sizes is taken. Simulating, rather
+//! than a closed form, keeps the fit exact for whatever the engine does when CPUs and
+//! links both bind.
+
+use super::fit::{Fitted, Route};
+use super::measurements::{Kind, Measurements};
+use crate::workload::{Body, Workload};
+use crate::{simulate, Error, Model, SimOptions};
+use simpi_kernel::TimeUnit;
+use simpi_mpi::Preset;
+use simpi_platform::cluster::{cluster_platform, ClusterSpec};
+use simpi_platform::{HostId, Platform};
+
+/// How much slower than with no CPU work a ring must be to say the CPUs held it.
+const CPU_BOUND: f64 = 1.05;
+
+/// Bisection steps: the bracket shrinks 2^40-fold, far below the measurements' noise.
+const STEPS: u32 = 40;
+
+/// The largest values tried: a core moving a byte in 10 us, a link delivering 1/1000
+/// of its bandwidth to two flows.
+const MAX_STACK: f64 = 1e-5;
+const MAX_LOSS: f64 = 1e3;
+
+/// The measured machine as the fit sees it: `n` hosts on a flat switch whose host
+/// links give the measured route (its latency split over the two links), sharing the
+/// measured cores.
+fn machine(n: u32, route: Route) -> Result<Platform, Error> {
+    let spec = ClusterSpec::flat("calibration", u64::from(n), 1e9, route.bandwidth, route.latency / 2.0);
+    let mut p = cluster_platform(&spec).map_err(|e| Error::Input(format!("calibrate: {e}")))?;
+    p.set_shared_cores(route.shared_cores);
+    Ok(p)
+}
+
+/// The GOAL schedule of the measurement program's ring (`all` false) or all-to-all of
+/// `n` ranks, `b` bytes per message, every message posted at once.
+fn pattern(all: bool, n: u32, b: u64) -> String {
+    let mut g = format!("num_ranks {n}\n");
+    let peers = if all { n - 1 } else { 1 };
+    for r in 0..n {
+        g += &format!("rank {r} {{\n");
+        for i in 1..=peers {
+            g += &format!(
+                "s{i}: send {b}b to {} tag 0\nr{i}: recv {b}b from {} tag 0\n",
+                (r + i) % n,
+                (r + n - i) % n
+            );
+        }
+        g += "}\n";
+    }
+    g
+}
+
+/// The slowest rank's simulated time, seconds.
+fn simulated(p: &Platform, n: u32, goal: &str, preset: &Preset) -> Result<f64, Error> {
+    let schedule = simpi_trace::read_goal(goal.as_bytes(), "calibration", TimeUnit::Ns)?;
+    let mut w = Workload {
+        path: "calibration".into(),
+        format: None,
+        unit: TimeUnit::Ns,
+        body: Body::Schedule(schedule),
+        options: None,
+        calls: None,
+        warnings: Vec::new(),
+        load_seconds: 0.0,
+    };
+    let model = Model::Flow {
+        platform: p,
+        hosts: (0..n).map(HostId).collect(),
+        preset: preset.clone(),
+    };
+    let quiet = SimOptions {
+        progress: None,
+        max_blocked_ranks: 8,
+        record: false,
+    };
+    let r = simulate(&mut w, &model, quiet)?;
+    Ok(r.end_times.iter().map(|t| t.as_secs_f64()).fold(0.0, f64::max))
+}
+
+/// The value in `0..=max` at which `time(value)` reaches `want` (increasing in value);
+/// 0 if it is reached at 0, `max` if never.
+fn solve(want: f64, max: f64, mut time: impl FnMut(f64) -> Result<f64, Error>) -> Result<f64, Error> {
+    if time(0.0)? >= want {
+        return Ok(0.0);
+    }
+    // Grow the bracket from a small value: most answers are far below `max`.
+    let mut hi = max * 1e-6;
+    while hi < max && time(hi)? < want {
+        hi *= 10.0;
+    }
+    let (mut lo, mut hi) = (0.0, hi.min(max));
+    for _ in 0..STEPS {
+        let mid = 0.5 * (lo + hi);
+        if time(mid)? < want {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    Ok(0.5 * (lo + hi))
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let k = v.len();
+    if k % 2 == 1 {
+        v[k / 2]
+    } else {
+        0.5 * (v[k / 2 - 1] + v[k / 2])
+    }
+}
+
+/// Fits `stack_per_byte` from the ring and then `converging_loss` from the all-to-all
+/// into `preset`, with the fits' points; None if the measurements have no ring (older
+/// files: the caller fits the all-to-all alone).
+pub(crate) fn fit(
+    m: &Measurements,
+    route: Route,
+    preset: &mut Preset,
+    notes: &mut Vec<String>,
+) -> Result<Option<Vec<Fitted>>, Error> {
+    let ring = m.medians(Kind::Ring);
+    let (Some(n), false) = (m.ranks, ring.is_empty()) else {
+        return Ok(None);
+    };
+    let n = u32::try_from(n)
+        .ok()
+        .filter(|&n| n > 2)
+        .ok_or_else(|| Error::Input(format!("calibrate: a ring of {n} ranks: expected 3 to 2^32 - 1")))?;
+    let p = machine(n, route)?;
+    let with = |preset: &Preset, stack: f64, loss: f64| {
+        let mut q = preset.clone();
+        q.protocol.stack_per_byte = stack;
+        q.network.converging_loss = loss;
+        q
+    };
+    preset.protocol.stack_per_byte = 0.0;
+    preset.network.converging_loss = 0.0;
+    let shared = route.shared_cores.is_some_and(|c| u64::from(n) > u64::from(c));
+    let mut each = Vec::new();
+    if shared {
+        for &(b, t) in &ring {
+            let goal = pattern(false, n, b);
+            let free = simulated(&p, n, &goal, preset)?;
+            if t > CPU_BOUND * free {
+                each.push(solve(t, MAX_STACK, |k| simulated(&p, n, &goal, &with(preset, k, 0.0)))?);
+            }
+        }
+    }
+    let held = each.len();
+    let stack = if each.is_empty() { 0.0 } else { median(&mut each) };
+    preset.protocol.stack_per_byte = stack;
+    notes.push(if !shared {
+        format!("a ring of {n} ranks had a core each (or no shared_cores): stack_per_byte = 0")
+    } else if held == 0 {
+        format!("a ring of {n} ranks took the network's time at every size: stack_per_byte = 0")
+    } else {
+        format!(
+            "a ring of {n} ranks was held by the CPUs at {held} of {} sizes: stack_per_byte = {stack:.3e} s/B at each end",
+            ring.len()
+        )
+    });
+    let all = m.medians(Kind::Alltoall);
+    let mut each = Vec::new();
+    for &(b, t) in &all {
+        let goal = pattern(true, n, b);
+        each.push(solve(t, MAX_LOSS, |l| {
+            simulated(&p, n, &goal, &with(preset, stack, l))
+        })?);
+    }
+    let loss = if each.is_empty() { 0.0 } else { median(&mut each) };
+    preset.network.converging_loss = loss;
+    notes.push(if all.is_empty() {
+        "no all-to-all was measured: converging_loss = 0".into()
+    } else {
+        format!(
+            "an all-to-all of {n} ranks, {} hosts converging on each port: converging_loss = {loss:.3} (each port delivers 1 / {:.3} of its bandwidth)",
+            n - 1,
+            1.0 + loss * f64::from(n - 1).ln()
+        )
+    });
+    let mut fits = Vec::new();
+    for (kind, what, rows) in [
+        (false, "every rank sending to the next at once (ring)", &ring),
+        (true, "every rank sending to every other at once (all-to-all)", &all),
+    ] {
+        let mut points = Vec::new();
+        for &(b, t) in rows.iter() {
+            points.push((b, t, simulated(&p, n, &pattern(kind, n, b), preset)?));
+        }
+        if !points.is_empty() {
+            fits.push(Fitted {
+                what,
+                points,
+                breaks: Vec::new(),
+            });
+        }
+    }
+    Ok(Some(fits))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bisection_finds_the_root_of_an_increasing_time() {
+        // time(v) = 1 + 3 v reaches 4 at v = 1, 1 at 0; never reaches 1e9 within 100.
+        let f = |v: f64| Ok(1.0 + 3.0 * v);
+        assert!((solve(4.0, 100.0, f).unwrap() - 1.0).abs() < 1e-9);
+        assert_eq!(solve(1.0, 100.0, f).unwrap(), 0.0);
+        assert!((solve(1e9, 100.0, f).unwrap() - 100.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn patterns_post_every_message_once() {
+        let ring = pattern(false, 3, 8);
+        assert_eq!(ring.matches("send").count(), 3);
+        assert!(ring.contains("rank 0 {\ns1: send 8b to 1 tag 0\nr1: recv 8b from 2 tag 0\n}"));
+        assert_eq!(pattern(true, 4, 8).matches("recv").count(), 12);
+    }
+}
