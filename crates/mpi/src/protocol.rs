@@ -42,6 +42,10 @@ pub struct Protocol {
     /// CPUs of their own do it on spare cycles, unseen; ranks of one host exchange
     /// through memory, without it. 0 (SMPI's): none.
     pub stack_per_byte: f64,
+    /// CPU work, in seconds, that each end of a message between two hosts costs its
+    /// pool whatever the message's size (the stack's and the switch's work per packet
+    /// and wake-up), run as `stack_per_byte`'s is, in the same task. 0 (SMPI's): none.
+    pub stack_per_message: f64,
 }
 
 impl Protocol {
@@ -59,6 +63,7 @@ impl Protocol {
             cpu_overheads: false,
             busy_wait: 0.0,
             stack_per_byte: 0.0,
+            stack_per_message: 0.0,
         }
     }
 
@@ -108,6 +113,12 @@ impl Protocol {
             return Err(format!(
                 "stack_per_byte: {} is not a finite number >= 0",
                 self.stack_per_byte
+            ));
+        }
+        if !(self.stack_per_message.is_finite() && self.stack_per_message >= 0.0) {
+            return Err(format!(
+                "stack_per_message: {} is not a finite number >= 0",
+                self.stack_per_message
             ));
         }
         if self.async_small > self.detached {

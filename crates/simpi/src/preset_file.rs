@@ -13,6 +13,7 @@
 //! cpu_overheads = true          # optional; os, or and tests are CPU work (shared CPUs)
 //! busy_wait = 0.4               # optional (0); a waiting rank's claim on shared CPUs, 0-1
 //! stack_per_byte = 1.5e-8       # optional (0); CPU seconds per byte at each end (shared CPUs)
+//! stack_per_message = 1e-5      # optional (0); CPU seconds per message at each end (shared CPUs)
 //! [network]                     # simpi_net::FlowParams
 //! lat_factor = "0:1.9;1480:2.4" # factor on the route's latency, by size
 //! bw_factor = "0:0.6;1480:0.93" # factor on the flow's bandwidth share, by size
@@ -76,6 +77,7 @@ struct ProtocolDesc {
     busy_wait: Option<Spanned<f64>>,
     #[serde(default)]
     stack_per_byte: Option<Spanned<f64>>,
+    stack_per_message: Option<Spanned<f64>>,
 }
 
 #[derive(Deserialize)]
@@ -151,13 +153,19 @@ pub fn parse(text: &str, name: &str) -> Result<PresetFile, Error> {
         cpu_overheads: p.cpu_overheads,
         busy_wait: p.busy_wait.as_ref().map_or(0.0, |w| *w.get_ref()),
         stack_per_byte: p.stack_per_byte.as_ref().map_or(0.0, |w| *w.get_ref()),
+        stack_per_message: p.stack_per_message.as_ref().map_or(0.0, |w| *w.get_ref()),
     };
-    if let Some(w) = &p.stack_per_byte {
-        if !(w.get_ref().is_finite() && *w.get_ref() >= 0.0) {
-            return Err(at(
-                Some(w.span()),
-                format!("stack_per_byte: {} is not a finite number >= 0", w.get_ref()),
-            ));
+    for (key, w) in [
+        ("stack_per_byte", &p.stack_per_byte),
+        ("stack_per_message", &p.stack_per_message),
+    ] {
+        if let Some(w) = w {
+            if !(w.get_ref().is_finite() && *w.get_ref() >= 0.0) {
+                return Err(at(
+                    Some(w.span()),
+                    format!("{key}: {} is not a finite number >= 0", w.get_ref()),
+                ));
+            }
         }
     }
     if let Some(w) = &p.busy_wait {
@@ -288,7 +296,7 @@ pub fn to_text(f: &PresetFile, comment: &str) -> String {
     let n = &f.preset.network;
     s.push_str(&format!(
         "[protocol]\nos = \"{}\"\nor = \"{}\"\nasync_small = {}\ndetached = {}\nenvelope = {}\ngrow_test_costs = {}\n\
-         cpu_overheads = {}\nbusy_wait = {:?}\nstack_per_byte = {:?}\n",
+         cpu_overheads = {}\nbusy_wait = {:?}\nstack_per_byte = {:?}\nstack_per_message = {:?}\n",
         piecewise_text(&p.os),
         piecewise_text(&p.or),
         p.async_small,
@@ -297,7 +305,8 @@ pub fn to_text(f: &PresetFile, comment: &str) -> String {
         p.grow_test_costs,
         p.cpu_overheads,
         p.busy_wait,
-        p.stack_per_byte
+        p.stack_per_byte,
+        p.stack_per_message
     ));
     s.push_str(&format!(
         "\n[network]\nlat_factor = \"{}\"\nbw_factor = \"{}\"\nweight_s = {:?}\n",

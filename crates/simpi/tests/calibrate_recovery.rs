@@ -48,6 +48,7 @@ fn truth() -> Preset {
             // move bytes at 2 / (120 k) = 1.1 MB/s per message; the links give each of
             // their 7 messages at most 1.8 MB/s: the all-to-all is held by the CPUs.
             stack_per_byte: 1.5e-8,
+            stack_per_message: 0.0,
         },
         network: simpi::FlowParams {
             lat_factor: pw("0:1.9;1500:2.6;65551:9.0"),
@@ -138,6 +139,29 @@ fn ring(p: &Platform, t: &Preset, b: u64) -> f64 {
     ends(p, t, &g).into_iter().fold(0.0, f64::max)
 }
 
+/// Eight ranks send `b` bytes around the ring 20 times in a row (each rank's next
+/// round after its send and receive): the slowest one's time per round.
+fn ring_rounds(p: &Platform, t: &Preset, b: u64) -> f64 {
+    let mut g = "num_ranks 8\n".to_string();
+    for r in 0..8 {
+        g += &format!("rank {r} {{\n");
+        for k in 0..20 {
+            g += &format!(
+                "s{k}: send {b}b to {} tag 0\nr{k}: recv {b}b from {} tag 0\n",
+                (r + 1) % 8,
+                (r + 7) % 8
+            );
+            if k > 0 {
+                for (a, c) in [("s", "s"), ("s", "r"), ("r", "s"), ("r", "r")] {
+                    g += &format!("{a}{k} requires {c}{}\n", k - 1);
+                }
+            }
+        }
+        g += "}\n";
+    }
+    ends(p, t, &g).into_iter().fold(0.0, f64::max) / 20.0
+}
+
 /// A deterministic standard normal sequence (splitmix64, Box-Muller).
 struct Normal(u64);
 
@@ -202,16 +226,20 @@ fn the_fit_gives_back_the_factors_overheads_and_thresholds_of_simulated_data() {
     }
     m.detached = Some(hi);
     m.ranks = Some(8);
-    // The same pair with a ring measured too, on a machine whose links lose under
-    // converging flows: CPUs that hold the ring (8 messages, 2 tasks each of 1e-8 s/B,
-    // on 2 cores: 8e-8 s/B and more, above the link's 8.4e-8 / 1.1), not the all-to-all
-    // (56 messages: 5.6e-7 s/B and more, below the converging links' 1e-6).
+    // The same pair with rings measured too, on a machine whose links lose under
+    // converging flows: CPUs that hold the small rings (16 tasks of 40 us on 2 cores:
+    // 320 us a round, above the 190 us of latency) and the large ones (8 messages, 2
+    // tasks each of 1e-8 s/B, on 2 cores: 8e-8 s/B and more, above the link's 8.4e-8 /
+    // 1.1), not the all-to-all (56 messages: 5.6e-7 s/B and more, below the converging
+    // links' 1e-6).
     let mut lossy = t.clone();
+    lossy.protocol.stack_per_message = 4e-5;
     lossy.protocol.stack_per_byte = 1e-8;
     lossy.network.converging_loss = 0.3;
     let mut m2 = m.clone();
     m2.times.remove(&Kind::Alltoall);
     let mut ring_noise = Normal(13);
+    add_with(&mut ring_noise, &mut m2, Kind::Ring, 8, ring_rounds(&shared, &lossy, 8));
     for &b in &sizes {
         if b.is_power_of_two() && (65536..=1 << 20).contains(&b) {
             add_with(&mut ring_noise, &mut m2, Kind::Ring, b, ring(&shared, &lossy, b));
@@ -232,9 +260,14 @@ fn the_fit_gives_back_the_factors_overheads_and_thresholds_of_simulated_data() {
         ..route
     };
     let c2 = calibrate::fit(&m2, route).unwrap();
-    let (k, loss) = (
+    let (c, k, loss) = (
+        c2.file.preset.protocol.stack_per_message,
         c2.file.preset.protocol.stack_per_byte,
         c2.file.preset.network.converging_loss,
+    );
+    assert!(
+        (c / 4e-5 - 1.0).abs() < 0.02,
+        "stack work per message: fitted {c}, chosen 4e-5"
     );
     assert!(
         (k / 1e-8 - 1.0).abs() < 0.02,

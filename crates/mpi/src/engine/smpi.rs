@@ -20,7 +20,8 @@
 //! Ranks that share a pool of cores ([`CpuSharing`]) run their compute, and with
 //! `Protocol::cpu_overheads` their overheads and test costs, as tasks of the pool
 //! (processor sharing, `engine::cpu`); a rank's tasks on one CPU still run one after
-//! the other, in the order they became ready. With `Protocol::stack_per_byte`, each end
+//! the other, in the order they became ready. With `Protocol::stack_per_byte` (and
+//! `stack_per_message`), each end
 //! on a pool of a message between two hosts also gives the pool the network stack's
 //! work, a task of no rank running beside the transfer: the message arrives when the
 //! network and those tasks are done. Ranks with CPUs of their own take the path below
@@ -479,8 +480,9 @@ impl<N: NetworkModel> SmpiRules<N> {
             self.fail(e);
         }
         // Ranks of one host exchange through memory, not a network stack.
-        if self.proto.stack_per_byte > 0.0 && self.shared.sharing.any() && a != b {
-            let work = SimTime::from_secs_f64(self.proto.stack_per_byte * bytes as f64).ps();
+        let p = &self.proto;
+        if (p.stack_per_byte > 0.0 || p.stack_per_message > 0.0) && self.shared.sharing.any() && a != b {
+            let work = SimTime::from_secs_f64(p.stack_per_message + p.stack_per_byte * bytes as f64).ps();
             for end in [op.rank, op.peer] {
                 if let Some(pool) = self.shared.sharing.pool(end) {
                     self.messages[slot as usize].parts += 1;

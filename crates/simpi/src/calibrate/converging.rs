@@ -1,12 +1,14 @@
-//! The CPU work of moving bytes (`Protocol::stack_per_byte`) and the loss of links under
-//! converging flows (`FlowParams::converging_loss`), fitted by simulating the
-//! measurement program's ring and all-to-all with simpi's own engine on a machine like
-//! the measured one (`n` hosts of the measured route, sharing its cores).
+//! The CPU work of moving messages (`Protocol::stack_per_message` and `stack_per_byte`)
+//! and the loss of links under converging flows (`FlowParams::converging_loss`), fitted
+//! by simulating the measurement program's rings and all-to-all with simpi's own engine
+//! on a machine like the measured one (`n` hosts of the measured route, sharing its
+//! cores).
 //!
-//! The ring (every rank sends to the next at once) converges nothing: what it costs
-//! beyond the network is the shared CPUs', so it gives `stack_per_byte`. The all-to-all
-//! then costs more still where `n - 1` hosts' streams converge on every port: that
-//! excess gives `converging_loss`. Each is found per size by bisection on the simulated
+//! A ring (every rank sends to the next at once) converges nothing: what it costs
+//! beyond the network is the shared CPUs'. Rounds of 8-byte rings in a row give the
+//! work per message (`stack_per_message`), rings of 64 KiB to 1 MiB then the work per
+//! byte. The all-to-all costs more still where `n - 1` hosts' streams converge on every
+//! port: that excess gives `converging_loss`. Each is found per size by bisection on the simulated
 //! time (which grows with both) and the median over sizes is taken. Simulating, rather
 //! than a closed form, keeps the fit exact for whatever the engine does when CPUs and
 //! links both bind.
@@ -23,12 +25,18 @@ use simpi_platform::{HostId, Platform};
 /// How much slower than with no CPU work a ring must be to say the CPUs held it.
 const CPU_BOUND: f64 = 1.05;
 
+/// Rings below this size are timed as rounds in a row (the measurement program's
+/// `RING_ROUNDS`), each its mean round; from it on, as one round.
+const SMALL_BELOW: u64 = 65536;
+const ROUNDS: u32 = 20;
+
 /// Bisection steps: the bracket shrinks 2^40-fold, far below the measurements' noise.
 const STEPS: u32 = 40;
 
 /// The largest values tried: a core moving a byte in 10 us, a link delivering 1/1000
 /// of its bandwidth to two flows.
 const MAX_STACK: f64 = 1e-5;
+const MAX_MESSAGE: f64 = 1.0;
 const MAX_LOSS: f64 = 1e3;
 
 /// The measured machine as the fit sees it: `n` hosts on a flat switch whose host
@@ -42,9 +50,28 @@ fn machine(n: u32, route: Route) -> Result<Platform, Error> {
 }
 
 /// The GOAL schedule of the measurement program's ring (`all` false) or all-to-all of
-/// `n` ranks, `b` bytes per message, every message posted at once.
+/// `n` ranks, `b` bytes per message, every message posted at once; a small ring as
+/// `ROUNDS` rounds, each after the rank's last.
 fn pattern(all: bool, n: u32, b: u64) -> String {
     let mut g = format!("num_ranks {n}\n");
+    if !all && b < SMALL_BELOW {
+        for r in 0..n {
+            g += &format!("rank {r} {{\n");
+            for k in 0..ROUNDS {
+                g += &format!(
+                    "s{k}: send {b}b to {} tag 0\nr{k}: recv {b}b from {} tag 0\n",
+                    (r + 1) % n,
+                    (r + n - 1) % n
+                );
+                if k > 0 {
+                    let j = k - 1;
+                    g += &format!("s{k} requires s{j}\ns{k} requires r{j}\nr{k} requires s{j}\nr{k} requires r{j}\n");
+                }
+            }
+            g += "}\n";
+        }
+        return g;
+    }
     let peers = if all { n - 1 } else { 1 };
     for r in 0..n {
         g += &format!("rank {r} {{\n");
@@ -58,6 +85,16 @@ fn pattern(all: bool, n: u32, b: u64) -> String {
         g += "}\n";
     }
     g
+}
+
+/// The slowest rank's simulated time, seconds (of one round, for a small ring).
+fn measure(p: &Platform, n: u32, all: bool, b: u64, preset: &Preset) -> Result<f64, Error> {
+    let t = simulated(p, n, &pattern(all, n, b), preset)?;
+    Ok(if !all && b < SMALL_BELOW {
+        t / f64::from(ROUNDS)
+    } else {
+        t
+    })
 }
 
 /// The slowest rank's simulated time, seconds.
@@ -120,9 +157,31 @@ fn median(v: &mut [f64]) -> f64 {
     }
 }
 
-/// Fits `stack_per_byte` from the ring and then `converging_loss` from the all-to-all
-/// into `preset`, with the fits' points; None if the measurements have no ring (older
-/// files: the caller fits the all-to-all alone).
+/// The value that makes the simulated `all`-to-all or ring of each measured size take
+/// its measured time (`time(value)`: the preset with that value), the median over
+/// sizes; with `only_held`, sizes no slower than `CPU_BOUND` times their time at 0
+/// are left out. Returns it and how many sizes gave one.
+fn fit_each(
+    rows: &[(u64, f64)],
+    only_held: bool,
+    max: f64,
+    time: impl Fn(u64, f64) -> Result<f64, Error>,
+) -> Result<(f64, usize), Error> {
+    let mut each = Vec::new();
+    for &(b, t) in rows {
+        if only_held && t <= CPU_BOUND * time(b, 0.0)? {
+            continue;
+        }
+        each.push(solve(t, max, |v| time(b, v))?);
+    }
+    let k = each.len();
+    Ok((if each.is_empty() { 0.0 } else { median(&mut each) }, k))
+}
+
+/// Fits `stack_per_message` from the small rings, `stack_per_byte` from the large ones
+/// and then `converging_loss` from the all-to-all into `preset`, with the fits' points;
+/// None if the measurements have no ring (older files: the caller fits the all-to-all
+/// alone).
 pub(crate) fn fit(
     m: &Measurements,
     route: Route,
@@ -138,47 +197,47 @@ pub(crate) fn fit(
         .filter(|&n| n > 2)
         .ok_or_else(|| Error::Input(format!("calibrate: a ring of {n} ranks: expected 3 to 2^32 - 1")))?;
     let p = machine(n, route)?;
-    let with = |preset: &Preset, stack: f64, loss: f64| {
-        let mut q = preset.clone();
-        q.protocol.stack_per_byte = stack;
-        q.network.converging_loss = loss;
-        q
-    };
+    let (small, large): (Vec<_>, Vec<_>) = ring.iter().partition(|r| r.0 < SMALL_BELOW);
+    preset.protocol.stack_per_message = 0.0;
     preset.protocol.stack_per_byte = 0.0;
     preset.network.converging_loss = 0.0;
     let shared = route.shared_cores.is_some_and(|c| u64::from(n) > u64::from(c));
-    let mut each = Vec::new();
-    if shared {
-        for &(b, t) in &ring {
-            let goal = pattern(false, n, b);
-            let free = simulated(&p, n, &goal, preset)?;
-            if t > CPU_BOUND * free {
-                each.push(solve(t, MAX_STACK, |k| simulated(&p, n, &goal, &with(preset, k, 0.0)))?);
-            }
-        }
-    }
-    let held = each.len();
-    let stack = if each.is_empty() { 0.0 } else { median(&mut each) };
-    preset.protocol.stack_per_byte = stack;
-    notes.push(if !shared {
-        format!("a ring of {n} ranks had a core each (or no shared_cores): stack_per_byte = 0")
-    } else if held == 0 {
-        format!("a ring of {n} ranks took the network's time at every size: stack_per_byte = 0")
+    if !shared {
+        notes.push(format!(
+            "rings of {n} ranks had a core each (or no shared_cores): stack_per_message = stack_per_byte = 0"
+        ));
     } else {
-        format!(
-            "a ring of {n} ranks was held by the CPUs at {held} of {} sizes: stack_per_byte = {stack:.3e} s/B at each end",
-            ring.len()
-        )
-    });
-    let all = m.medians(Kind::Alltoall);
-    let mut each = Vec::new();
-    for &(b, t) in &all {
-        let goal = pattern(true, n, b);
-        each.push(solve(t, MAX_LOSS, |l| {
-            simulated(&p, n, &goal, &with(preset, stack, l))
-        })?);
+        let base = preset.clone();
+        let (c, held) = fit_each(&small, true, MAX_MESSAGE, |b, c| {
+            let mut q = base.clone();
+            q.protocol.stack_per_message = c;
+            measure(&p, n, false, b, &q)
+        })?;
+        preset.protocol.stack_per_message = c;
+        notes.push(format!(
+            "rounds of small rings of {n} ranks were held by the CPUs at {held} of {} sizes: stack_per_message = {:.3} us at each end",
+            small.len(),
+            c * 1e6
+        ));
+        let base = preset.clone();
+        let (k, held) = fit_each(&large, true, MAX_STACK, |b, k| {
+            let mut q = base.clone();
+            q.protocol.stack_per_byte = k;
+            measure(&p, n, false, b, &q)
+        })?;
+        preset.protocol.stack_per_byte = k;
+        notes.push(format!(
+            "rings of {n} ranks were held by the CPUs at {held} of {} sizes of 64 KiB and more: stack_per_byte = {k:.3e} s/B at each end",
+            large.len()
+        ));
     }
-    let loss = if each.is_empty() { 0.0 } else { median(&mut each) };
+    let all = m.medians(Kind::Alltoall);
+    let base = preset.clone();
+    let (loss, _) = fit_each(&all, false, MAX_LOSS, |b, l| {
+        let mut q = base.clone();
+        q.network.converging_loss = l;
+        measure(&p, n, true, b, &q)
+    })?;
     preset.network.converging_loss = loss;
     notes.push(if all.is_empty() {
         "no all-to-all was measured: converging_loss = 0".into()
@@ -191,12 +250,16 @@ pub(crate) fn fit(
     });
     let mut fits = Vec::new();
     for (kind, what, rows) in [
-        (false, "every rank sending to the next at once (ring)", &ring),
+        (
+            false,
+            "every rank sending to the next at once (ring; below 64 KiB, one of 20 rounds)",
+            &ring,
+        ),
         (true, "every rank sending to every other at once (all-to-all)", &all),
     ] {
         let mut points = Vec::new();
         for &(b, t) in rows.iter() {
-            points.push((b, t, simulated(&p, n, &pattern(kind, n, b), preset)?));
+            points.push((b, t, measure(&p, n, kind, b, preset)?));
         }
         if !points.is_empty() {
             fits.push(Fitted {
@@ -224,9 +287,14 @@ mod tests {
 
     #[test]
     fn patterns_post_every_message_once() {
-        let ring = pattern(false, 3, 8);
-        assert_eq!(ring.matches("send").count(), 3);
-        assert!(ring.contains("rank 0 {\ns1: send 8b to 1 tag 0\nr1: recv 8b from 2 tag 0\n}"));
+        let ring = pattern(false, 3, 1 << 20);
+        assert!(ring.contains("rank 0 {\ns1: send 1048576b to 1 tag 0\nr1: recv 1048576b from 2 tag 0\n}"));
         assert_eq!(pattern(true, 4, 8).matches("recv").count(), 12);
+        let large = pattern(false, 3, 65536);
+        assert_eq!(large.matches("send").count(), 3);
+        // A small ring: 20 rounds, each after the last's send and receive.
+        let small = pattern(false, 3, 8);
+        assert_eq!(small.matches("send").count(), 60);
+        assert!(small.contains("s19 requires s18\ns19 requires r18\nr19 requires s18\nr19 requires r18\n"));
     }
 }
