@@ -27,9 +27,10 @@
  * receives B from the one before at once, the slowest rank's time: as many messages
  * as ranks, none converging on a link with another host's, so that what it costs
  * beyond the network is the CPUs' (and what the all-to-all costs beyond that is its
- * converging flows'); and `ring 8 <s>`: the mean time of one of RING_ROUNDS such
- * rounds of 8 bytes in a row, each rank's next send after its last round's receive
- * (small messages: what each costs the shared CPUs whatever its size).
+ * converging flows'); and `alltoall 8 <s>`: the mean time of one of SMALL_ROUNDS
+ * all-to-alls of 8 bytes in a row, each rank's next round after its last one's
+ * messages (many small messages at once: what each costs the shared CPUs whatever its
+ * size).
  * The last argument chooses: `pair` measures only ranks 0 and 1 (run it with two
  * ranks: alone, they measure cleanest), `cpus` only the kernel and the all-to-all
  * (run it with every rank that shares the cores), `all` (the default) both.
@@ -52,8 +53,8 @@
 #define KERNEL_REPEATS 3
 #define ALLTOALL_FROM (64L * 1024)
 #define ALLTOALL_TO (1024L * 1024)
-#define RING_SMALL 8
-#define RING_ROUNDS 20
+#define SMALL 8
+#define SMALL_ROUNDS 20
 
 static int parse_list(const char *s, long *out, int max) {
     int n = 0;
@@ -368,21 +369,28 @@ int main(int argc, char **argv) {
             free(rb);
         }
         {
-            char sb[RING_SMALL], rb[RING_SMALL];
-            memset(sb, 5, sizeof sb);
+            char *sb = malloc((size_t)SMALL * n), *rb = malloc((size_t)SMALL * n);
+            if (!sb || !rb) MPI_Abort(MPI_COMM_WORLD, 3);
+            memset(sb, 5, (size_t)SMALL * n);
             long reps = repeats < 20 ? repeats : 20;
             for (long r = 0; r < reps; r++) {
                 MPI_Barrier(MPI_COMM_WORLD);
                 double t0 = MPI_Wtime();
-                for (int k = 0; k < RING_ROUNDS; k++) {
-                    MPI_Irecv(rb, RING_SMALL, MPI_BYTE, (me + n - 1) % n, TAG, MPI_COMM_WORLD, &req[0]);
-                    MPI_Isend(sb, RING_SMALL, MPI_BYTE, (me + 1) % n, TAG, MPI_COMM_WORLD, &req[1]);
-                    MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+                for (int round = 0; round < SMALL_ROUNDS; round++) {
+                    int k = 0;
+                    for (int i = 1; i < n; i++) {
+                        int from = (me + n - i) % n, to = (me + i) % n;
+                        MPI_Irecv(rb + (size_t)from * SMALL, SMALL, MPI_BYTE, from, TAG, MPI_COMM_WORLD, &req[k++]);
+                        MPI_Isend(sb + (size_t)to * SMALL, SMALL, MPI_BYTE, to, TAG, MPI_COMM_WORLD, &req[k++]);
+                    }
+                    MPI_Waitall(k, req, MPI_STATUSES_IGNORE);
                 }
-                double mine = (MPI_Wtime() - t0) / RING_ROUNDS, slowest = 0.0;
+                double mine = (MPI_Wtime() - t0) / SMALL_ROUNDS, slowest = 0.0;
                 MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-                if (me == 0) fprintf(out, "ring %d %.9e\n", RING_SMALL, slowest);
+                if (me == 0) fprintf(out, "alltoall %d %.9e\n", SMALL, slowest);
             }
+            free(sb);
+            free(rb);
         }
         free(req);
     }

@@ -139,21 +139,26 @@ fn ring(p: &Platform, t: &Preset, b: u64) -> f64 {
     ends(p, t, &g).into_iter().fold(0.0, f64::max)
 }
 
-/// Eight ranks send `b` bytes around the ring 20 times in a row (each rank's next
-/// round after its send and receive): the slowest one's time per round.
-fn ring_rounds(p: &Platform, t: &Preset, b: u64) -> f64 {
+/// Eight ranks do 20 all-to-alls of `b` bytes in a row (each rank's next round after
+/// its last one's messages): the slowest one's time per round.
+fn all_to_all_rounds(p: &Platform, t: &Preset, b: u64) -> f64 {
     let mut g = "num_ranks 8\n".to_string();
     for r in 0..8 {
         g += &format!("rank {r} {{\n");
         for k in 0..20 {
-            g += &format!(
-                "s{k}: send {b}b to {} tag 0\nr{k}: recv {b}b from {} tag 0\n",
-                (r + 1) % 8,
-                (r + 7) % 8
-            );
-            if k > 0 {
-                for (a, c) in [("s", "s"), ("s", "r"), ("r", "s"), ("r", "r")] {
-                    g += &format!("{a}{k} requires {c}{}\n", k - 1);
+            for i in 1..8 {
+                g += &format!(
+                    "s{k}x{i}: send {b}b to {} tag 0\nr{k}x{i}: recv {b}b from {} tag 0\n",
+                    (r + i) % 8,
+                    (r + 8 - i) % 8
+                );
+                if k > 0 {
+                    // Every message of the last round before any of this one.
+                    for j in 1..8 {
+                        for (a, c) in [("s", "s"), ("s", "r"), ("r", "s"), ("r", "r")] {
+                            g += &format!("{a}{k}x{i} requires {c}{}x{j}\n", k - 1);
+                        }
+                    }
                 }
             }
         }
@@ -227,8 +232,8 @@ fn the_fit_gives_back_the_factors_overheads_and_thresholds_of_simulated_data() {
     m.detached = Some(hi);
     m.ranks = Some(8);
     // The same pair with rings measured too, on a machine whose links lose under
-    // converging flows: CPUs that hold the small rings (16 tasks of 40 us on 2 cores:
-    // 320 us a round, above the 190 us of latency) and the large ones (8 messages, 2
+    // converging flows: CPUs that hold the small all-to-alls (112 tasks of 40 us on 2
+    // cores: 2.2 ms a round, far above the 190 us of latency), the large rings (8 messages, 2
     // tasks each of 1e-8 s/B, on 2 cores: 8e-8 s/B and more, above the link's 8.4e-8 /
     // 1.1), not the all-to-all (56 messages: 5.6e-7 s/B and more, below the converging
     // links' 1e-6).
@@ -239,7 +244,13 @@ fn the_fit_gives_back_the_factors_overheads_and_thresholds_of_simulated_data() {
     let mut m2 = m.clone();
     m2.times.remove(&Kind::Alltoall);
     let mut ring_noise = Normal(13);
-    add_with(&mut ring_noise, &mut m2, Kind::Ring, 8, ring_rounds(&shared, &lossy, 8));
+    add_with(
+        &mut ring_noise,
+        &mut m2,
+        Kind::Alltoall,
+        8,
+        all_to_all_rounds(&shared, &lossy, 8),
+    );
     for &b in &sizes {
         if b.is_power_of_two() && (65536..=1 << 20).contains(&b) {
             add_with(&mut ring_noise, &mut m2, Kind::Ring, b, ring(&shared, &lossy, b));

@@ -4,11 +4,12 @@
 //! on a machine like the measured one (`n` hosts of the measured route, sharing its
 //! cores).
 //!
-//! A ring (every rank sends to the next at once) converges nothing: what it costs
-//! beyond the network is the shared CPUs'. Rounds of 8-byte rings in a row give the
-//! work per message (`stack_per_message`), rings of 64 KiB to 1 MiB then the work per
-//! byte. The all-to-all costs more still where `n - 1` hosts' streams converge on every
-//! port: that excess gives `converging_loss`. Each is found per size by bisection on the simulated
+//! Rounds of 8-byte all-to-alls in a row (many small messages at once, whose bytes
+//! hardly count) give the work per message (`stack_per_message`). A ring (every rank
+//! sends to the next at once) converges nothing: what rings of 64 KiB to 1 MiB cost
+//! beyond the network and that is the shared CPUs' work per byte. The large all-to-all
+//! costs more still where `n - 1` hosts' streams converge on every port: that excess
+//! gives `converging_loss`. Each is found per size by bisection on the simulated
 //! time (which grows with both) and the median over sizes is taken. Simulating, rather
 //! than a closed form, keeps the fit exact for whatever the engine does when CPUs and
 //! links both bind.
@@ -25,8 +26,8 @@ use simpi_platform::{HostId, Platform};
 /// How much slower than with no CPU work a ring must be to say the CPUs held it.
 const CPU_BOUND: f64 = 1.05;
 
-/// Rings below this size are timed as rounds in a row (the measurement program's
-/// `RING_ROUNDS`), each its mean round; from it on, as one round.
+/// Patterns below this size are timed as rounds in a row (the measurement program's
+/// `SMALL_ROUNDS`), each its mean round; from it on, as one round.
 const SMALL_BELOW: u64 = 65536;
 const ROUNDS: u32 = 20;
 
@@ -50,37 +51,35 @@ fn machine(n: u32, route: Route) -> Result<Platform, Error> {
 }
 
 /// The GOAL schedule of the measurement program's ring (`all` false) or all-to-all of
-/// `n` ranks, `b` bytes per message, every message posted at once; a small ring as
-/// `ROUNDS` rounds, each after the rank's last.
+/// `n` ranks, `b` bytes per message, every message of a round posted at once; below
+/// `SMALL_BELOW`, `ROUNDS` rounds, each after the rank's last one's messages.
 fn pattern(all: bool, n: u32, b: u64) -> String {
     let mut g = format!("num_ranks {n}\n");
-    if !all && b < SMALL_BELOW {
-        for r in 0..n {
-            g += &format!("rank {r} {{\n");
-            for k in 0..ROUNDS {
-                g += &format!(
-                    "s{k}: send {b}b to {} tag 0\nr{k}: recv {b}b from {} tag 0\n",
-                    (r + 1) % n,
-                    (r + n - 1) % n
-                );
-                if k > 0 {
-                    let j = k - 1;
-                    g += &format!("s{k} requires s{j}\ns{k} requires r{j}\nr{k} requires s{j}\nr{k} requires r{j}\n");
-                }
-            }
-            g += "}\n";
-        }
-        return g;
-    }
     let peers = if all { n - 1 } else { 1 };
+    let rounds = if b < SMALL_BELOW { ROUNDS } else { 1 };
     for r in 0..n {
         g += &format!("rank {r} {{\n");
-        for i in 1..=peers {
-            g += &format!(
-                "s{i}: send {b}b to {} tag 0\nr{i}: recv {b}b from {} tag 0\n",
-                (r + i) % n,
-                (r + n - i) % n
-            );
+        for k in 0..rounds {
+            for i in 1..=peers {
+                g += &format!(
+                    "s{k}_{i}: send {b}b to {} tag 0\nr{k}_{i}: recv {b}b from {} tag 0\n",
+                    (r + i) % n,
+                    (r + n - i) % n
+                );
+            }
+            // A round starts once the last one's messages are done: one marker waits
+            // for them, the next round's messages wait for it.
+            if k + 1 < rounds {
+                g += &format!("d{k}: calc 0\n");
+                for i in 1..=peers {
+                    g += &format!("d{k} requires s{k}_{i}\nd{k} requires r{k}_{i}\n");
+                }
+            }
+            if k > 0 {
+                for i in 1..=peers {
+                    g += &format!("s{k}_{i} requires d{}\nr{k}_{i} requires d{}\n", k - 1, k - 1);
+                }
+            }
         }
         g += "}\n";
     }
@@ -90,11 +89,7 @@ fn pattern(all: bool, n: u32, b: u64) -> String {
 /// The slowest rank's simulated time, seconds (of one round, for a small ring).
 fn measure(p: &Platform, n: u32, all: bool, b: u64, preset: &Preset) -> Result<f64, Error> {
     let t = simulated(p, n, &pattern(all, n, b), preset)?;
-    Ok(if !all && b < SMALL_BELOW {
-        t / f64::from(ROUNDS)
-    } else {
-        t
-    })
+    Ok(if b < SMALL_BELOW { t / f64::from(ROUNDS) } else { t })
 }
 
 /// The slowest rank's simulated time, seconds.
@@ -178,8 +173,8 @@ fn fit_each(
     Ok((if each.is_empty() { 0.0 } else { median(&mut each) }, k))
 }
 
-/// Fits `stack_per_message` from the small rings, `stack_per_byte` from the large ones
-/// and then `converging_loss` from the all-to-all into `preset`, with the fits' points;
+/// Fits `stack_per_message` from the small patterns, `stack_per_byte` from the large
+/// rings and then `converging_loss` from the large all-to-all into `preset`, with the fits' points;
 /// None if the measurements have no ring (older files: the caller fits the all-to-all
 /// alone).
 pub(crate) fn fit(
@@ -197,7 +192,16 @@ pub(crate) fn fit(
         .filter(|&n| n > 2)
         .ok_or_else(|| Error::Input(format!("calibrate: a ring of {n} ranks: expected 3 to 2^32 - 1")))?;
     let p = machine(n, route)?;
-    let (small, large): (Vec<_>, Vec<_>) = ring.iter().partition(|r| r.0 < SMALL_BELOW);
+    let all = m.medians(Kind::Alltoall);
+    let small_of = |v: &[(u64, f64)], kind: bool| -> Vec<(bool, u64, f64)> {
+        v.iter()
+            .filter(|r| r.0 < SMALL_BELOW)
+            .map(|&(b, t)| (kind, b, t))
+            .collect()
+    };
+    let small: Vec<(bool, u64, f64)> = small_of(&all, true).into_iter().chain(small_of(&ring, false)).collect();
+    let large: Vec<(u64, f64)> = ring.iter().copied().filter(|r| r.0 >= SMALL_BELOW).collect();
+    let large_all: Vec<(u64, f64)> = all.iter().copied().filter(|r| r.0 >= SMALL_BELOW).collect();
     preset.protocol.stack_per_message = 0.0;
     preset.protocol.stack_per_byte = 0.0;
     preset.network.converging_loss = 0.0;
@@ -208,14 +212,22 @@ pub(crate) fn fit(
         ));
     } else {
         let base = preset.clone();
-        let (c, held) = fit_each(&small, true, MAX_MESSAGE, |b, c| {
-            let mut q = base.clone();
-            q.protocol.stack_per_message = c;
-            measure(&p, n, false, b, &q)
-        })?;
+        let mut each = Vec::new();
+        for &(kind, b, t) in &small {
+            let time = |c: f64| {
+                let mut q = base.clone();
+                q.protocol.stack_per_message = c;
+                measure(&p, n, kind, b, &q)
+            };
+            if t > CPU_BOUND * time(0.0)? {
+                each.push(solve(t, MAX_MESSAGE, time)?);
+            }
+        }
+        let held = each.len();
+        let c = if each.is_empty() { 0.0 } else { median(&mut each) };
         preset.protocol.stack_per_message = c;
         notes.push(format!(
-            "rounds of small rings of {n} ranks were held by the CPUs at {held} of {} sizes: stack_per_message = {:.3} us at each end",
+            "rounds of {n} ranks' messages below 64 KiB were held by the CPUs in {held} of {} patterns: stack_per_message = {:.3} us at each end",
             small.len(),
             c * 1e6
         ));
@@ -231,15 +243,14 @@ pub(crate) fn fit(
             large.len()
         ));
     }
-    let all = m.medians(Kind::Alltoall);
     let base = preset.clone();
-    let (loss, _) = fit_each(&all, false, MAX_LOSS, |b, l| {
+    let (loss, _) = fit_each(&large_all, false, MAX_LOSS, |b, l| {
         let mut q = base.clone();
         q.network.converging_loss = l;
         measure(&p, n, true, b, &q)
     })?;
     preset.network.converging_loss = loss;
-    notes.push(if all.is_empty() {
+    notes.push(if large_all.is_empty() {
         "no all-to-all was measured: converging_loss = 0".into()
     } else {
         format!(
@@ -255,7 +266,11 @@ pub(crate) fn fit(
             "every rank sending to the next at once (ring; below 64 KiB, one of 20 rounds)",
             &ring,
         ),
-        (true, "every rank sending to every other at once (all-to-all)", &all),
+        (
+            true,
+            "every rank sending to every other at once (all-to-all; below 64 KiB, one of 20 rounds)",
+            &all,
+        ),
     ] {
         let mut points = Vec::new();
         for &(b, t) in rows.iter() {
@@ -288,13 +303,15 @@ mod tests {
     #[test]
     fn patterns_post_every_message_once() {
         let ring = pattern(false, 3, 1 << 20);
-        assert!(ring.contains("rank 0 {\ns1: send 1048576b to 1 tag 0\nr1: recv 1048576b from 2 tag 0\n}"));
-        assert_eq!(pattern(true, 4, 8).matches("recv").count(), 12);
+        assert!(ring.contains("rank 0 {\ns0_1: send 1048576b to 1 tag 0\nr0_1: recv 1048576b from 2 tag 0\n}"));
+        assert_eq!(pattern(true, 4, 65536).matches("recv").count(), 12);
         let large = pattern(false, 3, 65536);
         assert_eq!(large.matches("send").count(), 3);
-        // A small ring: 20 rounds, each after the last's send and receive.
-        let small = pattern(false, 3, 8);
-        assert_eq!(small.matches("send").count(), 60);
-        assert!(small.contains("s19 requires s18\ns19 requires r18\nr19 requires s18\nr19 requires r18\n"));
+        // A small all-to-all: 20 rounds, each after the last's messages.
+        let small = pattern(true, 3, 8);
+        assert_eq!(small.matches("send").count(), 120);
+        assert!(small.contains("d18 requires s18_2\nd18 requires r18_2\n"));
+        assert!(small.contains("s19_1 requires d18\nr19_1 requires d18\n"));
+        assert!(!small.contains("d19"));
     }
 }

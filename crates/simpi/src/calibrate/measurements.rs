@@ -11,8 +11,10 @@
 //! - `alltoall B s`: time for every rank to send B bytes to every other and receive B
 //!   from each at once, the slowest rank's;
 //! - `ring B s`: time for every rank to send B bytes to the next and receive B from the
-//!   one before at once, the slowest rank's; below 64 KiB, the mean of 20 such rounds
-//!   in a row (each rank's next round after its last send and receive);
+//!   one before at once, the slowest rank's;
+//!
+//!   both below 64 KiB: the mean of 20 such rounds in a row (each rank's next round
+//!   after its last one's messages);
 //! - `ranks N 0`: the ranks of the run;
 //! - `flops 0 r`: flop rate of one rank's compute kernel, every rank running it;
 //! - `solo 0 r`: rank 0's kernel while the other ranks sleep outside MPI;
