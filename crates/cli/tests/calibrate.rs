@@ -380,3 +380,83 @@ fn a_real_mpi_measures_the_pair_and_the_shared_machine_apart() {
     assert_eq!((count("alltoall 65536 "), count("alltoall 131072 ")), (3, 3));
     assert_eq!(count("spin 2 "), 3);
 }
+
+/// The GOAL schedule of 8 ranks each sending `b` bytes to the next (`all` false) or to
+/// every other, all at once.
+fn exchange_goal(all: bool, b: u64) -> String {
+    let mut g = "num_ranks 8\n".to_string();
+    for r in 0..8 {
+        g += &format!("rank {r} {{\n");
+        for i in 1..if all { 8 } else { 2 } {
+            g += &format!(
+                "s{i}: send {b}b to {} tag 0\nr{i}: recv {b}b from {} tag 0\n",
+                (r + i) % 8,
+                (r + 8 - i) % 8
+            );
+        }
+        g += "}\n";
+    }
+    g
+}
+
+#[test]
+fn rings_and_all_to_alls_on_shared_cpus_are_fitted_to_replay_their_times() {
+    // Eight ranks on two shared cores: a 1 MiB ring taking 0.2 s (the network alone
+    // takes 0.09 s: the CPUs held it) and a 1 MiB all-to-all taking 1.5 s (beyond what
+    // the ring's CPU cost gives it: the converging ports lost). The fitted preset,
+    // written and read back, must replay both patterns to their measured times, on an
+    // 8-host platform of the measured route.
+    let d = workdir("calibrate-rings");
+    std::fs::write(d.join("p.toml"), format!("shared_cores = 2\n{PLATFORM}")).unwrap();
+    std::fs::write(d.join("pair.txt"), measurements()).unwrap();
+    std::fs::write(
+        d.join("cpus.txt"),
+        "ranks 8 0\nring 1048576 0.2\nalltoall 1048576 1.5\n",
+    )
+    .unwrap();
+    let o = simpi()
+        .current_dir(&d)
+        .args(["calibrate", "--from", "pair.txt", "--from", "cpus.txt"])
+        .args(["--platform", "p.toml", "-o", "fit.toml"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let preset = std::fs::read_to_string(d.join("fit.toml")).unwrap();
+    let value = |key: &str| -> f64 {
+        preset
+            .lines()
+            .find_map(|l| l.strip_prefix(key))
+            .unwrap_or_else(|| panic!("no {key} in {preset}"))
+            .parse()
+            .unwrap()
+    };
+    assert!(
+        value("stack_per_byte = ") > 0.0 && value("converging_loss = ") > 0.0,
+        "{preset}"
+    );
+    let eight = PLATFORM.replace("hosts = 2", "hosts = 8").replace(
+        "latency = \"50us\" }",
+        "latency = \"50us\", sharing = \"split-duplex\" }",
+    );
+    std::fs::write(d.join("p8.toml"), format!("shared_cores = 2\n{eight}")).unwrap();
+    for (all, want) in [(false, 0.2), (true, 1.5)] {
+        let goal = format!("x{all}.goal");
+        std::fs::write(d.join(&goal), exchange_goal(all, 1048576)).unwrap();
+        let got = makespan(
+            &d,
+            &[
+                &goal,
+                "--model",
+                "hybrid",
+                "--platform",
+                "p8.toml",
+                "--preset",
+                "fit.toml",
+            ],
+        );
+        assert!(
+            (got / want - 1.0).abs() < 1e-3,
+            "all-to-all {all}: replayed {got} s, measured {want} s"
+        );
+    }
+}
