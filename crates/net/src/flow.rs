@@ -34,6 +34,20 @@ struct RouteInfo {
     spilled: bool,
 }
 
+impl RouteInfo {
+    /// Its constraint ids, forward links first, kept inline or in `spilled` (the
+    /// network's `spilled_links`).
+    fn links<'a>(&'a self, spilled: &'a [u32]) -> &'a [u32] {
+        let n = self.n_fwd as usize + self.n_back as usize;
+        if self.spilled {
+            let at = self.links[0] as usize;
+            &spilled[at..at + n]
+        } else {
+            &self.links[..n]
+        }
+    }
+}
+
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 enum Phase {
     Latency,
@@ -415,13 +429,8 @@ impl<'p> FlowNetwork<'p> {
             return false;
         }
         let r = &self.route_info[fl.route as usize];
-        let (nf, nb) = (r.n_fwd as usize, r.n_back as usize);
-        let ids = if r.spilled {
-            let at = r.links[0] as usize;
-            &self.spilled_links[at..at + nf + nb]
-        } else {
-            &r.links[..nf + nb]
-        };
+        let nf = r.n_fwd as usize;
+        let ids = r.links(&self.spilled_links);
         self.elems.clear();
         self.elems.extend(route_elems(ids, nf, p.cross_traffic));
         let cap = self.route_cap[fl.route as usize];
@@ -466,13 +475,7 @@ impl<'p> FlowNetwork<'p> {
     fn converge(&mut self, route: u32, joined: bool) {
         let src = u64::from(self.route_src[route as usize]);
         let r = &self.route_info[route as usize];
-        let nf = r.n_fwd as usize;
-        let ids = if r.spilled {
-            let at = r.links[0] as usize;
-            &self.spilled_links[at..at + nf]
-        } else {
-            &r.links[..nf]
-        };
+        let ids = &r.links(&self.spilled_links)[..r.n_fwd as usize];
         for &c in ids {
             let bandwidth = self.nominal[c as usize];
             if bandwidth.is_nan() {
@@ -673,14 +676,7 @@ impl NetworkModel for FlowNetwork<'_> {
         }
         let mut bytes = vec![0u64; n];
         for (info, &sent) in self.route_info.iter().zip(&self.route_bytes) {
-            let n = info.n_fwd as usize;
-            let fwd = if info.spilled {
-                let at = info.links[0] as usize;
-                &self.spilled_links[at..at + n]
-            } else {
-                &info.links[..n]
-            };
-            for &c in fwd {
+            for &c in &info.links(&self.spilled_links)[..info.n_fwd as usize] {
                 bytes[c as usize] = bytes[c as usize].saturating_add(sent);
             }
         }
