@@ -459,4 +459,14 @@ fn rings_and_all_to_alls_on_shared_cpus_are_fitted_to_replay_their_times() {
             "all-to-all {all}: replayed {got} s, measured {want} s"
         );
     }
+    // A measurement file that says 100000 ranks: refused before any simulation.
+    std::fs::write(d.join("huge.txt"), "ranks 100000 0\nring 1048576 0.2\n").unwrap();
+    let o = simpi()
+        .current_dir(&d)
+        .args(["calibrate", "--from", "pair.txt", "--from", "huge.txt"])
+        .args(["--platform", "p.toml", "-o", "huge.toml"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("the fit simulates 3 to 256"));
 }

@@ -40,6 +40,11 @@ const MAX_STACK: f64 = 1e-5;
 const MAX_MESSAGE: f64 = 1.0;
 const MAX_LOSS: f64 = 1e3;
 
+/// The most ranks whose patterns are simulated: a small all-to-all's 20 rounds make
+/// 20 n (n - 1) messages per simulation, and a fit runs about 50 simulations per size;
+/// ranks that share one machine's cores are far fewer.
+const MAX_RANKS: u32 = 256;
+
 /// The measured machine as the fit sees it: `n` hosts on a flat switch whose host
 /// links give the measured route (its latency split over the two links), sharing the
 /// measured cores.
@@ -189,8 +194,12 @@ pub(crate) fn fit(
     };
     let n = u32::try_from(n)
         .ok()
-        .filter(|&n| n > 2)
-        .ok_or_else(|| Error::Input(format!("calibrate: a ring of {n} ranks: expected 3 to 2^32 - 1")))?;
+        .filter(|&n| (3..=MAX_RANKS).contains(&n))
+        .ok_or_else(|| {
+            Error::Input(format!(
+                "calibrate: rings and all-to-alls of {n} ranks: the fit simulates 3 to {MAX_RANKS}"
+            ))
+        })?;
     let p = machine(n, route)?;
     let all = m.medians(Kind::Alltoall);
     let small_of = |v: &[(u64, f64)], kind: bool| -> Vec<(bool, u64, f64)> {
