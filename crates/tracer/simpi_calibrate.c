@@ -324,6 +324,7 @@ int main(int argc, char **argv) {
     /* Every rank sends to every other at once. */
     if (n > 2 && do_cpus) {
         MPI_Request *req = malloc(sizeof(MPI_Request) * 2 * (size_t)n);
+        if (!req) MPI_Abort(MPI_COMM_WORLD, 3);
         for (int s = 0; s < ns; s++) {
             long bytes = sizes[s];
             if (bytes < ALLTOALL_FROM || bytes > ALLTOALL_TO || (bytes & (bytes - 1)) != 0) continue;

@@ -505,4 +505,6 @@ fn capacities_that_change_give_the_full_solve_bit_for_bit() {
         }
         solve_twins(&mut twins, &live, step);
     }
+    // Both shortcuts were taken between the changes of capacity.
+    assert!(twins[0].shortcut_solves() > 0 && twins[0].lone_variable_solves() > 0);
 }

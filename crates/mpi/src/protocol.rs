@@ -43,8 +43,8 @@ pub struct Protocol {
     /// through memory, without it. 0 (SMPI's): none.
     pub stack_per_byte: f64,
     /// CPU work, in seconds, that each end of a message between two hosts costs its
-    /// pool whatever the message's size (the stack's and the switch's work per packet
-    /// and wake-up), run as `stack_per_byte`'s is, in the same task. 0 (SMPI's): none.
+    /// pool whatever the message's size (the stack's and the switch's fixed work and
+    /// wake-ups), run as `stack_per_byte`'s is, in the same task. 0 (SMPI's): none.
     pub stack_per_message: f64,
 }
 

@@ -26,9 +26,10 @@ pub struct FlowParams {
     pub tcp_gamma: Option<f64>,
     /// Weight of the reverse flow (acknowledgements) on the links of the way back.
     pub cross_traffic: Option<f64>,
-    /// Loss of a shared link under converging flows: carrying `m` flows at once, it
-    /// delivers its bandwidth / (1 + `converging_loss` · ln m) (TCP flows converging on
-    /// a switch port lose packets and back off). 0: links deliver their bandwidth.
+    /// Loss of a shared link under converging flows: carrying flows from `m` source
+    /// hosts at once, it delivers its bandwidth / (1 + `converging_loss` · ln m) (TCP
+    /// streams converging on a switch port lose packets and back off). 0: links
+    /// deliver their bandwidth. At most 1e6.
     pub converging_loss: f64,
 }
 
@@ -88,10 +89,10 @@ impl FlowParams {
                 return bad("cross-traffic", &format!("{c} is not a finite number >= 0"));
             }
         }
-        if !(self.converging_loss.is_finite() && self.converging_loss >= 0.0) {
+        if !(0.0..=1e6).contains(&self.converging_loss) {
             return bad(
                 "converging loss",
-                &format!("{} is not a finite number >= 0", self.converging_loss),
+                &format!("{} is not a number from 0 to 1e6", self.converging_loss),
             );
         }
         Ok(())

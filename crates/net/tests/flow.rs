@@ -318,6 +318,14 @@ fn converging_flows_lose_bandwidth_as_ln_of_their_number() {
             .collect();
         assert!(rel(got[0], t1) < 1e-9 && rel(got[1], t1 + 0.02) < 1e-9, "{got:?}");
     }
+    // Two flows into host 0 from one host converge with no other host's: no loss, the
+    // two share 1e8 and end at 20 ms.
+    let same = [(0, 1, 0, 1_000_000), (0, 1, 0, 1_000_000)];
+    for grouping in [true, false] {
+        for ps in run_timed(&p, net.clone(), &same, grouping).0 {
+            assert!(rel(SimTime(ps).as_secs_f64(), 0.02) < 1e-9, "{ps} ps, want 20 ms");
+        }
+    }
     // Without the loss the three share 1e8: 30 ms.
     let untimed: Vec<(u32, u32, u64)> = three.iter().map(|&(_, a, b, n)| (a, b, n)).collect();
     for t in run(&p, Net::plain(), &untimed) {

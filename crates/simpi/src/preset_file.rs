@@ -20,7 +20,7 @@
 //! weight_s = 0                  # optional; 0: equal sharing
 //! tcp_gamma = 4194304           # optional; absent: no TCP window bound
 //! cross_traffic = 0.05          # optional; absent: none
-//! converging_loss = 0.28        # optional (0); m flows on a link: bandwidth / (1 + it * ln m)
+//! converging_loss = 0.28        # optional (0); flows from m hosts on a link: bandwidth / (1 + it * ln m)
 //! [loggops]                     # optional: LogGOPS for GOAL replay, seconds and bytes
 //! L = 1.2e-4
 //! o = 2.0e-5

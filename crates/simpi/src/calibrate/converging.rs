@@ -34,16 +34,16 @@ const ROUNDS: u32 = 20;
 /// Bisection steps: the bracket shrinks 2^40-fold, far below the measurements' noise.
 const STEPS: u32 = 40;
 
-/// The largest values tried: a core moving a byte in 10 us, a link delivering 1/1000
-/// of its bandwidth to two flows.
+/// The largest values tried: a core moving a byte in 10 us, a message costing a
+/// second, a link delivering 1/694 of its bandwidth to two hosts' flows.
 const MAX_STACK: f64 = 1e-5;
 const MAX_MESSAGE: f64 = 1.0;
 const MAX_LOSS: f64 = 1e3;
 
 /// The most ranks whose patterns are simulated: a small all-to-all's 20 rounds make
-/// 20 n (n - 1) messages per simulation, and a fit runs about 50 simulations per size;
-/// ranks that share one machine's cores are far fewer.
-const MAX_RANKS: u32 = 256;
+/// 20 n (n - 1) messages per simulation (325,000 at 128), and a fit runs about 50
+/// simulations per size; ranks that share one machine's cores are far fewer.
+const MAX_RANKS: u32 = 128;
 
 /// The measured machine as the fit sees it: `n` hosts on a flat switch whose host
 /// links give the measured route (its latency split over the two links), sharing the
@@ -189,8 +189,12 @@ pub(crate) fn fit(
     notes: &mut Vec<String>,
 ) -> Result<Option<Vec<Fitted>>, Error> {
     let ring = m.medians(Kind::Ring);
-    let (Some(n), false) = (m.ranks, ring.is_empty()) else {
+    if ring.is_empty() {
         return Ok(None);
+    }
+    let Some(n) = m.ranks else {
+        notes.push("rings were measured but no `ranks` line says how many ranks ran them: stack_per_message = stack_per_byte = converging_loss = 0".into());
+        return Ok(Some(Vec::new()));
     };
     let n = u32::try_from(n)
         .ok()

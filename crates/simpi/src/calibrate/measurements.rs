@@ -159,8 +159,8 @@ impl Measurements {
     /// alone and a shared machine's CPUs, say. The all-to-all keeps the rank count of
     /// the run that measured it; two runs that both did must agree on it.
     pub fn merge(&mut self, other: Measurements, name: &str) -> Result<(), Error> {
-        let theirs = other.times.contains_key(&Kind::Alltoall);
-        let ours = self.times.contains_key(&Kind::Alltoall);
+        let shared = |m: &Measurements| m.times.contains_key(&Kind::Alltoall) || m.times.contains_key(&Kind::Ring);
+        let (theirs, ours) = (shared(&other), shared(self));
         if theirs && ours && other.ranks != self.ranks {
             return Err(Error::Input(format!(
                 "{name}: its all-to-all ran on {} ranks, another file's on {}: fit them apart",
