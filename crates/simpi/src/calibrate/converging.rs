@@ -15,7 +15,7 @@
 //! links both bind.
 
 use super::fit::{Fitted, Route};
-use super::measurements::{Kind, Measurements};
+use super::measurements::{median, Kind, Measurements};
 use crate::workload::{Body, Workload};
 use crate::{simulate, Error, Model, SimOptions};
 use simpi_kernel::TimeUnit;
@@ -28,7 +28,7 @@ const CPU_BOUND: f64 = 1.05;
 
 /// Patterns below this size are timed as rounds in a row (the measurement program's
 /// `SMALL_ROUNDS`), each its mean round; from it on, as one round.
-const SMALL_BELOW: u64 = 65536;
+pub(crate) const SMALL_BELOW: u64 = 65536;
 const ROUNDS: u32 = 20;
 
 /// Bisection steps: the bracket shrinks 2^40-fold, far below the measurements' noise.
@@ -147,35 +147,26 @@ fn solve(want: f64, max: f64, mut time: impl FnMut(f64) -> Result<f64, Error>) -
     Ok(0.5 * (lo + hi))
 }
 
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let k = v.len();
-    if k % 2 == 1 {
-        v[k / 2]
-    } else {
-        0.5 * (v[k / 2 - 1] + v[k / 2])
-    }
-}
-
-/// The value that makes the simulated `all`-to-all or ring of each measured size take
-/// its measured time (`time(value)`: the preset with that value), the median over
-/// sizes; with `only_held`, sizes no slower than `CPU_BOUND` times their time at 0
-/// are left out. Returns it and how many sizes gave one.
+/// The value that makes each measured pattern (all-to-all or ring, size, time) take
+/// its measured time in simulation (`time(all, size, value)`: the preset with that
+/// value), the median over patterns; with `only_held`, patterns no slower than
+/// `CPU_BOUND` times their time at 0 are left out. Returns it and how many patterns
+/// gave one.
 fn fit_each(
-    rows: &[(u64, f64)],
+    rows: &[(bool, u64, f64)],
     only_held: bool,
     max: f64,
-    time: impl Fn(u64, f64) -> Result<f64, Error>,
+    time: impl Fn(bool, u64, f64) -> Result<f64, Error>,
 ) -> Result<(f64, usize), Error> {
     let mut each = Vec::new();
-    for &(b, t) in rows {
-        if only_held && t <= CPU_BOUND * time(b, 0.0)? {
+    for &(all, b, t) in rows {
+        if only_held && t <= CPU_BOUND * time(all, b, 0.0)? {
             continue;
         }
-        each.push(solve(t, max, |v| time(b, v))?);
+        each.push(solve(t, max, |v| time(all, b, v))?);
     }
     let k = each.len();
-    Ok((if each.is_empty() { 0.0 } else { median(&mut each) }, k))
+    Ok((if each.is_empty() { 0.0 } else { median(&each) }, k))
 }
 
 /// Fits `stack_per_message` from the small patterns, `stack_per_byte` from the large
@@ -206,15 +197,19 @@ pub(crate) fn fit(
         })?;
     let p = machine(n, route)?;
     let all = m.medians(Kind::Alltoall);
-    let small_of = |v: &[(u64, f64)], kind: bool| -> Vec<(bool, u64, f64)> {
+    // (all-to-all, size, time) of one kind, sizes below SMALL_BELOW or from it on.
+    let part = |v: &[(u64, f64)], kind: bool, small: bool| -> Vec<(bool, u64, f64)> {
         v.iter()
-            .filter(|r| r.0 < SMALL_BELOW)
+            .filter(|r| (r.0 < SMALL_BELOW) == small)
             .map(|&(b, t)| (kind, b, t))
             .collect()
     };
-    let small: Vec<(bool, u64, f64)> = small_of(&all, true).into_iter().chain(small_of(&ring, false)).collect();
-    let large: Vec<(u64, f64)> = ring.iter().copied().filter(|r| r.0 >= SMALL_BELOW).collect();
-    let large_all: Vec<(u64, f64)> = all.iter().copied().filter(|r| r.0 >= SMALL_BELOW).collect();
+    let small: Vec<(bool, u64, f64)> = part(&all, true, true)
+        .into_iter()
+        .chain(part(&ring, false, true))
+        .collect();
+    let large = part(&ring, false, false);
+    let large_all = part(&all, true, false);
     preset.protocol.stack_per_message = 0.0;
     preset.protocol.stack_per_byte = 0.0;
     preset.network.converging_loss = 0.0;
@@ -225,19 +220,11 @@ pub(crate) fn fit(
         ));
     } else {
         let base = preset.clone();
-        let mut each = Vec::new();
-        for &(kind, b, t) in &small {
-            let time = |c: f64| {
-                let mut q = base.clone();
-                q.protocol.stack_per_message = c;
-                measure(&p, n, kind, b, &q)
-            };
-            if t > CPU_BOUND * time(0.0)? {
-                each.push(solve(t, MAX_MESSAGE, time)?);
-            }
-        }
-        let held = each.len();
-        let c = if each.is_empty() { 0.0 } else { median(&mut each) };
+        let (c, held) = fit_each(&small, true, MAX_MESSAGE, |all, b, c| {
+            let mut q = base.clone();
+            q.protocol.stack_per_message = c;
+            measure(&p, n, all, b, &q)
+        })?;
         preset.protocol.stack_per_message = c;
         notes.push(format!(
             "rounds of {n} ranks' messages below 64 KiB were held by the CPUs in {held} of {} patterns: stack_per_message = {:.3} us at each end",
@@ -245,10 +232,10 @@ pub(crate) fn fit(
             c * 1e6
         ));
         let base = preset.clone();
-        let (k, held) = fit_each(&large, true, MAX_STACK, |b, k| {
+        let (k, held) = fit_each(&large, true, MAX_STACK, |all, b, k| {
             let mut q = base.clone();
             q.protocol.stack_per_byte = k;
-            measure(&p, n, false, b, &q)
+            measure(&p, n, all, b, &q)
         })?;
         preset.protocol.stack_per_byte = k;
         notes.push(format!(
@@ -257,10 +244,10 @@ pub(crate) fn fit(
         ));
     }
     let base = preset.clone();
-    let (loss, _) = fit_each(&large_all, false, MAX_LOSS, |b, l| {
+    let (loss, _) = fit_each(&large_all, false, MAX_LOSS, |all, b, l| {
         let mut q = base.clone();
         q.network.converging_loss = l;
-        measure(&p, n, true, b, &q)
+        measure(&p, n, all, b, &q)
     })?;
     preset.network.converging_loss = loss;
     notes.push(if large_all.is_empty() {

@@ -352,7 +352,11 @@ fn stack_work(
     notes: &mut Vec<String>,
 ) -> (f64, Option<Fitted>) {
     // Rounds of small all-to-alls are `converging`'s; this fit takes the large blocks.
-    let all: Vec<(u64, f64)> = m.medians(Kind::Alltoall).into_iter().filter(|r| r.0 >= 65536).collect();
+    let all: Vec<(u64, f64)> = m
+        .medians(Kind::Alltoall)
+        .into_iter()
+        .filter(|r| r.0 >= super::converging::SMALL_BELOW)
+        .collect();
     let (Some(cores), Some(n), false) = (route.shared_cores, m.ranks, all.is_empty()) else {
         notes.push(
             "moving bytes was not measured on shared CPUs (an all-to-all of more ranks than cores on a platform with shared_cores): stack_per_byte = 0".into(),
