@@ -468,5 +468,9 @@ fn rings_and_all_to_alls_on_shared_cpus_are_fitted_to_replay_their_times() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("the fit simulates 3 to 128"));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("huge.txt:1: rings and all-to-alls of 100000 ranks: the fit simulates 3 to 128"),
+        "{err}"
+    );
 }

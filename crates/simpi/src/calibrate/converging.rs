@@ -125,15 +125,18 @@ fn simulated(p: &Platform, n: u32, goal: &str, preset: &Preset) -> Result<f64, E
 }
 
 /// The value in `0..=max` at which `time(value)` reaches `want` (increasing in value);
-/// 0 if it is reached at 0, `max` if never.
-fn solve(want: f64, max: f64, mut time: impl FnMut(f64) -> Result<f64, Error>) -> Result<f64, Error> {
+/// 0 if it is reached at 0; `None` if not even `max` reaches it.
+fn solve(want: f64, max: f64, mut time: impl FnMut(f64) -> Result<f64, Error>) -> Result<Option<f64>, Error> {
     if time(0.0)? >= want {
-        return Ok(0.0);
+        return Ok(Some(0.0));
     }
     // Grow the bracket from a small value: most answers are far below `max`.
     let mut hi = max * 1e-6;
     while hi < max && time(hi)? < want {
         hi *= 10.0;
+    }
+    if hi >= max && time(max)? < want {
+        return Ok(None);
     }
     let (mut lo, mut hi) = (0.0, hi.min(max));
     for _ in 0..STEPS {
@@ -144,29 +147,52 @@ fn solve(want: f64, max: f64, mut time: impl FnMut(f64) -> Result<f64, Error>) -
             hi = mid;
         }
     }
-    Ok(0.5 * (lo + hi))
+    Ok(Some(0.5 * (lo + hi)))
 }
 
 /// The value that makes each measured pattern (all-to-all or ring, size, time) take
 /// its measured time in simulation (`time(all, size, value)`: the preset with that
 /// value), the median over patterns; with `only_held`, patterns no slower than
-/// `CPU_BOUND` times their time at 0 are left out. Returns it and how many patterns
-/// gave one.
+/// `CPU_BOUND` times their time at 0 are left out. A pattern slower than `max` makes it
+/// counts as `max`, and `notes` says how many did.
 fn fit_each(
     rows: &[(bool, u64, f64)],
     only_held: bool,
     max: f64,
+    name: &str,
+    notes: &mut Vec<String>,
     time: impl Fn(bool, u64, f64) -> Result<f64, Error>,
-) -> Result<(f64, usize), Error> {
+) -> Result<Each, Error> {
     let mut each = Vec::new();
+    let mut beyond = 0;
     for &(all, b, t) in rows {
         if only_held && t <= CPU_BOUND * time(all, b, 0.0)? {
             continue;
         }
-        each.push(solve(t, max, |v| time(all, b, v))?);
+        each.push(solve(t, max, |v| time(all, b, v))?.unwrap_or_else(|| {
+            beyond += 1;
+            max
+        }));
     }
-    let k = each.len();
-    Ok((if each.is_empty() { 0.0 } else { median(&each) }, k))
+    if beyond > 0 {
+        notes.push(format!(
+            "{beyond} of {} patterns are slower than {name} = {max:e} (its largest) makes them: counted at that; the model cannot explain them",
+            each.len()
+        ));
+    }
+    let value = if each.is_empty() { 0.0 } else { median(&each) };
+    Ok(Each {
+        value,
+        used: each.len(),
+    })
+}
+
+/// What [`fit_each`] found.
+struct Each {
+    /// The median of the patterns' values.
+    value: f64,
+    /// How many patterns gave one.
+    used: usize,
 }
 
 /// Fits `stack_per_message` from the small patterns, `stack_per_byte` from the large
@@ -192,7 +218,8 @@ pub(crate) fn fit(
         .filter(|&n| (3..=MAX_RANKS).contains(&n))
         .ok_or_else(|| {
             Error::Input(format!(
-                "calibrate: rings and all-to-alls of {n} ranks: the fit simulates 3 to {MAX_RANKS}"
+                "{}: rings and all-to-alls of {n} ranks: the fit simulates 3 to {MAX_RANKS}",
+                m.ranks_at.as_deref().unwrap_or("calibrate")
             ))
         })?;
     let p = machine(n, route)?;
@@ -220,11 +247,12 @@ pub(crate) fn fit(
         ));
     } else {
         let base = preset.clone();
-        let (c, held) = fit_each(&small, true, MAX_MESSAGE, |all, b, c| {
-            let mut q = base.clone();
-            q.protocol.stack_per_message = c;
-            measure(&p, n, all, b, &q)
-        })?;
+        let Each { value: c, used: held } =
+            fit_each(&small, true, MAX_MESSAGE, "stack_per_message", notes, |all, b, c| {
+                let mut q = base.clone();
+                q.protocol.stack_per_message = c;
+                measure(&p, n, all, b, &q)
+            })?;
         preset.protocol.stack_per_message = c;
         notes.push(format!(
             "rounds of {n} ranks' messages below 64 KiB were held by the CPUs in {held} of {} patterns: stack_per_message = {:.3} us at each end",
@@ -232,7 +260,7 @@ pub(crate) fn fit(
             c * 1e6
         ));
         let base = preset.clone();
-        let (k, held) = fit_each(&large, true, MAX_STACK, |all, b, k| {
+        let Each { value: k, used: held } = fit_each(&large, true, MAX_STACK, "stack_per_byte", notes, |all, b, k| {
             let mut q = base.clone();
             q.protocol.stack_per_byte = k;
             measure(&p, n, all, b, &q)
@@ -244,11 +272,12 @@ pub(crate) fn fit(
         ));
     }
     let base = preset.clone();
-    let (loss, _) = fit_each(&large_all, false, MAX_LOSS, |all, b, l| {
+    let loss = fit_each(&large_all, false, MAX_LOSS, "converging_loss", notes, |all, b, l| {
         let mut q = base.clone();
         q.network.converging_loss = l;
         measure(&p, n, all, b, &q)
-    })?;
+    })?
+    .value;
     preset.network.converging_loss = loss;
     notes.push(if large_all.is_empty() {
         "no all-to-all was measured: converging_loss = 0".into()
@@ -295,9 +324,30 @@ mod tests {
     fn bisection_finds_the_root_of_an_increasing_time() {
         // time(v) = 1 + 3 v reaches 4 at v = 1, 1 at 0; never reaches 1e9 within 100.
         let f = |v: f64| Ok(1.0 + 3.0 * v);
-        assert!((solve(4.0, 100.0, f).unwrap() - 1.0).abs() < 1e-9);
-        assert_eq!(solve(1.0, 100.0, f).unwrap(), 0.0);
-        assert!((solve(1e9, 100.0, f).unwrap() - 100.0).abs() < 1e-9);
+        assert!((solve(4.0, 100.0, f).unwrap().unwrap() - 1.0).abs() < 1e-9);
+        assert_eq!(solve(1.0, 100.0, f).unwrap(), Some(0.0));
+        assert_eq!(solve(1e9, 100.0, f).unwrap(), None);
+        // Reached exactly at the largest value: found, not refused.
+        assert!((solve(301.0, 100.0, f).unwrap().unwrap() - 100.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn patterns_the_largest_value_cannot_explain_are_counted_at_it_and_said() {
+        // time = 1 + v: patterns of 3 and 5 s give 2 and 4; one of 1000 s is beyond 10.
+        let rows = [(true, 1, 3.0), (true, 2, 5.0), (true, 3, 1000.0)];
+        let mut notes = Vec::new();
+        let e = fit_each(&rows, false, 10.0, "x", &mut notes, |_, _, v| Ok(1.0 + v)).unwrap();
+        assert_eq!(e.used, 3);
+        assert!((e.value - 4.0).abs() < 1e-9, "median of 2, 4 and 10: {}", e.value);
+        assert_eq!(notes.len(), 1);
+        assert!(
+            notes[0].starts_with("1 of 3 patterns are slower than x = 1e1"),
+            "{}",
+            notes[0]
+        );
+        let mut notes = Vec::new();
+        fit_each(&rows[..2], false, 10.0, "x", &mut notes, |_, _, v| Ok(1.0 + v)).unwrap();
+        assert!(notes.is_empty(), "{notes:?}");
     }
 
     #[test]

@@ -77,6 +77,8 @@ pub struct Measurements {
     pub detached: Option<u64>,
     /// The ranks of the run that measured the all-to-all (of the run, if none did).
     pub ranks: Option<u64>,
+    /// Where `ranks` was read (`file:line`), for errors about it.
+    pub ranks_at: Option<String>,
 }
 
 impl Measurements {
@@ -170,6 +172,7 @@ impl Measurements {
         }
         if theirs || !ours && self.ranks.is_none() {
             self.ranks = other.ranks;
+            self.ranks_at = other.ranks_at;
         }
         for (kind, by_size) in other.times {
             for (bytes, v) in by_size {
@@ -258,6 +261,7 @@ pub fn parse(text: &str, name: &str) -> Result<Measurements, Error> {
                     return Err(bad("a second rank count: one run's samples per file"));
                 }
                 m.ranks = Some(bytes);
+                m.ranks_at = Some(format!("{name}:{}", i + 1));
                 continue;
             }
             other => {
@@ -296,7 +300,10 @@ mod tests {
             (vec![1e9], Some(65536), Some(8))
         );
         assert_eq!(m.medians(Kind::Alltoall), vec![(262144, 0.03)]);
-        assert_eq!(parse(&m.to_text(), "again").unwrap(), m);
+        let mut again = parse(&m.to_text(), "again").unwrap();
+        assert_eq!(again.ranks_at.as_deref(), Some("again:9"));
+        again.ranks_at.clone_from(&m.ranks_at);
+        assert_eq!(again, m);
     }
 
     #[test]
