@@ -13,6 +13,7 @@ pub const ALGORITHMS: &[Algorithm] = &[
         source: "Open MPI coll/base allgatherv ring (blocks passed to the right neighbour)",
         simgrid: None,
         emit: emit_ring,
+        alike: None,
     },
     Algorithm {
         coll: Collective::Allgatherv,
@@ -20,6 +21,7 @@ pub const ALGORITHMS: &[Algorithm] = &[
         source: "SimGrid 3.32 allgatherv__ring (Faraj and Yuan: own block to rank+i, from rank-i)",
         simgrid: Some("ring"),
         emit: emit_shifted,
+        alike: None,
     },
     Algorithm {
         coll: Collective::Allgatherv,
@@ -27,6 +29,7 @@ pub const ALGORITHMS: &[Algorithm] = &[
         source: "Open MPI coll/base allgatherv bruck; SimGrid 3.32 allgatherv__ompi_bruck",
         simgrid: Some("ompi_bruck"),
         emit: emit_bruck,
+        alike: None,
     },
     Algorithm {
         coll: Collective::Allgatherv,
@@ -34,6 +37,7 @@ pub const ALGORITHMS: &[Algorithm] = &[
         source: "Open MPI coll/base allgatherv neighborexchange (ring on odd sizes); SimGrid 3.32 allgatherv__ompi_neighborexchange on even sizes",
         simgrid: Some("ompi_neighborexchange"),
         emit: emit_neighbor,
+        alike: None,
     },
     Algorithm {
         coll: Collective::Allgatherv,
@@ -41,6 +45,7 @@ pub const ALGORITHMS: &[Algorithm] = &[
         source: "MPICH allgatherv recursive doubling on powers of two (Bruck otherwise); SimGrid 3.32 allgatherv__mpich_rdb",
         simgrid: None,
         emit: emit_rdb,
+        alike: None,
     },
     Algorithm {
         coll: Collective::Allgatherv,
@@ -48,6 +53,7 @@ pub const ALGORITHMS: &[Algorithm] = &[
         source: "MPICH allgatherv recursive doubling (MPIR_Allgatherv_intra_recursive_doubling; tree fix-up on other sizes); SimGrid 3.32 allgatherv__mpich_rdb",
         simgrid: Some("mpich_rdb"),
         emit: emit_mpich_rdb,
+        alike: None,
     },
 ];
 

@@ -285,8 +285,18 @@ impl Interner {
     ) -> Result<Arc<Template>, String> {
         let mut call = spec.clone();
         call.me = 0;
+        let alike = alg.alike.and_then(|f| f(&call));
         let key = (alg as *const Algorithm as usize, call);
-        if let Some(found) = self.by_call.get(&key).and_then(|c| {
+        if let Some(how) = alike {
+            // Every rank's steps are the same in this form: the one recorded serves all.
+            if let Some(found) = self
+                .by_call
+                .get(&key)
+                .and_then(|c| c.iter().rev().find(|t| t.peers == how))
+            {
+                return Ok(Arc::clone(found));
+            }
+        } else if let Some(found) = self.by_call.get(&key).and_then(|c| {
             c.iter()
                 .rev()
                 .take(CANDIDATES)
@@ -295,7 +305,10 @@ impl Interner {
             return Ok(Arc::clone(found));
         }
         let t = Template::record_choosing(alg, spec, choose)?;
-        let shared = self.intern(t, spec.me, spec.size);
+        let shared = match alike {
+            Some(how) => self.intern_as(t, spec.me, spec.size, &[how]),
+            None => self.intern(t, spec.me, spec.size),
+        };
         let list = self.by_call.entry(key).or_default();
         if !list.iter().any(|x| Arc::ptr_eq(x, &shared)) {
             if list.len() >= CANDIDATES {
@@ -309,9 +322,13 @@ impl Interner {
     /// The shared template equal to `t` (recorded by rank `me` of `size`) up to how its
     /// peers are stored: an existing one if some rank recorded the same, else `t`.
     pub fn intern(&mut self, t: Template, me: u32, size: u32) -> Arc<Template> {
-        let forms = [Peers::Xor, Peers::Offset];
+        self.intern_as(t, me, size, &[Peers::Xor, Peers::Offset])
+    }
+
+    /// [`Interner::intern`] trying only the given forms, stored in the first one if new.
+    fn intern_as(&mut self, t: Template, me: u32, size: u32, forms: &[Peers]) -> Arc<Template> {
         let mut first = None;
-        for how in forms {
+        for &how in forms {
             let r = t.relative(how, me, size);
             let h = BuildHasherDefault::<MixHasher>::default().hash_one(&r);
             if let Some(found) = self.by_hash.get(&h).and_then(|v| v.iter().find(|x| ***x == r)) {
@@ -321,7 +338,7 @@ impl Interner {
                 first = Some((h, r));
             }
         }
-        let (h, r) = first.expect("two forms");
+        let (h, r) = first.expect("at least one form");
         let shared = Arc::new(r);
         self.by_hash.entry(h).or_default().push(Arc::clone(&shared));
         shared
@@ -572,6 +589,62 @@ mod tests {
         );
         let ok = Template::record_within(chain, &spec(1000), None, 1000).unwrap();
         assert_eq!(ok.len(), 1000);
+    }
+
+    static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+    /// A dissemination barrier that counts its runs.
+    fn counted(s: &CollSpec, e: &mut dyn Emitter) {
+        RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let mut last = Vec::new();
+        let mut d = 1;
+        while d < s.size {
+            let snd = e.send_sync((s.me + d) % s.size, 0, 0, &last);
+            let rcv = e.recv_sync((s.me + s.size - d) % s.size, 0, 0, &last);
+            last = vec![snd, rcv];
+            d *= 2;
+        }
+    }
+
+    fn fresh() -> Interner {
+        Interner {
+            by_hash: MixHashMap::default(),
+            by_call: MixHashMap::default(),
+        }
+    }
+
+    #[test]
+    fn a_call_alike_on_every_rank_runs_its_algorithm_once_and_shares_one_template() {
+        let mut alg = Algorithm {
+            coll: Collective::Barrier,
+            name: "counted",
+            source: "this test",
+            simgrid: None,
+            emit: counted,
+            alike: Some(crate::coll::alike_by_offset),
+        };
+        let leaked: &'static Algorithm = Box::leak(Box::new(alg));
+        let choose = |_: &CollSpec| leaked;
+        let mut i = fresh();
+        let runs = |i: &mut Interner, alg: &'static Algorithm| {
+            let before = RUNS.load(std::sync::atomic::Ordering::Relaxed);
+            let ts: Vec<_> = (0..16)
+                .map(|me| {
+                    i.template(alg, &CollSpec::new(Collective::Barrier, 16, me, 0), &choose)
+                        .unwrap()
+                })
+                .collect();
+            let shared = ts.iter().all(|t| Arc::ptr_eq(t, &ts[0]));
+            (RUNS.load(std::sync::atomic::Ordering::Relaxed) - before, shared)
+        };
+        assert_eq!(runs(&mut i, leaked), (1, true));
+        assert_eq!(i.len(), 1);
+        // Not declared: every rank after the first runs it to be checked against the
+        // candidates (rank 1 records a second form: the first was stored as XOR).
+        alg.alike = None;
+        let plain: &'static Algorithm = Box::leak(Box::new(alg));
+        let mut i = fresh();
+        assert!(runs(&mut i, plain).0 >= 16);
     }
 
     #[test]

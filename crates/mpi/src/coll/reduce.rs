@@ -172,6 +172,7 @@ mod tests {
             source: "test",
             simgrid: None,
             emit,
+            alike: None,
         }
     }
 

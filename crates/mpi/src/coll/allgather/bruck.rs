@@ -13,6 +13,7 @@ pub const ALGORITHM: Algorithm = Algorithm {
     source: "Open MPI coll/base allgather bruck; SimGrid 3.32 allgather__bruck",
     simgrid: Some("bruck"),
     emit,
+    alike: None,
 };
 
 fn emit(s: &CollSpec, e: &mut dyn Emitter) {

@@ -15,6 +15,7 @@ pub const ALGORITHM: Algorithm = Algorithm {
     source: "MPICH allgather recursive doubling (tree fix-up on other sizes); SimGrid 3.32 allgather__rdb",
     simgrid: Some("rdb"),
     emit,
+    alike: None,
 };
 
 fn emit(s: &CollSpec, e: &mut dyn Emitter) {

@@ -16,6 +16,7 @@ pub const ALGORITHM: Algorithm = Algorithm {
     source: "Open MPI coll/base allgather neighborexchange (ring on odd sizes); SimGrid 3.32 allgather__ompi_neighborexchange on even sizes",
     simgrid: Some("ompi_neighborexchange"),
     emit,
+    alike: None,
 };
 
 fn emit(s: &CollSpec, e: &mut dyn Emitter) {

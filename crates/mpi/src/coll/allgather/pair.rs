@@ -12,6 +12,7 @@ pub const ALGORITHM: Algorithm = Algorithm {
     source: "SimGrid 3.32 allgather__pair; Open MPI two_proc on two ranks",
     simgrid: Some("pair"),
     emit,
+    alike: None,
 };
 
 fn emit(s: &CollSpec, e: &mut dyn Emitter) {

@@ -15,6 +15,7 @@ pub const ALGORITHM: Algorithm = Algorithm {
         "Open MPI coll/base allgather recursivedoubling (Bruck on non-powers of two; SimGrid's rdb on powers of two)",
     simgrid: None,
     emit,
+    alike: None,
 };
 
 fn emit(s: &CollSpec, e: &mut dyn Emitter) {

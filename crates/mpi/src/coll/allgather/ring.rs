@@ -14,6 +14,7 @@ pub const ALGORITHM: Algorithm = Algorithm {
     source: "Open MPI coll/base allgather ring; SimGrid 3.32 allgather__NTSLR",
     simgrid: Some("NTSLR"),
     emit,
+    alike: None,
 };
 
 pub(crate) fn emit(s: &CollSpec, e: &mut dyn Emitter) {

@@ -15,6 +15,7 @@ pub const ALGORITHM: Algorithm = Algorithm {
     source: "SimGrid 3.32 allgather__ring (Faraj and Yuan: own block to rank+i, from rank-i)",
     simgrid: Some("ring"),
     emit,
+    alike: None,
 };
 
 fn emit(s: &CollSpec, e: &mut dyn Emitter) {

@@ -15,6 +15,7 @@ pub const ALGORITHM: Algorithm = Algorithm {
     source: "SimGrid 3.32 allreduce__lr (logical ring; the remainder by the selected allreduce)",
     simgrid: Some("lr"),
     emit,
+    alike: None,
 };
 
 pub(crate) fn emit(s: &CollSpec, e: &mut dyn Emitter) {

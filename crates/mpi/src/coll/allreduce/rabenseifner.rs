@@ -14,6 +14,7 @@ pub const ALGORITHM: Algorithm = Algorithm {
     source: "MPICH allreduce reduce_scatter_allgather (Rabenseifner); SimGrid 3.32 allreduce__rab_rdb",
     simgrid: Some("rab_rdb"),
     emit,
+    alike: None,
 };
 
 fn emit(s: &CollSpec, e: &mut dyn Emitter) {

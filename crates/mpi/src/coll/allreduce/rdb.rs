@@ -14,6 +14,7 @@ pub const ALGORITHM: Algorithm = Algorithm {
     source: "MPICH recursive doubling; SimGrid 3.32 allreduce__rdb",
     simgrid: Some("rdb"),
     emit,
+    alike: Some(crate::coll::alike_by_xor_on_powers_of_two),
 };
 
 fn emit(s: &CollSpec, e: &mut dyn Emitter) {
@@ -21,14 +22,18 @@ fn emit(s: &CollSpec, e: &mut dyn Emitter) {
     let r = s.me;
     let pof2 = pow2_floor(n);
     let rem = n - pof2;
-    let mut last: Vec<Step> = Vec::new();
+    // The steps the next exchange waits for: `last[..waits]` (an array, not a Vec:
+    // this runs once per rank and call).
+    let mut last: [Step; 2] = [0; 2];
+    let mut waits = 0;
     let newrank = if r < 2 * rem {
         if r.is_multiple_of(2) {
             let s1 = e.send(r + 1, TAG, &[0], &[]);
             e.recv(r + 1, TAG, &[0], Merge::Copy, &[s1]);
             return;
         }
-        last = vec![e.recv(r - 1, TAG, &[0], Merge::Reduce, &[])];
+        last[0] = e.recv(r - 1, TAG, &[0], Merge::Reduce, &[]);
+        waits = 1;
         r / 2
     } else {
         r - rem
@@ -38,12 +43,13 @@ fn emit(s: &CollSpec, e: &mut dyn Emitter) {
     while mask < pof2 {
         let partner = real(newrank ^ mask);
         // MPI_Sendrecv: both posted together, the combine waits for both.
-        let snd = e.send(partner, TAG, &[0], &last);
-        let rcv = e.recv(partner, TAG, &[0], Merge::Reduce, &last);
-        last = vec![snd, rcv];
+        let snd = e.send(partner, TAG, &[0], &last[..waits]);
+        let rcv = e.recv(partner, TAG, &[0], Merge::Reduce, &last[..waits]);
+        last = [snd, rcv];
+        waits = 2;
         mask <<= 1;
     }
     if r < 2 * rem {
-        e.send(r - 1, TAG, &[0], &last);
+        e.send(r - 1, TAG, &[0], &last[..waits]);
     }
 }

@@ -13,6 +13,7 @@ pub const ALGORITHM: Algorithm = Algorithm {
     source: "reduce then bcast to and from rank 0, by the selected algorithms (binomial when none is); SimGrid 3.32 allreduce__redbcast",
     simgrid: Some("redbcast"),
     emit,
+    alike: None,
 };
 
 pub(crate) fn emit(s: &CollSpec, e: &mut dyn Emitter) {

@@ -19,6 +19,7 @@ pub const ALGORITHM: Algorithm = Algorithm {
     source: "Open MPI coll/base allreduce ring",
     simgrid: None,
     emit,
+    alike: None,
 };
 
 /// The segmented ring.
@@ -28,6 +29,7 @@ pub const SEGMENTED: Algorithm = Algorithm {
     source: "SimGrid 3.32 allreduce__ompi_ring_segmented (Open MPI's ring_segmented, 1 MiB segments; lr below one segment per rank)",
     simgrid: Some("ompi_ring_segmented"),
     emit: emit_segmented,
+    alike: None,
 };
 
 /// Segment size of the segmented ring.

@@ -18,6 +18,7 @@ pub const ALGORITHM: Algorithm = Algorithm {
     source: "Bruck et al. index algorithm; SimGrid 3.32 alltoall__bruck",
     simgrid: Some("bruck"),
     emit,
+    alike: Some(crate::coll::alike_by_offset),
 };
 
 /// The blocks rank `r` holds at the positions with bit `k` set, before round `k`.

@@ -20,6 +20,7 @@ pub const ALGORITHM: Algorithm = Algorithm {
     source: "Open MPI 4.1 coll/base alltoall linear_sync with the default max_requests (0: unlimited)",
     simgrid: None,
     emit,
+    alike: None,
 };
 
 fn emit(s: &CollSpec, e: &mut dyn Emitter) {

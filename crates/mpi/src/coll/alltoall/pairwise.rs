@@ -18,6 +18,7 @@ pub const ALGORITHM: Algorithm = Algorithm {
     source: "MPICH pairwise exchange; SimGrid 3.32 alltoall__pair (non-powers of two: MPICH's shift order)",
     simgrid: Some("pair"),
     emit,
+    alike: None,
 };
 
 fn emit(s: &CollSpec, e: &mut dyn Emitter) {

@@ -13,6 +13,7 @@ pub const ALGORITHM: Algorithm = Algorithm {
     source: "SimGrid 3.32 alltoall__ring (shifted send-receive steps)",
     simgrid: Some("ring"),
     emit,
+    alike: Some(crate::coll::alike_by_offset),
 };
 
 fn emit(s: &CollSpec, e: &mut dyn Emitter) {

@@ -16,6 +16,7 @@ pub const ALGORITHM: Algorithm = Algorithm {
     source: "SimGrid 3.32 alltoallv__bruck (batches of 4 non-blocking exchanges)",
     simgrid: Some("bruck"),
     emit,
+    alike: None,
 };
 
 /// Requests posted per batch (SimGrid's hard-coded stand-in for MPICH's throttle).

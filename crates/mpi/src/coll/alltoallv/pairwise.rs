@@ -17,6 +17,7 @@ pub const ALGORITHM: Algorithm = Algorithm {
     source: "SimGrid 3.32 alltoallv__pair (pairwise exchange; non-powers of two: MPICH's shift order)",
     simgrid: Some("pair"),
     emit,
+    alike: None,
 };
 
 fn emit(s: &CollSpec, e: &mut dyn Emitter) {

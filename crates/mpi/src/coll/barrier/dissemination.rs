@@ -12,6 +12,7 @@ pub const ALGORITHM: Algorithm = Algorithm {
     source: "Open MPI coll/base bruck (dissemination) barrier; SimGrid 3.32 barrier__ompi_bruck",
     simgrid: Some("ompi_bruck"),
     emit,
+    alike: Some(crate::coll::alike_by_offset),
 };
 
 fn emit(s: &CollSpec, e: &mut dyn Emitter) {

@@ -15,6 +15,7 @@ pub const ALGORITHM: Algorithm = Algorithm {
     source: "Open MPI coll/base double ring barrier; SimGrid 3.32 barrier__ompi_doublering",
     simgrid: Some("ompi_doublering"),
     emit,
+    alike: None,
 };
 
 fn emit(s: &CollSpec, e: &mut dyn Emitter) {

@@ -15,6 +15,7 @@ pub const ALGORITHM: Algorithm = Algorithm {
     source: "Open MPI coll/base recursive doubling barrier; SimGrid 3.32 barrier__ompi_recursivedoubling",
     simgrid: Some("ompi_recursivedoubling"),
     emit,
+    alike: Some(crate::coll::alike_by_xor_on_powers_of_two),
 };
 
 fn emit(s: &CollSpec, e: &mut dyn Emitter) {

@@ -15,6 +15,7 @@ pub const ALGORITHM: Algorithm = Algorithm {
     source: "Open MPI coll/base tree barrier; SimGrid 3.32 barrier__ompi_tree",
     simgrid: Some("ompi_tree"),
     emit,
+    alike: None,
 };
 
 fn emit(s: &CollSpec, e: &mut dyn Emitter) {

@@ -13,6 +13,7 @@ pub const ALGORITHM: Algorithm = Algorithm {
     source: "Open MPI coll/base bcast bintree (32 KiB segments)",
     simgrid: None,
     emit,
+    alike: None,
 };
 
 fn emit(s: &CollSpec, e: &mut dyn Emitter) {

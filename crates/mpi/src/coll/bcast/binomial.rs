@@ -13,6 +13,7 @@ pub const ALGORITHM: Algorithm = Algorithm {
     source: "MPICH binomial tree; SimGrid 3.32 bcast__binomial_tree",
     simgrid: Some("binomial_tree"),
     emit,
+    alike: None,
 };
 
 fn emit(s: &CollSpec, e: &mut dyn Emitter) {

@@ -12,6 +12,7 @@ pub const ALGORITHM: Algorithm = Algorithm {
     source: "Open MPI coll/base bcast chain (fanout 4, 32 KiB segments)",
     simgrid: None,
     emit,
+    alike: None,
 };
 
 /// Chains hanging from the root.

@@ -12,6 +12,7 @@ pub const ALGORITHM: Algorithm = Algorithm {
     source: "Open MPI coll/base basic_linear bcast; SimGrid 3.32 bcast__flattree",
     simgrid: Some("flattree"),
     emit,
+    alike: None,
 };
 
 fn emit(s: &CollSpec, e: &mut dyn Emitter) {

@@ -13,6 +13,7 @@ pub const ALGORITHM: Algorithm = Algorithm {
     source: "Open MPI coll/base bcast pipeline (chain of fanout 1); segment size by SimGrid 3.32 bcast__ompi_pipeline's rule",
     simgrid: Some("ompi_pipeline"),
     emit,
+    alike: None,
 };
 
 fn emit(s: &CollSpec, e: &mut dyn Emitter) {

@@ -17,6 +17,7 @@ pub const RING: Algorithm = Algorithm {
     source: "MPICH bcast scatter + ring allgather; SimGrid 3.32 bcast__scatter_LR_allgather",
     simgrid: Some("scatter_LR_allgather"),
     emit: emit_ring,
+    alike: None,
 };
 
 /// Scatter then recursive-doubling allgather.
@@ -26,6 +27,7 @@ pub const RDB: Algorithm = Algorithm {
     source: "MPICH bcast scatter + recursive-doubling allgather; SimGrid 3.32 bcast__scatter_rdb_allgather",
     simgrid: Some("scatter_rdb_allgather"),
     emit: emit_rdb,
+    alike: None,
 };
 
 /// MPICH's pieces: ceil(bytes / n) each, in relative-rank order, so the last ranks may

@@ -18,6 +18,7 @@ pub const ALGORITHM: Algorithm = Algorithm {
     source: "Open MPI coll/base bcast split_bintree; segment size by SimGrid 3.32 bcast__ompi_split_bintree's rule",
     simgrid: Some("ompi_split_bintree"),
     emit,
+    alike: None,
 };
 
 /// Which half relative rank `v > 0` carries down the tree (0 the first, 1 the second):

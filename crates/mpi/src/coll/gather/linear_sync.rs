@@ -24,6 +24,7 @@ pub const ALGORITHM: Algorithm = Algorithm {
         "Open MPI 4.1 coll/base gather linear_sync; first segment size by SimGrid 3.32 gather__ompi_linear_sync's rule",
     simgrid: Some("ompi_linear_sync"),
     emit,
+    alike: None,
 };
 
 /// Bytes of the first segment of a block of `bytes` bytes with `elem`-byte elements.

@@ -13,6 +13,7 @@ pub const ALGORITHM: Algorithm = Algorithm {
     source: "MPICH binomial reduce; SimGrid 3.32 reduce__binomial",
     simgrid: Some("binomial"),
     emit,
+    alike: None,
 };
 
 pub(crate) fn emit(s: &CollSpec, e: &mut dyn Emitter) {

@@ -13,6 +13,7 @@ pub const ALGORITHM: Algorithm = Algorithm {
     source: "Open MPI coll/base reduce in_order_binary (unsegmented, as SimGrid 3.32 reduce__ompi_in_order_binary)",
     simgrid: Some("ompi_in_order_binary"),
     emit,
+    alike: None,
 };
 
 fn emit(s: &CollSpec, e: &mut dyn Emitter) {

@@ -12,6 +12,7 @@ pub const ALGORITHM: Algorithm = Algorithm {
     source: "Open MPI coll/base basic_linear reduce; SimGrid 3.32 reduce__ompi_basic_linear",
     simgrid: Some("ompi_basic_linear"),
     emit,
+    alike: None,
 };
 
 fn emit(s: &CollSpec, e: &mut dyn Emitter) {

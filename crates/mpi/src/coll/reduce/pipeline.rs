@@ -14,6 +14,7 @@ pub const ALGORITHM: Algorithm = Algorithm {
         "Open MPI coll/base reduce pipeline (chain of fanout 1, 32 KiB segments); SimGrid 3.32 reduce__ompi_pipeline",
     simgrid: Some("ompi_pipeline"),
     emit,
+    alike: None,
 };
 
 fn emit(s: &CollSpec, e: &mut dyn Emitter) {

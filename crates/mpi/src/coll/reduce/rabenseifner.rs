@@ -17,6 +17,7 @@ pub const ALGORITHM: Algorithm = Algorithm {
     source: "MPICH reduce_scatter_gather (Rabenseifner); SimGrid 3.32 reduce__scatter_gather (not its reduce__rab, another implementation)",
     simgrid: Some("scatter_gather"),
     emit,
+    alike: None,
 };
 
 /// MPICH's name for the same algorithm.
@@ -26,6 +27,7 @@ pub const SCATTER_GATHER: Algorithm = Algorithm {
     source: "MPICH MPIR_Reduce_intra_reduce_scatter_gather (Rabenseifner's scheme, as `rabenseifner`); SimGrid 3.32 reduce__scatter_gather",
     simgrid: Some("scatter_gather"),
     emit,
+    alike: None,
 };
 
 /// SimGrid's elements per block: `count / pof2`, the last block taking the rest, over

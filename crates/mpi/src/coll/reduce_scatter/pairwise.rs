@@ -15,6 +15,7 @@ pub const ALGORITHM: Algorithm = Algorithm {
     source: "MPICH pairwise reduce_scatter; SimGrid 3.32 reduce_scatter__mpich_pair",
     simgrid: Some("mpich_pair"),
     emit,
+    alike: None,
 };
 
 fn emit(s: &CollSpec, e: &mut dyn Emitter) {

@@ -28,6 +28,7 @@ pub const ALGORITHM: Algorithm = Algorithm {
     source: "Open MPI coll/base basic recursive halving; SimGrid 3.32 reduce_scatter__ompi_basic_recursivehalving",
     simgrid: Some("ompi_basic_recursivehalving"),
     emit,
+    alike: None,
 };
 
 fn emit(s: &CollSpec, e: &mut dyn Emitter) {

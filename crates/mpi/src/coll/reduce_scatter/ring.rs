@@ -16,6 +16,7 @@ pub const ALGORITHM: Algorithm = Algorithm {
     source: "Open MPI coll/base ring reduce_scatter; SimGrid 3.32 reduce_scatter__ompi_ring",
     simgrid: Some("ompi_ring"),
     emit,
+    alike: None,
 };
 
 fn emit(s: &CollSpec, e: &mut dyn Emitter) {

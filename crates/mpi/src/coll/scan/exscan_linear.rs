@@ -16,6 +16,7 @@ pub const ALGORITHM: Algorithm = Algorithm {
     source: "SimGrid 3.32 colls::exscan (every rank sends its vector to every higher rank)",
     simgrid: None,
     emit,
+    alike: None,
 };
 
 fn emit(s: &CollSpec, e: &mut dyn Emitter) {

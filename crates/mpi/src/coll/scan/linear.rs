@@ -18,6 +18,7 @@ pub const ALGORITHM: Algorithm = Algorithm {
     source: "SimGrid 3.32 colls::scan (every rank sends its vector to every higher rank)",
     simgrid: None,
     emit,
+    alike: None,
 };
 
 fn emit(s: &CollSpec, e: &mut dyn Emitter) {

@@ -17,6 +17,7 @@ pub const ALGORITHM: Algorithm = Algorithm {
     source: "Open MPI coll/base in-order binomial scatter; SimGrid 3.32 scatter__ompi_binomial",
     simgrid: Some("ompi_binomial"),
     emit,
+    alike: None,
 };
 
 /// The blocks (communicator ranks) of relative ranks `v..v+count`.

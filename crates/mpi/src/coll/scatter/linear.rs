@@ -13,6 +13,7 @@ pub const ALGORITHM: Algorithm = Algorithm {
     source: "Open MPI coll/base basic linear; SimGrid 3.32 scatter__ompi_basic_linear",
     simgrid: Some("ompi_basic_linear"),
     emit,
+    alike: None,
 };
 
 fn emit(s: &CollSpec, e: &mut dyn Emitter) {

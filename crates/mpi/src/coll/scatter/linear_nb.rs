@@ -15,6 +15,7 @@ pub const ALGORITHM: Algorithm = Algorithm {
     source: "Open MPI coll/base linear_nb; SimGrid 3.32 scatter__ompi_linear_nb",
     simgrid: Some("ompi_linear_nb"),
     emit,
+    alike: None,
 };
 
 fn emit(s: &CollSpec, e: &mut dyn Emitter) {
