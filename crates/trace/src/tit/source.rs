@@ -266,7 +266,11 @@ impl Source {
                 let io = |e: std::io::Error| err(path, 0, format!("cannot read: {e}"));
                 let mut f = File::open(path).map_err(io)?;
                 let keep = needles.iter().map(|n| n.len()).max().unwrap_or(1) - 1;
-                let mut buf = vec![0u8; (1 << 20) + keep];
+                // A small file gets a buffer of its size: a 1 MiB one for each of a
+                // small trace's ranks was most of its replay's system time.
+                let size = f.metadata().map_or(u64::MAX, |m| m.len());
+                let chunk = usize::try_from(size).unwrap_or(usize::MAX).clamp(4096, 1 << 20);
+                let mut buf = vec![0u8; chunk + keep];
                 let (mut held, mut line_len) = (0usize, 0usize);
                 loop {
                     let n = match f.read(&mut buf[held..]) {
