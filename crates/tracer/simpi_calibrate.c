@@ -30,7 +30,9 @@
  * converging flows'); and `alltoall 8 <s>`: the mean time of one of SMALL_ROUNDS
  * all-to-alls of 8 bytes in a row, each rank's next round after its last one's
  * messages (many small messages at once: what each costs the shared CPUs whatever its
- * size).
+ * size); and `token 8 <s>`: the time per hop of an 8-byte token passed around every
+ * rank TOKEN_LAPS times (one message in flight, every other rank waiting in MPI_Recv:
+ * on ranks that share cores, how long a waiting rank takes to notice its message).
  * The last argument chooses: `pair` measures only ranks 0 and 1 (run it with two
  * ranks: alone, they measure cleanest), `cpus` only the kernel and the all-to-all
  * (run it with every rank that shares the cores), `all` (the default) both.
@@ -54,6 +56,7 @@
 #define ALLTOALL_FROM (64L * 1024)
 #define ALLTOALL_TO (1024L * 1024)
 #define SMALL 8
+#define TOKEN_LAPS 10
 #define SMALL_ROUNDS 20
 
 static int parse_list(const char *s, long *out, int max) {
@@ -392,6 +395,27 @@ int main(int argc, char **argv) {
             }
             free(sb);
             free(rb);
+        }
+        {
+            char token[SMALL];
+            memset(token, 5, SMALL);
+            int next = (me + 1) % n, prev = (me + n - 1) % n;
+            long reps = repeats < 20 ? repeats : 20;
+            for (long r = 0; r < reps; r++) {
+                MPI_Barrier(MPI_COMM_WORLD);
+                double t0 = MPI_Wtime();
+                for (int lap = 0; lap < TOKEN_LAPS; lap++) {
+                    if (me == 0) {
+                        MPI_Send(token, SMALL, MPI_BYTE, next, TAG, MPI_COMM_WORLD);
+                        MPI_Recv(token, SMALL, MPI_BYTE, prev, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                    } else {
+                        MPI_Recv(token, SMALL, MPI_BYTE, prev, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                        MPI_Send(token, SMALL, MPI_BYTE, next, TAG, MPI_COMM_WORLD);
+                    }
+                }
+                double hop = (MPI_Wtime() - t0) / ((double)TOKEN_LAPS * n);
+                if (me == 0) fprintf(out, "token %d %.9e\n", SMALL, hop);
+            }
         }
         free(req);
     }

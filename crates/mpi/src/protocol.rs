@@ -46,7 +46,17 @@ pub struct Protocol {
     /// pool whatever the message's size (the stack's and the switch's fixed work and
     /// wake-ups), run as `stack_per_byte`'s is, in the same task. 0 (SMPI's): none.
     pub stack_per_message: f64,
+    /// Seconds before a rank on a host with more ranks than cores notices a message
+    /// that arrives while its receive is posted: the kernel has to run it among the
+    /// other ranks there, which wait in MPI's progress loop. Added to such a receive's
+    /// completion (a message that was in before its receive is found at once); ranks
+    /// with CPUs of their own never wait for it. 0 (SMPI's): none.
+    pub wake_delay: f64,
 }
+
+/// The largest [`Protocol::wake_delay`] accepted, in seconds: far above any scheduler's
+/// (milliseconds), low enough that a run's sum of them stays inside the clock's range.
+pub const MAX_WAKE_DELAY: f64 = 1.0;
 
 impl Protocol {
     /// SimGrid 3.32's SMPI defaults: detached below 65536 bytes, nothing sent before its
@@ -64,6 +74,7 @@ impl Protocol {
             busy_wait: 0.0,
             stack_per_byte: 0.0,
             stack_per_message: 0.0,
+            wake_delay: 0.0,
         }
     }
 
@@ -119,6 +130,12 @@ impl Protocol {
             return Err(format!(
                 "stack_per_message: {} is not a finite number >= 0",
                 self.stack_per_message
+            ));
+        }
+        if !(self.wake_delay.is_finite() && (0.0..=MAX_WAKE_DELAY).contains(&self.wake_delay)) {
+            return Err(format!(
+                "wake_delay: {} is not a number of seconds from 0 to {MAX_WAKE_DELAY}",
+                self.wake_delay
             ));
         }
         if self.async_small > self.detached {

@@ -14,6 +14,7 @@
 //! busy_wait = 0.4               # optional (0); a waiting rank's claim on shared CPUs, 0-1
 //! stack_per_byte = 1.5e-8       # optional (0); CPU seconds per byte at each end (shared CPUs)
 //! stack_per_message = 1e-5      # optional (0); CPU seconds per message at each end (shared CPUs)
+//! wake_delay = 2e-4             # optional (0); seconds before a waiting rank on shared CPUs sees a message
 //! [network]                     # simpi_net::FlowParams
 //! lat_factor = "0:1.9;1480:2.4" # factor on the route's latency, by size
 //! bw_factor = "0:0.6;1480:0.93" # factor on the flow's bandwidth share, by size
@@ -78,6 +79,7 @@ struct ProtocolDesc {
     #[serde(default)]
     stack_per_byte: Option<Spanned<f64>>,
     stack_per_message: Option<Spanned<f64>>,
+    wake_delay: Option<Spanned<f64>>,
 }
 
 #[derive(Deserialize)]
@@ -154,6 +156,7 @@ pub fn parse(text: &str, name: &str) -> Result<PresetFile, Error> {
         busy_wait: p.busy_wait.as_ref().map_or(0.0, |w| *w.get_ref()),
         stack_per_byte: p.stack_per_byte.as_ref().map_or(0.0, |w| *w.get_ref()),
         stack_per_message: p.stack_per_message.as_ref().map_or(0.0, |w| *w.get_ref()),
+        wake_delay: p.wake_delay.as_ref().map_or(0.0, |w| *w.get_ref()),
     };
     for (key, w) in [
         ("stack_per_byte", &p.stack_per_byte),
@@ -166,6 +169,15 @@ pub fn parse(text: &str, name: &str) -> Result<PresetFile, Error> {
                     format!("{key}: {} is not a finite number >= 0", w.get_ref()),
                 ));
             }
+        }
+    }
+    if let Some(w) = &p.wake_delay {
+        let max = simpi_mpi::protocol::MAX_WAKE_DELAY;
+        if !(0.0..=max).contains(w.get_ref()) {
+            return Err(at(
+                Some(w.span()),
+                format!("wake_delay: {} is not a number of seconds from 0 to {max}", w.get_ref()),
+            ));
         }
     }
     if let Some(w) = &p.busy_wait {
@@ -296,7 +308,7 @@ pub fn to_text(f: &PresetFile, comment: &str) -> String {
     let n = &f.preset.network;
     s.push_str(&format!(
         "[protocol]\nos = \"{}\"\nor = \"{}\"\nasync_small = {}\ndetached = {}\nenvelope = {}\ngrow_test_costs = {}\n\
-         cpu_overheads = {}\nbusy_wait = {:?}\nstack_per_byte = {:?}\nstack_per_message = {:?}\n",
+         cpu_overheads = {}\nbusy_wait = {:?}\nstack_per_byte = {:?}\nstack_per_message = {:?}\nwake_delay = {:?}\n",
         piecewise_text(&p.os),
         piecewise_text(&p.or),
         p.async_small,
@@ -306,7 +318,8 @@ pub fn to_text(f: &PresetFile, comment: &str) -> String {
         p.cpu_overheads,
         p.busy_wait,
         p.stack_per_byte,
-        p.stack_per_message
+        p.stack_per_message,
+        p.wake_delay
     ));
     s.push_str(&format!(
         "\n[network]\nlat_factor = \"{}\"\nbw_factor = \"{}\"\nweight_s = {:?}\n",

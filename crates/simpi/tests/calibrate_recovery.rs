@@ -49,6 +49,7 @@ fn truth() -> Preset {
             // their 7 messages at most 1.8 MB/s: the all-to-all is held by the CPUs.
             stack_per_byte: 1.5e-8,
             stack_per_message: 0.0,
+            wake_delay: 0.0,
         },
         network: simpi::FlowParams {
             lat_factor: pw("0:1.9;1500:2.6;65551:9.0"),
@@ -123,6 +124,35 @@ fn all_to_all(p: &Platform, t: &Preset, b: u64) -> f64 {
         g += "}\n";
     }
     ends(p, t, &g).into_iter().fold(0.0, f64::max)
+}
+
+/// A `b`-byte token passed around eight ranks ten times, each sending once it has
+/// received (rank 0 first sends): the time per hop.
+fn token(p: &Platform, t: &Preset, b: u64) -> f64 {
+    let mut g = "num_ranks 8\n".to_string();
+    for r in 0..8 {
+        g += &format!("rank {r} {{\n");
+        for k in 0..10 {
+            g += &format!(
+                "s{k}: send {b}b to {} tag 0\nr{k}: recv {b}b from {} tag 0\n",
+                (r + 1) % 8,
+                (r + 7) % 8
+            );
+            if r == 0 {
+                g += &format!("r{k} requires s{k}\n");
+                if k > 0 {
+                    g += &format!("s{k} requires r{}\n", k - 1);
+                }
+            } else {
+                g += &format!("s{k} requires r{k}\n");
+                if k > 0 {
+                    g += &format!("r{k} requires s{}\n", k - 1);
+                }
+            }
+        }
+        g += "}\n";
+    }
+    ends(p, t, &g).into_iter().fold(0.0, f64::max) / 80.0
 }
 
 /// Eight ranks each send `b` bytes to the next and receive from the one before at once:
@@ -238,12 +268,14 @@ fn the_fit_gives_back_the_factors_overheads_and_thresholds_of_simulated_data() {
     // 1.1), not the all-to-all (56 messages: 5.6e-7 s/B and more, below the converging
     // links' 1e-6).
     let mut lossy = t.clone();
+    lossy.protocol.wake_delay = 2e-4;
     lossy.protocol.stack_per_message = 4e-5;
     lossy.protocol.stack_per_byte = 1e-8;
     lossy.network.converging_loss = 0.3;
     let mut m2 = m.clone();
     m2.times.remove(&Kind::Alltoall);
     let mut ring_noise = Normal(13);
+    add_with(&mut ring_noise, &mut m2, Kind::Token, 8, token(&shared, &lossy, 8));
     add_with(
         &mut ring_noise,
         &mut m2,
@@ -271,6 +303,8 @@ fn the_fit_gives_back_the_factors_overheads_and_thresholds_of_simulated_data() {
         ..route
     };
     let c2 = calibrate::fit(&m2, route).unwrap();
+    let w = c2.file.preset.protocol.wake_delay;
+    assert!((w / 2e-4 - 1.0).abs() < 0.02, "wake delay: fitted {w}, chosen 2e-4");
     let (c, k, loss) = (
         c2.file.preset.protocol.stack_per_message,
         c2.file.preset.protocol.stack_per_byte,

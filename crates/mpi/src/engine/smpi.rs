@@ -52,6 +52,9 @@ pub enum Ev {
     TestDone(u32),
     /// A CPU pool's first task may have ended (pool, generation it was set for).
     CpuWake(u32, u32),
+    /// The rank waiting for the message in this slot notices it
+    /// ([`Protocol::wake_delay`]).
+    Noticed(u32),
 }
 
 /// What follows when a task of a CPU pool ends.
@@ -123,12 +126,15 @@ pub struct SmpiRules<N> {
     test_count: u64,
     shared: Shared,
     error: Option<Error>,
+    /// `proto.wake_delay` in picoseconds.
+    wake: u64,
 }
 
 impl<N: NetworkModel> SmpiRules<N> {
     /// The protocol `proto` over `net`, with `cpus` CPUs per rank and rank `r` on
     /// `hosts[r]`.
     pub fn new(net: N, proto: Protocol, hosts: Vec<HostId>, cpus: usize) -> SmpiRules<N> {
+        let wake = SimTime::from_secs_f64(proto.wake_delay).ps();
         SmpiRules {
             cpu: vec![0; hosts.len() * cpus],
             net,
@@ -141,6 +147,7 @@ impl<N: NetworkModel> SmpiRules<N> {
             test_count: 1,
             shared: Shared::default(),
             error: None,
+            wake,
         }
     }
 
@@ -501,12 +508,20 @@ impl<N: NetworkModel> SmpiRules<N> {
         }
     }
 
-    /// The data of the message in `slot` has arrived.
+    /// The data of the message in `slot` has arrived: a posted receive completes, after
+    /// the wake-up delay on a rank that shares its cores.
     fn arrived<S: OpStore>(&mut self, core: &mut Core<S, Ev>, t: u64, slot: u32) {
         let msg = &mut self.messages[slot as usize];
         msg.arrived = true;
-        if msg.recv.is_some() {
-            self.deliver(core, t, slot);
+        let Some(recv) = msg.recv else { return };
+        if self.wake == 0 || self.shared.sharing.pool(core.store.op(recv).rank).is_none() {
+            return self.deliver(core, t, slot);
+        }
+        match t.checked_add(self.wake) {
+            Some(at) => {
+                core.queue.schedule(at, Ev::Noticed(slot));
+            }
+            None => self.fail(Error::TimeOverflow),
         }
     }
 
@@ -590,6 +605,7 @@ impl<S: OpStore, N: NetworkModel> Rules<S> for SmpiRules<N> {
                 self.sleep_ended(core, t, id);
             }
             Ev::CpuWake(pool, generation) => self.pool_woken(core, t, pool, generation),
+            Ev::Noticed(slot) => self.deliver(core, t, slot),
         }
     }
 

@@ -4,7 +4,10 @@
 //! on a machine like the measured one (`n` hosts of the measured route, sharing its
 //! cores).
 //!
-//! Rounds of 8-byte all-to-alls in a row (many small messages at once, whose bytes
+//! A token passed around the ranks (one message in flight, the others waiting) gives
+//! the delay before a waiting rank on shared cores notices its message
+//! (`Protocol::wake_delay`); it is fitted first, since every other pattern's messages
+//! wait for it too. Rounds of 8-byte all-to-alls in a row (many small messages at once, whose bytes
 //! hardly count) give the work per message (`stack_per_message`). A ring (every rank
 //! sends to the next at once) converges nothing: what rings of 64 KiB to 1 MiB cost
 //! beyond the network and that is the shared CPUs' work per byte. The large all-to-all
@@ -19,6 +22,7 @@ use super::measurements::{median, Kind, Measurements};
 use crate::workload::{Body, Workload};
 use crate::{simulate, Error, Model, SimOptions};
 use simpi_kernel::TimeUnit;
+use simpi_mpi::protocol::MAX_WAKE_DELAY;
 use simpi_mpi::Preset;
 use simpi_platform::cluster::{cluster_platform, ClusterSpec};
 use simpi_platform::{HostId, Platform};
@@ -89,6 +93,36 @@ fn pattern(all: bool, n: u32, b: u64) -> String {
         g += "}\n";
     }
     g
+}
+
+/// Laps of the measurement program's token (`TOKEN_LAPS`).
+const LAPS: u32 = 10;
+
+/// The GOAL schedule of the measurement program's token: `b` bytes passed from each of
+/// `n` ranks to the next, `LAPS` times around; each rank sends once it has received
+/// (rank 0 first sends, then receives).
+fn token(n: u32, b: u64) -> String {
+    let mut g = format!("num_ranks {n}\n");
+    for r in 0..n {
+        let (next, prev) = ((r + 1) % n, (r + n - 1) % n);
+        g += &format!("rank {r} {{\n");
+        for k in 0..LAPS {
+            g += &format!("s{k}: send {b}b to {next} tag 0\nr{k}: recv {b}b from {prev} tag 0\n");
+            match (r, k) {
+                (0, 0) => {}
+                (0, _) => g += &format!("s{k} requires r{}\nr{k} requires s{k}\n", k - 1),
+                (_, 0) => g += &format!("s{k} requires r{k}\n"),
+                _ => g += &format!("s{k} requires r{k}\nr{k} requires s{}\n", k - 1),
+            }
+        }
+        g += "}\n";
+    }
+    g
+}
+
+/// The simulated time per hop of the token, seconds.
+fn hop(p: &Platform, n: u32, b: u64, preset: &Preset) -> Result<f64, Error> {
+    Ok(simulated(p, n, &token(n, b), preset)? / f64::from(LAPS * n))
 }
 
 /// The slowest rank's simulated time, seconds (of one round, for a small ring).
@@ -237,23 +271,50 @@ pub(crate) fn fit(
         .collect();
     let large = part(&ring, false, false);
     let large_all = part(&all, true, false);
+    preset.protocol.wake_delay = 0.0;
     preset.protocol.stack_per_message = 0.0;
     preset.protocol.stack_per_byte = 0.0;
     preset.network.converging_loss = 0.0;
     let shared = route.shared_cores.is_some_and(|c| u64::from(n) > u64::from(c));
     if !shared {
         notes.push(format!(
-            "rings of {n} ranks had a core each (or no shared_cores): stack_per_message = stack_per_byte = 0"
+            "rings of {n} ranks had a core each (or no shared_cores): wake_delay = stack_per_message = stack_per_byte = 0"
         ));
     } else {
-        let base = preset.clone();
-        let Each { value: c, used: held } =
-            fit_each(&small, true, MAX_MESSAGE, "stack_per_message", notes, |all, b, c| {
+        // The wake-up delay and the work per message both slow the token and the small
+        // rounds: each is fitted with the other's last value, twice over (one pass left
+        // the recovery test's delay 4 % off; two bring all four within 2 %), and only
+        // the last pass's notes are kept.
+        let tokens: Vec<(bool, u64, f64)> = m.medians(Kind::Token).into_iter().map(|(b, t)| (false, b, t)).collect();
+        let (mut w, mut c, mut held) = (0.0, 0.0, 0);
+        for pass in 0..2 {
+            let mut scratch = Vec::new();
+            let said = if pass == 1 { &mut *notes } else { &mut scratch };
+            let base = preset.clone();
+            w = fit_each(&tokens, false, MAX_WAKE_DELAY, "wake_delay", said, |_, b, w| {
                 let mut q = base.clone();
-                q.protocol.stack_per_message = c;
-                measure(&p, n, all, b, &q)
-            })?;
-        preset.protocol.stack_per_message = c;
+                q.protocol.wake_delay = w;
+                hop(&p, n, b, &q)
+            })?
+            .value;
+            preset.protocol.wake_delay = w;
+            let base = preset.clone();
+            Each { value: c, used: held } =
+                fit_each(&small, true, MAX_MESSAGE, "stack_per_message", said, |all, b, c| {
+                    let mut q = base.clone();
+                    q.protocol.stack_per_message = c;
+                    measure(&p, n, all, b, &q)
+                })?;
+            preset.protocol.stack_per_message = c;
+        }
+        notes.push(match tokens.first() {
+            None => "no token was passed around the ranks: wake_delay = 0".into(),
+            Some(&(_, b, t)) => format!(
+                "a {b}-byte token passed around {n} ranks took {:.1} us a hop: wake_delay = {:.1} us",
+                t * 1e6,
+                w * 1e6
+            ),
+        });
         notes.push(format!(
             "rounds of {n} ranks' messages below 64 KiB were held by the CPUs in {held} of {} patterns: stack_per_message = {:.3} us at each end",
             small.len(),
@@ -289,6 +350,18 @@ pub(crate) fn fit(
         )
     });
     let mut fits = Vec::new();
+    let tokens = m.medians(Kind::Token);
+    if !tokens.is_empty() {
+        let mut points = Vec::new();
+        for &(b, t) in &tokens {
+            points.push((b, t, hop(&p, n, b, preset)?));
+        }
+        fits.push(Fitted {
+            what: "a token passed around the ranks (time per hop)",
+            points,
+            breaks: Vec::new(),
+        });
+    }
     for (kind, what, rows) in [
         (
             false,

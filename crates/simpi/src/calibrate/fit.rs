@@ -165,6 +165,7 @@ pub fn fit(m: &Measurements, route: Route) -> Result<Calibration, Error> {
         busy_wait: spin_weight(m, route.shared_cores, &mut notes),
         stack_per_byte: 0.0,
         stack_per_message: 0.0,
+        wake_delay: 0.0,
     };
     let net_time = |b: u64, t: f64| {
         // Noise can leave less than nothing: keep a sliver so relative errors exist.

@@ -15,6 +15,8 @@
 //!
 //!   both below 64 KiB: the mean of 20 such rounds in a row (each rank's next round
 //!   after its last one's messages);
+//! - `token B s`: time per hop of a B-byte token passed around every rank 10 times
+//!   (one message in flight, the other ranks waiting for theirs);
 //! - `ranks N 0`: the ranks of the run;
 //! - `flops 0 r`: flop rate of one rank's compute kernel, every rank running it;
 //! - `solo 0 r`: rank 0's kernel while the other ranks sleep outside MPI;
@@ -45,6 +47,8 @@ pub enum Kind {
     Alltoall,
     /// Time of every rank sending to the next at once.
     Ring,
+    /// Time per hop of a token passed around the ranks.
+    Token,
 }
 
 impl Kind {
@@ -58,6 +62,7 @@ impl Kind {
             Kind::Bidir => "bidir",
             Kind::Alltoall => "alltoall",
             Kind::Ring => "ring",
+            Kind::Token => "token",
         }
     }
 }
@@ -161,7 +166,11 @@ impl Measurements {
     /// alone and a shared machine's CPUs, say. The all-to-all keeps the rank count of
     /// the run that measured it; two runs that both did must agree on it.
     pub fn merge(&mut self, other: Measurements, name: &str) -> Result<(), Error> {
-        let shared = |m: &Measurements| m.times.contains_key(&Kind::Alltoall) || m.times.contains_key(&Kind::Ring);
+        let shared = |m: &Measurements| {
+            m.times.contains_key(&Kind::Alltoall)
+                || m.times.contains_key(&Kind::Ring)
+                || m.times.contains_key(&Kind::Token)
+        };
         let (theirs, ours) = (shared(&other), shared(self));
         if theirs && ours && other.ranks != self.ranks {
             return Err(Error::Input(format!(
@@ -238,6 +247,7 @@ pub fn parse(text: &str, name: &str) -> Result<Measurements, Error> {
             "bidir" => Kind::Bidir,
             "alltoall" => Kind::Alltoall,
             "ring" => Kind::Ring,
+            "token" => Kind::Token,
             "flops" | "solo" | "spin" => {
                 if value <= 0.0 {
                     return Err(bad("a flop rate is positive"));
@@ -266,7 +276,7 @@ pub fn parse(text: &str, name: &str) -> Result<Measurements, Error> {
             }
             other => {
                 return Err(bad(&format!(
-                    "'{other}' is not a measurement: expected pingpong, send, recv, gap, bidir, alltoall, ring, flops, solo, spin, detached or ranks"
+                    "'{other}' is not a measurement: expected pingpong, send, recv, gap, bidir, alltoall, ring, token, flops, solo, spin, detached or ranks"
                 )))
             }
         };
