@@ -129,30 +129,10 @@ fn all_to_all(p: &Platform, t: &Preset, b: u64) -> f64 {
 /// A `b`-byte token passed around eight ranks ten times, each sending once it has
 /// received (rank 0 first sends): the time per hop.
 fn token(p: &Platform, t: &Preset, b: u64) -> f64 {
-    let mut g = "num_ranks 8\n".to_string();
-    for r in 0..8 {
-        g += &format!("rank {r} {{\n");
-        for k in 0..10 {
-            g += &format!(
-                "s{k}: send {b}b to {} tag 0\nr{k}: recv {b}b from {} tag 0\n",
-                (r + 1) % 8,
-                (r + 7) % 8
-            );
-            if r == 0 {
-                g += &format!("r{k} requires s{k}\n");
-                if k > 0 {
-                    g += &format!("s{k} requires r{}\n", k - 1);
-                }
-            } else {
-                g += &format!("s{k} requires r{k}\n");
-                if k > 0 {
-                    g += &format!("r{k} requires s{}\n", k - 1);
-                }
-            }
-        }
-        g += "}\n";
-    }
-    ends(p, t, &g).into_iter().fold(0.0, f64::max) / 80.0
+    ends(p, t, &common::token_goal(8, 10, b))
+        .into_iter()
+        .fold(0.0, f64::max)
+        / 80.0
 }
 
 /// Eight ranks each send `b` bytes to the next and receive from the one before at once:

@@ -52,30 +52,7 @@ fn ends(p: &Platform, wake: f64, goal: &str) -> Vec<u64> {
 
 /// An 8-byte token passed around four ranks three times (12 hops).
 fn token() -> String {
-    let mut g = "num_ranks 4\n".to_string();
-    for r in 0..4 {
-        g += &format!("rank {r} {{\n");
-        for k in 0..3 {
-            g += &format!(
-                "s{k}: send 8b to {} tag 0\nr{k}: recv 8b from {} tag 0\n",
-                (r + 1) % 4,
-                (r + 3) % 4
-            );
-            if r == 0 {
-                g += &format!("r{k} requires s{k}\n");
-                if k > 0 {
-                    g += &format!("s{k} requires r{}\n", k - 1);
-                }
-            } else {
-                g += &format!("s{k} requires r{k}\n");
-                if k > 0 {
-                    g += &format!("r{k} requires s{}\n", k - 1);
-                }
-            }
-        }
-        g += "}\n";
-    }
-    g
+    common::token_goal(4, 3, 8)
 }
 
 #[test]

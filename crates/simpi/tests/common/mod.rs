@@ -60,3 +60,28 @@ pub fn goal_file(goal: &str) -> PathBuf {
     std::fs::write(&path, goal).unwrap();
     path
 }
+
+/// The GOAL schedule of a `b`-byte token passed around `n` ranks `laps` times: each
+/// rank sends once it has received, rank 0 first sends and then receives (as the
+/// calibration program's token does).
+#[allow(dead_code)]
+pub fn token_goal(n: u32, laps: u32, b: u64) -> String {
+    let mut g = format!("num_ranks {n}\n");
+    for r in 0..n {
+        g += &format!("rank {r} {{\n");
+        for k in 0..laps {
+            g += &format!(
+                "s{k}: send {b}b to {} tag 0\nr{k}: recv {b}b from {} tag 0\n",
+                (r + 1) % n,
+                (r + n - 1) % n
+            );
+            let (first, then) = if r == 0 { ("s", "r") } else { ("r", "s") };
+            g += &format!("{then}{k} requires {first}{k}\n");
+            if k > 0 {
+                g += &format!("{first}{k} requires {then}{}\n", k - 1);
+            }
+        }
+        g += "}\n";
+    }
+    g
+}
