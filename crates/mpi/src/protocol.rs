@@ -49,8 +49,10 @@ pub struct Protocol {
     /// Seconds before a rank on a host with more ranks than cores notices a message
     /// that arrives while its receive is posted: the kernel has to run it among the
     /// other ranks there, which wait in MPI's progress loop. Added to such a receive's
-    /// completion (a message that was in before its receive is found at once); ranks
-    /// with CPUs of their own never wait for it. 0 (SMPI's): none.
+    /// completion, and to that of a rendezvous or synchronous send waiting on it (a
+    /// message that was in before its receive is found at once); ranks with CPUs of
+    /// their own, and one-sided requests their NIC serves, never wait for it. 0
+    /// (SMPI's): none.
     pub wake_delay: f64,
 }
 

@@ -238,6 +238,45 @@ fn one_sided_transfers_need_no_call_and_no_cpu_of_the_target() -> Result<(), Err
 }
 
 #[test]
+fn a_one_sided_target_on_shared_cores_does_not_wait_to_notice_but_its_origin_does() -> Result<(), Error> {
+    // Two ranks on one core, a waiting rank noticing its message 100 us late. The put's
+    // message is served by the target's NIC: done at 5 us. The get's request too (in at
+    // 10 us, answered at once), but its answer is a receive rank 0 waits for: 15 + 100.
+    let net = ConstantNetwork::new(SimTime(5 * US));
+    let mut proto = Protocol::flow();
+    proto.wake_delay = 1e-4;
+    let sharing = simpi_mpi::CpuSharing::from_machines(&[0, 0], |_| 1);
+    let rules = SmpiRules::new(net, proto, vec![HostId(0), HostId(0)], 1).with_sharing(sharing);
+    let mut d = Driver::new(2, rules);
+    assert_eq!(d.run()?, vec![0, 1]);
+    d.post(1, Call::Finalize)?;
+    let put = Call::Put {
+        target: 1,
+        tag: 0,
+        bytes: 1000,
+        comm: 3,
+        handle: 7,
+    };
+    d.post(0, put)?;
+    d.post(0, Call::Wait(vec![7]))?;
+    assert_eq!(d.run()?, vec![0]);
+    assert_eq!(d.now(), SimTime(5 * US));
+    let get = Call::Get {
+        target: 1,
+        tag: 1,
+        ask: 16,
+        answer: 1000,
+        comm: 3,
+        handle: 8,
+    };
+    d.post(0, get)?;
+    d.post(0, Call::Wait(vec![8]))?;
+    assert_eq!(d.run()?, vec![0]);
+    assert_eq!(d.now(), SimTime(115 * US));
+    Ok(())
+}
+
+#[test]
 fn a_one_sided_transfer_to_a_rank_that_does_not_exist_is_refused() {
     let mut d = driver(2);
     let put = Call::Put {

@@ -263,7 +263,9 @@ pub struct Placement<'a> {
 /// (all ranks of a recursive doubling on a power of two, of a ring, of a dissemination
 /// barrier): memory per distinct part, not per rank. A rank's part is first checked
 /// against the parts other ranks of the same call recorded (the algorithm runs,
-/// nothing is stored), and recorded only if none matches.
+/// nothing is stored), and recorded only if none matches; a call its algorithm
+/// declares alike on every rank (`Algorithm::alike`) is recorded once and given to
+/// every rank without that check.
 #[derive(Default)]
 pub struct Interner {
     by_hash: MixHashMap<u64, Vec<Arc<Template>>>,

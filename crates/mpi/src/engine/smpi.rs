@@ -509,12 +509,15 @@ impl<N: NetworkModel> SmpiRules<N> {
     }
 
     /// The data of the message in `slot` has arrived: a posted receive completes, after
-    /// the wake-up delay on a rank that shares its cores.
+    /// the wake-up delay on a rank that shares its cores (and a rendezvous or
+    /// synchronous send with it: its receiver answers once it has noticed).
     fn arrived<S: OpStore>(&mut self, core: &mut Core<S, Ev>, t: u64, slot: u32) {
         let msg = &mut self.messages[slot as usize];
         msg.arrived = true;
         let Some(recv) = msg.recv else { return };
-        if self.wake == 0 || self.shared.sharing.pool(core.store.op(recv).rank).is_none() {
+        // A one-sided target's request is served by its NIC: no rank has to notice it.
+        let r = core.store.op(recv);
+        if self.wake == 0 || r.cpu == NO_CPU || self.shared.sharing.pool(r.rank).is_none() {
             return self.deliver(core, t, slot);
         }
         match t.checked_add(self.wake) {

@@ -109,7 +109,7 @@ fn token(n: u32, b: u64) -> String {
         for k in 0..LAPS {
             g += &format!("s{k}: send {b}b to {next} tag 0\nr{k}: recv {b}b from {prev} tag 0\n");
             match (r, k) {
-                (0, 0) => {}
+                (0, 0) => g += "r0 requires s0\n",
                 (0, _) => g += &format!("s{k} requires r{}\nr{k} requires s{k}\n", k - 1),
                 (_, 0) => g += &format!("s{k} requires r{k}\n"),
                 _ => g += &format!("s{k} requires r{k}\nr{k} requires s{}\n", k - 1),
@@ -241,6 +241,9 @@ pub(crate) fn fit(
 ) -> Result<Option<Vec<Fitted>>, Error> {
     let ring = m.medians(Kind::Ring);
     if ring.is_empty() {
+        if m.times.contains_key(&Kind::Token) {
+            notes.push("a token was passed but no ring was measured: wake_delay = 0".into());
+        }
         return Ok(None);
     }
     let Some(n) = m.ranks else {

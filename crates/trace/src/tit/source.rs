@@ -265,7 +265,7 @@ impl Source {
                 let path = &files[r];
                 let io = |e: std::io::Error| err(path, 0, format!("cannot read: {e}"));
                 let mut f = File::open(path).map_err(io)?;
-                let keep = needles.iter().map(|n| n.len()).max().unwrap_or(1) - 1;
+                let keep = needles.iter().map(|n| n.len()).max().unwrap_or(1).saturating_sub(1);
                 // A small file gets a buffer of its size: a 1 MiB one for each of a
                 // small trace's ranks was most of its replay's system time.
                 let size = f.metadata().map_or(u64::MAX, |m| m.len());
