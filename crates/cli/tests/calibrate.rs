@@ -83,6 +83,16 @@ fn fitted(d: &Path) -> std::process::Output {
 }
 
 /// Makespan in seconds of `simpi replay` with `args`.
+/// `simpi calibrate` in `d` on the measurement `files` and `p.toml`, writing `out`.
+fn calibrate_from(d: &Path, files: &[&str], out: &str) -> std::process::Output {
+    let mut c = simpi();
+    c.current_dir(d).arg("calibrate");
+    for f in files {
+        c.args(["--from", f]);
+    }
+    c.args(["--platform", "p.toml", "-o", out]).output().unwrap()
+}
+
 fn makespan(d: &Path, args: &[&str]) -> f64 {
     let o = simpi()
         .current_dir(d)
@@ -336,12 +346,7 @@ fn a_pair_and_a_shared_machine_measured_apart_are_fitted_together() {
     .unwrap();
     // Fits the files given, writes `out`, gives its text.
     let fit = |files: &[&str], out: &str| {
-        let mut c = simpi();
-        c.current_dir(&d).arg("calibrate");
-        for f in files {
-            c.args(["--from", f]);
-        }
-        let o = c.args(["--platform", "p.toml", "-o", out]).output().unwrap();
+        let o = calibrate_from(&d, files, out);
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         std::fs::read_to_string(d.join(out)).unwrap()
     };
@@ -414,12 +419,7 @@ fn rings_and_all_to_alls_on_shared_cpus_are_fitted_to_replay_their_times() {
         "ranks 8 0\nring 1048576 0.2\nalltoall 1048576 1.5\n",
     )
     .unwrap();
-    let o = simpi()
-        .current_dir(&d)
-        .args(["calibrate", "--from", "pair.txt", "--from", "cpus.txt"])
-        .args(["--platform", "p.toml", "-o", "fit.toml"])
-        .output()
-        .unwrap();
+    let o = calibrate_from(&d, &["pair.txt", "cpus.txt"], "fit.toml");
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let preset = std::fs::read_to_string(d.join("fit.toml")).unwrap();
     let value = |key: &str| -> f64 {
@@ -461,12 +461,7 @@ fn rings_and_all_to_alls_on_shared_cpus_are_fitted_to_replay_their_times() {
     }
     // A measurement file that says 100000 ranks: refused before any simulation.
     std::fs::write(d.join("huge.txt"), "ranks 100000 0\nring 1048576 0.2\n").unwrap();
-    let o = simpi()
-        .current_dir(&d)
-        .args(["calibrate", "--from", "pair.txt", "--from", "huge.txt"])
-        .args(["--platform", "p.toml", "-o", "huge.toml"])
-        .output()
-        .unwrap();
+    let o = calibrate_from(&d, &["pair.txt", "huge.txt"], "huge.toml");
     assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(

@@ -192,32 +192,46 @@ fn moving_bytes_costs_shared_cpus_beside_the_transfer() {
 }
 
 #[test]
-fn a_stack_work_that_is_not_a_number_is_refused_with_its_line() {
-    let bad = "[protocol]\nos = \"0:0:0\"\nor = \"0:0:0\"\nasync_small = 0\ndetached = 65536\n\
-               envelope = 0\ngrow_test_costs = true\nstack_per_byte = -1e-9\n\
-               [network]\nlat_factor = \"0:1\"\nbw_factor = \"0:1\"\n";
-    let d = dir(
-        "badstack",
-        &[
-            ("p.toml", &platform("", 2, 1)),
-            ("bad.toml", bad),
-            ("t.tit", "0 init\n1 init\n"),
-        ],
-    );
-    let out = simpi(&[
-        "replay",
-        d.join("t.tit").to_str().unwrap(),
-        "--model",
-        "hybrid",
-        "--platform",
-        d.join("p.toml").to_str().unwrap(),
-        "--preset",
-        d.join("bad.toml").to_str().unwrap(),
-    ]);
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
-    assert!(
-        text(&out.stderr).contains("bad.toml:8: stack_per_byte"),
-        "{}",
-        text(&out.stderr)
-    );
+fn cpu_settings_out_of_range_are_refused_with_their_line() {
+    for (k, (line, want)) in [
+        ("stack_per_byte = -1e-9", "bad.toml:8: stack_per_byte"),
+        (
+            "wake_delay = -1e-4",
+            "bad.toml:8: wake_delay: -0.0001 is not a number of seconds from 0 to 1",
+        ),
+        (
+            "wake_delay = 2.0",
+            "bad.toml:8: wake_delay: 2 is not a number of seconds from 0 to 1",
+        ),
+        ("wake_delay = nan", "bad.toml:8: wake_delay: NaN"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let bad = format!(
+            "[protocol]\nos = \"0:0:0\"\nor = \"0:0:0\"\nasync_small = 0\ndetached = 65536\n\
+             envelope = 0\ngrow_test_costs = true\n{line}\n\
+             [network]\nlat_factor = \"0:1\"\nbw_factor = \"0:1\"\n"
+        );
+        let d = dir(
+            &format!("badcpu{k}"),
+            &[
+                ("p.toml", &platform("", 2, 1)),
+                ("bad.toml", &bad),
+                ("t.tit", "0 init\n1 init\n"),
+            ],
+        );
+        let out = simpi(&[
+            "replay",
+            d.join("t.tit").to_str().unwrap(),
+            "--model",
+            "hybrid",
+            "--platform",
+            d.join("p.toml").to_str().unwrap(),
+            "--preset",
+            d.join("bad.toml").to_str().unwrap(),
+        ]);
+        assert_eq!(out.status.code(), Some(1), "{line}: {}", text(&out.stderr));
+        assert!(text(&out.stderr).contains(want), "{line}: {}", text(&out.stderr));
+    }
 }

@@ -134,7 +134,7 @@ impl Protocol {
                 self.stack_per_message
             ));
         }
-        if !(self.wake_delay.is_finite() && (0.0..=MAX_WAKE_DELAY).contains(&self.wake_delay)) {
+        if !(0.0..=MAX_WAKE_DELAY).contains(&self.wake_delay) {
             return Err(format!(
                 "wake_delay: {} is not a number of seconds from 0 to {MAX_WAKE_DELAY}",
                 self.wake_delay

@@ -31,6 +31,29 @@ fn send(to: u32, handle: u64) -> Call {
     }
 }
 
+/// A put of 1000 bytes to rank 1.
+fn put(handle: u64) -> Call {
+    Call::Put {
+        target: 1,
+        tag: 0,
+        bytes: 1000,
+        comm: 3,
+        handle,
+    }
+}
+
+/// A get of 1000 bytes from rank 1, asked in 16.
+fn get(handle: u64) -> Call {
+    Call::Get {
+        target: 1,
+        tag: 1,
+        ask: 16,
+        answer: 1000,
+        comm: 3,
+        handle,
+    }
+}
+
 fn recv(from: u32, handle: u64) -> Call {
     Call::Recv {
         from,
@@ -205,26 +228,11 @@ fn one_sided_transfers_need_no_call_and_no_cpu_of_the_target() -> Result<(), Err
     assert_eq!(d.run()?, vec![0, 1]);
     d.post(1, Call::Compute(20 * US))?;
     d.post(1, Call::Finalize)?;
-    let put = Call::Put {
-        target: 1,
-        tag: 0,
-        bytes: 1000,
-        comm: 3,
-        handle: 7,
-    };
-    d.post(0, put)?;
+    d.post(0, put(7))?;
     d.post(0, Call::Wait(vec![7]))?;
     assert_eq!(d.run()?, vec![0]);
     assert_eq!(d.now(), SimTime(5 * US));
-    let get = Call::Get {
-        target: 1,
-        tag: 1,
-        ask: 16,
-        answer: 1000,
-        comm: 3,
-        handle: 8,
-    };
-    d.post(0, get)?;
+    d.post(0, get(8))?;
     d.post(0, Call::Wait(vec![8]))?;
     assert_eq!(d.run()?, vec![0]);
     assert_eq!(d.now(), SimTime(15 * US));
@@ -250,26 +258,11 @@ fn a_one_sided_target_on_shared_cores_does_not_wait_to_notice_but_its_origin_doe
     let mut d = Driver::new(2, rules);
     assert_eq!(d.run()?, vec![0, 1]);
     d.post(1, Call::Finalize)?;
-    let put = Call::Put {
-        target: 1,
-        tag: 0,
-        bytes: 1000,
-        comm: 3,
-        handle: 7,
-    };
-    d.post(0, put)?;
+    d.post(0, put(7))?;
     d.post(0, Call::Wait(vec![7]))?;
     assert_eq!(d.run()?, vec![0]);
     assert_eq!(d.now(), SimTime(5 * US));
-    let get = Call::Get {
-        target: 1,
-        tag: 1,
-        ask: 16,
-        answer: 1000,
-        comm: 3,
-        handle: 8,
-    };
-    d.post(0, get)?;
+    d.post(0, get(8))?;
     d.post(0, Call::Wait(vec![8]))?;
     assert_eq!(d.run()?, vec![0]);
     assert_eq!(d.now(), SimTime(115 * US));

@@ -595,17 +595,11 @@ mod tests {
 
     static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
-    /// A dissemination barrier that counts its runs.
+    /// The dissemination barrier (registered as `bruck`), counting its runs.
     fn counted(s: &CollSpec, e: &mut dyn Emitter) {
         RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let mut last = Vec::new();
-        let mut d = 1;
-        while d < s.size {
-            let snd = e.send_sync((s.me + d) % s.size, 0, 0, &last);
-            let rcv = e.recv_sync((s.me + s.size - d) % s.size, 0, 0, &last);
-            last = vec![snd, rcv];
-            d *= 2;
-        }
+        let dissemination = crate::coll::find(Collective::Barrier, "bruck").expect("registered");
+        (dissemination.emit)(s, e);
     }
 
     fn fresh() -> Interner {

@@ -6,9 +6,10 @@
 //!
 //! A token passed around the ranks (one message in flight, the others waiting) gives
 //! the delay before a waiting rank on shared cores notices its message
-//! (`Protocol::wake_delay`); it is fitted first, since every other pattern's messages
-//! wait for it too. Rounds of 8-byte all-to-alls in a row (many small messages at once, whose bytes
-//! hardly count) give the work per message (`stack_per_message`). A ring (every rank
+//! (`Protocol::wake_delay`). Rounds of 8-byte all-to-alls in a row (many small
+//! messages at once, whose bytes hardly count) give the work per message
+//! (`stack_per_message`); both slow both patterns, so the two are fitted in turn,
+//! twice. A ring (every rank
 //! sends to the next at once) converges nothing: what rings of 64 KiB to 1 MiB cost
 //! beyond the network and that is the shared CPUs' work per byte. The large all-to-all
 //! costs more still where `n - 1` hosts' streams converge on every port: that excess
@@ -229,8 +230,9 @@ struct Each {
     used: usize,
 }
 
-/// Fits `stack_per_message` from the small patterns, `stack_per_byte` from the large
-/// rings and then `converging_loss` from the large all-to-all into `preset`, with the fits' points;
+/// Fits `wake_delay` from the token and `stack_per_message` from the small patterns,
+/// `stack_per_byte` from the large rings and then `converging_loss` from the large
+/// all-to-all into `preset`, with the fits' points;
 /// None if the measurements have no ring (older files: the caller fits the all-to-all
 /// alone).
 pub(crate) fn fit(
@@ -287,12 +289,13 @@ pub(crate) fn fit(
         // The wake-up delay and the work per message both slow the token and the small
         // rounds: each is fitted with the other's last value, twice over (one pass left
         // the recovery test's delay 4 % off; two bring all four within 2 %), and only
-        // the last pass's notes are kept.
+        // the last pass's notes are kept. Without a token one pass is the answer.
         let tokens: Vec<(bool, u64, f64)> = m.medians(Kind::Token).into_iter().map(|(b, t)| (false, b, t)).collect();
+        let passes = if tokens.is_empty() { 1 } else { 2 };
         let (mut w, mut c, mut held) = (0.0, 0.0, 0);
-        for pass in 0..2 {
+        for pass in 0..passes {
             let mut scratch = Vec::new();
-            let said = if pass == 1 { &mut *notes } else { &mut scratch };
+            let said = if pass + 1 == passes { &mut *notes } else { &mut scratch };
             let base = preset.clone();
             w = fit_each(&tokens, false, MAX_WAKE_DELAY, "wake_delay", said, |_, b, w| {
                 let mut q = base.clone();
