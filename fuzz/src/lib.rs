@@ -6,13 +6,18 @@
 
 pub mod allprof;
 pub mod cli;
+pub mod distributions;
 pub mod dumpi;
 pub mod goal;
+pub mod measurements;
 pub mod noise;
+pub mod otf2;
 pub mod platform;
+pub mod preset;
 // Not in the regression test, where Rust's runtime reports stack overflows itself.
 #[cfg(not(test))]
 pub mod process;
+pub mod record;
 pub mod run;
 pub mod scratch;
 pub mod tit;
@@ -22,7 +27,7 @@ pub mod wire;
 pub type Harness = fn(&[u8]);
 
 /// Every target: its name (as in `fuzz_targets/<name>.rs`) and its harness.
-pub const TARGETS: [(&str, Harness); 13] = [
+pub const TARGETS: [(&str, Harness); 18] = [
     ("goal", goal::goal),
     ("goal_replay", goal::goal_replay),
     ("tit", tit::tit),
@@ -36,4 +41,9 @@ pub const TARGETS: [(&str, Harness); 13] = [
     ("noise", noise::noise),
     ("allprof", allprof::allprof),
     ("wire", wire::wire),
+    ("otf2", otf2::otf2),
+    ("preset", preset::preset),
+    ("distributions", distributions::distributions),
+    ("measurements", measurements::measurements),
+    ("record", record::record),
 ];

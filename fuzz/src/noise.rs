@@ -2,35 +2,12 @@
 //! of intervals of every kind against what reads, and two replications of a small fixed
 //! schedule with that noise, as `simpi replay --noise FILE --replications 2` runs them.
 
-use super::run::loggops;
+use super::run::{loggops, MIXED};
 use super::scratch::{fresh_dir, write};
 use simpi::montecarlo::{read_noise, replicate, Noise};
 use simpi::mpi::noise::Placement;
 use simpi::{load, CollChoice, Format, LoadOptions, Model, TimeUnit};
 use simpi_trace::noise::parse_noise;
-
-/// A schedule whose CPUs meet noise every way: computes, sends and receives, eager and
-/// rendezvous, on two CPUs.
-const SCHEDULE: &str = "num_ranks 3
-rank 0 {
-a: calc 700
-b: send 100000b to 1 tag 0
-c: recv 8b from 2 tag 1 cpu 1
-b requires a
-}
-rank 1 {
-a: recv 100000b from 0 tag 0
-b: calc 50
-c: send 8b to 2 tag 2
-b requires a
-c requires b
-}
-rank 2 {
-a: recv 8b from 1 tag 2
-b: send 8b to 0 tag 1
-b requires a
-}
-";
 
 /// The time unit an input is read in, by its length.
 fn unit_of(data: &[u8]) -> TimeUnit {
@@ -71,7 +48,7 @@ pub fn noise(data: &[u8]) {
     ] {
         let _ = trace.detour(at, len);
     }
-    let schedule = write(&dir, "schedule.goal", SCHEDULE.as_bytes());
+    let schedule = write(&dir, "schedule.goal", MIXED.as_bytes());
     let speed = |_r: u32| 1e9;
     let coll = CollChoice::by_name("first").expect("a selector");
     let opts = LoadOptions {

@@ -34,6 +34,46 @@ pub const PLATFORM_XML: &str = r#"<?xml version="1.0"?>
 </platform>
 "#;
 
+/// A schedule of every kind of operation: computes, sends and receives, eager and
+/// rendezvous, on two CPUs (noise meets them all; presets and distributions time them).
+pub const MIXED: &str = "num_ranks 3
+rank 0 {
+a: calc 700
+b: send 100000b to 1 tag 0
+c: recv 8b from 2 tag 1 cpu 1
+b requires a
+}
+rank 1 {
+a: recv 100000b from 0 tag 0
+b: calc 50
+c: send 8b to 2 tag 2
+b requires a
+c requires b
+}
+rank 2 {
+a: recv 8b from 1 tag 2
+b: send 8b to 0 tag 1
+b requires a
+}
+";
+
+/// [`MIXED`] as a workload, and its number of ranks.
+pub fn mixed() -> (Workload<'static>, u32) {
+    let s = simpi_trace::read_goal(MIXED.as_bytes(), "mixed.goal", TimeUnit::Ns).expect("the fixed schedule reads");
+    let ranks = s.num_ranks();
+    let w = Workload {
+        path: "mixed.goal".into(),
+        format: Some(simpi::Format::Goal),
+        unit: TimeUnit::Ns,
+        body: simpi::Body::Schedule(s),
+        options: None,
+        calls: None,
+        warnings: Vec::new(),
+        load_seconds: 0.0,
+    };
+    (w, ranks)
+}
+
 /// [`PLATFORM_XML`], read once.
 pub fn platform() -> &'static Platform {
     static P: OnceLock<Platform> = OnceLock::new();

@@ -311,6 +311,33 @@ fn issue16_times_beyond_the_clock_are_errors_not_wrapped_answers() {
             "clock's end",
         );
     }
+    // Ranks sharing a host's core, with send overheads past the clock's end: a task of
+    // the shared CPU ended "at the end" again and again, a hang (found by cli_values).
+    let both = scratch(
+        "clock-shared-cpu",
+        "shared.tit",
+        "0 init\n1 init\n2 init\n3 init\n0 isend 1 1 100 6\n1 irecv 0 1 100 6\n\
+         0 send 2 2 200000 6\n2 recv 0 2 200000 6\n0 allreduce 1000 1e3 6\n1 allreduce 1000 1e3 6\n\
+         2 allreduce 1000 1e3 6\n3 allreduce 1000 1e3 6\n",
+    );
+    assert_exit(
+        &simpi(&[
+            "replay",
+            &both,
+            "--platform",
+            &p,
+            "--model",
+            "hybrid",
+            "--ranks-per-host",
+            "2",
+            "--lat-factor",
+            "0:0",
+            "--os",
+            "0:1e110",
+        ]),
+        1,
+        "clock's end",
+    );
 }
 
 #[test]

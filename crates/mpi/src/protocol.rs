@@ -115,6 +115,7 @@ impl Protocol {
     /// asynchronous threshold not above the detached one (as SimGrid requires).
     pub fn validate(&self) -> Result<(), String> {
         for (name, p) in [("os", &self.os), ("or", &self.or)] {
+            p.check_width(2).map_err(|why| format!("{name}: {why} (a + b·size)"))?;
             if let Some(v) = p.values().find(|v| !(v.is_finite() && *v >= 0.0)) {
                 return Err(format!("{name}: {v} is not a finite number >= 0"));
             }

@@ -66,6 +66,14 @@ impl FlowParams {
     /// negative (gamma positive).
     pub fn validate(&self) -> Result<(), Error> {
         let bad = |what: &str, why: &str| Err(Error::BadParameter(format!("{what}: {why}")));
+        for (what, p) in [
+            ("bandwidth factor", &self.bw_factor),
+            ("latency factor", &self.lat_factor),
+        ] {
+            if let Err(why) = p.check_width(1) {
+                return bad(what, &why);
+            }
+        }
         for v in self.bw_factor.values() {
             if !(v.is_finite() && v > 0.0) {
                 return bad("bandwidth factor", &format!("{v} is not a positive finite number"));

@@ -84,6 +84,19 @@ impl Piecewise {
         self.segments.iter().flat_map(|(_, v)| v.iter().copied())
     }
 
+    /// Refuses a segment with more than `most` values: what reads it would use only the
+    /// first `most` and ignore the rest (a factor is `bound:value`, an overhead
+    /// `bound:a:b` for `a + b·size`).
+    pub fn check_width(&self, most: usize) -> Result<(), String> {
+        match self.segments.iter().find(|(_, v)| v.len() > most) {
+            Some((bound, v)) => Err(format!(
+                "the segment from {bound} bytes has {} values where {most} at most are used",
+                v.len()
+            )),
+            None => Ok(()),
+        }
+    }
+
     /// True if every value is 1 (factors) — used to describe presets.
     pub fn is_empty(&self) -> bool {
         self.segments.is_empty()
@@ -112,6 +125,15 @@ mod tests {
         assert!((o.overhead(100) - (1e-6 + 100.0 * 1e-9)).abs() < 1e-18);
         assert!((o.overhead(2000) - (2e-6 + 2000.0 * 2e-9)).abs() < 1e-18);
         assert_eq!(Piecewise::parse("").unwrap().overhead(5), 0.0);
+    }
+
+    #[test]
+    fn segments_wider_than_their_use_are_found() {
+        let o = Piecewise::parse("0:1e-6:1e-9;1000:2e-6:2e-9:7").unwrap();
+        assert!(o.check_width(3).is_ok());
+        let e = o.check_width(2).unwrap_err();
+        assert!(e.contains("from 1000 bytes has 3 values"), "{e}");
+        assert!(Piecewise::parse("0:1;9:2").unwrap().check_width(1).is_ok());
     }
 
     #[test]

@@ -127,12 +127,15 @@ pub fn parse(text: &str, name: &str) -> Result<PresetFile, Error> {
         Error::Input(format!("{name}:{line}: {msg}"))
     };
     let f: File = toml::from_str(text).map_err(|e| at(e.span(), e.message().to_string()))?;
-    let pw = |s: &Spanned<String>, key: &str| {
-        Piecewise::parse(s.get_ref()).map_err(|m| at(Some(s.span()), format!("{key}: {m}")))
+    // An overhead uses two values a segment (a + b·size), a factor one.
+    let pw = |s: &Spanned<String>, key: &str, most: usize| {
+        Piecewise::parse(s.get_ref())
+            .and_then(|f| f.check_width(most).map(|()| f))
+            .map_err(|m| at(Some(s.span()), format!("{key}: {m}")))
     };
     let p = f.protocol.get_ref();
-    let os = pw(&p.os, "os")?;
-    let or = pw(&p.or, "or")?;
+    let os = pw(&p.os, "os", 2)?;
+    let or = pw(&p.or, "or", 2)?;
     for (key, v, span) in [("os", &os, p.os.span()), ("or", &or, p.or.span())] {
         if let Some(x) = v.values().find(|x| !(x.is_finite() && *x >= 0.0)) {
             return Err(at(Some(span), format!("{key}: {x} is not a finite number >= 0")));
@@ -190,8 +193,8 @@ pub fn parse(text: &str, name: &str) -> Result<PresetFile, Error> {
     }
     let n = f.network.get_ref();
     let network = FlowParams {
-        lat_factor: pw(&n.lat_factor, "lat_factor")?,
-        bw_factor: pw(&n.bw_factor, "bw_factor")?,
+        lat_factor: pw(&n.lat_factor, "lat_factor", 1)?,
+        bw_factor: pw(&n.bw_factor, "bw_factor", 1)?,
         weight_s: n.weight_s.as_ref().map_or(0.0, |w| *w.get_ref()),
         tcp_gamma: n.tcp_gamma.as_ref().map(|g| *g.get_ref()),
         cross_traffic: n.cross_traffic.as_ref().map(|c| *c.get_ref()),
@@ -430,5 +433,17 @@ mod tests {
         assert!(e.to_string().contains("p.toml:"), "{e}");
         let e = parse(&GOOD.replace("async_small = 100", "async_small = 300"), "p.toml").unwrap_err();
         assert!(e.to_string().contains("asynchronous threshold"), "{e}");
+        // Values past those used (an overhead's a and b, a factor's one) would be
+        // silently ignored.
+        let e = parse(&GOOD.replace("or = \"0:1e-5\"", "or = \"0:1e-5:1e-9:3\""), "p.toml").unwrap_err();
+        assert!(
+            e.to_string().starts_with("p.toml:3: ") && e.to_string().contains("3 values where 2 at most"),
+            "{e}"
+        );
+        let e = parse(&GOOD.replace("\"0:2;1000:3\"", "\"0:2;1000:3:4\""), "p.toml").unwrap_err();
+        assert!(
+            e.to_string().starts_with("p.toml:9: lat_factor: ") && e.to_string().contains("2 values where 1"),
+            "{e}"
+        );
     }
 }

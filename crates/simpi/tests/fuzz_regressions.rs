@@ -97,6 +97,11 @@ regression_tests! {
     noise_trace_findings_stay_fixed => "noise",
     dumpi_trace_findings_stay_fixed => "dumpi",
     online_message_findings_stay_fixed => "wire",
+    otf2_decoder_stream_findings_stay_fixed => "otf2",
+    preset_file_findings_stay_fixed => "preset",
+    distributions_file_findings_stay_fixed => "distributions",
+    measurements_file_findings_stay_fixed => "measurements",
+    compute_record_findings_stay_fixed => "record",
 }
 
 /// Every target has a directory of findings (empty ones hold a `.keep`), so that a

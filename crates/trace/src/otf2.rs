@@ -76,6 +76,11 @@ pub fn looks_like_otf2(path: &Path) -> bool {
 /// The definitions of the archive at `anchor`, from a new decoder (which then serves
 /// its events).
 fn open_defs(anchor: &Path, stall: Duration) -> Result<(Decoder, defs::Defs), Otf2Error> {
+    definitions(spawn(anchor, stall)?)
+}
+
+/// A decoder process for the archive whose anchor file is `anchor`.
+fn spawn(anchor: &Path, stall: Duration) -> Result<Decoder, Otf2Error> {
     if !anchor.is_file() {
         return Err(Otf2Error {
             file: anchor.display().to_string(),
@@ -83,7 +88,11 @@ fn open_defs(anchor: &Path, stall: Duration) -> Result<(Decoder, defs::Defs), Ot
             msg: "not a file (give the archive's anchor file, e.g. traces.otf2)".into(),
         });
     }
-    let mut d = Decoder::spawn(Paths::new(anchor), stall)?;
+    Decoder::spawn(Paths::new(anchor), stall)
+}
+
+/// The definitions `d` sends, checked.
+fn definitions(mut d: Decoder) -> Result<(Decoder, defs::Defs), Otf2Error> {
     let (list, _) = d.definitions()?;
     let defs = defs::build(list).map_err(|msg| Otf2Error {
         file: d.paths().global_defs(),
@@ -118,7 +127,13 @@ fn open_program<'o, R: Copy + PartialEq + std::fmt::Debug>(
     opts: &'o TitOptions<'o>,
     stall: Duration,
 ) -> Result<Otf2Program<'o, R>, Otf2Error> {
-    let (mut d, defs) = open_defs(path, stall)?;
+    program(open_defs(path, stall)?, opts)
+}
+
+fn program<'o, R: Copy + PartialEq + std::fmt::Debug>(
+    (mut d, defs): (Decoder, defs::Defs),
+    opts: &'o TitOptions<'o>,
+) -> Result<Otf2Program<'o, R>, Otf2Error> {
     d.select(&defs.ranks)?;
     let p = defs.ranks.len();
     Ok(Otf2Program::new(Feed::new(d, p), Arc::new(defs), opts))
@@ -131,7 +146,10 @@ pub fn read_otf2(path: &Path, opts: &TitOptions<'_>) -> Result<Otf2Trace, Otf2Er
 
 /// [`read_otf2`], calling the OTF2 library stuck once it is silent for `stall`.
 pub fn read_otf2_within(path: &Path, opts: &TitOptions<'_>, stall: Duration) -> Result<Otf2Trace, Otf2Error> {
-    let prog: Otf2Program<'_, u32> = open_program(path, opts, stall)?;
+    schedule(open_program(path, opts, stall)?)
+}
+
+fn schedule(prog: Otf2Program<'_, u32>) -> Result<Otf2Trace, Otf2Error> {
     whole_schedule(prog, |e, r, prog| match e {
         simpi_mpi::Error::Input { file, msg, .. } => Otf2Error { file, event: 0, msg },
         other => Otf2Error {
@@ -140,4 +158,28 @@ pub fn read_otf2_within(path: &Path, opts: &TitOptions<'_>, stall: Duration) -> 
             msg: other.to_string(),
         },
     })
+}
+
+/// Reads the OTF2 trace at `path` into a whole schedule as [`read_otf2`] does, and also
+/// returns every byte its decoder process sent: a script for [`read_otf2_script`] (the
+/// fuzz target's seeds are made so).
+#[doc(hidden)]
+pub fn record_otf2_script(path: &Path, opts: &TitOptions<'_>) -> Result<(Otf2Trace, Vec<u8>), Otf2Error> {
+    let stream = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let mut d = spawn(path, STALL)?;
+    d.tap(stream.clone());
+    let trace = schedule(program(definitions(d)?, opts)?)?;
+    let bytes = std::mem::take(&mut *stream.lock().unwrap_or_else(|p| p.into_inner()));
+    Ok((trace, bytes))
+}
+
+/// Reads a whole schedule from `stream`, the bytes a decoder process sent (see
+/// [`record_otf2_script`]), without the OTF2 library or a process: everything the
+/// reader does with what the library decodes (definitions checked, events turned into
+/// MPI calls, collectives read back) runs in this process, where a coverage-guided
+/// fuzzer sees it. Files are named as in an archive `script/traces.otf2`.
+#[doc(hidden)]
+pub fn read_otf2_script(stream: &[u8], opts: &TitOptions<'_>) -> Result<Otf2Trace, Otf2Error> {
+    let d = Decoder::scripted(Paths::new(Path::new("script/traces.otf2")), stream.to_vec());
+    schedule(program(definitions(d)?, opts)?)
 }

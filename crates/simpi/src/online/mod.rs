@@ -12,7 +12,7 @@ mod annotations;
 mod collect;
 mod comms;
 mod ranks;
-mod record;
+pub mod record;
 mod remote;
 mod tit;
 mod windows;

@@ -14,10 +14,15 @@ use std::collections::VecDeque;
 use std::ffi::{c_int, c_void, CString};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// How long the reader waits for the decoder to say anything before calling it stuck.
 pub const STALL: Duration = Duration::from_secs(20);
+
+/// The longest frame the reader accepts. The decoder sends a frame once it holds 1 MiB
+/// (plus one record of at most 64 KiB of text), so a longer one is garbage.
+const MAX_FRAME: u32 = 16 << 20;
 
 /// The files of an archive: `<dir>/<name>.otf2` (anchor), `<name>.def` (global
 /// definitions), `<name>/<location>.def` and `.evt`.
@@ -89,6 +94,11 @@ pub struct Decoder {
     locations: Vec<u64>,
     /// Set once the process is gone or unusable: every later request fails with it.
     broken: Option<Otf2Error>,
+    /// Instead of a process: the bytes one would send, and how many were read. Its
+    /// requests go nowhere (see [`Decoder::scripted`]).
+    script: Option<(Vec<u8>, usize)>,
+    /// Where every byte received is copied too (see [`Decoder::tap`]).
+    tap: Option<Arc<Mutex<Vec<u8>>>>,
 }
 
 fn sys_err(what: &str) -> String {
@@ -178,8 +188,34 @@ impl Decoder {
                 queue: VecDeque::new(),
                 locations: Vec::new(),
                 broken: None,
+                script: None,
+                tap: None,
             })
         }
+    }
+
+    /// A decoder without a process that "sends" `stream`, the bytes a decoder process
+    /// sent in some run (see [`Decoder::tap`]), whatever it is asked: the coverage-guided
+    /// fuzz target of the reader's own code, which a process per input would hide from
+    /// the fuzzer. Its end is the end of a process that died.
+    pub fn scripted(paths: Paths, stream: Vec<u8>) -> Decoder {
+        Decoder {
+            pid: 0,
+            fd: -1,
+            stall: STALL,
+            paths,
+            queue: VecDeque::new(),
+            locations: Vec::new(),
+            broken: None,
+            script: Some((stream, 0)),
+            tap: None,
+        }
+    }
+
+    /// Copies every byte received from now on into `into`, to make a script of a real
+    /// run.
+    pub fn tap(&mut self, into: Arc<Mutex<Vec<u8>>>) {
+        self.tap = Some(into);
     }
 
     /// The archive's files.
@@ -249,6 +285,9 @@ impl Decoder {
         if let Some(e) = &self.broken {
             return Err(e.clone());
         }
+        if self.script.is_some() {
+            return Ok(());
+        }
         let mut at = 0;
         while at < data.len() {
             let n = unsafe {
@@ -283,7 +322,18 @@ impl Decoder {
             }
             let mut len = [0u8; 4];
             self.recv(&mut len, what)?;
-            let mut frame = vec![0u8; u32::from_le_bytes(len) as usize];
+            let len = u32::from_le_bytes(len);
+            let left = self.script.as_ref().map_or(u32::MAX as usize, |(s, at)| s.len() - at);
+            if len > MAX_FRAME || len as usize > left {
+                let e = Otf2Error {
+                    file: what.to_string(),
+                    event: 0,
+                    msg: format!("the OTF2 decoder process sent a frame of {len} bytes"),
+                };
+                self.broken = Some(e.clone());
+                return Err(e);
+            }
+            let mut frame = vec![0u8; len as usize];
             self.recv(&mut frame, what)?;
             let mut input = In::new(&frame);
             loop {
@@ -320,6 +370,22 @@ impl Decoder {
 
     /// Fills `buf` from the socket, waiting at most the stall time for each piece.
     fn recv(&mut self, buf: &mut [u8], what: &str) -> Result<(), Otf2Error> {
+        self.fill(buf, what)?;
+        if let Some(tap) = &self.tap {
+            tap.lock().unwrap_or_else(|p| p.into_inner()).extend_from_slice(buf);
+        }
+        Ok(())
+    }
+
+    fn fill(&mut self, buf: &mut [u8], what: &str) -> Result<(), Otf2Error> {
+        if let Some((stream, at)) = &mut self.script {
+            let Some(next) = stream.get(*at..*at + buf.len()) else {
+                return Err(self.died(what));
+            };
+            buf.copy_from_slice(next);
+            *at += buf.len();
+            return Ok(());
+        }
         let mut at = 0;
         let mut since = Instant::now();
         while at < buf.len() {
@@ -424,7 +490,9 @@ impl Decoder {
 
 impl Drop for Decoder {
     fn drop(&mut self) {
-        unsafe { libc::close(self.fd) };
+        if self.fd >= 0 {
+            unsafe { libc::close(self.fd) };
+        }
         self.kill();
     }
 }

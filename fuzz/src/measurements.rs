@@ -1,0 +1,55 @@
+//! Calibration measurement files (`simpi calibrate --from FILE`, what its measurement
+//! program writes): the reader, the file written back (values to 10 digits) and read
+//! again, merging, and the whole fit with its report, on a pair that has cores of its
+//! own and on one whose ranks share two cores.
+
+use simpi::calibrate::fit::{fit, Route};
+use simpi::calibrate::measurements::{check_fittable, parse, Measurements};
+use simpi::calibrate::report;
+
+/// Most samples of an input the fit runs on: the fit simulates each size of the
+/// patterns that need the engine, so larger files are read and checked only.
+const MAX_FIT_SAMPLES: usize = 400;
+
+/// Reads the input as a measurements file; what reads must write back into a file that
+/// reads and writes back to the same text (the writer rounds once), merge with itself,
+/// and be fitted (if small) without a panic.
+pub fn measurements(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let m = match parse(text, "fuzz.txt") {
+        Ok(m) => m,
+        Err(e) => {
+            let _ = e.to_string();
+            return;
+        }
+    };
+    let text = m.to_text();
+    let again = parse(&text, "again.txt").expect("measurements written back read");
+    assert_eq!(again.to_text(), text, "measurements written twice differ");
+    let mut twice = m.clone();
+    let _ = twice.merge(again, "again.txt");
+    if check_fittable(&m, "fuzz.txt").is_err() || samples(&m) > MAX_FIT_SAMPLES {
+        return;
+    }
+    for shared_cores in [None, Some(2)] {
+        let route = Route {
+            latency: 50e-6,
+            bandwidth: 125e6,
+            shared_cores,
+        };
+        match fit(&m, route) {
+            Ok(c) => {
+                let _ = report(&c);
+            }
+            Err(e) => {
+                let _ = e.to_string();
+            }
+        }
+    }
+}
+
+fn samples(m: &Measurements) -> usize {
+    m.times.values().flat_map(|s| s.values()).map(Vec::len).sum::<usize>() + m.flops.len() + m.solo.len() + m.spin.len()
+}
