@@ -174,14 +174,38 @@ pub fn root() -> PathBuf {
 }
 
 /// A scratch directory of this test process.
-pub fn scratch(name: &str) -> PathBuf {
+pub fn scratch(name: &str) -> Scratch {
     let d = std::env::temp_dir().join(format!(
         "{}-malformed-{}-{name}",
         env!("CARGO_PKG_NAME"),
         std::process::id()
     ));
     std::fs::create_dir_all(&d).unwrap();
-    d
+    Scratch(d)
+}
+
+/// A scratch directory, removed with what it holds when the test is done with it (a
+/// run of the suite left hundreds behind).
+pub struct Scratch(PathBuf);
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 /// How many times more mutants to make than usual: `SIMPI_FUZZ_SCALE=20` for a longer hunt.

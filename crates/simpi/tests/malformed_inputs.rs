@@ -15,12 +15,10 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// A scratch directory of this test process.
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("simpi-malformed-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
+#[path = "../../../tests/support/mutate.rs"]
+#[allow(dead_code)] // this file mutates with its own generator; it shares the scratch directories
+mod mutate;
+use mutate::scratch;
 
 /// xorshift64*: a seeded source of mutations.
 struct Gen(u64);
