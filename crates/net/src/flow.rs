@@ -121,6 +121,13 @@ fn time_left(remaining: f64, rate: f64) -> u64 {
 /// share (`cross_traffic`).
 fn route_elems(links: &[u32], n_fwd: usize, cross_traffic: Option<f64>) -> impl Iterator<Item = (CnstId, f64)> + '_ {
     let back = cross_traffic.unwrap_or(0.0);
+    // A cross traffic of 0 loads the reverse links with nothing: they are left out, as
+    // without cross traffic (the solver takes positive coefficients only).
+    let links = if back > 0.0 {
+        links
+    } else {
+        &links[..n_fwd.min(links.len())]
+    };
     links
         .iter()
         .enumerate()

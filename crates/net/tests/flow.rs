@@ -190,6 +190,13 @@ fn long_routes_both_ways_share_by_cross_traffic() {
     for got in run(&p, Net::plain(), &both) {
         assert!(rel(got, 60e-6 + 0.02) < 1e-9, "{got}");
     }
+    // A cross traffic of 0 (a preset may say so) loads the reverse links with nothing:
+    // the times without it (the max-min solver once panicked on the 0 coefficients).
+    let mut zero = Net::plain();
+    zero.params.cross_traffic = Some(0.0);
+    for got in run(&p, zero, &both) {
+        assert!(rel(got, 60e-6 + 0.02) < 1e-9, "{got}");
+    }
 }
 
 /// Completion times (ps) of flows `(start ps, src, dst, bytes)`, started as the network's
