@@ -368,7 +368,7 @@ impl Decoder {
         }
     }
 
-    /// Fills `buf` from the socket, waiting at most the stall time for each piece.
+    /// Fills `buf` with what the decoder sends next, and copies it to the tap if any.
     fn recv(&mut self, buf: &mut [u8], what: &str) -> Result<(), Otf2Error> {
         self.fill(buf, what)?;
         if let Some(tap) = &self.tap {
@@ -377,6 +377,8 @@ impl Decoder {
         Ok(())
     }
 
+    /// Fills `buf` from the script, or from the socket, waiting at most the stall time
+    /// for each piece.
     fn fill(&mut self, buf: &mut [u8], what: &str) -> Result<(), Otf2Error> {
         if let Some((stream, at)) = &mut self.script {
             let Some(next) = stream.get(*at..*at + buf.len()) else {
