@@ -4,12 +4,10 @@
 //! An input is rank 0's file, or several separated by `%%` lines: the k-th is
 //! `pmpi-trace-rank-<k>.txt`.
 
-use super::run::{exercise, loggops, small};
+use super::run::{exercise, loggops, small, trace_options};
 use super::scratch::{fresh_dir, parts, write};
-use simpi::mpi::coll::CollSpec;
 use simpi::{load, CollChoice, Format, LoadOptions, TimeUnit};
 use simpi_trace::allprof::{looks_like_allprof, read_allprof};
-use simpi_trace::tit::TitOptions;
 
 /// Most rank files of an input.
 const MAX_FILES: usize = 64;
@@ -26,16 +24,7 @@ pub fn allprof(data: &[u8]) {
     }
     let path = first.expect("one file at least");
     let _ = looks_like_allprof(&path);
-    let speed = |_r: u32| 1e9;
-    let coll = CollChoice::by_name("ompi").expect("a selector");
-    let choose = |s: &CollSpec| coll.choose(s);
-    let opts = TitOptions {
-        speed: &speed,
-        choose: &choose,
-        test_cost: 1e-4,
-        calls: true,
-    };
-    let ranks = match read_allprof(&path, &opts) {
+    let ranks = match read_allprof(&path, &trace_options(1e-4, true)) {
         Ok(t) if small(&t.schedule) => t.schedule.num_ranks(),
         Ok(_) => return,
         Err(e) => {
@@ -43,6 +32,8 @@ pub fn allprof(data: &[u8]) {
             return;
         }
     };
+    let speed = |_r: u32| 1e9;
+    let coll = CollChoice::by_name("ompi").expect("a selector");
     for whole in [false, true] {
         let lopts = LoadOptions {
             format: Some(Format::Allprof),

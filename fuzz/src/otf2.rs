@@ -7,25 +7,14 @@
 //! library itself runs in that process in real use, where its crashes and loops become
 //! errors; `crates/trace/tests/otf2_malformed.rs` mutates archives for that side.
 
-use super::run::{exercise, flow, loggops, platform, small};
-use simpi::mpi::coll::CollSpec;
-use simpi::{Body, CollChoice, Format, Preset, TimeUnit, Workload};
+use super::run::{exercise, flow, loggops, platform, small, trace_options, whole};
+use simpi::{Format, Preset};
 use simpi_trace::otf2::read_otf2_script;
-use simpi_trace::tit::TitOptions;
 
 /// Reads the stream into a whole schedule (Open MPI's collectives); if it reads and is
 /// small, replays it under the hybrid model and LogGOPS.
 pub fn otf2(data: &[u8]) {
-    let speed = |_r: u32| 1e9;
-    let coll = CollChoice::by_name("ompi").expect("a selector");
-    let choose = |s: &CollSpec| coll.choose(s);
-    let opts = TitOptions {
-        speed: &speed,
-        choose: &choose,
-        test_cost: 1e-4,
-        calls: true,
-    };
-    let trace = match read_otf2_script(data, &opts) {
+    let trace = match read_otf2_script(data, &trace_options(1e-4, true)) {
         Ok(t) => t,
         Err(e) => {
             let _ = e.to_string();
@@ -36,16 +25,7 @@ pub fn otf2(data: &[u8]) {
         return;
     }
     let ranks = trace.schedule.num_ranks();
-    let mut w = Workload {
-        path: "script/traces.otf2".into(),
-        format: Some(Format::Otf2),
-        unit: TimeUnit::Ns,
-        body: Body::Schedule(trace.schedule),
-        options: None,
-        calls: None,
-        warnings: Vec::new(),
-        load_seconds: 0.0,
-    };
+    let mut w = whole(trace.schedule, "script/traces.otf2", Format::Otf2);
     exercise(&mut w, &flow(platform(), ranks, Preset::smpi()));
     exercise(&mut w, &loggops(ranks).model());
 }

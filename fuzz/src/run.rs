@@ -5,10 +5,13 @@
 //! to finish in a fraction of a second ([`small`]): the fuzzer then finds hangs in the
 //! readers and the engine, not long but legitimate simulations.
 
+use simpi::mpi::coll::{Algorithm, CollSpec};
 use simpi::mpi::Schedule;
 use simpi::platform::{HostId, Platform};
 use simpi::timeline::{self, FileFormat, Filter, Timeline};
+use simpi::CollChoice;
 use simpi::{simulate, Machine, Model, ModelSpec, Preset, Report, SimOptions, SimTime, TimeUnit, Workload};
+use simpi_trace::tit::TitOptions;
 use std::io::sink;
 use std::sync::OnceLock;
 
@@ -61,17 +64,44 @@ b requires a
 pub fn mixed() -> (Workload<'static>, u32) {
     let s = simpi_trace::read_goal(MIXED.as_bytes(), "mixed.goal", TimeUnit::Ns).expect("the fixed schedule reads");
     let ranks = s.num_ranks();
-    let w = Workload {
-        path: "mixed.goal".into(),
-        format: Some(simpi::Format::Goal),
+    (whole(s, "mixed.goal", simpi::Format::Goal), ranks)
+}
+
+/// A schedule read whole from `path` (in `format`) as a workload, times in ns.
+pub fn whole(s: Schedule, path: &str, format: simpi::Format) -> Workload<'static> {
+    Workload {
+        path: path.into(),
+        format: Some(format),
         unit: TimeUnit::Ns,
         body: simpi::Body::Schedule(s),
         options: None,
         calls: None,
         warnings: Vec::new(),
         load_seconds: 0.0,
-    };
-    (w, ranks)
+    }
+}
+
+/// Every rank computes at 1 Gflop/s.
+fn gigaflop(_rank: u32) -> f64 {
+    1e9
+}
+
+/// Open MPI's collective algorithms.
+fn ompi(s: &CollSpec) -> &'static Algorithm {
+    static OMPI: OnceLock<CollChoice> = OnceLock::new();
+    OMPI.get_or_init(|| CollChoice::by_name("ompi").expect("a selector"))
+        .choose(s)
+}
+
+/// How the trace harnesses read a trace: 1 Gflop/s, Open MPI's collectives, each test
+/// costing `test_cost` seconds, the calls kept if `calls`.
+pub fn trace_options(test_cost: f64, calls: bool) -> TitOptions<'static> {
+    TitOptions {
+        speed: &gigaflop,
+        choose: &ompi,
+        test_cost,
+        calls,
+    }
 }
 
 /// [`PLATFORM_XML`], read once.

@@ -207,7 +207,6 @@ impl<'p, S: OpStore, R: Rules<S>> Engine<'p, S, R> {
             // Nothing that happens at the clock's end can be timed: stop there (an
             // event put off to the end may be put off again, for ever).
             if t == u64::MAX {
-                self.core.overflow = true;
                 return Err(Error::TimeOverflow);
             }
             if !self.core.ready.is_empty() {

@@ -14,6 +14,19 @@ fn first(s: &CollSpec) -> &'static Algorithm {
     registry().into_iter().find(|a| a.coll == s.coll).expect("an algorithm")
 }
 
+fn gigaflop(_rank: u32) -> f64 {
+    1e9
+}
+
+fn opts(calls: bool) -> TitOptions<'static> {
+    TitOptions {
+        speed: &gigaflop,
+        choose: &first,
+        test_cost: 1e-4,
+        calls,
+    }
+}
+
 fn archives() -> Vec<PathBuf> {
     let golden = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden/otf2");
     let mut v: Vec<PathBuf> = std::fs::read_dir(golden)
@@ -34,13 +47,7 @@ fn goal(s: &Schedule) -> Vec<u8> {
 
 #[test]
 fn a_recorded_script_reads_to_the_archive_s_own_schedule() {
-    let speed = |_r: u32| 1e9;
-    let opts = TitOptions {
-        speed: &speed,
-        choose: &first,
-        test_cost: 1e-4,
-        calls: true,
-    };
+    let opts = opts(true);
     for anchor in archives() {
         let direct = read_otf2(&anchor, &opts).unwrap();
         let (recorded, script) = record_otf2_script(&anchor, &opts).unwrap();
@@ -54,13 +61,7 @@ fn a_recorded_script_reads_to_the_archive_s_own_schedule() {
 
 #[test]
 fn a_script_cut_short_is_an_error_naming_a_file_of_the_archive() {
-    let speed = |_r: u32| 1e9;
-    let opts = TitOptions {
-        speed: &speed,
-        choose: &first,
-        test_cost: 1e-4,
-        calls: false,
-    };
+    let opts = opts(false);
     let anchor = &archives()[0];
     let (_, script) = record_otf2_script(anchor, &opts).unwrap();
     let mut cuts = 0;
