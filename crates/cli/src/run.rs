@@ -79,6 +79,19 @@ pub struct RunArgs {
     /// one with --compute none, all with --compute measure].
     #[arg(long, value_parser = ["one", "all"])]
     cores: Option<String>,
+    /// Run the ranks as coroutines of simpi's own process, each with its own copy of
+    /// the program (its own globals), instead of a process per rank: a call costs no
+    /// process switch. The ranks share the C library's state and run one at a time;
+    /// a rank that crashes ends the run (docs/online.md).
+    #[arg(long)]
+    in_process: bool,
+    /// With --in-process: one copy of the program for every rank, whose global
+    /// variables are then shared (SMPI's smpi/privatization:no).
+    #[arg(long)]
+    shared_globals: bool,
+    /// With --in-process: each rank's stack, e.g. 16MiB [default: 8MiB].
+    #[arg(long, value_name = "SIZE", value_parser = simpi::values::stack_size)]
+    stack_size: Option<usize>,
     /// Write the result as JSON to this file.
     #[arg(long)]
     json: Option<PathBuf>,
@@ -126,6 +139,7 @@ pub const TAKES_VALUE: &[&str] = &[
     "--test-cost",
     "--wtime-cost",
     "--cores",
+    "--stack-size",
     "--json",
     "--timeline",
     "--record-tit",
@@ -311,6 +325,27 @@ pub fn run(a: RunArgs) -> Result<(), (u8, String)> {
     }
     let machine = machine.map_err(|e| (if e.is_input() { EXIT_INPUT } else { EXIT_USAGE }, e.to_string()))?;
     let colls = s.collectives(NAMING).map_err(usage)?;
+    if !a.in_process {
+        for (given, flag) in [
+            (a.shared_globals, "--shared-globals"),
+            (a.stack_size.is_some(), "--stack-size"),
+        ] {
+            if given {
+                return Err(usage(format!(
+                    "{flag} is for ranks in simpi's process: give --in-process too"
+                )));
+            }
+        }
+    } else if a.cores.is_some() {
+        return Err(usage(
+            "--cores is for ranks in processes of their own: with --in-process every rank runs in simpi's thread"
+                .into(),
+        ));
+    }
+    let in_process = a.in_process.then(|| online::InProcess {
+        shared_globals: a.shared_globals,
+        stack_bytes: a.stack_size.unwrap_or(online::InProcess::DEFAULT_STACK),
+    });
     let one_core = match a.cores.as_deref() {
         Some(c) => c == "one",
         None => matches!(compute, Compute::None | Compute::Replay { .. }),
@@ -328,6 +363,7 @@ pub fn run(a: RunArgs) -> Result<(), (u8, String)> {
         record: a.timeline.is_some() || a.report,
         record_tit: a.record_tit.clone(),
         one_core,
+        in_process,
     })
     .map_err(|e| match e {
         Error::Stall(_) => (EXIT_STALL, e.to_string()),

@@ -430,3 +430,126 @@ fn runs_without_a_tit_form_report_their_result_and_leave_no_trace() {
         assert!(!dir.exists());
     }
 }
+
+/// Each rank's end time in picoseconds from `simpi run --json` of `name` on `np`
+/// ranks with `opts` (the run must succeed).
+fn end_ps(name: &str, np: u32, opts: &[&str]) -> Vec<u64> {
+    let json = std::env::temp_dir().join(format!(
+        "simpi-run-ends-{name}-{}-{}.json",
+        opts.len(),
+        std::process::id()
+    ));
+    let np = np.to_string();
+    let prog = program(name);
+    let mut args = vec!["run", "-np", &np, "--compute", "none", "--json", json.to_str().unwrap()];
+    args.extend_from_slice(opts);
+    args.push(&prog);
+    let out = simpi(&args);
+    assert!(
+        out.status.success(),
+        "{name} {opts:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ends = json_numbers(&std::fs::read_to_string(&json).unwrap(), "end_ps");
+    std::fs::remove_file(&json).unwrap();
+    ends
+}
+
+#[test]
+fn ranks_in_simpi_s_process_give_the_times_of_ranks_in_their_own() {
+    // The default machine under the hybrid model, and a SimGrid platform with a host
+    // file under the flow model: every rank's end time is the same to the picosecond.
+    let xml = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden/smpi-replay/osu_allreduce");
+    let platform = xml.join("platform.xml").display().to_string();
+    let hostfile = xml.join("hostfile").display().to_string();
+    let flow = ["--platform", &platform, "--hostfile", &hostfile, "--model", "flow"];
+    for (name, np, opts) in [
+        ("pingpong", 2, &[][..]),
+        ("collectives", 5, &[][..]),
+        ("datatypes", 3, &flow[..]),
+        ("rma", 4, &flow[..]),
+        ("icoll", 5, &[][..]),
+    ] {
+        let apart = end_ps(name, np, opts);
+        let mut together = opts.to_vec();
+        together.push("--in-process");
+        assert_eq!(end_ps(name, np, &together), apart, "{name} on {np} ranks {opts:?}");
+        // A rank's stack of 256 KiB holds these programs.
+        together.extend(["--stack-size", "256KiB"]);
+        assert_eq!(end_ps(name, np, &together), apart, "{name} with a small stack");
+    }
+    // Shared globals: pingpong has none that differ between ranks, collectives keeps
+    // its rank in one and fails when the ranks share it.
+    let pp = end_ps("pingpong", 2, &[]);
+    assert_eq!(end_ps("pingpong", 2, &["--in-process", "--shared-globals"]), pp);
+    let f = program("collectives");
+    let out = simpi(&[
+        "run",
+        "-np",
+        "3",
+        "--compute",
+        "none",
+        "--in-process",
+        "--shared-globals",
+        &f,
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn a_rank_in_simpi_s_process_that_fails_is_named_with_the_documented_exit_code() {
+    let f = program("failures");
+    for (mode, code, want) in [
+        (
+            "crash",
+            1,
+            "rank 1 ended without calling MPI_Finalize (killed by signal 11, in simpi's process",
+        ),
+        ("exit", 1, "rank 1 ended without calling MPI_Finalize (exit status 4)"),
+        ("abort", 1, "rank 1 called MPI_Abort with error code 7"),
+        ("deadlock", 3, "blocked"),
+    ] {
+        let out = simpi(&["run", "-np", "2", "--compute", "none", "--in-process", &f, mode]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "{mode}: {err}");
+        assert!(err.contains(want), "{mode}: {err}");
+    }
+    // Flags for ranks in simpi's process need it; a stack below 64 KiB is refused.
+    for args in [
+        &["--shared-globals"][..],
+        &["--stack-size", "1MiB"][..],
+        &["--in-process", "--stack-size", "1KiB"][..],
+        &["--in-process", "--cores", "all"][..],
+    ] {
+        let mut all = vec!["run", "-np", "2"];
+        all.extend_from_slice(args);
+        all.push(&f);
+        let out = simpi(&all);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    // A program that cannot be a library (not position-independent) is refused by name.
+    let dir = std::env::temp_dir().join(format!("simpi-run-nopie-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let nopie = dir.join("nopie");
+    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../cmpi/tests/programs/pingpong.c");
+    let built = Command::new(target_dir().join("simpicc"))
+        .args(["-no-pie", "-fno-pic", "-o"])
+        .arg(&nopie)
+        .arg(&src)
+        .status()
+        .unwrap();
+    assert!(built.success());
+    let out = simpi(&["run", "-np", "2", "--in-process", nopie.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("not position-independent") && err.contains("without --in-process"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -4,6 +4,7 @@
 
 use crate::layout::Layout;
 use crate::op::UserOp;
+use crate::rank_local::RankLocal;
 use simpi_wire::{abi, Call, Completion, Mailbox, Region, Reply, Request, Timed, ENV_MAILBOX};
 use std::collections::HashMap;
 use std::ffi::c_int;
@@ -186,11 +187,21 @@ impl std::fmt::Debug for Deliver {
     }
 }
 
+/// How a rank reaches the simulator.
+enum Link {
+    /// Its own process, through the mailbox `simpi run` gave it.
+    Mailbox {
+        mailbox: Mailbox,
+        /// The launcher's process id: if it changes, the launcher is gone.
+        parent: libc::pid_t,
+    },
+    /// A coroutine of `simpi run`'s process (`in_process`).
+    Coroutine,
+}
+
 /// The rank's connection and state.
 pub struct Client {
-    mailbox: Mailbox,
-    /// The launcher's process id: if it changes, the launcher is gone.
-    parent: libc::pid_t,
+    link: Link,
     /// This rank.
     pub rank: u32,
     /// Ranks in MPI_COMM_WORLD.
@@ -320,8 +331,10 @@ impl Comm {
     }
 }
 
-static CLIENT: Mutex<Option<Client>> = Mutex::new(None);
-static FINALIZED: AtomicBool = AtomicBool::new(false);
+/// The rank's client, once MPI_Init connected it.
+static CLIENT: RankLocal<Mutex<Option<Client>>> = RankLocal::new(|| Mutex::new(None));
+/// The rank called MPI_Finalize.
+static FINALIZED: RankLocal<AtomicBool> = RankLocal::new(|| AtomicBool::new(false));
 
 /// Handles of communicators the program makes are this plus their index (above every
 /// predefined handle).
@@ -356,50 +369,44 @@ const AHEAD_BYTES: usize = 1 << 20;
 /// ([`simpi_wire::heap::reuse_large_blocks`]): glibc's default mmap threshold.
 const LARGE_BODY: usize = 128 << 10;
 
-/// This process's CPU time in nanoseconds.
+/// The rank's CPU time in nanoseconds: its process's, or, for ranks that are
+/// coroutines of one thread, that thread's (which runs one rank at a time, so the
+/// time between a rank's return from one call and its next is the rank's).
 pub fn cpu_ns() -> u64 {
+    let clock = if crate::in_process::active() {
+        libc::CLOCK_THREAD_CPUTIME_ID
+    } else {
+        libc::CLOCK_PROCESS_CPUTIME_ID
+    };
     let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
     // SAFETY: `t` is a valid timespec to write.
-    unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut t) };
+    unsafe { libc::clock_gettime(clock, &mut t) };
     (t.tv_sec as u64)
         .saturating_mul(1_000_000_000)
         .saturating_add(t.tv_nsec as u64)
 }
 
-/// Prints `msg` as simpi's and ends this process with `code`.
+/// Prints `msg` as simpi's and ends this process with `code`; a rank that is a
+/// coroutine ends alone, and `simpi run` reports `msg`.
 fn die(msg: &str, code: i32) -> ! {
+    if crate::in_process::in_rank() {
+        crate::in_process::end_failed(msg.to_string());
+    }
     eprintln!("simpi: {msg}");
     std::process::exit(code)
 }
 
 impl Client {
-    /// Connects to `simpi run` through the mailbox it passed in `SIMPI_RUN_MAILBOX`.
+    /// Connects to `simpi run`: through the mailbox it passed in
+    /// `SIMPI_RUN_MAILBOX`, or as a coroutine of its process.
     fn connect() -> Result<Client, Failure> {
-        let mfd: i32 = std::env::var(ENV_MAILBOX)
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .ok_or_else(|| {
-                (
-                    abi::err::OTHER,
-                    "this program uses simpi's MPI library: run it with `simpi run -np N PROGRAM`".to_string(),
-                )
-            })?;
-        let mailbox = Mailbox::open(mfd).map_err(|e| (abi::err::OTHER, format!("cannot map the mailbox: {e}")))?;
-        // Ended by the kernel if `simpi run` dies (a rank does not check by itself).
-        // SAFETY: no memory is involved.
-        unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) };
-        // The simulator may have died before that: then no signal comes, and the
-        // rank would wait for it for ever.
-        // SAFETY: signal 0 only checks that the process exists.
-        if unsafe { libc::kill(mailbox.creator() as libc::pid_t, 0) } != 0 {
-            die("simpi run ended before this rank started", 1);
-        }
-        // SAFETY: the descriptor is mapped; closing it keeps the mapping.
-        unsafe { libc::close(mfd) };
+        let link = if crate::in_process::in_rank() {
+            Link::Coroutine
+        } else {
+            Self::open_mailbox()?
+        };
         let mut c = Client {
-            mailbox,
-            // SAFETY: no preconditions.
-            parent: unsafe { libc::getppid() },
+            link,
             rank: 0,
             size: 0,
             now_ps: 0,
@@ -468,30 +475,67 @@ impl Client {
         }
     }
 
+    /// The mailbox `simpi run` passed this process in `SIMPI_RUN_MAILBOX`.
+    fn open_mailbox() -> Result<Link, Failure> {
+        let mfd: i32 = std::env::var(ENV_MAILBOX)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .ok_or_else(|| {
+                (
+                    abi::err::OTHER,
+                    "this program uses simpi's MPI library: run it with `simpi run -np N PROGRAM`".to_string(),
+                )
+            })?;
+        let mailbox = Mailbox::open(mfd).map_err(|e| (abi::err::OTHER, format!("cannot map the mailbox: {e}")))?;
+        // Ended by the kernel if `simpi run` dies (a rank does not check by itself).
+        // SAFETY: no memory is involved.
+        unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) };
+        // The simulator may have died before that: then no signal comes, and the
+        // rank would wait for it for ever.
+        // SAFETY: signal 0 only checks that the process exists.
+        if unsafe { libc::kill(mailbox.creator() as libc::pid_t, 0) } != 0 {
+            die("simpi run ended before this rank started", 1);
+        }
+        // SAFETY: the descriptor is mapped; closing it keeps the mapping.
+        unsafe { libc::close(mfd) };
+        Ok(Link::Mailbox {
+            mailbox,
+            // SAFETY: no preconditions.
+            parent: unsafe { libc::getppid() },
+        })
+    }
+
     fn exchange(&mut self, req: &Request) -> Reply {
         req.encode_into(&mut self.scratch);
         let mut largest = self.scratch.len();
-        let sent = self.mailbox.send(&self.scratch);
-        simpi_wire::keep_small(&mut self.scratch);
-        if sent.is_err() {
-            die("lost the connection to simpi run", 1);
-        }
-        let parent = self.parent;
-        let alive = || {
-            // SAFETY: no preconditions.
-            if unsafe { libc::getppid() } == parent {
-                Ok(())
-            } else {
-                Err(std::io::Error::other("simpi run ended"))
+        let reply = match &mut self.link {
+            Link::Coroutine => crate::in_process::exchange(&self.scratch, |body| {
+                largest = largest.max(body.len());
+                Reply::decode(body)
+            }),
+            Link::Mailbox { mailbox, parent } => {
+                if mailbox.send(&self.scratch).is_err() {
+                    die("lost the connection to simpi run", 1);
+                }
+                let parent = *parent;
+                let alive = || {
+                    // SAFETY: no preconditions.
+                    if unsafe { libc::getppid() } == parent {
+                        Ok(())
+                    } else {
+                        Err(std::io::Error::other("simpi run ended"))
+                    }
+                };
+                match mailbox.receive_with(alive, |body| {
+                    largest = largest.max(body.len());
+                    Reply::decode(body)
+                }) {
+                    Ok(r) => r,
+                    Err(_) => die("lost the connection to simpi run", 1),
+                }
             }
         };
-        let reply = match self.mailbox.receive_with(alive, |body| {
-            largest = largest.max(body.len());
-            Reply::decode(body)
-        }) {
-            Ok(r) => r,
-            Err(_) => die("lost the connection to simpi run", 1),
-        };
+        simpi_wire::keep_small(&mut self.scratch);
         // Only a program that moves large messages gets the allocator settings for
         // them (they cost a program of small ones some memory per rank).
         if !self.large_bodies && largest > LARGE_BODY {
@@ -646,14 +690,20 @@ impl Client {
 
     /// Tells `simpi run` the rank aborts, and exits.
     pub fn abort(&mut self, code: c_int, message: &str) -> ! {
-        let _ = self.mailbox.send(
-            &Request::Abort {
-                code,
-                message: message.to_string(),
+        let request = Request::Abort {
+            code,
+            message: message.to_string(),
+        }
+        .encode();
+        let code = if code == 0 { 1 } else { code };
+        match &mut self.link {
+            Link::Mailbox { mailbox, .. } => {
+                let _ = mailbox.send(&request);
+                std::process::exit(code)
             }
-            .encode(),
-        );
-        std::process::exit(if code == 0 { 1 } else { code })
+            // `simpi run` ends the run on the request: the rank never runs again.
+            Link::Coroutine => crate::in_process::exchange(&request, |_| crate::in_process::end_exited(code)),
+        }
     }
 
     /// Communicator `comm` as this rank sees it, or MPI_ERR_COMM.
@@ -962,19 +1012,19 @@ impl Client {
 pub fn entry(name: &str, f: impl FnOnce(&mut Client) -> Result<(), Failure>) -> c_int {
     // A callback of the program (an attribute's copy or delete function, a
     // reduction) that calls MPI would wait for itself on the lock.
-    if IN_ENTRY.with(|e| e.replace(true)) {
+    if IN_ENTRY.get().swap(true, Ordering::SeqCst) {
         die(
             &format!("{name} called from inside a callback the program gave MPI: simpi does not support that yet"),
             1,
         );
     }
     let (mut code, handler) = entry_locked(name, f);
-    IN_ENTRY.with(|e| e.set(false));
+    IN_ENTRY.get().store(false, Ordering::SeqCst);
     // The program's callbacks the call queued (attribute copy and delete functions)
     // run now, outside the lock: they may call MPI. The first error they return is
     // the call's.
-    let queued = DEFERRED.with(|d| std::mem::take(&mut *d.borrow_mut()));
-    for f in queued {
+    let queued = std::mem::take(&mut *DEFERRED.get().lock().unwrap_or_else(|p| p.into_inner()));
+    for Deferred(f) in queued {
         let rc = f();
         if rc != abi::err::SUCCESS && code == abi::err::SUCCESS {
             code = rc;
@@ -989,25 +1039,30 @@ pub fn entry(name: &str, f: impl FnOnce(&mut Client) -> Result<(), Failure>) -> 
     code
 }
 
-thread_local! {
-    /// This thread is inside an MPI call.
-    static IN_ENTRY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-    /// Work the current call leaves to run once it released the lock.
-    static DEFERRED: std::cell::RefCell<Vec<Deferred>> = const { std::cell::RefCell::new(Vec::new()) };
-}
+/// The rank is inside an MPI call.
+static IN_ENTRY: RankLocal<AtomicBool> = RankLocal::new(|| AtomicBool::new(false));
+/// Work the current call leaves to run once it released the lock.
+static DEFERRED: RankLocal<Mutex<Vec<Deferred>>> = RankLocal::new(|| Mutex::new(Vec::new()));
 
 /// A callback of the program to run after the current call released the lock; it
 /// returns an error code (MPI_SUCCESS: none).
-pub type Deferred = Box<dyn FnOnce() -> c_int>;
+pub struct Deferred(Box<dyn FnOnce() -> c_int>);
+
+// SAFETY: the rank's one thread that calls MPI makes and runs them.
+unsafe impl Send for Deferred {}
 
 /// Queues `f` to run when the current MPI call has released the library's lock.
 pub fn defer(f: impl FnOnce() -> c_int + 'static) {
-    DEFERRED.with(|d| d.borrow_mut().push(Box::new(f)));
+    DEFERRED
+        .get()
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .push(Deferred(Box::new(f)));
 }
 
 /// Runs `f` on the client (outside any MPI call: from deferred work).
 pub fn with_mut(f: impl FnOnce(&mut Client)) {
-    let mut guard = CLIENT.lock().unwrap_or_else(|p| p.into_inner());
+    let mut guard = CLIENT.get().lock().unwrap_or_else(|p| p.into_inner());
     if let Some(c) = guard.as_mut() {
         f(c);
     }
@@ -1016,10 +1071,10 @@ pub fn with_mut(f: impl FnOnce(&mut Client)) {
 /// Runs `f` on the client if MPI is initialized (and this is not inside an MPI call);
 /// whether it ran.
 pub fn with(f: impl FnOnce(&Client)) -> bool {
-    if IN_ENTRY.with(|e| e.get()) {
+    if IN_ENTRY.get().load(Ordering::SeqCst) {
         return false;
     }
-    let guard = CLIENT.lock().unwrap_or_else(|p| p.into_inner());
+    let guard = CLIENT.get().lock().unwrap_or_else(|p| p.into_inner());
     match guard.as_ref() {
         Some(c) => {
             f(c);
@@ -1034,9 +1089,9 @@ type Handler = Option<(crate::errhan::HandlerFn, u64)>;
 
 fn entry_locked(name: &str, f: impl FnOnce(&mut Client) -> Result<(), Failure>) -> (c_int, Handler) {
     let run = catch_unwind(AssertUnwindSafe(|| {
-        let mut guard = CLIENT.lock().unwrap_or_else(|p| p.into_inner());
+        let mut guard = CLIENT.get().lock().unwrap_or_else(|p| p.into_inner());
         let Some(c) = guard.as_mut() else {
-            let when = if FINALIZED.load(Ordering::SeqCst) {
+            let when = if FINALIZED.get().load(Ordering::SeqCst) {
                 "after MPI_Finalize"
             } else {
                 "before MPI_Init"
@@ -1065,12 +1120,12 @@ fn entry_locked(name: &str, f: impl FnOnce(&mut Client) -> Result<(), Failure>) 
 
 /// MPI_Init's work: connects once.
 pub fn init(name: &str) -> c_int {
-    if IN_ENTRY.with(|e| e.get()) {
+    if IN_ENTRY.get().load(Ordering::SeqCst) {
         die(&format!("{name} called from inside a callback the program gave MPI"), 1);
     }
     let run = catch_unwind(|| {
-        let mut guard = CLIENT.lock().unwrap_or_else(|p| p.into_inner());
-        if guard.is_some() || FINALIZED.load(Ordering::SeqCst) {
+        let mut guard = CLIENT.get().lock().unwrap_or_else(|p| p.into_inner());
+        if guard.is_some() || FINALIZED.get().load(Ordering::SeqCst) {
             die(&format!("{name} called twice"), 1);
         }
         match Client::connect() {
@@ -1092,9 +1147,9 @@ pub fn finalize() -> c_int {
         Ok(())
     });
     let code = if code == abi::err::SUCCESS { last } else { code };
-    let mut guard = CLIENT.lock().unwrap_or_else(|p| p.into_inner());
+    let mut guard = CLIENT.get().lock().unwrap_or_else(|p| p.into_inner());
     *guard = None;
-    FINALIZED.store(true, Ordering::SeqCst);
+    FINALIZED.get().store(true, Ordering::SeqCst);
     code
 }
 
@@ -1103,20 +1158,20 @@ pub fn finalize() -> c_int {
 /// (the clock functions of the C library ask it; they fall back to the machine's
 /// clock otherwise).
 pub fn virtual_now() -> Option<f64> {
-    if IN_ENTRY.with(|e| e.get()) {
+    if IN_ENTRY.get().load(Ordering::SeqCst) {
         return None;
     }
-    let mut guard = CLIENT.try_lock().ok()?;
+    let mut guard = CLIENT.get().try_lock().ok()?;
     guard.as_mut().map(|c| c.wtime())
 }
 
 /// Whether MPI_Init and MPI_Finalize were called.
 pub fn state() -> (bool, bool) {
-    let fin = FINALIZED.load(Ordering::SeqCst);
+    let fin = FINALIZED.get().load(Ordering::SeqCst);
     // Inside an MPI call (a callback asks): initialized, and the lock is taken.
-    if IN_ENTRY.with(|e| e.get()) {
+    if IN_ENTRY.get().load(Ordering::SeqCst) {
         return (true, fin);
     }
-    let init = fin || CLIENT.lock().unwrap_or_else(|p| p.into_inner()).is_some();
+    let init = fin || CLIENT.get().lock().unwrap_or_else(|p| p.into_inner()).is_some();
     (init, fin)
 }

@@ -6,6 +6,7 @@
 use crate::client::{entry, Client, Comm, Failure};
 use crate::coll::{bcast, blocking};
 use crate::p2p::{isend, recv, wait_all};
+use crate::rank_local::RankLocal;
 use simpi_wire::{abi, Call, CollKind, Collective, NewComm};
 use std::collections::HashMap;
 use std::ffi::{c_char, c_int, c_void, CStr};
@@ -15,7 +16,7 @@ use std::sync::{Arc, Mutex};
 const HW_GUIDED: c_int = 1003;
 
 /// Names given with MPI_Comm_set_name, by handle.
-static NAMES: Mutex<Option<HashMap<u64, String>>> = Mutex::new(None);
+static NAMES: RankLocal<Mutex<Option<HashMap<u64, String>>>> = RankLocal::new(|| Mutex::new(None));
 
 /// # Safety
 /// `rank` is writable.
@@ -555,7 +556,7 @@ pub unsafe extern "C" fn MPI_Comm_set_name(comm: usize, name: *const c_char) -> 
             return Err((abi::err::ARG, "a null name".into()));
         }
         let text = CStr::from_ptr(name).to_string_lossy().into_owned();
-        let mut names = NAMES.lock().unwrap_or_else(|p| p.into_inner());
+        let mut names = NAMES.get().lock().unwrap_or_else(|p| p.into_inner());
         names.get_or_insert_with(HashMap::new).insert(comm as u64, text);
         Ok(())
     })
@@ -571,7 +572,7 @@ pub unsafe extern "C" fn MPI_Comm_get_name(comm: usize, name: *mut c_char, len: 
             return Ok(());
         }
         c.comm(comm)?;
-        let names = NAMES.lock().unwrap_or_else(|p| p.into_inner());
+        let names = NAMES.get().lock().unwrap_or_else(|p| p.into_inner());
         let given = names.as_ref().and_then(|n| n.get(&(comm as u64))).cloned();
         let text = given.unwrap_or_else(|| match comm as u64 {
             abi::COMM_WORLD => "MPI_COMM_WORLD".into(),

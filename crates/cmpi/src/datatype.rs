@@ -336,7 +336,8 @@ pub unsafe extern "C" fn MPI_Type_free(datatype: *mut usize) -> c_int {
 const DATATYPE_NULL: usize = 0x200;
 
 /// Names given with MPI_Type_set_name, by handle.
-static TYPE_NAMES: std::sync::Mutex<Option<std::collections::HashMap<u64, String>>> = std::sync::Mutex::new(None);
+static TYPE_NAMES: crate::rank_local::RankLocal<std::sync::Mutex<Option<std::collections::HashMap<u64, String>>>> =
+    crate::rank_local::RankLocal::new(|| std::sync::Mutex::new(None));
 
 /// # Safety
 /// `name` is a NUL-terminated string.
@@ -348,7 +349,7 @@ pub unsafe extern "C" fn MPI_Type_set_name(datatype: usize, name: *const std::ff
             return Err((abi::err::ARG, "a null name".into()));
         }
         let text = std::ffi::CStr::from_ptr(name).to_string_lossy().into_owned();
-        let mut names = TYPE_NAMES.lock().unwrap_or_else(|p| p.into_inner());
+        let mut names = TYPE_NAMES.get().lock().unwrap_or_else(|p| p.into_inner());
         names.get_or_insert_with(Default::default).insert(datatype as u64, text);
         Ok(())
     })
@@ -360,7 +361,7 @@ pub unsafe extern "C" fn MPI_Type_set_name(datatype: usize, name: *const std::ff
 pub unsafe extern "C" fn MPI_Type_get_name(datatype: usize, name: *mut std::ffi::c_char, len: *mut c_int) -> c_int {
     entry("MPI_Type_get_name", |c| {
         c.layout(datatype)?;
-        let names = TYPE_NAMES.lock().unwrap_or_else(|p| p.into_inner());
+        let names = TYPE_NAMES.get().lock().unwrap_or_else(|p| p.into_inner());
         let given = names.as_ref().and_then(|n| n.get(&(datatype as u64))).cloned();
         // A predefined datatype is named as in mpi.h; a derived one has no name.
         let text = given

@@ -13,7 +13,8 @@ const VERSION: &str = concat!(
 );
 
 /// The thread level MPI_Init_thread provided (MPI_THREAD_SINGLE unless asked more).
-static PROVIDED: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+static PROVIDED: crate::rank_local::RankLocal<std::sync::atomic::AtomicI32> =
+    crate::rank_local::RankLocal::new(|| std::sync::atomic::AtomicI32::new(0));
 
 /// # Safety
 /// As MPI_Init: `argc` and `argv` are null or the program's.
@@ -36,7 +37,7 @@ pub unsafe extern "C" fn MPI_Init_thread(
         // Up to MPI_THREAD_FUNNELED (1): only the main thread calls MPI, which a
         // process per rank handles (MPI_THREAD_SINGLE is 0).
         let level = required.clamp(0, 1);
-        PROVIDED.store(level, std::sync::atomic::Ordering::Relaxed);
+        PROVIDED.get().store(level, std::sync::atomic::Ordering::Relaxed);
         *provided = level;
     }
     code
@@ -67,7 +68,7 @@ pub unsafe extern "C" fn MPI_Finalized(flag: *mut c_int) -> c_int {
 /// `provided` is writable.
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Query_thread(provided: *mut c_int) -> c_int {
-    *provided = PROVIDED.load(std::sync::atomic::Ordering::Relaxed);
+    *provided = PROVIDED.get().load(std::sync::atomic::Ordering::Relaxed);
     abi::err::SUCCESS
 }
 

@@ -17,6 +17,7 @@ use crate::datatype::*;
 use crate::env::*;
 use crate::errhan::*;
 use crate::p2p::*;
+use crate::rank_local::RankLocal;
 use crate::some::*;
 use crate::topo::*;
 use simpi_wire::abi;
@@ -26,14 +27,15 @@ use std::sync::OnceLock;
 /// A Fortran default integer.
 pub type Fint = c_int;
 
-/// The addresses of `mpif.h`'s special variables in this program (none if it did not
-/// use them): MPI_IN_PLACE, MPI_BOTTOM, MPI_STATUS_IGNORE, MPI_STATUSES_IGNORE.
+/// The addresses of `mpif.h`'s special variables in this rank's program (none if it
+/// did not use them): MPI_IN_PLACE, MPI_BOTTOM, MPI_STATUS_IGNORE, MPI_STATUSES_IGNORE.
 fn special() -> &'static [usize; 4] {
-    static AT: OnceLock<[usize; 4]> = OnceLock::new();
-    AT.get_or_init(|| {
+    static AT: RankLocal<OnceLock<[usize; 4]>> = RankLocal::new(OnceLock::new);
+    AT.get().get_or_init(|| {
+        let program = crate::in_process::program();
         let find = |name: &std::ffi::CStr| {
             // SAFETY: looks up a symbol by a NUL-terminated name.
-            unsafe { libc::dlsym(libc::RTLD_DEFAULT, name.as_ptr()) as usize }
+            unsafe { libc::dlsym(program, name.as_ptr()) as usize }
         };
         [
             find(c"simpi_f_in_place_"),

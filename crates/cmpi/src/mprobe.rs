@@ -8,6 +8,7 @@
 //! buffer. The transfer's simulated time is thus spent in the probe, not the receive.
 
 use crate::client::{entry, Client, Failure, Status};
+use crate::rank_local::RankLocal;
 use simpi_wire::abi;
 use std::collections::HashMap;
 use std::ffi::{c_int, c_void};
@@ -28,7 +29,7 @@ struct Matched {
     open: HashMap<usize, Message>,
 }
 
-static MATCHED: Mutex<Option<Matched>> = Mutex::new(None);
+static MATCHED: RankLocal<Mutex<Option<Matched>>> = RankLocal::new(|| Mutex::new(None));
 
 /// Takes the message `st` found on `comm` off the matching queues and gives a handle
 /// for it.
@@ -58,7 +59,7 @@ fn matched(c: &mut Client, comm: usize, st: &Status) -> Result<usize, Failure> {
         )?
     };
     data.truncate(got.bytes() as usize);
-    let mut g = MATCHED.lock().unwrap_or_else(|p| p.into_inner());
+    let mut g = MATCHED.get().lock().unwrap_or_else(|p| p.into_inner());
     let m = g.get_or_insert_with(|| Matched {
         next: FIRST_MESSAGE,
         open: HashMap::new(),
@@ -77,7 +78,7 @@ unsafe fn take(message: *mut usize) -> Result<Option<Message>, Failure> {
         *message = MESSAGE_NULL;
         return Ok(None);
     }
-    let mut g = MATCHED.lock().unwrap_or_else(|p| p.into_inner());
+    let mut g = MATCHED.get().lock().unwrap_or_else(|p| p.into_inner());
     let found = g.as_mut().and_then(|m| m.open.remove(&h));
     match found {
         Some(m) => {

@@ -643,13 +643,14 @@ pub unsafe extern "C" fn MPI_Isendrecv_replace(
 
 /// The buffer MPI_Buffer_attach gave (sends are never buffered in it: a buffered
 /// send is simulated as a standard one).
-static ATTACHED: std::sync::Mutex<(usize, c_int)> = std::sync::Mutex::new((0, 0));
+static ATTACHED: crate::rank_local::RankLocal<std::sync::Mutex<(usize, c_int)>> =
+    crate::rank_local::RankLocal::new(|| std::sync::Mutex::new((0, 0)));
 
 /// # Safety
 /// `buf` holds `size` bytes.
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Buffer_attach(buf: *mut c_void, size: c_int) -> c_int {
-    *ATTACHED.lock().unwrap_or_else(|p| p.into_inner()) = (buf as usize, size);
+    *ATTACHED.get().lock().unwrap_or_else(|p| p.into_inner()) = (buf as usize, size);
     abi::err::SUCCESS
 }
 
@@ -657,7 +658,7 @@ pub unsafe extern "C" fn MPI_Buffer_attach(buf: *mut c_void, size: c_int) -> c_i
 /// `buf` (a pointer to a pointer) and `size` are writable.
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Buffer_detach(buf: *mut c_void, size: *mut c_int) -> c_int {
-    let mut a = ATTACHED.lock().unwrap_or_else(|p| p.into_inner());
+    let mut a = ATTACHED.get().lock().unwrap_or_else(|p| p.into_inner());
     *(buf as *mut usize) = a.0;
     *size = a.1;
     *a = (0, 0);

@@ -43,10 +43,11 @@ struct State {
     shared: HashMap<usize, (usize, usize)>,
 }
 
-static STATE: Mutex<Option<State>> = Mutex::new(None);
+static STATE: crate::rank_local::RankLocal<Mutex<Option<State>>> =
+    crate::rank_local::RankLocal::new(|| Mutex::new(None));
 
 fn with_state<T>(f: impl FnOnce(&mut State) -> T) -> T {
-    let mut g = STATE.lock().unwrap_or_else(|p| p.into_inner());
+    let mut g = STATE.get().lock().unwrap_or_else(|p| p.into_inner());
     let s = g.get_or_insert_with(|| State {
         loops: HashMap::new(),
         shared: HashMap::new(),

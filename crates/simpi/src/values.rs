@@ -151,6 +151,16 @@ pub fn file_size(s: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("{} is not a size between 1 byte and 2^64 - 1 bytes", quote(s)))
 }
 
+/// A rank's stack when ranks are coroutines (`--stack-size`): a size as
+/// [`file_size`] reads it, from 64 KiB to 1 GiB.
+pub fn stack_size(s: &str) -> Result<usize, String> {
+    let bytes = file_size(s)?;
+    if !(64 << 10..=1 << 30).contains(&bytes) {
+        return Err(format!("{} is not a stack size between 64KiB and 1GiB", quote(s)));
+    }
+    Ok(bytes as usize)
+}
+
 /// A count of at least 1 (`--iterations`, `--ranks-per-host`).
 pub fn at_least_one(s: &str) -> Result<u32, String> {
     match s.trim().parse::<u32>() {

@@ -8,6 +8,7 @@
 pub mod abi;
 mod codec;
 pub mod heap;
+pub mod in_process;
 mod long_double;
 mod mailbox;
 pub mod reduce;

@@ -46,7 +46,11 @@ pub fn run(name: &str, env: &str, default: &str, extra: &[&str]) -> ExitCode {
     // Calls with buffers of different types to one MPI routine are what MPI's
     // Fortran bindings are; gfortran 10 and later refuse them unless told.
     let fortran = cc.contains("gfortran");
-    let mut cmd = vec![cc.clone(), format!("-I{}", include.display())];
+    // Position-independent code, as for a library: the program reaches the C
+    // library's variables (optarg, environ, stdout) through its GOT, with no copies
+    // of them made at load time, so `simpi run --in-process` can load it into its
+    // own process once per rank.
+    let mut cmd = vec![cc.clone(), "-fPIC".into(), format!("-I{}", include.display())];
     if fortran {
         cmd.push("-fallow-argument-mismatch".into());
         // The `mpi` module, for programs that `use mpi`.

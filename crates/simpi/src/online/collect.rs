@@ -7,6 +7,7 @@
 use super::comms::Place;
 use simpi_wire::reduce::combine;
 use simpi_wire::{abi, CollKind, Collective};
+use std::borrow::Cow;
 
 /// A collective call's name: its communicator, that communicator's first member (a
 /// world rank: every MPI_COMM_SELF has the same index), and its number there.
@@ -180,151 +181,166 @@ impl Collectives {
     /// What rank `rank` (of the communicator) receives from call `key`, now that its
     /// part is done (nothing for the calls that make communicators).
     pub fn result(&mut self, rank: u32, key: CallKey) -> Result<Vec<u8>, String> {
+        self.result_with(rank, key, |data| Ok(data.to_vec()))
+    }
+
+    /// [`Collectives::result`], handed to `deliver`: a result every rank shares (a
+    /// reduction's, a broadcast's) is not copied for each.
+    pub fn result_with<T>(
+        &mut self,
+        rank: u32,
+        key: CallKey,
+        deliver: impl FnOnce(&[u8]) -> Result<T, String>,
+    ) -> Result<T, String> {
         let seq = key.2;
         let inst = self
             .open
             .get_mut(&key)
             .ok_or_else(|| format!("collective #{seq} is unknown"))?;
-        if let Some(first) = inst.first_group {
-            let out = inter_result(inst, rank as usize, first)?;
-            inst.delivered += 1;
-            if inst.delivered == inst.size {
-                self.open.remove(&key);
-            }
-            return Ok(out);
-        }
-        let n = inst.size as usize;
-        let c = &inst.first;
-        let r = rank as usize;
-        let contributions = &inst.contributions;
-        let send_counts = &inst.send_counts;
-        let missing = |i: usize| {
-            format!(
-                "collective #{seq} ({:?} on communicator {}): rank {rank} would get its result before rank \
-                 {i}'s contribution is there",
-                c.kind, c.comm
-            )
-        };
-        let part = |i: usize| contributions[i].as_deref().ok_or_else(|| missing(i));
-        let block = |data: &[u8], i: usize, len: usize| -> Result<Vec<u8>, String> {
-            data.get(i * len..(i + 1) * len)
-                .map(<[u8]>::to_vec)
-                .ok_or_else(|| format!("collective #{seq}: a buffer of {} bytes has no block {i}", data.len()))
-        };
-        let reduce_over = |ranks: std::ops::Range<usize>| -> Result<Vec<u8>, String> {
-            let mut acc: Option<Vec<u8>> = None;
-            for i in ranks {
-                let x = part(i)?;
-                match &mut acc {
-                    None => acc = Some(x.to_vec()),
-                    Some(a) => combine(c.op, c.datatype, a, x)?,
-                }
-            }
-            Ok(acc.unwrap_or_default())
-        };
-        let concat = |ranks: std::ops::Range<usize>| -> Result<Vec<u8>, String> {
-            let mut all = Vec::new();
-            for i in ranks {
-                all.extend_from_slice(part(i)?);
-            }
-            Ok(all)
-        };
-        let out = match c.kind {
-            // The rank combines with its own function: it gets what it combines.
-            CollKind::Reduce if c.op == abi::OP_USER && rank != c.root => Vec::new(),
-            CollKind::Reduce | CollKind::Allreduce | CollKind::ReduceScatterBlock | CollKind::ReduceScatter
-                if c.op == abi::OP_USER =>
-            {
-                concat(0..n)?
-            }
-            CollKind::Scan if c.op == abi::OP_USER => concat(0..r + 1)?,
-            CollKind::Exscan if c.op == abi::OP_USER => concat(0..r)?,
-            CollKind::Barrier => Vec::new(),
-            CollKind::Bcast => part(c.root as usize)?.to_vec(),
-            CollKind::Reduce if rank != c.root => Vec::new(),
-            CollKind::Reduce | CollKind::Allreduce | CollKind::ReduceScatterBlock | CollKind::ReduceScatter => {
-                if inst.reduced.is_none() {
-                    inst.reduced = Some(reduce_over(0..n)?);
-                }
-                let all = inst.reduced.as_deref().unwrap_or_default();
-                match c.kind {
-                    CollKind::ReduceScatterBlock => block(all, r, all.len() / n.max(1))?,
-                    CollKind::ReduceScatter => {
-                        let shares = &c.recv_counts;
-                        let off: u64 = shares.iter().take(r).sum();
-                        let len = shares.get(r).copied().unwrap_or(0);
-                        all.get(off as usize..(off + len) as usize)
-                            .map(<[u8]>::to_vec)
-                            .ok_or_else(|| format!("collective #{seq}: the shares exceed the vector"))?
-                    }
-                    _ => all.to_vec(),
-                }
-            }
-            CollKind::Exscan if r == 0 => Vec::new(),
-            CollKind::Scan | CollKind::Exscan => {
-                // Prefix i is prefix i-1 combined with contribution i, made as far as
-                // needed: rank r's contributions up to r are in, later ones may not be.
-                let want = if c.kind == CollKind::Scan { r } else { r - 1 };
-                let prefixes = &mut inst.prefixes;
-                while prefixes.len() <= want {
-                    let i = prefixes.len();
-                    let next = match prefixes.last() {
-                        None => part(i)?.to_vec(),
-                        Some(prev) => {
-                            let mut acc = prev.clone();
-                            combine(c.op, c.datatype, &mut acc, part(i)?)?;
-                            acc
-                        }
-                    };
-                    prefixes.push(next);
-                }
-                prefixes[want].clone()
-            }
-            CollKind::Gather | CollKind::Gatherv if rank != c.root => Vec::new(),
-            CollKind::Gather | CollKind::Allgather | CollKind::Gatherv | CollKind::Allgatherv => {
-                let mut all = Vec::new();
-                for i in 0..n {
-                    all.extend_from_slice(part(i)?);
-                }
-                all
-            }
-            CollKind::Scatter => block(part(c.root as usize)?, r, c.count as usize)?,
-            CollKind::Scatterv => {
-                let shares = &send_counts[c.root as usize];
-                let off: u64 = shares.iter().take(r).sum();
-                let len = shares.get(r).copied().unwrap_or(0);
-                part(c.root as usize)?
-                    .get(off as usize..(off + len) as usize)
-                    .map(<[u8]>::to_vec)
-                    .ok_or_else(|| format!("collective #{seq}: the root's blocks exceed its data"))?
-            }
-            CollKind::Alltoallv => {
-                let mut mine = Vec::new();
-                for s in 0..n {
-                    let counts = &send_counts[s];
-                    let (Some(&len), Some(data)) = (counts.get(r), contributions[s].as_deref()) else {
-                        return Err(missing(s));
-                    };
-                    let off: u64 = counts[..r].iter().sum();
-                    mine.extend_from_slice(&data[off as usize..(off + len) as usize]);
-                }
-                mine
-            }
-            CollKind::Alltoall => {
-                let mut mine = Vec::new();
-                for i in 0..n {
-                    mine.extend(block(part(i)?, r, c.count as usize)?);
-                }
-                mine
-            }
-            CollKind::Dup | CollKind::Split | CollKind::SplitShared | CollKind::Create | CollKind::Merge => Vec::new(),
-        };
+        let given = match inst.first_group {
+            Some(first) => deliver(&inter_result(inst, rank as usize, first)?),
+            None => deliver(&intra_result(inst, rank, seq)?),
+        }?;
         inst.delivered += 1;
         if inst.delivered == inst.size {
             self.open.remove(&key);
         }
-        Ok(out)
+        Ok(given)
     }
+}
+
+/// What rank `rank` of an intracommunicator collective (number `seq`) receives.
+fn intra_result(inst: &mut Instance, rank: u32, seq: u64) -> Result<Cow<'_, [u8]>, String> {
+    let n = inst.size as usize;
+    let c = &inst.first;
+    let r = rank as usize;
+    let contributions = &inst.contributions;
+    let send_counts = &inst.send_counts;
+    let missing = |i: usize| {
+        format!(
+            "collective #{seq} ({:?} on communicator {}): rank {rank} would get its result before rank \
+                 {i}'s contribution is there",
+            c.kind, c.comm
+        )
+    };
+    let part = |i: usize| contributions[i].as_deref().ok_or_else(|| missing(i));
+    let block = |data: &[u8], i: usize, len: usize| -> Result<Vec<u8>, String> {
+        data.get(i * len..(i + 1) * len)
+            .map(<[u8]>::to_vec)
+            .ok_or_else(|| format!("collective #{seq}: a buffer of {} bytes has no block {i}", data.len()))
+    };
+    let reduce_over = |ranks: std::ops::Range<usize>| -> Result<Vec<u8>, String> {
+        let mut acc: Option<Vec<u8>> = None;
+        for i in ranks {
+            let x = part(i)?;
+            match &mut acc {
+                None => acc = Some(x.to_vec()),
+                Some(a) => combine(c.op, c.datatype, a, x)?,
+            }
+        }
+        Ok(acc.unwrap_or_default())
+    };
+    let concat = |ranks: std::ops::Range<usize>| -> Result<Vec<u8>, String> {
+        let mut all = Vec::new();
+        for i in ranks {
+            all.extend_from_slice(part(i)?);
+        }
+        Ok(all)
+    };
+    Ok(match c.kind {
+        // The rank combines with its own function: it gets what it combines.
+        CollKind::Reduce if c.op == abi::OP_USER && rank != c.root => Vec::new().into(),
+        CollKind::Reduce | CollKind::Allreduce | CollKind::ReduceScatterBlock | CollKind::ReduceScatter
+            if c.op == abi::OP_USER =>
+        {
+            concat(0..n)?.into()
+        }
+        CollKind::Scan if c.op == abi::OP_USER => concat(0..r + 1)?.into(),
+        CollKind::Exscan if c.op == abi::OP_USER => concat(0..r)?.into(),
+        CollKind::Barrier => Vec::new().into(),
+        CollKind::Bcast => Cow::Borrowed(part(c.root as usize)?),
+        CollKind::Reduce if rank != c.root => Vec::new().into(),
+        CollKind::Reduce | CollKind::Allreduce | CollKind::ReduceScatterBlock | CollKind::ReduceScatter => {
+            if inst.reduced.is_none() {
+                inst.reduced = Some(reduce_over(0..n)?);
+            }
+            let all = inst.reduced.as_deref().unwrap_or_default();
+            match c.kind {
+                CollKind::ReduceScatterBlock => block(all, r, all.len() / n.max(1))?.into(),
+                CollKind::ReduceScatter => {
+                    let shares = &c.recv_counts;
+                    let off: u64 = shares.iter().take(r).sum();
+                    let len = shares.get(r).copied().unwrap_or(0);
+                    Cow::Borrowed(
+                        all.get(off as usize..(off + len) as usize)
+                            .ok_or_else(|| format!("collective #{seq}: the shares exceed the vector"))?,
+                    )
+                }
+                _ => Cow::Borrowed(all),
+            }
+        }
+        CollKind::Exscan if r == 0 => Vec::new().into(),
+        CollKind::Scan | CollKind::Exscan => {
+            // Prefix i is prefix i-1 combined with contribution i, made as far as
+            // needed: rank r's contributions up to r are in, later ones may not be.
+            let want = if c.kind == CollKind::Scan { r } else { r - 1 };
+            let prefixes = &mut inst.prefixes;
+            while prefixes.len() <= want {
+                let i = prefixes.len();
+                let next = match prefixes.last() {
+                    None => part(i)?.to_vec(),
+                    Some(prev) => {
+                        let mut acc = prev.clone();
+                        combine(c.op, c.datatype, &mut acc, part(i)?)?;
+                        acc
+                    }
+                };
+                prefixes.push(next);
+            }
+            Cow::Borrowed(&prefixes[want])
+        }
+        CollKind::Gather | CollKind::Gatherv if rank != c.root => Vec::new().into(),
+        CollKind::Gather | CollKind::Allgather | CollKind::Gatherv | CollKind::Allgatherv => {
+            let mut all = Vec::new();
+            for i in 0..n {
+                all.extend_from_slice(part(i)?);
+            }
+            all.into()
+        }
+        CollKind::Scatter => block(part(c.root as usize)?, r, c.count as usize)?.into(),
+        CollKind::Scatterv => {
+            let shares = &send_counts[c.root as usize];
+            let off: u64 = shares.iter().take(r).sum();
+            let len = shares.get(r).copied().unwrap_or(0);
+            Cow::Borrowed(
+                part(c.root as usize)?
+                    .get(off as usize..(off + len) as usize)
+                    .ok_or_else(|| format!("collective #{seq}: the root's blocks exceed its data"))?,
+            )
+        }
+        CollKind::Alltoallv => {
+            let mut mine = Vec::new();
+            for s in 0..n {
+                let counts = &send_counts[s];
+                let (Some(&len), Some(data)) = (counts.get(r), contributions[s].as_deref()) else {
+                    return Err(missing(s));
+                };
+                let off: u64 = counts[..r].iter().sum();
+                mine.extend_from_slice(&data[off as usize..(off + len) as usize]);
+            }
+            mine.into()
+        }
+        CollKind::Alltoall => {
+            let mut mine = Vec::new();
+            for i in 0..n {
+                mine.extend(block(part(i)?, r, c.count as usize)?);
+            }
+            mine.into()
+        }
+        CollKind::Dup | CollKind::Split | CollKind::SplitShared | CollKind::Create | CollKind::Merge => {
+            Vec::new().into()
+        }
+    })
 }
 
 /// What rank `me` (a position in both groups together) of an intercommunicator

@@ -11,11 +11,16 @@
 mod annotations;
 mod collect;
 mod comms;
+mod coroutines;
+mod loadable;
+mod processes;
 mod ranks;
 pub mod record;
 mod remote;
 mod tit;
 mod windows;
+
+pub use coroutines::InProcess;
 
 use crate::replay::{cpu_sharing, HostRules, Model};
 use crate::workload::CollChoice;
@@ -23,6 +28,8 @@ use crate::Error;
 use annotations::Annotations;
 use collect::{CallKey, Collectives};
 use comms::Comms;
+use coroutines::Coroutines;
+use processes::Processes;
 use ranks::Ranks;
 use simpi_kernel::SimTime;
 use simpi_mpi::coll::{CollSpec, Collective as Coll};
@@ -98,6 +105,8 @@ pub struct RunOptions<'a> {
     /// to another core cost 3 times one on the same core. Spread them (false) when
     /// ranks compute much between calls.
     pub one_core: bool,
+    /// Run the ranks as coroutines of this process (`None`: a process per rank).
+    pub in_process: Option<InProcess>,
 }
 
 /// What a run gives back.
@@ -181,6 +190,9 @@ pub fn run(opts: RunOptions<'_>) -> Result<RunOutcome, Error> {
         )),
     }
 }
+
+/// Held by the in-process run under way (see [`InProcess`]).
+static IN_PROCESS: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// Unsuccessful probes in a row, each with nothing in flight and no call made since
 /// the one before, after which a probing rank waits for a message that cannot come.
@@ -341,19 +353,29 @@ impl<'o> Session<'o> {
 
     /// Starts the ranks and runs them to the end; kills them all on an error.
     fn drive<R: Rules<Live<Posted>>>(mut self, d: Driver<R>) -> Result<RunOutcome, Error> {
-        if self.opts.one_core {
+        if self.opts.one_core && self.opts.in_process.is_none() {
             // The ranks inherit it.
             ranks::keep_to_one_core();
         }
         if let Compute::Replay { path } = &self.opts.compute {
             self.replayed = record::read(path, self.opts.ranks).map_err(Error::Input)?;
         }
-        let mut ranks = Ranks::start(&self.opts.program, &self.opts.args, self.opts.ranks).map_err(Error::Setting)?;
+        let (program, args, n) = (&self.opts.program, &self.opts.args, self.opts.ranks);
+        // One run's ranks at a time in this process: simpi's MPI library, loaded
+        // once, holds them (another thread's in-process run waits for this one).
+        let _alone = self
+            .opts
+            .in_process
+            .map(|_| IN_PROCESS.lock().unwrap_or_else(|p| p.into_inner()));
+        let mut ranks: Box<dyn Ranks> = match self.opts.in_process {
+            None => Box::new(Processes::start(program, args, n).map_err(Error::Setting)?),
+            Some(how) => Box::new(Coroutines::start(program, args, n, how).map_err(Error::Setting)?),
+        };
         self.pids = ranks.pids();
         if self.pids.first().is_some_and(|&pid| remote::reachable(pid)) {
             self.remote_min = remote::MIN_BYTES;
         }
-        match self.simulate(d, &mut ranks) {
+        match self.simulate(d, ranks.as_mut()) {
             Ok(outcome) => {
                 let failed = ranks.wait_all();
                 if let Some((r, how)) = failed.first() {
@@ -384,7 +406,7 @@ impl<'o> Session<'o> {
         }
     }
 
-    fn simulate<R: Rules<Live<Posted>>>(&mut self, mut d: Driver<R>, ranks: &mut Ranks) -> Result<Outcome, Error> {
+    fn simulate<R: Rules<Live<Posted>>>(&mut self, mut d: Driver<R>, ranks: &mut dyn Ranks) -> Result<Outcome, Error> {
         let n = self.opts.ranks;
         for r in 0..n {
             match ranks.receive(r).map_err(Error::Input)? {
@@ -475,7 +497,7 @@ impl<'o> Session<'o> {
 
     /// Rank `r`'s next message: its calls posted ahead, queued, and the first of them
     /// (or the call it waits for).
-    fn receive_calls(&mut self, ranks: &mut Ranks, r: u32) -> Result<Timed, Error> {
+    fn receive_calls(&mut self, ranks: &mut dyn Ranks, r: u32) -> Result<Timed, Error> {
         match ranks.receive(r).map_err(Error::Input)? {
             Request::Hello => Err(Error::Input(format!("rank {r} called MPI_Init twice"))),
             Request::Abort { code, message } => Err(aborted(r, code, &message)),
@@ -1082,10 +1104,10 @@ impl<'o> Session<'o> {
     /// Rank `r`'s result of collective `key`, where it is `me`: written into the
     /// rank's memory at `at` if it fits there exactly, else carried by the reply.
     fn coll_result(&mut self, r: u32, key: CallKey, me: u32, at: Option<Region>) -> Result<Completion, String> {
-        let data = self.colls.result(me, key)?;
-        match at {
+        let pid = self.pids[r as usize];
+        self.colls.result_with(me, key, |data| match at {
             Some(at) if at.len == data.len() as u64 && !data.is_empty() => {
-                remote::write(self.pids[r as usize], at.addr, &data).map_err(|e| format!("rank {r}: {e}"))?;
+                remote::write(pid, at.addr, data).map_err(|e| format!("rank {r}: {e}"))?;
                 Ok(Completion {
                     source: -1,
                     tag: 0,
@@ -1093,8 +1115,8 @@ impl<'o> Session<'o> {
                     placed: Some(at.len),
                 })
             }
-            _ => Ok(completion(-1, 0, data)),
-        }
+            _ => Ok(completion(-1, 0, data.to_vec())),
+        })
     }
 
     /// Reads from rank `r`'s memory the data its calls left there (a collective's
