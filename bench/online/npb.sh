@@ -2,6 +2,7 @@
 # Builds NPB 3.4 (MPI) with simpi's compiler wrappers, sources unmodified, and runs
 # every kernel under `simpi run`, reporting each one's own verification.
 #   bench/online/npb.sh NPB_MPI_DIR [CLASSES] [RANKS]
+# SIMPI_RUN_OPTS adds options to every `simpi run` (e.g. --in-process).
 # NPB_MPI_DIR is NPB3.4-MPI from the NPB 3.4 distribution (copied, not changed);
 # CLASSES defaults to "S W", RANKS to 4 (BT and SP need a square number). DT runs
 # its three graphs on 12 ranks at class S. The random number generator is NPB's
@@ -19,6 +20,8 @@ trap 'rm -rf "$work"' EXIT
 cp -r "$src" "$work/npb"
 cd "$work/npb"
 [ -f config/make.def ] || cp config/make.def.template config/make.def
+# A git checkout of NPB has no (empty) bin/.
+mkdir -p bin
 make_one() {
   make "$1" CLASS="$2" MPIFC="$bin/simpif90" MPICC="$bin/simpicc" FFLAGS=-O2 RAND=randdp \
     >"$work/build-$1-$2.log" 2>&1
@@ -39,14 +42,14 @@ for class in $classes; do
       continue
     fi
     log="$work/run-$lk-$class.log"
-    "$bin/simpi" run -np "$np" "bin/$lk.$class.x" >"$log" 2>&1 || true
+    "$bin/simpi" run -np "$np" ${SIMPI_RUN_OPTS:-} "bin/$lk.$class.x" >"$log" 2>&1 || true
     printf '%-6s %-5s %-6s %-14s %s\n' "$k" "$class" "$np" "$(verdict "$log")" "$(tail -1 "$log")"
   done
 done
 if make_one DT S; then
   for g in BH WH SH; do
     log="$work/run-dt-$g.log"
-    "$bin/simpi" run -np 12 bin/dt.S.x "$g" >"$log" 2>&1 || true
+    "$bin/simpi" run -np 12 ${SIMPI_RUN_OPTS:-} bin/dt.S.x "$g" >"$log" 2>&1 || true
     printf '%-6s %-5s %-6s %-14s %s\n' "DT-$g" S 12 "$(verdict "$log")" "$(tail -1 "$log")"
   done
 fi

@@ -5,6 +5,7 @@
 # sizes it reported. Not part of the tests; needs a release build.
 #
 #   bench/online/osu_more.sh OSU_SOURCE_DIR [OUT_DIR] [ITERATIONS]
+# SIMPI_RUN_OPTS adds options to every `simpi run` (e.g. --in-process).
 set -euo pipefail
 osu=${1:?usage: osu_more.sh OSU_SOURCE_DIR [OUT_DIR] [ITERATIONS]}
 out=${2:-/tmp/simpi-osu-more}
@@ -29,7 +30,7 @@ done
 run() {
   local log=$out/$1.log; shift
   local rc=0
-  timeout 300 "$simpi" run --compute none "$@" >"$log" 2>&1 || rc=$?
+  timeout 300 "$simpi" run --compute none ${SIMPI_RUN_OPTS:-} "$@" >"$log" 2>&1 || rc=$?
   echo "$rc $(grep -c '^[0-9]' "$log")"
 }
 passed=0; total=0

@@ -3,6 +3,7 @@
 # (only Makefile variables set on make's command line), runs them under `simpi run`,
 # and prints each run's own verification value with simpi's summary line.
 #   bench/online/proxy_apps.sh SRC_DIR
+# SIMPI_RUN_OPTS adds options to every `simpi run` (e.g. --in-process).
 # SRC_DIR holds lulesh/ (LLNL/LULESH 2.0), hpccg/ (Mantevo/HPCCG) and minife/
 # (Mantevo/miniFE; its MPI reference version ref/ is built). They are copied, not changed.
 # Sizes: LULESH -s 8 -i 20 on 1 and 8 ranks, HPCCG 20 20 20 and miniFE
@@ -79,7 +80,7 @@ run() {
   t0=$EPOCHREALTIME
   # shellcheck disable=SC2046 # the program and its arguments are words
   if [ "$be" = simpi ]; then
-    (cd "$dir" && nice -n 5 "$bin/simpi" run -np "$np" $(program "$app" "$be")) \
+    (cd "$dir" && nice -n 5 "$bin/simpi" run -np "$np" ${SIMPI_RUN_OPTS:-} $(program "$app" "$be")) \
       >"$dir/out" 2>"$dir/err" || status=$?
     summary=$(grep '^simpi run:' "$dir/err" | tail -1 || true)
   else

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Speed of on-line simulation beside SMPI (issue 17), with public tools only: the wall
-# time of the same programs under `simpi run --compute none` and `smpirun
-# --cfg=smpi/simulate-computation:no`, alternating, RUNS times each, medians printed.
+# time of the same programs under `simpi run --compute none` (ranks as processes, then
+# with --in-process) and `smpirun --cfg=smpi/simulate-computation:no`, alternating,
+# RUNS times each, medians printed.
 #   1. pingpong_calls.c: 50,000 blocking round trips of 8 bytes (200,002 calls).
 #   2. OSU 5.3 osu_allreduce -m 1048576 on 16 ranks (needs OSU_DIR).
 # Needs SimGrid 3.32 and a release build. Not part of the tests.
@@ -41,11 +42,15 @@ compare() {
 }
 
 compare "ping-pong, 200,002 calls" 2 -- -- "$out/pp" "$out/pp-smpi" 50000
+compare "ping-pong, in-process" 2 --in-process -- -- "$out/pp" "$out/pp-smpi" 50000
 if [ -n "$osu" ]; then
   src=("$osu/mpi/collective/osu_allreduce.c" "$osu/mpi/collective/osu_coll.c")
   "$root/target/release/simpicc" -O2 -I"$osu/mpi" -I"$osu/mpi/collective" -o "$out/ar" "${src[@]}"
   smpicc -O2 -I"$osu/mpi" -I"$osu/mpi/collective" -o "$out/ar-smpi" "${src[@]}" 2>/dev/null
   compare "osu_allreduce -m 1048576, 16 ranks" 16 --coll allreduce=rdb --coll reduce=binomial --coll barrier=bruck -- \
+    --cfg=smpi/allreduce:rdb --cfg=smpi/reduce:binomial --cfg=smpi/barrier:ompi_bruck -- \
+    "$out/ar" "$out/ar-smpi" -m 1048576
+  compare "osu_allreduce, in-process" 16 --in-process --coll allreduce=rdb --coll reduce=binomial --coll barrier=bruck -- \
     --cfg=smpi/allreduce:rdb --cfg=smpi/reduce:binomial --cfg=smpi/barrier:ompi_bruck -- \
     "$out/ar" "$out/ar-smpi" -m 1048576
 fi

@@ -185,6 +185,10 @@ impl Coroutines {
 
 impl Drop for Coroutines {
     fn drop(&mut self) {
+        // What the ranks printed is in the C library's buffers, which a process of
+        // their own would have written out at its end: before simpi's summary.
+        // SAFETY: flushes every open stream.
+        unsafe { libc::fflush(std::ptr::null_mut()) };
         // SAFETY: no rank runs (this thread is here); the library drops the ranks
         // that did not end, and then nothing runs the copies' code.
         unsafe { (self.end)() };
