@@ -102,7 +102,7 @@ struct Run {
     /// Each rank's copy of the program, as `dlopen` gave it.
     handles: Box<[usize]>,
     /// The thread that resumes the ranks.
-    thread: libc::pid_t,
+    thread: libc::pthread_t,
 }
 
 // SAFETY: the slots are touched only by `thread` (checked in every entry point), the
@@ -116,9 +116,10 @@ static RUN: AtomicPtr<Run> = AtomicPtr::new(std::ptr::null_mut());
 /// A rank is running (its code, or this library's on its behalf).
 static RUNNING: AtomicBool = AtomicBool::new(false);
 
-fn this_thread() -> libc::pid_t {
-    // SAFETY: no preconditions.
-    unsafe { libc::gettid() }
+fn this_thread() -> libc::pthread_t {
+    // SAFETY: no preconditions (and no system call: it is read from the thread's
+    // own block).
+    unsafe { libc::pthread_self() }
 }
 
 fn run() -> Option<&'static Run> {
