@@ -12,6 +12,7 @@ mod annotations;
 mod collect;
 mod comms;
 mod coroutines;
+mod crash;
 mod loadable;
 mod processes;
 mod ranks;
