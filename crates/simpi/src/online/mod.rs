@@ -248,7 +248,6 @@ enum Req {
 /// A message sent and not yet received, as a probe sees it.
 #[derive(Clone, Debug)]
 struct Unmatched {
-    send: Handle,
     comm: u32,
     /// The sender's rank in `comm`.
     source: i32,
@@ -272,9 +271,9 @@ struct Session<'o> {
     sent: HashMap<Handle, Completion>,
     /// Messages matched, by receive handle.
     arrived: HashMap<Handle, Completion>,
-    /// Per world rank: the messages sent to it and not yet matched, in sending order
-    /// for MPI_Iprobe.
-    unmatched: Vec<Vec<Unmatched>>,
+    /// Per world rank: the messages sent to it and not yet matched, by send handle
+    /// (handles grow with sending: the order MPI_Iprobe looks in).
+    unmatched: Vec<std::collections::BTreeMap<Handle, Unmatched>>,
     /// MPI calls other than probes made so far, and per rank the count at its last
     /// unsuccessful probe with the number of such probes in a row (a rank probing for
     /// a message no rank will send would spin for ever).
@@ -327,7 +326,7 @@ impl<'o> Session<'o> {
             requests: vec![HashMap::new(); n],
             sent: HashMap::new(),
             arrived: HashMap::new(),
-            unmatched: vec![Vec::new(); n],
+            unmatched: vec![std::collections::BTreeMap::new(); n],
             progress: 0,
             probing: vec![(0, 0); n],
             sent_to: HashMap::new(),
@@ -530,7 +529,7 @@ impl<'o> Session<'o> {
                 self.arrived.insert(r, c);
             }
             if let Some(to) = self.sent_to.remove(&s) {
-                self.unmatched[to as usize].retain(|m| m.send != s);
+                self.unmatched[to as usize].remove(&s);
             }
         }
         for r in d.take_cancelled() {
@@ -1002,14 +1001,16 @@ impl<'o> Session<'o> {
             }
         };
         let at = self.call_at;
-        self.unmatched[to as usize].push(Unmatched {
-            send: h,
-            comm,
+        self.unmatched[to as usize].insert(
+            h,
+            Unmatched {
+                comm,
             source: me as i32,
             tag: tag as i32,
-            bytes: data.len() as u64,
-            at,
-        });
+                bytes: data.len() as u64,
+                at,
+            },
+        );
         self.sent_to.insert(h, to);
         self.sent.insert(h, completion(me as i32, tag as i32, data));
         if let Some(w) = &mut self.tit {
@@ -1173,7 +1174,7 @@ impl<'o> Session<'o> {
             }
             Awaiting::Coll(key, me, at) => vec![self.coll_result(r, key, me, at)?],
             Awaiting::Probe(comm, from, tag) => {
-                let found = self.unmatched[r as usize].iter().find(|m| {
+                let found = self.unmatched[r as usize].values().find(|m| {
                     m.at <= now
                         && m.comm == comm
                         && (from == abi::ANY_SOURCE || from == m.source)
