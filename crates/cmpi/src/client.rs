@@ -5,8 +5,8 @@
 use crate::layout::Layout;
 use crate::op::UserOp;
 use crate::rank_local::RankLocal;
+use simpi_kernel::{IdHashMap, MixHashMap};
 use simpi_wire::{abi, Call, Completion, Mailbox, Region, Reply, Request, Timed, ENV_MAILBOX};
-use std::collections::HashMap;
 use std::ffi::c_int;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -232,56 +232,56 @@ pub struct Client {
     large_bodies: bool,
     next_request: u64,
     /// The requests in flight, by the value `MPI_Request` holds.
-    pub requests: HashMap<u64, Pending>,
+    pub requests: IdHashMap<u64, Pending>,
     /// Error handlers set on communicators, by communicator handle.
-    pub errhandlers: HashMap<u64, u64>,
+    pub errhandlers: IdHashMap<u64, u64>,
     /// The error handlers the program made, by handle.
-    pub handler_fns: HashMap<u64, crate::errhan::HandlerFn>,
+    pub handler_fns: IdHashMap<u64, crate::errhan::HandlerFn>,
     /// The next error handler's handle.
     pub next_handler: u64,
     /// Error classes and codes the program added: (class, text) by code.
-    pub codes: HashMap<c_int, (c_int, String)>,
+    pub codes: IdHashMap<c_int, (c_int, String)>,
     /// The next error class or code to add.
     pub next_code: c_int,
     /// The communicator the current call named last (its errors go to its handler).
     pub(crate) last_comm: std::cell::Cell<u64>,
     /// The communicators made by the program and not freed, by handle.
-    pub comms: HashMap<u64, Comm>,
+    pub comms: IdHashMap<u64, Comm>,
     /// The groups made by the program and not freed, by handle: world ranks in
     /// group order.
-    pub groups: HashMap<u64, Arc<[u32]>>,
+    pub groups: IdHashMap<u64, Arc<[u32]>>,
     next_group: u64,
     /// The datatypes made by the program and not freed, by handle.
-    pub types: HashMap<u64, Arc<Layout>>,
+    pub types: IdHashMap<u64, Arc<Layout>>,
     next_type: u64,
     /// Datatypes freed by the program while a persistent request still used them.
-    pub retired: HashMap<u64, Arc<Layout>>,
+    pub retired: IdHashMap<u64, Arc<Layout>>,
     /// The constructor (MPI_COMBINER_...) of each datatype the program made.
-    pub combiners: HashMap<u64, c_int>,
+    pub combiners: IdHashMap<u64, c_int>,
     /// The persistent requests, by handle: how to start them, and the request of
     /// their current start while active.
-    pub persistent: HashMap<u64, Persistent>,
+    pub persistent: IdHashMap<u64, Persistent>,
     /// The topologies of communicators that have one, by handle.
-    pub topos: HashMap<u64, crate::topo::Topo>,
+    pub topos: IdHashMap<u64, crate::topo::Topo>,
     /// The duplicate each communicator's neighborhood collectives use, by handle.
-    pub shadows: HashMap<u64, u64>,
+    pub shadows: IdHashMap<u64, u64>,
     /// Persistent collectives made so far on each communicator, by index.
-    pub persistent_colls: HashMap<u32, u64>,
+    pub persistent_colls: IdHashMap<u32, u64>,
     /// Info objects, by handle.
-    pub infos: HashMap<u64, crate::info::Info>,
+    pub infos: IdHashMap<u64, crate::info::Info>,
     next_info: u64,
     /// Keyvals the program made, by number.
-    pub keyvals: HashMap<c_int, crate::attr::Keyval>,
+    pub keyvals: IdHashMap<c_int, crate::attr::Keyval>,
     /// The next keyval's number.
     pub next_keyval: c_int,
     /// Attribute values, by (communicator handle, keyval).
-    pub attrs: HashMap<(u64, c_int), usize>,
+    pub attrs: MixHashMap<(u64, c_int), usize>,
     /// When each attribute was set (attributes are deleted last set, first deleted).
-    pub attr_order: HashMap<(u64, c_int), u64>,
+    pub attr_order: MixHashMap<(u64, c_int), u64>,
     /// Attributes set so far.
     pub attrs_set: u64,
     /// The reduction operations made by the program and not freed, by handle.
-    pub ops: HashMap<u64, UserOp>,
+    pub ops: IdHashMap<u64, UserOp>,
     /// Windows by handle.
     pub wins: crate::win::Wins,
     /// Windows made so far (handles are never reused).
@@ -331,10 +331,32 @@ impl Comm {
     }
 }
 
-/// The rank's client, once MPI_Init connected it.
-static CLIENT: RankLocal<Mutex<Option<Client>>> = RankLocal::new(|| Mutex::new(None));
-/// The rank called MPI_Finalize.
-static FINALIZED: RankLocal<AtomicBool> = RankLocal::new(|| AtomicBool::new(false));
+/// What every MPI call of a rank goes through.
+struct Rank {
+    /// The rank's client, once MPI_Init connected it.
+    client: Mutex<Option<Client>>,
+    /// The rank called MPI_Finalize.
+    finalized: AtomicBool,
+    /// The rank is inside an MPI call (its thread alone sets it: no atomic exchange
+    /// is needed, and the program's other threads only read it).
+    in_entry: AtomicBool,
+    /// Work the current call leaves to run once it released the lock.
+    deferred: Mutex<Vec<Deferred>>,
+    /// `deferred` is not empty (checked by every call without taking its lock).
+    has_deferred: AtomicBool,
+}
+
+/// The running rank's [`Rank`] (one lookup per call).
+fn rank() -> &'static Rank {
+    static RANK: RankLocal<Rank> = RankLocal::new(|| Rank {
+        client: Mutex::new(None),
+        finalized: AtomicBool::new(false),
+        in_entry: AtomicBool::new(false),
+        deferred: Mutex::new(Vec::new()),
+        has_deferred: AtomicBool::new(false),
+    });
+    RANK.get()
+}
 
 /// Handles of communicators the program makes are this plus their index (above every
 /// predefined handle).
@@ -421,34 +443,34 @@ impl Client {
             scratch: Vec::new(),
             large_bodies: false,
             next_request: FIRST_REQUEST,
-            requests: HashMap::new(),
-            errhandlers: HashMap::new(),
-            handler_fns: HashMap::new(),
+            requests: Default::default(),
+            errhandlers: Default::default(),
+            handler_fns: Default::default(),
             next_handler: crate::errhan::FIRST_HANDLER,
-            codes: HashMap::new(),
+            codes: Default::default(),
             next_code: crate::errhan::FIRST_CODE,
             last_comm: std::cell::Cell::new(abi::COMM_WORLD),
-            comms: HashMap::new(),
-            groups: HashMap::new(),
+            comms: Default::default(),
+            groups: Default::default(),
             next_group: FIRST_GROUP,
-            types: HashMap::new(),
-            combiners: HashMap::new(),
-            retired: HashMap::new(),
+            types: Default::default(),
+            combiners: Default::default(),
+            retired: Default::default(),
             next_type: FIRST_TYPE,
-            ops: HashMap::new(),
-            persistent: HashMap::new(),
-            topos: HashMap::new(),
-            shadows: HashMap::new(),
-            persistent_colls: HashMap::new(),
-            infos: HashMap::new(),
+            ops: Default::default(),
+            persistent: Default::default(),
+            topos: Default::default(),
+            shadows: Default::default(),
+            persistent_colls: Default::default(),
+            infos: Default::default(),
             next_info: FIRST_INFO,
-            keyvals: HashMap::new(),
+            keyvals: Default::default(),
             next_keyval: crate::attr::FIRST_KEYVAL,
-            attrs: HashMap::new(),
-            attr_order: HashMap::new(),
+            attrs: Default::default(),
+            attr_order: Default::default(),
             attrs_set: 0,
             next_op: crate::op::FIRST_OP,
-            wins: HashMap::new(),
+            wins: Default::default(),
             wins_made: 0,
         };
         match c.exchange(&Request::Hello) {
@@ -821,21 +843,23 @@ impl Client {
 
     /// Datatype `dt`'s layout, or MPI_ERR_TYPE.
     pub fn layout(&self, dt: usize) -> Result<Arc<Layout>, Failure> {
+        self.layout_ref(dt).map(Arc::clone)
+    }
+
+    /// Datatype `dt`'s layout, borrowed (for a call that only reads it), or
+    /// MPI_ERR_TYPE.
+    pub fn layout_ref(&self, dt: usize) -> Result<&Arc<Layout>, Failure> {
         if let Some(t) = predefined(dt as u64) {
             return Ok(t);
         }
         let h = dt as u64;
         // A datatype freed while a persistent request uses it stays known.
-        self.types
-            .get(&h)
-            .or_else(|| self.retired.get(&h))
-            .cloned()
-            .ok_or_else(|| {
-                (
-                    abi::err::TYPE,
-                    format!("datatype {dt:#x} does not exist (or was freed)"),
-                )
-            })
+        self.types.get(&h).or_else(|| self.retired.get(&h)).ok_or_else(|| {
+            (
+                abi::err::TYPE,
+                format!("datatype {dt:#x} does not exist (or was freed)"),
+            )
+        })
     }
 
     /// A handle for a new datatype.
@@ -876,16 +900,18 @@ impl Client {
 }
 
 /// The layouts of the predefined datatypes, made once.
-fn predefined(h: u64) -> Option<Arc<Layout>> {
-    static ALL: std::sync::OnceLock<HashMap<u64, Arc<Layout>>> = std::sync::OnceLock::new();
-    ALL.get_or_init(|| {
-        abi::DATATYPES
-            .iter()
-            .map(|t| (t.handle, Arc::new(Layout::predefined(t))))
-            .collect()
-    })
-    .get(&h)
-    .cloned()
+fn predefined(h: u64) -> Option<&'static Arc<Layout>> {
+    // The ABI numbers the predefined datatypes from 0x200 to 0x2ff: an index, no hash.
+    const FIRST: u64 = 0x200;
+    static ALL: std::sync::OnceLock<Vec<Option<Arc<Layout>>>> = std::sync::OnceLock::new();
+    let all = ALL.get_or_init(|| {
+        let mut all = vec![None; 0x100];
+        for t in abi::DATATYPES {
+            all[(t.handle - FIRST) as usize] = Some(Arc::new(Layout::predefined(t)));
+        }
+        all
+    });
+    all.get(h.wrapping_sub(FIRST) as usize)?.as_ref()
 }
 
 /// Checks a destination or source rank of `comm` (`wild` allows MPI_ANY_SOURCE);
@@ -1012,18 +1038,24 @@ impl Client {
 pub fn entry(name: &str, f: impl FnOnce(&mut Client) -> Result<(), Failure>) -> c_int {
     // A callback of the program (an attribute's copy or delete function, a
     // reduction) that calls MPI would wait for itself on the lock.
-    if IN_ENTRY.get().swap(true, Ordering::SeqCst) {
+    let me = rank();
+    if me.in_entry.load(Ordering::Relaxed) {
         die(
             &format!("{name} called from inside a callback the program gave MPI: simpi does not support that yet"),
             1,
         );
     }
-    let (mut code, handler) = entry_locked(name, f);
-    IN_ENTRY.get().store(false, Ordering::SeqCst);
+    me.in_entry.store(true, Ordering::Relaxed);
+    let (mut code, handler) = entry_locked(me, name, f);
+    me.in_entry.store(false, Ordering::Relaxed);
     // The program's callbacks the call queued (attribute copy and delete functions)
     // run now, outside the lock: they may call MPI. The first error they return is
     // the call's.
-    let queued = std::mem::take(&mut *DEFERRED.get().lock().unwrap_or_else(|p| p.into_inner()));
+    let queued = if me.has_deferred.swap(false, Ordering::Relaxed) {
+        std::mem::take(&mut *me.deferred.lock().unwrap_or_else(|p| p.into_inner()))
+    } else {
+        Vec::new()
+    };
     for Deferred(f) in queued {
         let rc = f();
         if rc != abi::err::SUCCESS && code == abi::err::SUCCESS {
@@ -1039,11 +1071,6 @@ pub fn entry(name: &str, f: impl FnOnce(&mut Client) -> Result<(), Failure>) -> 
     code
 }
 
-/// The rank is inside an MPI call.
-static IN_ENTRY: RankLocal<AtomicBool> = RankLocal::new(|| AtomicBool::new(false));
-/// Work the current call leaves to run once it released the lock.
-static DEFERRED: RankLocal<Mutex<Vec<Deferred>>> = RankLocal::new(|| Mutex::new(Vec::new()));
-
 /// A callback of the program to run after the current call released the lock; it
 /// returns an error code (MPI_SUCCESS: none).
 pub struct Deferred(Box<dyn FnOnce() -> c_int>);
@@ -1053,16 +1080,17 @@ unsafe impl Send for Deferred {}
 
 /// Queues `f` to run when the current MPI call has released the library's lock.
 pub fn defer(f: impl FnOnce() -> c_int + 'static) {
-    DEFERRED
-        .get()
+    let me = rank();
+    me.deferred
         .lock()
         .unwrap_or_else(|p| p.into_inner())
         .push(Deferred(Box::new(f)));
+    me.has_deferred.store(true, Ordering::Relaxed);
 }
 
 /// Runs `f` on the client (outside any MPI call: from deferred work).
 pub fn with_mut(f: impl FnOnce(&mut Client)) {
-    let mut guard = CLIENT.get().lock().unwrap_or_else(|p| p.into_inner());
+    let mut guard = rank().client.lock().unwrap_or_else(|p| p.into_inner());
     if let Some(c) = guard.as_mut() {
         f(c);
     }
@@ -1071,10 +1099,10 @@ pub fn with_mut(f: impl FnOnce(&mut Client)) {
 /// Runs `f` on the client if MPI is initialized (and this is not inside an MPI call);
 /// whether it ran.
 pub fn with(f: impl FnOnce(&Client)) -> bool {
-    if IN_ENTRY.get().load(Ordering::SeqCst) {
+    if rank().in_entry.load(Ordering::Relaxed) {
         return false;
     }
-    let guard = CLIENT.get().lock().unwrap_or_else(|p| p.into_inner());
+    let guard = rank().client.lock().unwrap_or_else(|p| p.into_inner());
     match guard.as_ref() {
         Some(c) => {
             f(c);
@@ -1087,11 +1115,11 @@ pub fn with(f: impl FnOnce(&Client)) -> bool {
 /// The program's error handler to call, with the communicator it is for.
 type Handler = Option<(crate::errhan::HandlerFn, u64)>;
 
-fn entry_locked(name: &str, f: impl FnOnce(&mut Client) -> Result<(), Failure>) -> (c_int, Handler) {
+fn entry_locked(me: &Rank, name: &str, f: impl FnOnce(&mut Client) -> Result<(), Failure>) -> (c_int, Handler) {
     let run = catch_unwind(AssertUnwindSafe(|| {
-        let mut guard = CLIENT.get().lock().unwrap_or_else(|p| p.into_inner());
+        let mut guard = me.client.lock().unwrap_or_else(|p| p.into_inner());
         let Some(c) = guard.as_mut() else {
-            let when = if FINALIZED.get().load(Ordering::SeqCst) {
+            let when = if rank().finalized.load(Ordering::SeqCst) {
                 "after MPI_Finalize"
             } else {
                 "before MPI_Init"
@@ -1120,12 +1148,12 @@ fn entry_locked(name: &str, f: impl FnOnce(&mut Client) -> Result<(), Failure>) 
 
 /// MPI_Init's work: connects once.
 pub fn init(name: &str) -> c_int {
-    if IN_ENTRY.get().load(Ordering::SeqCst) {
+    if rank().in_entry.load(Ordering::Relaxed) {
         die(&format!("{name} called from inside a callback the program gave MPI"), 1);
     }
     let run = catch_unwind(|| {
-        let mut guard = CLIENT.get().lock().unwrap_or_else(|p| p.into_inner());
-        if guard.is_some() || FINALIZED.get().load(Ordering::SeqCst) {
+        let mut guard = rank().client.lock().unwrap_or_else(|p| p.into_inner());
+        if guard.is_some() || rank().finalized.load(Ordering::SeqCst) {
             die(&format!("{name} called twice"), 1);
         }
         match Client::connect() {
@@ -1147,9 +1175,9 @@ pub fn finalize() -> c_int {
         Ok(())
     });
     let code = if code == abi::err::SUCCESS { last } else { code };
-    let mut guard = CLIENT.get().lock().unwrap_or_else(|p| p.into_inner());
+    let mut guard = rank().client.lock().unwrap_or_else(|p| p.into_inner());
     *guard = None;
-    FINALIZED.get().store(true, Ordering::SeqCst);
+    rank().finalized.store(true, Ordering::SeqCst);
     code
 }
 
@@ -1158,20 +1186,20 @@ pub fn finalize() -> c_int {
 /// (the clock functions of the C library ask it; they fall back to the machine's
 /// clock otherwise).
 pub fn virtual_now() -> Option<f64> {
-    if IN_ENTRY.get().load(Ordering::SeqCst) {
+    if rank().in_entry.load(Ordering::Relaxed) {
         return None;
     }
-    let mut guard = CLIENT.get().try_lock().ok()?;
+    let mut guard = rank().client.try_lock().ok()?;
     guard.as_mut().map(|c| c.wtime())
 }
 
 /// Whether MPI_Init and MPI_Finalize were called.
 pub fn state() -> (bool, bool) {
-    let fin = FINALIZED.get().load(Ordering::SeqCst);
+    let fin = rank().finalized.load(Ordering::SeqCst);
     // Inside an MPI call (a callback asks): initialized, and the lock is taken.
-    if IN_ENTRY.get().load(Ordering::SeqCst) {
+    if rank().in_entry.load(Ordering::Relaxed) {
         return (true, fin);
     }
-    let init = fin || CLIENT.get().lock().unwrap_or_else(|p| p.into_inner()).is_some();
+    let init = fin || rank().client.lock().unwrap_or_else(|p| p.into_inner()).is_some();
     (init, fin)
 }

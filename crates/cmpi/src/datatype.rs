@@ -344,7 +344,7 @@ static TYPE_NAMES: crate::rank_local::RankLocal<std::sync::Mutex<Option<std::col
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Type_set_name(datatype: usize, name: *const std::ffi::c_char) -> c_int {
     entry("MPI_Type_set_name", |c| {
-        c.layout(datatype)?;
+        c.layout_ref(datatype)?;
         if name.is_null() {
             return Err((abi::err::ARG, "a null name".into()));
         }
@@ -360,7 +360,7 @@ pub unsafe extern "C" fn MPI_Type_set_name(datatype: usize, name: *const std::ff
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Type_get_name(datatype: usize, name: *mut std::ffi::c_char, len: *mut c_int) -> c_int {
     entry("MPI_Type_get_name", |c| {
-        c.layout(datatype)?;
+        c.layout_ref(datatype)?;
         let names = TYPE_NAMES.get().lock().unwrap_or_else(|p| p.into_inner());
         let given = names.as_ref().and_then(|n| n.get(&(datatype as u64))).cloned();
         // A predefined datatype is named as in mpi.h; a derived one has no name.
@@ -377,7 +377,7 @@ pub unsafe extern "C" fn MPI_Type_get_name(datatype: usize, name: *mut std::ffi:
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Type_size(datatype: usize, size: *mut c_int) -> c_int {
     entry("MPI_Type_size", |c| {
-        let s = c.layout(datatype)?.size;
+        let s = c.layout_ref(datatype)?.size;
         *size = c_int::try_from(s).unwrap_or(abi::UNDEFINED);
         Ok(())
     })
@@ -388,7 +388,7 @@ pub unsafe extern "C" fn MPI_Type_size(datatype: usize, size: *mut c_int) -> c_i
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Type_size_x(datatype: usize, size: *mut i64) -> c_int {
     entry("MPI_Type_size_x", |c| {
-        *size = c.layout(datatype)?.size as i64;
+        *size = c.layout_ref(datatype)?.size as i64;
         Ok(())
     })
 }
@@ -398,7 +398,7 @@ pub unsafe extern "C" fn MPI_Type_size_x(datatype: usize, size: *mut i64) -> c_i
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Type_get_extent(datatype: usize, lb: *mut isize, extent: *mut isize) -> c_int {
     entry("MPI_Type_get_extent", |c| {
-        let t = c.layout(datatype)?;
+        let t = c.layout_ref(datatype)?;
         *lb = t.lb as isize;
         *extent = t.extent as isize;
         Ok(())
@@ -410,7 +410,7 @@ pub unsafe extern "C" fn MPI_Type_get_extent(datatype: usize, lb: *mut isize, ex
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Type_get_true_extent(datatype: usize, lb: *mut isize, extent: *mut isize) -> c_int {
     entry("MPI_Type_get_true_extent", |c| {
-        let t = c.layout(datatype)?;
+        let t = c.layout_ref(datatype)?;
         *lb = t.true_lb as isize;
         *extent = t.true_extent as isize;
         Ok(())
@@ -422,7 +422,7 @@ pub unsafe extern "C" fn MPI_Type_get_true_extent(datatype: usize, lb: *mut isiz
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Get_count(status: *const Status, datatype: usize, count: *mut c_int) -> c_int {
     entry("MPI_Get_count", |c| {
-        let n = whole_elements(c.layout(datatype)?.size, (*status).bytes());
+        let n = whole_elements(c.layout_ref(datatype)?.size, (*status).bytes());
         *count = n.and_then(|n| c_int::try_from(n).ok()).unwrap_or(abi::UNDEFINED);
         Ok(())
     })
@@ -444,7 +444,7 @@ pub(crate) fn whole_elements(size: u64, bytes: u64) -> Option<u64> {
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Get_elements(status: *const Status, datatype: usize, count: *mut c_int) -> c_int {
     entry("MPI_Get_elements", |c| {
-        let n = elements(&*c.layout(datatype)?, (*status).bytes());
+        let n = elements(c.layout_ref(datatype)?, (*status).bytes());
         *count = n.and_then(|n| c_int::try_from(n).ok()).unwrap_or(abi::UNDEFINED);
         Ok(())
     })
@@ -475,7 +475,7 @@ pub unsafe extern "C" fn MPI_Type_get_envelope(
     combiner: *mut c_int,
 ) -> c_int {
     entry("MPI_Type_get_envelope", |c| {
-        c.layout(datatype)?;
+        c.layout_ref(datatype)?;
         // The arguments of a derived datatype's constructor are not kept (so
         // MPI_Type_get_contents is not simulated): their counts are given as 0.
         *combiner = c.combiners.get(&(datatype as u64)).copied().unwrap_or(combiner::NAMED);
@@ -535,7 +535,7 @@ pub unsafe extern "C" fn MPI_Type_get_true_extent_x(datatype: usize, lb: *mut i6
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Get_elements_x(status: *const Status, datatype: usize, count: *mut i64) -> c_int {
     entry("MPI_Get_elements_x", |c| {
-        let n = elements(&*c.layout(datatype)?, (*status).bytes());
+        let n = elements(c.layout_ref(datatype)?, (*status).bytes());
         *count = n
             .and_then(|n| i64::try_from(n).ok())
             .unwrap_or(i64::from(abi::UNDEFINED));

@@ -150,7 +150,7 @@ pub unsafe extern "C" fn MPI_Type_contiguous_c(count: Count, old: usize, out: *m
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Get_count_c(status: *const Status, datatype: usize, count: *mut Count) -> c_int {
     entry("MPI_Get_count_c", |c| {
-        let n = whole_elements(c.layout(datatype)?.size, (*status).bytes());
+        let n = whole_elements(c.layout_ref(datatype)?.size, (*status).bytes());
         *count = n
             .and_then(|n| Count::try_from(n).ok())
             .unwrap_or(Count::from(abi::UNDEFINED));

@@ -330,6 +330,8 @@ mod tests {
     #[test]
     fn datatype_handles_are_distinct_and_sizes_cover_their_elements() {
         for (i, a) in DATATYPES.iter().enumerate() {
+            // simpi's library indexes them by handle from 0x200.
+            assert!((0x200..0x300).contains(&a.handle), "{} at {:#x}", a.name, a.handle);
             for b in &DATATYPES[i + 1..] {
                 assert_ne!(a.handle, b.handle, "{} and {}", a.name, b.name);
             }

@@ -1005,8 +1005,8 @@ impl<'o> Session<'o> {
             h,
             Unmatched {
                 comm,
-            source: me as i32,
-            tag: tag as i32,
+                source: me as i32,
+                tag: tag as i32,
                 bytes: data.len() as u64,
                 at,
             },
