@@ -7,6 +7,7 @@
 # release build (cargo build --release). Not part of the tests.
 #
 #   bench/online/compare_smpi.sh OSU_SOURCE_DIR [OUT_DIR] [NP]
+# SIMPI_RUN_OPTS adds options to every `simpi run` (e.g. --in-process).
 set -euo pipefail
 osu=${1:?usage: compare_smpi.sh OSU_SOURCE_DIR [OUT_DIR] [NP]}
 out=${2:-/tmp/simpi-online-vs-smpi}
@@ -39,7 +40,7 @@ for c in "${cases[@]}"; do
   [ "$dir" = collective ] && args+=(-m 1048576)
   ours_flags=("${common_simpi[@]}"); [ "$ours" != - ] && ours_flags+=(--coll "$ours")
   theirs_flags=("${common_smpi[@]}"); [ "$theirs" != - ] && theirs_flags+=(--cfg="$theirs")
-  "$simpi" run -np "$n" --platform "$platform" --hostfile "$hostfile" --compute none "${ours_flags[@]}" \
+  "$simpi" run -np "$n" --platform "$platform" --hostfile "$hostfile" --compute none ${SIMPI_RUN_OPTS:-} "${ours_flags[@]}" \
     "$out/simpi/osu_$name" "${args[@]}" >"$out/simpi/$name.txt" 2>"$out/simpi/$name.err"
   smpirun -np "$n" -platform "$platform" -hostfile "$hostfile" --cfg=smpi/simulate-computation:no \
     "${theirs_flags[@]}" "$out/smpi/osu_$name" "${args[@]}" >"$out/smpi/$name.txt" 2>"$out/smpi/$name.err"

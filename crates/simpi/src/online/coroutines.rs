@@ -53,8 +53,8 @@ pub struct Coroutines {
     replies: Vec<Vec<u8>>,
     /// Each rank was answered and has not gone on since.
     answered: Vec<bool>,
-    /// Each rank ended, and how.
-    ended: Vec<Option<String>>,
+    /// Each rank ended, and its exit status.
+    ended: Vec<Option<i32>>,
 }
 
 impl Coroutines {
@@ -149,8 +149,8 @@ impl Coroutines {
     /// Runs rank `r` with its reply until it stops; what it did.
     fn run(&mut self, r: u32) -> Stopped {
         let i = r as usize;
-        if let Some(how) = &self.ended[i] {
-            return Stopped::Ended(how.clone());
+        if let Some(code) = self.ended[i] {
+            return Stopped::Ended(code);
         }
         let reply = std::mem::take(&mut self.replies[i]);
         self.answered[i] = false;
@@ -167,18 +167,20 @@ impl Coroutines {
             YIELD_REQUEST => Stopped::Request(Box::new(
                 unsafe { Request::decode(out.bytes()) }.map_err(|e| format!("rank {r}: {e}")),
             )),
-            YIELD_RETURNED | YIELD_EXITED if out.code == 0 => Stopped::Ended("exit status 0".into()),
-            YIELD_RETURNED | YIELD_EXITED => Stopped::Ended(format!("exit status {}", out.code)),
+            YIELD_RETURNED | YIELD_EXITED => Stopped::Ended(out.code),
             YIELD_FAILED => {
                 let message = String::from_utf8_lossy(unsafe { out.bytes() }).into_owned();
                 // What the rank's own process would have printed before it ended.
                 eprintln!("simpi: {message}");
-                Stopped::Ended("exit status 1".into())
+                Stopped::Ended(1)
             }
-            other => Stopped::Ended(format!("an unknown stop ({other}) from simpi's MPI library")),
+            other => {
+                eprintln!("simpi: rank {r} stopped in a way simpi's MPI library does not say ({other})");
+                Stopped::Ended(1)
+            }
         };
-        if let Stopped::Ended(how) = &stopped {
-            self.ended[i] = Some(how.clone());
+        if let Stopped::Ended(code) = stopped {
+            self.ended[i] = Some(code);
         }
         stopped
     }
@@ -210,8 +212,8 @@ fn unload(copies: &[*mut c_void]) {
 enum Stopped {
     /// Its request (or why it cannot be read).
     Request(Box<Result<Request, String>>),
-    /// It ended: how.
-    Ended(String),
+    /// It ended, with this exit status.
+    Ended(i32),
 }
 
 impl Ranks for Coroutines {
@@ -223,15 +225,17 @@ impl Ranks for Coroutines {
     fn receive(&mut self, r: u32) -> Result<Request, String> {
         match self.run(r) {
             Stopped::Request(request) => *request,
-            Stopped::Ended(how) => Err(format!("rank {r} ended without calling MPI_Finalize ({how})")),
+            Stopped::Ended(code) => Err(format!(
+                "rank {r} ended without calling MPI_Finalize (exit status {code})"
+            )),
         }
     }
 
     fn answer(&mut self, r: u32, reply: &Reply) -> Result<(), String> {
         let i = r as usize;
-        if let Some(how) = &self.ended[i] {
+        if let Some(code) = self.ended[i] {
             return Err(format!(
-                "rank {r} ended while waiting for an MPI call to return ({how})"
+                "rank {r} ended while waiting for an MPI call to return (exit status {code})"
             ));
         }
         reply.encode_into(&mut self.replies[i]);
@@ -246,8 +250,8 @@ impl Ranks for Coroutines {
                 continue;
             }
             match self.run(r) {
-                Stopped::Ended(how) if how == "exit status 0" => {}
-                Stopped::Ended(how) => failed.push((r, how)),
+                Stopped::Ended(0) => {}
+                Stopped::Ended(code) => failed.push((r, format!("exit status {code}"))),
                 Stopped::Request(_) => failed.push((r, "an MPI call after MPI_Finalize".into())),
             }
         }

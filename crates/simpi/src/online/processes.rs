@@ -62,11 +62,7 @@ impl Processes {
         let child = &mut self.children[r as usize];
         for _ in 0..200 {
             if let Ok(Some(s)) = child.try_wait() {
-                return match (s.code(), s.signal()) {
-                    (Some(c), _) => format!("exit status {c}"),
-                    (_, Some(sig)) => format!("killed by signal {sig}"),
-                    _ => s.to_string(),
-                };
+                return how(s);
             }
             std::thread::sleep(std::time::Duration::from_millis(10));
         }
@@ -111,7 +107,7 @@ impl Ranks for Processes {
         for (r, c) in self.children.iter_mut().enumerate() {
             match c.wait() {
                 Ok(s) if s.success() => {}
-                Ok(s) => failed.push((r as u32, s.to_string())),
+                Ok(s) => failed.push((r as u32, how(s))),
                 Err(e) => failed.push((r as u32, e.to_string())),
             }
         }
@@ -125,5 +121,14 @@ impl Ranks for Processes {
         for c in &mut self.children {
             let _ = c.wait();
         }
+    }
+}
+
+/// How a process ended, as the session's messages say it.
+fn how(s: std::process::ExitStatus) -> String {
+    match (s.code(), s.signal()) {
+        (Some(c), _) => format!("exit status {c}"),
+        (_, Some(sig)) => format!("killed by signal {sig}"),
+        _ => s.to_string(),
     }
 }
