@@ -162,6 +162,16 @@ pub struct ReplayArgs {
     /// source group) [default: minimal].
     #[arg(long, value_parser = values::routing)]
     routing: Option<simpi::Routing>,
+    /// Packet model: two virtual lanes with InfiniBand's high- and low-priority
+    /// arbitration; messages of at most this many bytes travel on the high-priority
+    /// lane, which a port serves first. Each lane has buffers of its own.
+    #[arg(long, value_name = "BYTES")]
+    priority_up_to: Option<u64>,
+    /// Packet model, with --priority-up-to: the high-priority bytes a port sends in a
+    /// row while a low-priority packet waits before that one goes (InfiniBand's limit
+    /// of high priority; 0: the lanes alternate) [default: none, no limit].
+    #[arg(long, value_name = "BYTES|none", value_parser = values::priority_limit)]
+    priority_limit: Option<u64>,
     /// Packet model: what the hosts do around the network, `smpi` (SMPI's protocol,
     /// --preset and its changes) or `loggops` (LogGOPS's -o -g -G -O -S; messages cross
     /// the network instead of taking -L, as the LogGOPSim + InfiniBand thesis couples
@@ -615,6 +625,8 @@ fn arg(s: Setting) -> (&'static str, &'static str) {
         Setting::RouterDelay => ("router_delay", "--router-delay"),
         Setting::Queues => ("queues", "--queues"),
         Setting::Routing => ("routing", "--routing"),
+        Setting::PriorityUpTo => ("priority_up_to", "--priority-up-to"),
+        Setting::PriorityLimit => ("priority_limit", "--priority-limit"),
         Setting::Protocol => ("protocol", "--protocol"),
         Setting::Noise => ("noise", "--noise"),
         Setting::NoiseCosched => ("noise_cosched", "--noise-cosched"),
@@ -654,6 +666,8 @@ pub(crate) fn settings(a: &ReplayArgs, m: &ArgMatches) -> ReplaySettings {
             router_delay: a.router_delay,
             voq: a.queues,
             routing: a.routing,
+            priority_up_to: a.priority_up_to,
+            priority_limit: a.priority_limit,
         },
         protocol: a.protocol.unwrap_or(settings::HostProtocol::Smpi),
         mapping: match a.mapping {

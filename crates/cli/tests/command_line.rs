@@ -442,6 +442,33 @@ fn packet_model_settings_are_checked_and_its_links_reported() {
         2,
         &format!("--routing adaptive: the platform {p} has no fat tree"),
     );
+    // A limit without the lanes it limits, and lanes for a model without packets.
+    let packet = ["replay", &t, "--platform", &p, "--model", "packet"];
+    let out = simpi(&[&packet[..], &["--priority-limit", "4096"]].concat());
+    assert_exit(&out, 2, "--priority-limit needs --priority-up-to");
+    let out = simpi(&[
+        "replay",
+        &t,
+        "--platform",
+        &p,
+        "--model",
+        "flow",
+        "--priority-up-to",
+        "1",
+    ]);
+    assert_exit(&out, 2, "--priority-up-to is for --model packet, not --model flow");
+    let out = simpi(&[&packet[..], &["--priority-up-to", "1", "--priority-limit", "some"]].concat());
+    assert_exit(&out, 2, "--priority-limit");
+    // Every message on the high lane is the one-lane network: each lane has the
+    // buffers one lane has. (A bound of 0 would still put SMPI's empty messages and
+    // rendezvous requests on the high lane.)
+    let time = |extra: &[&str]| {
+        let out = simpi(&[&packet[..], extra].concat());
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        text(&out.stdout).lines().next().unwrap_or_default().to_string()
+    };
+    let one = time(&[]);
+    assert_eq!(time(&["--priority-up-to", "1000000000"]), one);
     // The JSON report lists what each link carried, busiest first.
     let out = simpi(&["replay", &t, "--platform", &p, "--model", "packet", "--json"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
@@ -453,4 +480,68 @@ fn packet_model_settings_are_checked_and_its_links_reported() {
         .map(|s| s[..s.find(',').unwrap()].parse().unwrap())
         .collect();
     assert!(busy.len() > 1 && busy.windows(2).all(|w| w[0] >= w[1]), "{busy:?}");
+}
+
+/// Three hosts stream 1 MiB each into host 4; at 100 us host 3 sends it 16 KiB, after
+/// which host 4 tells host 5. The small message shares the link into host 4 with the
+/// three streams (a quarter of it) unless it travels on the high-priority lane: there
+/// it has the link (strict), two packets in three (a limit of two packets) or one in
+/// two (a limit of 0). The lane's bound is an MPI message size: 16,383 bytes leaves
+/// the 16,384-byte message on the low lane.
+#[test]
+fn the_high_priority_lane_speeds_the_small_message_by_its_share() {
+    let goal = scratch(
+        "priority",
+        "incast.goal",
+        "num_ranks 6\n\
+         rank 0 {\nl1: send 1048576b to 4 tag 0\n}\n\
+         rank 1 {\nl1: send 1048576b to 4 tag 0\n}\n\
+         rank 2 {\nl1: send 1048576b to 4 tag 0\n}\n\
+         rank 3 {\nl1: calc 100000\nl2: send 16384b to 4 tag 1\nl2 requires l1\n}\n\
+         rank 4 {\nl1: recv 1048576b from 0 tag 0\nl2: recv 1048576b from 1 tag 0\n\
+         l3: recv 1048576b from 2 tag 0\nl4: recv 16384b from 3 tag 1\n\
+         l5: send 8b to 5 tag 2\nl5 requires l4\n}\n\
+         rank 5 {\nl1: recv 8b from 4 tag 2\n}\n",
+    );
+    let platform = scratch(
+        "priority",
+        "flat.toml",
+        "[topology]\nkind = \"flat\"\nhosts = 6\n\
+         link = { bandwidth = \"1GBps\", latency = \"100ns\", sharing = \"split-duplex\" }\n",
+    );
+    let told = |extra: &[&str]| -> u64 {
+        let args = [
+            &["replay", &goal, "--platform", &platform, "--model", "packet", "--json"][..],
+            extra,
+        ]
+        .concat();
+        let out = simpi(&args);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let json = text(&out.stdout);
+        let ranks = &json[json.find("\"ranks\": [").expect("ranks")..];
+        let last = ranks.match_indices("\"end_ps\": ").nth(5).expect("six ranks").0;
+        let v = &ranks[last + 10..];
+        v[..v.find(|c: char| !c.is_ascii_digit()).unwrap()].parse().unwrap()
+    };
+    let shared = told(&[]) - 100_000_000;
+    let strict = told(&["--priority-up-to", "16384"]) - 100_000_000;
+    let two = told(&["--priority-up-to", "16384", "--priority-limit", "4096"]) - 100_000_000;
+    let alternate = told(&["--priority-up-to", "16384", "--priority-limit", "0"]) - 100_000_000;
+    assert_eq!(told(&["--priority-up-to", "16383"]) - 100_000_000, shared);
+    // 16,400 bytes with SMPI's envelope, 1 ns each on the link alone: a quarter, two
+    // thirds and a half of the link, give or take the packet in flight, the latencies
+    // and the hosts' overheads.
+    let full = 16_400_000;
+    let near = |t: u64, share: f64| {
+        let want = full as f64 / share;
+        assert!(
+            (t as f64 - want).abs() < 0.15 * want,
+            "{t} ps against {want} ps for a share of {share}"
+        );
+    };
+    near(shared, 0.25);
+    near(strict, 1.0);
+    near(two, 2.0 / 3.0);
+    near(alternate, 0.5);
+    assert!(strict < two && two < alternate && alternate < shared);
 }

@@ -32,7 +32,7 @@ pub use latency::Latencies;
 pub use loggops::LogGops;
 pub use model::{LinkLoad, LinkSeries, NetworkModel, NoNetwork, Token};
 pub use packet::PacketNetwork;
-pub use packet_params::{PacketParams, Routing};
+pub use packet_params::{PacketParams, Priority, Routing};
 pub use piecewise::Piecewise;
 pub use simpi_platform::{HostId, Platform, PlatformError};
 pub use stochastic::{Scoreboard, StochasticNetwork};

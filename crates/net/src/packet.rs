@@ -22,7 +22,10 @@
 //!   injected at its source (so messages from one host share its link fairly, as flows
 //!   do). With `transit_first`, injections get the port only when no buffer's packet
 //!   can take it. A head packet that waits for its output blocks the packets behind it
-//!   in the same buffer (head-of-line blocking).
+//!   in the same buffer (head-of-line blocking). With a `priority`, each link has two
+//!   virtual lanes with buffers of their own (InfiniBand's service levels): the port
+//!   serves the high lane first, and a low-lane packet after `limit` bytes of high ones
+//!   in a row while it waited.
 //! - **Routing**: each packet's route is chosen when it is injected: the platform's
 //!   minimal route, or on a dragonfly Valiant's detour through a random group or
 //!   UGAL-L's choice between the two. Random choices are keyed by (seed, message,
@@ -72,9 +75,13 @@ struct Port {
     waiting: VecDeque<u32>,
     /// Slots of each downstream buffer (packets).
     slots: u32,
-    /// The input of messages injected into this link at its sending host (`NONE`
-    /// until one is; on a fat pipe each message has an input of its own instead).
-    nic: u32,
+    /// The input of messages injected into this link at its sending host, by lane
+    /// (`NONE` until one is; on a fat pipe each message has an input of its own
+    /// instead).
+    nic: [u32; 2],
+    /// Bytes sent from the high-priority lane since a low-priority packet last went or
+    /// last had nothing waiting (the count `Priority::limit` bounds).
+    high_run: u64,
     /// The downstream buffer's input id, by virtual channel (grown on first use;
     /// with virtual output queues, `voq` holds them).
     buffers: Vec<u32>,
@@ -109,6 +116,8 @@ struct Input {
     msgs: VecDeque<(u32, u32)>,
     /// In some port's `waiting` list.
     queued: bool,
+    /// Its virtual lane: 1 high priority, 0 low (0 without a `priority`).
+    lane: u16,
 }
 
 impl Port {
@@ -148,6 +157,8 @@ struct Message {
     bytes: u64,
     /// Packets not yet delivered.
     left: u32,
+    /// Its virtual lane (see [`Input::lane`]).
+    lane: u16,
 }
 
 #[derive(Clone, Copy)]
@@ -186,7 +197,7 @@ pub struct PacketNetwork<'p> {
     ports: Vec<Port>,
     /// With virtual output queues: the input id of the queue of port, channel and
     /// next port.
-    voq: MixHashMap<(u32, u16, u32), u32>,
+    voq: MixHashMap<(u32, u32, u32), u32>,
     /// Route index by `src << 32 | dst`.
     routes: IdHashMap<u64, u32>,
     /// Route index of detours by source, destination and intermediate group.
@@ -299,7 +310,8 @@ impl<'p> PacketNetwork<'p> {
             busy: false,
             full_ser,
             slots,
-            nic: NONE,
+            nic: [NONE; 2],
+            high_run: 0,
             waiting: VecDeque::new(),
             buffers: Vec::new(),
             packets: 0,
@@ -417,9 +429,15 @@ impl<'p> PacketNetwork<'p> {
         (carried + self.params.header) as u32
     }
 
+    /// Virtual lanes per link: 2 with a priority, else 1.
+    fn lanes(&self) -> u32 {
+        1 + self.params.priority.is_some() as u32
+    }
+
     /// The input id of port `p`'s downstream buffer for channel `vc` (and, with
-    /// virtual output queues, its queue for port `next`), made on first use.
-    fn buffer(&mut self, p: u32, vc: u16, next: u32) -> u32 {
+    /// virtual output queues, its queue for port `next`), made on first use; lane
+    /// `lane` of hop class `vc / lanes`.
+    fn buffer(&mut self, p: u32, vc: u32, next: u32, lane: u16) -> u32 {
         let slots = self.ports[p as usize].slots;
         let fresh = Input {
             fifo: VecDeque::new(),
@@ -427,6 +445,7 @@ impl<'p> PacketNetwork<'p> {
             credits: slots,
             msgs: VecDeque::new(),
             queued: false,
+            lane,
         };
         if self.params.voq {
             if let Some(&i) = self.voq.get(&(p, vc, next)) {
@@ -506,47 +525,78 @@ impl<'p> PacketNetwork<'p> {
         // With transit first, a first round offers the port to buffers only, a second
         // to injections only: a buffer that found no room in the first finds none in
         // the second (credits only go down while granting). A full round leaves the
-        // line in its order.
-        let rounds: &[Option<bool>] = if self.params.transit_first {
+        // line in its order. With a priority, the rounds go through the high lane
+        // first, or the low one first once the high lane used up its limit while a
+        // low packet waited.
+        let kinds: &[Option<bool>] = if self.params.transit_first {
             &[Some(false), Some(true)]
         } else {
             &[None]
         };
-        for &only in rounds {
-            for _ in 0..self.ports[p as usize].waiting.len() {
-                let i = self.ports[p as usize].waiting.pop_front().expect("counted");
-                let injection = self.inputs[i as usize].port == NONE;
-                if only.is_some_and(|inj| inj != injection) {
-                    self.ports[p as usize].waiting.push_back(i);
-                    continue;
-                }
-                // An injection offers each of its messages in turn, a buffer its head.
-                let offers = if injection {
-                    self.inputs[i as usize].msgs.len()
-                } else {
-                    1
-                };
-                let mut into = None;
-                for _ in 0..offers {
-                    into = self.room_after(p, i);
-                    if into.is_some() {
-                        break;
+        let lanes: &[Option<u16>] = match self.params.priority {
+            None => &[None],
+            // At least one high packet goes between low ones (a limit of 0 alternates).
+            Some(q) if self.ports[p as usize].high_run > q.limit.saturating_sub(1) && self.low_waits(p) => {
+                &[Some(0), Some(1)]
+            }
+            Some(_) => &[Some(1), Some(0)],
+        };
+        for &lane in lanes {
+            for &only in kinds {
+                for _ in 0..self.ports[p as usize].waiting.len() {
+                    let i = self.ports[p as usize].waiting.pop_front().expect("counted");
+                    let input = &self.inputs[i as usize];
+                    let injection = input.port == NONE;
+                    if only.is_some_and(|inj| inj != injection) || lane.is_some_and(|l| l != input.lane) {
+                        self.ports[p as usize].waiting.push_back(i);
+                        continue;
                     }
-                    if offers > 1 {
-                        let msgs = &mut self.inputs[i as usize].msgs;
-                        msgs.rotate_left(1);
+                    // An injection offers each of its messages in turn, a buffer its head.
+                    let offers = if injection {
+                        self.inputs[i as usize].msgs.len()
+                    } else {
+                        1
+                    };
+                    let mut into = None;
+                    for _ in 0..offers {
+                        into = self.room_after(p, i);
+                        if into.is_some() {
+                            break;
+                        }
+                        if offers > 1 {
+                            let msgs = &mut self.inputs[i as usize].msgs;
+                            msgs.rotate_left(1);
+                        }
                     }
-                }
-                let Some((into, route)) = into else {
-                    self.ports[p as usize].waiting.push_back(i);
-                    continue;
-                };
-                self.send(p, i, now, into, route);
-                if !self.ports[p as usize].fatpipe {
-                    return;
+                    let Some((into, route)) = into else {
+                        self.ports[p as usize].waiting.push_back(i);
+                        continue;
+                    };
+                    let sent_before = self.ports[p as usize].bytes;
+                    self.send(p, i, now, into, route);
+                    if let Some(l) = lane {
+                        let wire = self.ports[p as usize].bytes - sent_before;
+                        let run = if l == 1 && self.low_waits(p) {
+                            self.ports[p as usize].high_run.saturating_add(wire)
+                        } else {
+                            0
+                        };
+                        self.ports[p as usize].high_run = run;
+                    }
+                    if !self.ports[p as usize].fatpipe {
+                        return;
+                    }
                 }
             }
         }
+    }
+
+    /// Whether an input of the low-priority lane waits for port `p`.
+    fn low_waits(&self, p: u32) -> bool {
+        self.ports[p as usize]
+            .waiting
+            .iter()
+            .any(|&i| self.inputs[i as usize].lane == 0)
     }
 
     /// Where the head packet of input `i` goes after port `p`, with its route (chosen
@@ -570,7 +620,8 @@ impl<'p> PacketNetwork<'p> {
         }
         match self.route_ports[route as usize].get(hop as usize + 1) {
             Some(&next) => {
-                let b = self.buffer(p, hop, next);
+                let lane = self.messages[m as usize].lane;
+                let b = self.buffer(p, hop as u32 * self.lanes() + lane as u32, next, lane);
                 (self.inputs[b as usize].credits > 0).then_some((b, route))
             }
             None => Some((NONE, route)),
@@ -602,7 +653,7 @@ impl<'p> PacketNetwork<'p> {
             let more = !self.inputs[i as usize].msgs.is_empty();
             // A host's injection into a link stays; one of a message alone (on a fat
             // pipe) goes with its last packet.
-            if !more && self.ports[p as usize].nic != i {
+            if !more && !self.ports[p as usize].nic.contains(&i) {
                 self.free_inputs.push(i);
             }
             (id, more)
@@ -747,6 +798,7 @@ impl NetworkModel for PacketNetwork<'_> {
             };
         }
         let packets = bytes.div_ceil(self.params.payload()).max(1);
+        let lane = self.params.priority.is_some_and(|q| bytes <= q.up_to) as u16;
         let packets = u32::try_from(packets).map_err(|_| {
             Error::BadParameter(format!(
                 "a message of {bytes} bytes needs more than 2^32 packets of {} bytes",
@@ -763,6 +815,7 @@ impl NetworkModel for PacketNetwork<'_> {
             packets,
             bytes,
             left: packets,
+            lane,
         };
         let m = match self.free_messages.pop() {
             Some(m) => {
@@ -779,7 +832,7 @@ impl NetworkModel for PacketNetwork<'_> {
         // Into the host's injection of its first link, or, on a fat pipe, one of its own.
         let first = self.route_ports[route as usize][0];
         let shared = !self.ports[first as usize].fatpipe;
-        let i = match self.ports[first as usize].nic {
+        let i = match self.ports[first as usize].nic[lane as usize] {
             i if shared && i != NONE => i,
             _ => {
                 let i = self.new_input(Input {
@@ -788,9 +841,10 @@ impl NetworkModel for PacketNetwork<'_> {
                     credits: 0,
                     msgs: VecDeque::new(),
                     queued: false,
+                    lane,
                 });
                 if shared {
-                    self.ports[first as usize].nic = i;
+                    self.ports[first as usize].nic[lane as usize] = i;
                 }
                 i
             }

@@ -37,6 +37,26 @@ pub struct PacketParams {
     /// routes never meet, and ended 14 % later; 4 keeps d-mod-k's time there (see
     /// `docs/models.md`).
     pub adaptive_threshold: u32,
+    /// InfiniBand's service levels as two virtual lanes with a high- and a
+    /// low-priority arbitration table (`None`: one lane, every input in the port's
+    /// round-robin).
+    pub priority: Option<Priority>,
+}
+
+/// Two virtual lanes per link, as InfiniBand's VL arbitration serves them: messages of
+/// at most `up_to` bytes travel on the high-priority lane, the others on the low one.
+/// Each lane has buffers (and credits) of its own at every hop. An output port sends
+/// from the high lane whenever one of its packets may go, except that after `limit`
+/// bytes of high-priority packets in a row, while a low-priority packet waited, one
+/// low-priority packet goes first (InfiniBand's LimitOfHighPriority); round-robin
+/// within each lane.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Priority {
+    /// The largest message (payload bytes) that travels on the high-priority lane.
+    pub up_to: u64,
+    /// Bytes of high-priority packets a port may send in a row while a low-priority
+    /// packet waits (`u64::MAX`: no limit; 0: the lanes alternate).
+    pub limit: u64,
 }
 
 /// How the packet network routes: the platform's static routes, detours where the
@@ -131,6 +151,7 @@ impl PacketParams {
             routing: Routing::Minimal,
             seed: 0,
             adaptive_threshold: 4,
+            priority: None,
         }
     }
 
@@ -149,6 +170,7 @@ impl PacketParams {
             routing: Routing::Minimal,
             seed: 0,
             adaptive_threshold: 4,
+            priority: None,
         }
     }
 
@@ -169,6 +191,7 @@ impl PacketParams {
             routing: Routing::Minimal,
             seed: 0,
             adaptive_threshold: 4,
+            priority: None,
         }
     }
 

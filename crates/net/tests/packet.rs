@@ -512,3 +512,81 @@ fn adaptive_climbs_keep_d_mod_k_s_time_where_its_routes_never_meet() {
     );
     assert!(eager > adaptive, "without a threshold {eager} ps, with {adaptive}");
 }
+
+/// Two hosts of a flat split-duplex cluster send to a third, through the one link into
+/// it: host 0 a 32 KiB message (16 packets) on the low lane from 0, host 1 a 16 KiB one
+/// (8 packets) on the high lane from half a packet later. Packets of 2,048 bytes take
+/// `T` = 2,048 ns on every 1 GB/s link and each link takes `L`; the shared link sends one
+/// packet per slot from `L` on, back to back (each input has a packet ready at each
+/// slot), so a message whose last packet goes in slot `s` ends at `2L + (s + 1) T`.
+/// Slot 0 is the low message's (the high one is not there yet), and the low message
+/// ends in slot 23 whatever the order. The low message's second packet reaches the
+/// switch at the instant slot 1 begins, after the port has granted that slot: in slot 1
+/// the high packet goes while no low packet waits, so it does not count towards the
+/// limit (the limit bounds high packets sent while a low one waits). The high one's
+/// last slot:
+/// - no priority (one round-robin): the two alternate from slot 1: slot 15;
+/// - strict priority: all eight in slots 1-8: slot 8;
+/// - a limit of two packets: slot 1 free, then two high, one low: slots 1, 2, 3, 5, 6,
+///   8, 9, 11;
+/// - a limit of 0 (one high packet between low ones): slot 1 free, then alternating:
+///   slots 1, 2, 4, 6, 8, 10, 12, 14.
+#[test]
+fn the_high_priority_lane_goes_first_up_to_its_limit() {
+    let lat = 1e-7;
+    let p = generate::flat("f", 3, &node(lat, Sharing::SplitDuplex), None).unwrap();
+    let l = SimTime::from_secs_f64(lat).ps();
+    let t = 2048 * 1000;
+    let base = PacketParams::generic();
+    let with = |priority| PacketParams {
+        priority,
+        ..base.clone()
+    };
+    let up_to = 16 * 1024;
+    let msgs = [(0, 0, 2, 32 * 1024), (t / 2, 1, 2, up_to)];
+    let end = |slot: u64| 2 * l + (slot + 1) * t;
+    for (priority, high_last) in [
+        (None, 15),
+        (Some(simpi_net::Priority { up_to, limit: u64::MAX }), 8),
+        (Some(simpi_net::Priority { up_to, limit: 2 * 2048 }), 11),
+        (Some(simpi_net::Priority { up_to, limit: 0 }), 14),
+    ] {
+        let ends = run(&mut PacketNetwork::new(&p, with(priority)).unwrap(), &msgs);
+        assert_eq!(ends, vec![end(23), end(high_last)], "{priority:?}");
+    }
+    // A message one byte over the bound goes on the low lane: the round-robin again.
+    let over = [(0, 0, 2, 32 * 1024), (t / 2, 1, 2, up_to + 1)];
+    let strict = with(Some(simpi_net::Priority { up_to, limit: u64::MAX }));
+    let ends = run(&mut PacketNetwork::new(&p, strict).unwrap(), &over);
+    let plain = run(&mut PacketNetwork::new(&p, base.clone()).unwrap(), &over);
+    assert_eq!(ends, plain);
+}
+
+/// Lanes have buffers of their own: a high-priority message is not held up behind
+/// low-priority packets waiting in a full buffer. Host 0 floods host 2 on the low lane,
+/// with host 1's flood on the low lane too, so the buffers before the shared link stay
+/// full; host 1's later one-packet message on the high lane then takes the next slot
+/// of the shared link, where with one lane it waits behind host 1's queued packets.
+#[test]
+fn a_high_lane_packet_passes_a_full_low_lane() {
+    let lat = 1e-7;
+    let p = generate::flat("f", 3, &node(lat, Sharing::SplitDuplex), None).unwrap();
+    let l = SimTime::from_secs_f64(lat).ps();
+    let t = 2048 * 1000;
+    let msgs = [(0, 0, 2, 64 * 2048), (0, 1, 2, 64 * 2048), (20 * t, 1, 2, 1000)];
+    let strict = PacketParams {
+        priority: Some(simpi_net::Priority {
+            up_to: 1000,
+            limit: u64::MAX,
+        }),
+        ..PacketParams::generic()
+    };
+    let ends = run(&mut PacketNetwork::new(&p, strict).unwrap(), &msgs);
+    // Sent at 20T into host 1's link (its own high lane there, with the low lane's
+    // packet being serialised: it waits for the end of that packet, at 21T at most),
+    // then first at the shared link as soon as its head is there and the link frees.
+    let small = ends[2] - 20 * t;
+    assert!(small <= 2 * t + 2 * l + 1000 * 1000, "{small} ps");
+    let plain = run(&mut PacketNetwork::new(&p, PacketParams::generic()).unwrap(), &msgs);
+    assert!(plain[2] - 20 * t > 4 * t, "one lane: {} ps", plain[2] - 20 * t);
+}

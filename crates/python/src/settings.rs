@@ -13,7 +13,7 @@ use std::collections::HashMap;
 
 /// Every keyword the Python `replay` passes down in its settings map (`coll` comes as a
 /// list of its own), so a misspelt one is an error here too.
-pub const KEYS: [&str; 46] = [
+pub const KEYS: [&str; 48] = [
     "pattern",
     "ranks",
     "bytes",
@@ -31,6 +31,8 @@ pub const KEYS: [&str; 46] = [
     "router_delay",
     "queues",
     "routing",
+    "priority_up_to",
+    "priority_limit",
     "protocol",
     "mapping",
     "ranks_per_host",
@@ -117,6 +119,8 @@ fn keyword(s: Setting) -> &'static str {
         Setting::RouterDelay => "router_delay",
         Setting::Queues => "queues",
         Setting::Routing => "routing",
+        Setting::PriorityUpTo => "priority_up_to",
+        Setting::PriorityLimit => "priority_limit",
         Setting::Protocol => "protocol",
         Setting::Noise => "noise",
         Setting::NoiseCosched => "noise_cosched",
@@ -223,6 +227,9 @@ pub fn parse(source: Option<String>, given: HashMap<String, String>, coll: Vec<S
     read!("router_delay", values::duration, |v| pk.router_delay = Some(v));
     read!("queues", values::queues, |v| pk.voq = Some(v));
     read!("routing", values::routing, |v| pk.routing = Some(v));
+    read!("priority_up_to", whole, |v| pk.priority_up_to = Some(v));
+    read!("priority_limit", values::priority_limit, |v| pk.priority_limit =
+        Some(v));
     read!("protocol", values::host_protocol, |v| s.replay.protocol = v);
     read!(
         "mapping",

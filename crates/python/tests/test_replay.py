@@ -238,3 +238,35 @@ def test_packet_routing_and_seed_reach_the_model(tmp_path):
     assert json.loads(out.stdout)["makespan_ps"] == a.makespan_ps
     with pytest.raises(ValueError, match="routing"):
         simpi.replay(pattern="linear-alltoall", ranks=50, model="packet", platform=str(platform), routing="up-down")
+
+
+def test_priority_lanes_reach_the_packet_model(tmp_path):
+    # Three streams into host 4 and, at 100 us, a small message from host 3, after
+    # which host 4 tells host 5: on the high-priority lane the small message does not
+    # share the link into host 4 with the streams.
+    goal = tmp_path / "incast.goal"
+    goal.write_text(
+        "num_ranks 6\n"
+        + "".join(f"rank {r} {{\nl1: send 1048576b to 4 tag 0\n}}\n" for r in range(3))
+        + "rank 3 {\nl1: calc 100000\nl2: send 16384b to 4 tag 1\nl2 requires l1\n}\n"
+        "rank 4 {\nl1: recv 1048576b from 0 tag 0\nl2: recv 1048576b from 1 tag 0\n"
+        "l3: recv 1048576b from 2 tag 0\nl4: recv 16384b from 3 tag 1\n"
+        "l5: send 8b to 5 tag 2\nl5 requires l4\n}\n"
+        "rank 5 {\nl1: recv 8b from 4 tag 2\n}\n"
+    )
+    platform = tmp_path / "flat.toml"
+    platform.write_text(
+        '[topology]\nkind = "flat"\nhosts = 6\n'
+        'link = { bandwidth = "1GBps", latency = "100ns", sharing = "split-duplex" }\n'
+    )
+    run = lambda **kw: simpi.replay(str(goal), model="packet", platform=str(platform), **kw)
+    told = lambda res: int(res.ranks["end_ps"].iloc[5])
+    plain, strict = run(), run(priority_up_to=16384)
+    limited = run(priority_up_to=16384, priority_limit=0)
+    assert told(strict) < told(limited) < told(plain)
+    out = cli("replay", str(goal), "--model", "packet", "--platform", str(platform),
+              "--priority-up-to", "16384", "--priority-limit", "0", "--json")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["ranks"][5]["end_ps"] == told(limited)
+    with pytest.raises(ValueError, match="priority"):
+        run(priority_limit=4096)

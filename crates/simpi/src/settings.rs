@@ -210,6 +210,10 @@ pub enum Setting {
     Queues,
     /// The packet model's routing (minimal or detours).
     Routing,
+    /// The largest message on the packet model's high-priority lane.
+    PriorityUpTo,
+    /// Bytes the high-priority lane may send in a row while a low packet waits.
+    PriorityLimit,
     /// What the packet model's hosts do: SMPI's protocol or LogGOPS's costs.
     Protocol,
     /// An OS noise trace.
@@ -226,7 +230,7 @@ pub enum Setting {
 
 impl Setting {
     /// Every setting.
-    pub const ALL: [Setting; 51] = [
+    pub const ALL: [Setting; 53] = [
         Setting::Pattern,
         Setting::Ranks,
         Setting::Bytes,
@@ -272,6 +276,8 @@ impl Setting {
         Setting::RouterDelay,
         Setting::Queues,
         Setting::Routing,
+        Setting::PriorityUpTo,
+        Setting::PriorityLimit,
         Setting::Protocol,
         Setting::Noise,
         Setting::NoiseCosched,
@@ -354,13 +360,15 @@ const MACHINE: [Setting; 3] = [Setting::Mapping, Setting::RanksPerHost, Setting:
 const FLOW: [Setting; 3] = [Setting::LatFactor, Setting::BwFactor, Setting::WeightS];
 
 /// Settings only the packet network reads.
-const PACKET: [Setting; 7] = [
+const PACKET: [Setting; 9] = [
     Setting::PacketPreset,
     Setting::Mtu,
     Setting::PacketBuffer,
     Setting::RouterDelay,
     Setting::Queues,
     Setting::Routing,
+    Setting::PriorityUpTo,
+    Setting::PriorityLimit,
     Setting::Protocol,
 ];
 
@@ -918,18 +926,27 @@ impl ReplaySettings {
                 time: self.constant_time,
                 preset: constant_preset(preset()?),
             },
-            (ModelName::Packet, Some(platform)) => ModelSpec::Packet {
-                platform: platform.clone(),
-                mapping: self.mapping_spec(),
-                hosts: match self.protocol {
+            (ModelName::Packet, Some(platform)) => {
+                let hosts = match self.protocol {
                     HostProtocol::Smpi => PacketHosts::Smpi(constant_preset(preset()?)),
                     HostProtocol::Loggops => {
                         let (params, unit) = loggops()?;
                         PacketHosts::LogGops { params, unit }
                     }
-                },
-                params: self.packet.params(self.noise.seed)?,
-            },
+                };
+                let mut params = self.packet.params(self.noise.seed)?;
+                // Users give the lane's bound as an MPI message size; the network sees
+                // SMPI's envelope too.
+                if let (Some(q), PacketHosts::Smpi(p)) = (&mut params.priority, &hosts) {
+                    q.up_to = q.up_to.saturating_add(p.protocol.envelope);
+                }
+                ModelSpec::Packet {
+                    platform: platform.clone(),
+                    mapping: self.mapping_spec(),
+                    hosts,
+                    params,
+                }
+            }
             (_, Some(platform)) => ModelSpec::Flow {
                 platform: platform.clone(),
                 mapping: self.mapping_spec(),

@@ -7,7 +7,7 @@ use crate::replay::{HostRules, Model};
 use crate::Error;
 use simpi_kernel::{SimTime, TimeUnit};
 use simpi_mpi::Preset;
-use simpi_net::{Distributions, FlowParams, LogGops, PacketParams, Piecewise, Routing};
+use simpi_net::{Distributions, FlowParams, LogGops, PacketParams, Piecewise, Priority, Routing};
 use simpi_platform::{HostId, Mapping, Platform};
 use std::path::{Path, PathBuf};
 
@@ -127,6 +127,11 @@ pub struct PacketChanges {
     pub voq: Option<bool>,
     /// Minimal routes or detours.
     pub routing: Option<Routing>,
+    /// Messages of at most this many bytes take the high-priority lane (two lanes).
+    pub priority_up_to: Option<u64>,
+    /// High-priority bytes a port sends in a row while a low packet waits
+    /// (`u64::MAX`, the default with two lanes: no limit).
+    pub priority_limit: Option<u64>,
 }
 
 impl PacketChanges {
@@ -153,6 +158,20 @@ impl PacketChanges {
         }
         if let Some(v) = self.routing {
             p.routing = v;
+        }
+        match (self.priority_up_to, self.priority_limit) {
+            (Some(up_to), limit) => {
+                p.priority = Some(Priority {
+                    up_to,
+                    limit: limit.unwrap_or(u64::MAX),
+                })
+            }
+            (None, Some(_)) => {
+                return Err(Error::Setting(
+                    "--priority-limit needs --priority-up-to (which messages are high priority)".into(),
+                ))
+            }
+            (None, None) => {}
         }
         p.seed = seed;
         p.validate().map_err(|e| Error::Setting(e.to_string()))?;

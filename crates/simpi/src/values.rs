@@ -229,6 +229,15 @@ pub fn routing(s: &str) -> Result<simpi_net::Routing, String> {
     })
 }
 
+/// The bytes the packet model's high-priority lane may send in a row while a low
+/// packet waits: a whole number or `none` (no limit) (`--priority-limit`).
+pub fn priority_limit(s: &str) -> Result<u64, String> {
+    if s == "none" {
+        return Ok(u64::MAX);
+    }
+    whole(s).map_err(|e| format!("{e}, or none"))
+}
+
 /// The packet model's input queues: `voq` (one per output) or `fifo` (`--queues`).
 pub fn queues(s: &str) -> Result<bool, String> {
     one_of(s, &[("voq", true), ("fifo", false)])

@@ -75,10 +75,12 @@ impl PacketNetwork<'_> {
         // host waits to inject into it.
         let load = |net: &Self, r: u32| {
             let port = &net.ports[net.route_ports[r as usize][next] as usize];
-            let injecting = match port.nic {
-                NONE => 0,
-                i => net.inputs[i as usize].msgs.len() as u64,
-            };
+            let injecting: u64 = port
+                .nic
+                .iter()
+                .filter(|&&i| i != NONE)
+                .map(|&i| net.inputs[i as usize].msgs.len() as u64)
+                .sum();
             port.load() + injecting
         };
         // The least loaded other way (the first of equals), taken if it beats the

@@ -272,6 +272,8 @@ def replay(
     router_delay: Union[str, float, None] = None,
     queues: Optional[str] = None,
     routing: Optional[str] = None,
+    priority_up_to: Optional[int] = None,
+    priority_limit: Union[int, str, None] = None,
     protocol: Optional[str] = None,
     mapping: Optional[str] = None,
     ranks_per_host: Optional[int] = None,
@@ -316,6 +318,9 @@ def replay(
     ``router_delay``, ``queues`` ``"voq"`` or ``"fifo"``, ``routing`` ``"minimal"`` or,
     on a dragonfly, ``"valiant"`` or ``"ugal"`` with detours drawn from ``seed``,
     ``"adaptive"`` on a fat tree, torus or dragonfly (progressive, drawing from ``seed``),
+    ``priority_up_to`` (two virtual lanes: messages of at most this many bytes on the
+    high-priority one) and ``priority_limit`` (its bytes in a row while a low packet
+    waits, ``"none"`` by default),
     ``protocol`` ``"smpi"`` or ``"loggops"`` for LogGOPS's host costs around the
     network) and ``"stochastic"`` (each
     message's time drawn from the measured ``distributions`` file with ``seed``; with a

@@ -68,7 +68,7 @@ pub fn model(s: &ReplaySettings, naming: Naming) -> String {
         ),
         ModelName::Packet => match s.packet.params(s.noise.seed) {
             Ok(p) => format!(
-                "packet ({}-byte packets, {}, routers {}, {}) with SMPI's protocol from {preset}; {}",
+                "packet ({}-byte packets, {}, routers {}, {}{}) with SMPI's protocol from {preset}; {}",
                 p.mtu,
                 match p.buffer {
                     0 => "buffers sized to each link's round trip".to_string(),
@@ -76,6 +76,17 @@ pub fn model(s: &ReplaySettings, naming: Naming) -> String {
                 },
                 p.router_delay,
                 if p.voq { "virtual output queues" } else { "FIFO inputs" },
+                match p.priority {
+                    None => String::new(),
+                    Some(q) => format!(
+                        ", messages up to {} bytes on a high-priority lane{}",
+                        q.up_to,
+                        match q.limit {
+                            u64::MAX => String::new(),
+                            l => format!(" ({l} bytes in a row while a low packet waits)"),
+                        }
+                    ),
+                },
                 platform()
             ),
             Err(e) => format!("packet ({e})"),

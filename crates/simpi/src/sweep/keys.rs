@@ -48,7 +48,7 @@ const fn key(flag: &'static str, keyword: &'static str, setting: Setting, help: 
 }
 
 /// Every key, in `simpi replay --help`'s order.
-pub const KEYS: [Key; 45] = [
+pub const KEYS: [Key; 47] = [
     key(
         "--pattern",
         "pattern",
@@ -151,6 +151,18 @@ pub const KEYS: [Key; 45] = [
         "routing",
         Setting::Routing,
         "Packet model: minimal, on a dragonfly valiant or ugal (detours drawn from --seed), adaptive on a fat tree, torus or dragonfly [default: minimal]",
+    ),
+    key(
+        "--priority-up-to",
+        "priority_up_to",
+        Setting::PriorityUpTo,
+        "Packet model: two virtual lanes, messages of at most this many bytes on the high-priority one",
+    ),
+    key(
+        "--priority-limit",
+        "priority_limit",
+        Setting::PriorityLimit,
+        "Packet model: high-priority bytes a port sends in a row while a low packet waits (none: no limit) [default: none]",
     ),
     key(
         "--protocol",
@@ -401,6 +413,8 @@ impl Point {
             Setting::RouterDelay => r.packet.router_delay = Some(values::duration(t)?),
             Setting::Queues => r.packet.voq = Some(values::queues(t)?),
             Setting::Routing => r.packet.routing = Some(values::routing(t)?),
+            Setting::PriorityUpTo => r.packet.priority_up_to = Some(whole(t)?),
+            Setting::PriorityLimit => r.packet.priority_limit = Some(values::priority_limit(t)?),
             Setting::Protocol => r.protocol = values::host_protocol(t)?,
             Setting::Mapping => {
                 r.mapping = one_of(
