@@ -27,7 +27,7 @@ pub mod wire;
 pub type Harness = fn(&[u8]);
 
 /// Every target: its name (as in `fuzz_targets/<name>.rs`) and its harness.
-pub const TARGETS: [(&str, Harness); 18] = [
+pub const TARGETS: [(&str, Harness); 20] = [
     ("goal", goal::goal),
     ("goal_replay", goal::goal_replay),
     ("tit", tit::tit),
@@ -42,8 +42,10 @@ pub const TARGETS: [(&str, Harness); 18] = [
     ("allprof", allprof::allprof),
     ("wire", wire::wire),
     ("otf2", otf2::otf2),
+    ("otf2_replay", otf2::otf2_replay),
     ("preset", preset::preset),
     ("distributions", distributions::distributions),
     ("measurements", measurements::measurements),
+    ("calibrate_fit", measurements::calibrate_fit),
     ("record", record::record),
 ];

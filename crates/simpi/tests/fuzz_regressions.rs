@@ -98,9 +98,11 @@ regression_tests! {
     dumpi_trace_findings_stay_fixed => "dumpi",
     online_message_findings_stay_fixed => "wire",
     otf2_decoder_stream_findings_stay_fixed => "otf2",
+    otf2_replay_findings_stay_fixed => "otf2_replay",
     preset_file_findings_stay_fixed => "preset",
     distributions_file_findings_stay_fixed => "distributions",
     measurements_file_findings_stay_fixed => "measurements",
+    calibrate_fit_findings_stay_fixed => "calibrate_fit",
     compute_record_findings_stay_fixed => "record",
 }
 
