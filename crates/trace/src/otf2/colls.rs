@@ -151,7 +151,7 @@ pub fn spec(c: &Coll, n: u32, me: u32) -> Result<Option<CollSpec>, String> {
         14 => {
             let k = me as u64 + 1;
             let left = (n - me) as u64;
-            let b = if recv % k == 0 && sent == left * (recv / k) {
+            let b = if recv % k == 0 && left.checked_mul(recv / k) == Some(sent) {
                 recv / k
             } else if me > 0 {
                 recv / me as u64
@@ -236,5 +236,15 @@ mod tests {
         // allgatherv on rank 1 of 3: sent 3·4 (own block 4), received 4 + 5 + 6.
         let s = spec(&coll(7, u32::MAX, 12, 15), 3, 1).unwrap().unwrap();
         assert_eq!(s.counts, vec![6, 4, 5]);
+    }
+
+    /// A scan whose counts would pass 2^64 if they were blocks times ranks (a malformed
+    /// trace the fuzzer found) is read by the other rule, not with an overflow.
+    #[test]
+    fn a_scan_with_counts_past_the_clock_reads_without_overflow() {
+        // Rank 0 of 4: 4 ranks left, received u64::MAX - 2 (a block of that many bytes
+        // would make 4 · (u64::MAX - 2) sent): the block is sent / 3.
+        let s = spec(&coll(14, u32::MAX, 3 * 1000, u64::MAX - 2), 4, 0).unwrap().unwrap();
+        assert_eq!(s.bytes, 1000);
     }
 }
