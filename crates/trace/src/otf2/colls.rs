@@ -244,7 +244,9 @@ mod tests {
     fn a_scan_with_counts_past_the_clock_reads_without_overflow() {
         // Rank 0 of 4: 4 ranks left, received u64::MAX - 2 (a block of that many bytes
         // would make 4 · (u64::MAX - 2) sent): the block is sent / 3.
-        let s = spec(&coll(14, u32::MAX, 3 * 1000, u64::MAX - 2), 4, 0).unwrap().unwrap();
+        let s = spec(&coll(14, u32::MAX, 3 * 1000, u64::MAX - 2), 4, 0)
+            .unwrap()
+            .unwrap();
         assert_eq!(s.bytes, 1000);
     }
 }
