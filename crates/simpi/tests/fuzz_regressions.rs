@@ -130,3 +130,54 @@ fn issue16_fuzzing_seed_corpora_run_clean() {
         failures.join("\n")
     );
 }
+
+/// The places that name every target agree with [`harness::TARGETS`]: `scripts/fuzz`'s
+/// list, `fuzz/make-corpus`'s loop (all but `wire`, whose seeds are committed as they
+/// are), one `fuzz_targets/<name>.rs` each and its `[[bin]]` in `fuzz/Cargo.toml`; so a
+/// target added in one place and forgotten in another fails here, not in a long run.
+#[test]
+fn issue16_fuzzing_every_list_of_targets_names_the_same_ones() {
+    let fuzz = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz");
+    let read = |p: PathBuf| std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    let mut want: Vec<String> = harness::TARGETS.iter().map(|(t, _)| t.to_string()).collect();
+    want.sort();
+    let sorted = |mut v: Vec<String>| {
+        v.sort();
+        v
+    };
+    let script = read(fuzz.join("../scripts/fuzz"));
+    let listed = script
+        .lines()
+        .find_map(|l| l.strip_prefix("targets_all=("))
+        .and_then(|l| l.strip_suffix(')'))
+        .expect("scripts/fuzz has a targets_all=(...) line");
+    assert_eq!(
+        sorted(listed.split_whitespace().map(String::from).collect()),
+        want,
+        "scripts/fuzz"
+    );
+    let corpus = read(fuzz.join("make-corpus"));
+    let looped = corpus
+        .lines()
+        .find_map(|l| l.strip_prefix("for t in ").and_then(|l| l.strip_suffix("; do")))
+        .expect("fuzz/make-corpus has a `for t in ...; do` loop");
+    let mut no_wire = want.clone();
+    no_wire.retain(|t| t != "wire");
+    assert_eq!(
+        sorted(looped.split_whitespace().map(String::from).collect()),
+        no_wire,
+        "fuzz/make-corpus"
+    );
+    let files: Vec<String> = std::fs::read_dir(fuzz.join("fuzz_targets"))
+        .expect("fuzz/fuzz_targets")
+        .map(|e| e.expect("an entry").path())
+        .filter_map(|p| Some(p.file_name()?.to_str()?.strip_suffix(".rs")?.to_string()))
+        .collect();
+    assert_eq!(sorted(files), want, "fuzz/fuzz_targets");
+    let bins: Vec<String> = read(fuzz.join("Cargo.toml"))
+        .lines()
+        .filter_map(|l| l.strip_prefix("name = \"")?.strip_suffix('"').map(String::from))
+        .filter(|n| n != "simpi-fuzz" && n != "simpi_fuzz")
+        .collect();
+    assert_eq!(sorted(bins), want, "fuzz/Cargo.toml");
+}
