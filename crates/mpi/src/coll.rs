@@ -385,8 +385,11 @@ pub fn pow2_floor(n: u32) -> u32 {
 
 /// Most operations one rank's part of one collective call may have: a template past it
 /// is refused (a segmented algorithm on a huge message, or a linear one on millions of
-/// ranks beyond what one process can hold), with an error instead of exhausting memory.
-pub const MAX_STEPS: usize = 1 << 24;
+/// ranks), with an error instead of exhausting memory. 2^22 (4 M) steps take about
+/// 150 MB per distinct template; a pipelined call has one per position in its chain
+/// or tree, so even a few ranks may hold several (at 2^24, four ranks' pipelined
+/// reduce peaked at 2.3 GB). A 1 KiB-segmented message of 4 GiB still fits.
+pub const MAX_STEPS: usize = 1 << 22;
 
 /// Cuts `total` bytes into segments of `seg` bytes (the last shorter); one empty segment
 /// for an empty message. Past [`MAX_STEPS`] segments the list stops one beyond it, its
