@@ -30,14 +30,19 @@ def makespan_ms(cmd, index):
     raise SystemExit(f"no makespan in the output of {' '.join(cmd)}")
 
 
-def perturbed_copy(src_dir, dst_dir, rng, amp):
-    for name in sorted(os.listdir(src_dir)):
-        src = os.path.join(src_dir, name)
-        if not name.endswith(".tit"):
-            shutil.copy(src, dst_dir)
-            continue
-        with open(src) as f, open(os.path.join(dst_dir, name), "w") as out:
-            for line in f:
+def perturbed_copy(index, dst_dir, rng, amp):
+    """Copies the directory of `index` to `dst_dir` and shifts the computation of
+    every rank file the index lists (paths relative to the index's directory)."""
+    src_dir = os.path.dirname(os.path.abspath(index))
+    shutil.copytree(src_dir, dst_dir, dirs_exist_ok=True)
+    with open(index) as f:
+        ranks = [line.strip() for line in f if line.strip()]
+    for rel in ranks:
+        path = os.path.join(dst_dir, rel)
+        with open(path) as f:
+            lines = f.readlines()
+        with open(path, "w") as out:
+            for line in lines:
                 fields = line.split()
                 if len(fields) >= 3 and fields[1] == "compute":
                     fields[2] = repr(max(0.0, float(fields[2]) + rng.uniform(-amp, amp)))
@@ -54,7 +59,7 @@ def main():
     spans = []
     for seed in range(1, seeds + 1):
         with tempfile.TemporaryDirectory() as d:
-            perturbed_copy(os.path.dirname(index), d, random.Random(seed), amp)
+            perturbed_copy(index, d, random.Random(seed), amp)
             spans.append(makespan_ms(cmd, os.path.join(d, os.path.basename(index))))
     near = sum(abs(v - base) / base <= 0.01 for v in spans)
     print(
