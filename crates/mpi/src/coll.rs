@@ -271,6 +271,13 @@ pub trait Emitter {
     fn sub_algorithm(&self, _s: &CollSpec) -> Option<&'static Algorithm> {
         None
     }
+    /// Whether this rank's part may take `steps` more steps: false once they would take
+    /// it past what one part may have ([`MAX_STEPS`]), the call being refused then. An
+    /// algorithm about to emit at least that many (one per segment of a huge message)
+    /// asks first and stops, instead of emitting millions of steps to throw away.
+    fn has_room(&mut self, _steps: u64) -> bool {
+        true
+    }
 }
 
 /// One algorithm of one collective.
@@ -490,6 +497,9 @@ impl Emitter for Shifted<'_> {
     fn sub_algorithm(&self, s: &CollSpec) -> Option<&'static Algorithm> {
         self.inner.sub_algorithm(s)
     }
+    fn has_room(&mut self, steps: u64) -> bool {
+        self.inner.has_room(steps)
+    }
 }
 
 impl Emitter for Phases<'_> {
@@ -525,6 +535,9 @@ impl Emitter for Phases<'_> {
     }
     fn sub_algorithm(&self, s: &CollSpec) -> Option<&'static Algorithm> {
         self.inner.sub_algorithm(s)
+    }
+    fn has_room(&mut self, steps: u64) -> bool {
+        self.inner.has_room(steps)
     }
 }
 

@@ -41,6 +41,10 @@ pub(crate) fn tree_bcast(s: &CollSpec, e: &mut dyn Emitter, tree: &TreeNode, seg
     e.layout(&segs);
     let parent = tree.parent.map(|p| s.real(p));
     let children: Vec<u32> = tree.children.iter().map(|&c| s.real(c)).collect();
+    // A rank with a parent receives each segment, one with children sends each.
+    if (parent.is_some() || !children.is_empty()) && !e.has_room(segs.len() as u64) {
+        return;
+    }
     // done[k]: the steps after which this rank is through with segment k.
     let mut done: Vec<Vec<Step>> = Vec::with_capacity(segs.len());
     for k in 0..segs.len() {

@@ -568,6 +568,22 @@ impl Emitter for Recorder<'_> {
         self.add(Op::recv(bytes, from, tag, 0, 0), after)
     }
 
+    fn has_room(&mut self, steps: u64) -> bool {
+        if let Some((c, _, _)) = self.against {
+            // More steps than the template has: this part cannot match it.
+            if self.checked as u64 + steps > c.steps as u64 {
+                self.mismatch = true;
+                return false;
+            }
+            return true;
+        }
+        if self.t.ops.len() as u64 + steps > self.most as u64 {
+            self.too_many = true;
+            return false;
+        }
+        true
+    }
+
     fn sub_algorithm(&self, s: &CollSpec) -> Option<&'static Algorithm> {
         self.choose.map(|c| c(s))
     }
@@ -591,6 +607,53 @@ mod tests {
         );
         let ok = Template::record_within(chain, &spec(1000), None, 1000).unwrap();
         assert_eq!(ok.len(), 1000);
+    }
+
+    #[test]
+    fn a_segmented_call_past_the_bound_is_refused_before_its_steps_are_emitted() {
+        // MAX_STEPS + 1 segments (64 KiB for the pipeline reduce of a large message on
+        // four ranks, 32 KiB for the chain broadcast, 8 KiB in each half of the split
+        // binary tree): every rank of four would emit more than MAX_STEPS steps; each
+        // is refused by name, having recorded none of them.
+        let cases = [
+            (Collective::Reduce, "pipeline", 64 * 1024 * (MAX_STEPS as u64 + 1)),
+            (Collective::Bcast, "chain", 32 * 1024 * (MAX_STEPS as u64 + 1)),
+            (Collective::Bcast, "split_binary", 2 * 8 * 1024 * (MAX_STEPS as u64 + 1)),
+        ];
+        for (coll, name, bytes) in cases {
+            let alg = crate::coll::find(coll, name).unwrap();
+            for me in 0..4 {
+                let spec = CollSpec::new(coll, 4, me, bytes);
+                let mut r = Recorder::new(&spec, None, None, MAX_STEPS);
+                (alg.emit)(&spec, &mut r);
+                assert!(r.too_many, "{name} on rank {me}");
+                assert!(
+                    r.t.ops.is_empty(),
+                    "{name} on rank {me}: {} steps emitted",
+                    r.t.ops.len()
+                );
+                let err = Template::record(alg, &spec).unwrap_err();
+                assert!(
+                    err.contains(&format!("({name} algorithm) has more than {MAX_STEPS} operations")),
+                    "{err}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn room_is_asked_of_the_template_a_part_is_checked_against() {
+        // A template of 1000 steps: a part that asks room for 1001 more cannot match it.
+        let chain = crate::coll::find(Collective::Bcast, "chain").unwrap();
+        let seg = crate::coll::bcast::SEGMENT;
+        let spec = CollSpec::new(Collective::Bcast, 2, 0, seg * 1000);
+        let t = Template::record(chain, &spec).unwrap();
+        let mut r = Recorder::new(&spec, Some((&t, 0, 2)), None, MAX_STEPS);
+        assert!(r.has_room(1000));
+        assert!(!r.mismatch);
+        assert!(!r.has_room(1001));
+        assert!(r.mismatch);
+        assert!(t.matches(chain, &spec, None));
     }
 
     static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);

@@ -48,6 +48,10 @@ fn tree_reduce_waiting(
     let k_segs = segs.len() as u32;
     let parent = tree.parent.map(real);
     let children: Vec<u32> = tree.children.iter().map(|&c| real(c)).collect();
+    // A rank with a parent sends each segment, one with children receives each.
+    if (parent.is_some() || !children.is_empty()) && !e.has_room(k_segs as u64) {
+        return;
+    }
     // What the next call waits for: the last blocking call's step.
     let mut cursor: Vec<Step> = Vec::new();
     if children.is_empty() {

@@ -62,6 +62,10 @@ fn emit(s: &CollSpec, e: &mut dyn Emitter) {
     let mut sizes = parts[0].clone();
     sizes.extend(&parts[1]);
     e.layout(&sizes);
+    // Every rank sends (the root) or receives (the others) each segment of a half.
+    if !e.has_room(parts[0].len().min(parts[1].len()) as u64) {
+        return;
+    }
     let first = parts[0].len() as u32;
     let blocks = |h: usize| -> Vec<u32> {
         if h == 0 {
