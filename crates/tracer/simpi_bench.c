@@ -34,7 +34,7 @@ static int parse_list(const char *s, long *out, int max) {
         s = *end == ',' ? end + 1 : end;
         if (*end && *end != ',') return -1;
     }
-    return n;
+    return *s ? -1 : n; /* more values than room: refused, not cut short */
 }
 
 /* The receiver's clock minus the sender's (seconds), from the ping-pong with the

@@ -69,7 +69,7 @@ static int parse_list(const char *s, long *out, int max) {
         if (*end && *end != ',') return -1;
         s = *end == ',' ? end + 1 : end;
     }
-    return n;
+    return *s ? -1 : n; /* more values than room: refused, not cut short */
 }
 
 /* Sleeps, then spins through the last 200 us: the CPU stays free for the others

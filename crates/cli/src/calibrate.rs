@@ -103,6 +103,15 @@ pub fn run(a: CalibrateArgs) -> Result<(), (u8, String)> {
             })
             .collect::<Result<_, _>>()?,
         [] => {
+            if a.max_size > i32::MAX as u64 {
+                return Err((
+                    EXIT_USAGE,
+                    format!(
+                        "--max-size: {} bytes is more than one MPI_Send of bytes can carry",
+                        a.max_size
+                    ),
+                ));
+            }
             let mut sizes = if a.sizes.is_empty() {
                 default_sizes(a.max_size)
             } else {

@@ -230,6 +230,9 @@ pub fn run(a: SweepArgs) -> Result<(), (u8, String)> {
             table.map_err(|e| (e.failure.kind.exit_code(), e.to_string()))?
         }
     };
+    for w in &table.warnings {
+        eprintln!("simpi sweep: warning: {w}");
+    }
     // Files first: a reader of standard output that stops early ends the process.
     if a.plots.is_some() || a.html.is_some() {
         let drawn = draw(&spec, &planned[a.breakdown_point], &table)?;

@@ -166,6 +166,8 @@ fn fan_in_levels_put_that_many_messages_into_one_rank() {
 
 #[test]
 fn bad_requests_are_refused() {
+    let many: String = (0..300).map(|i| i.to_string()).collect::<Vec<_>>().join(",");
+    let many_levels: String = (1..=257).map(|i| i.to_string()).collect::<Vec<_>>().join(",");
     for (args, code, want) in [
         (
             vec!["bench", "--levels", "0", "--", "mpirun"],
@@ -177,6 +179,17 @@ fn bad_requests_are_refused() {
             vec!["bench", "--buckets-per-decade", "0", "--", "mpirun"],
             2,
             "at least 1",
+        ),
+        // The measurement program holds 256 sizes and levels: more were cut short.
+        (
+            vec!["bench", "--sizes", &many, "--", "mpirun"],
+            2,
+            "--sizes: 300 sizes, at most 256",
+        ),
+        (
+            vec!["bench", "--levels", &many_levels, "--", "mpirun"],
+            2,
+            "--levels: 257 levels, at most 256",
         ),
     ] {
         let out = simpi(&args);

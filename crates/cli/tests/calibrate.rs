@@ -200,6 +200,50 @@ fn faults_have_their_exit_codes() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
+    // A largest size no MPI_Send carries: refused by its own flag's name, before the
+    // default sizes up to it are listed (up to 2^64 - 1 that list never ended).
+    for max in ["18446744073709551615", "2147483648"] {
+        let o = simpi()
+            .current_dir(&d)
+            .args([
+                "calibrate",
+                "--platform",
+                "p.toml",
+                "--max-size",
+                max,
+                "--",
+                "/bin/true",
+            ])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains(&format!("--max-size: {max} bytes is more than one MPI_Send")),
+            "{err}"
+        );
+    }
+    // A size or time past what a fit can carry: bad input at its line, not a wrapped
+    // bound or a clamped LogGOPS time in the preset.
+    std::fs::write(
+        d.join("huge.txt"),
+        "pingpong 8 1e-5\npingpong 16 1e-5\npingpong 18446744073709551615 1e-3\n",
+    )
+    .unwrap();
+    std::fs::write(d.join("long.txt"), "pingpong 8 1e-5\npingpong 16 1e10\n").unwrap();
+    for (f, want) in [
+        ("huge.txt", "huge.txt:3: a message size is at most 2^50 bytes"),
+        ("long.txt", "long.txt:2: a measured time is at most 1e6 s"),
+    ] {
+        let o = simpi()
+            .current_dir(&d)
+            .args(["calibrate", "--from", f, "--platform", "p.toml", "-o", "x.toml"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert!(err.contains(want), "{err}");
+    }
     // A malformed measurement: bad input, named by file and line.
     std::fs::write(d.join("bad.txt"), "pingpong 8 1e-5\npingpong eight 1e-5\n").unwrap();
     let o = simpi()

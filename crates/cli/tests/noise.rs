@@ -72,6 +72,12 @@ fn noise_flags_without_their_context_are_refused() {
         2,
         "--replications",
     );
+    // A billion replications' results would not fit: refused before any runs.
+    assert_exit(
+        &simpi(&["replay", &g, "--noise", &n, "--replications", "1000000000"]),
+        2,
+        "--replications 1000000000: at most 1048576 replications",
+    );
 }
 
 #[test]
@@ -84,6 +90,36 @@ fn a_faulty_trace_is_named_with_its_line() {
         1,
         &format!("{}:2: duration '-5': a time cannot be negative", bad.display()),
     );
+    // A period under one time unit: offsets are whole units, so all would be 0.
+    let short = scratch().join("short.txt");
+    std::fs::write(&short, "0 0.1\n0.5 0.1\n").unwrap();
+    let s = short.display().to_string();
+    let out = simpi(&[
+        "replay",
+        &goal(),
+        "--time-unit",
+        "ms",
+        "--noise",
+        &s,
+        "--replications",
+        "3",
+    ]);
+    assert_exit(
+        &out,
+        1,
+        &format!("{s}: the trace's period, 500.000000 us, is shorter than one time unit (1.000000 ms)"),
+    );
+    let ok = scratch().join("ok.txt");
+    std::fs::write(&ok, "0 100\n500 100\n").unwrap();
+    let fine = simpi(&[
+        "replay",
+        &goal(),
+        "--time-unit",
+        "us",
+        "--noise",
+        &ok.display().to_string(),
+    ]);
+    assert_eq!(fine.status.code(), Some(0), "{}", String::from_utf8_lossy(&fine.stderr));
 }
 
 #[test]

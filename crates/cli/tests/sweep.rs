@@ -315,3 +315,45 @@ fn every_replay_setting_is_a_sweep_setting() {
         assert!(out.status.success(), "{short}: {}", text(&out.stderr));
     }
 }
+
+#[test]
+fn each_point_s_warnings_are_printed_with_the_point() {
+    // Rank 1 receives from ranks 0 and 2, whose sends may overlap; the distributions go
+    // to one message in flight, so a point whose draws make them overlap warns, as
+    // `simpi replay` of that point does.
+    let d = workdir("warnings");
+    let goal = d.join("three.goal");
+    std::fs::write(
+        &goal,
+        "num_ranks 3\nrank 0 {\nl1: send 8b to 1 tag 0\n}\nrank 1 {\nl1: recv 8b from 0 tag 0\nl2: recv 8b from 2 tag 0\n}\nrank 2 {\nl1: calc 500000\nl2: send 8b to 1 tag 0\nl2 requires l1\n}\n",
+    )
+    .unwrap();
+    let dist = d.join("one.dist");
+    std::fs::write(&dist, "unit us\ndist 8 1\nbucket 0 1000 1\n").unwrap();
+    let (g, f) = (goal.display().to_string(), dist.display().to_string());
+    let common = ["--model", "stochastic", "--distributions", f.as_str()];
+    let mut warned = Vec::new();
+    for seed in 1..=6 {
+        let mut args = vec!["replay", g.as_str(), "--seed"];
+        let s = seed.to_string();
+        args.push(&s);
+        args.extend(common);
+        let out = text(&simpi(&args).stdout);
+        if out.contains("met more contention than was measured") {
+            warned.push(seed);
+        }
+    }
+    assert!(!warned.is_empty() && warned.len() < 6, "seeds that warned: {warned:?}");
+    let mut args = vec!["sweep", g.as_str(), "--vary", "seed=1,2,3,4,5,6"];
+    args.extend(common);
+    let out = simpi(&args);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    for seed in 1..=6 {
+        let line = format!(
+            "point {} (input={g}, --seed {seed}): 1 message(s) met more contention",
+            seed - 1
+        );
+        assert_eq!(err.contains(&line), warned.contains(&seed), "seed {seed}: {err}");
+    }
+}

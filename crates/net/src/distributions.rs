@@ -255,7 +255,14 @@ impl Distributions {
                     };
                     let time = |w: &str| -> Result<f64, Error> {
                         match w.parse::<f64>() {
-                            Ok(x) if x.is_finite() && x >= 0.0 => Ok(x * scale),
+                            // In picoseconds within the clock's range, checked here so
+                            // that the fault is this line's.
+                            Ok(x) if x.is_finite() && x >= 0.0 && x * scale < u64::MAX as f64 => Ok(x * scale),
+                            Ok(x) if x.is_finite() && x >= 0.0 => Err(at(
+                                path,
+                                n,
+                                format!("time {} is past the simulated clock's range", quoted(w)),
+                            )),
                             _ => Err(at(
                                 path,
                                 n,
@@ -509,6 +516,15 @@ bucket 60 80 2
                 "d.txt:3: a bucket ends after it starts",
             ),
             ("unit ns\ndist 8 1\nbucket 1 nan 3\n", "d.txt:3: time 'nan'"),
+            // Past the clock after the unit's scaling: the bucket's own line says so.
+            (
+                "unit s\ndist 8 1\nbucket 1e300 1e301 1\n",
+                "d.txt:3: time '1e300' is past the simulated clock's range",
+            ),
+            (
+                "unit s\ndist 8 1\nbucket 0 1e301 1\n",
+                "d.txt:3: time '1e301' is past the simulated clock's range",
+            ),
             (
                 "unit ns\ndist 8 1\nbucket 1 5 3\nbucket 4 6 1\n",
                 "d.txt:4: buckets go in increasing order",

@@ -20,9 +20,20 @@ use std::io::{self, Write};
 use std::path::Path;
 use std::time::Instant;
 
-/// Reads the noise trace at `path`, its times in `unit`.
+/// Reads the noise trace at `path`, its times in `unit`. A trace whose period is
+/// shorter than one `unit` is refused: offsets into it are whole units, so every rank
+/// of every replication would read it from 0.
 pub fn read_noise(path: &Path, unit: TimeUnit) -> Result<NoiseTrace, Error> {
-    Ok(simpi_trace::noise::read_noise(path, unit)?)
+    let trace = simpi_trace::noise::read_noise(path, unit)?;
+    if trace.period() < unit.ps_per_unit() {
+        return Err(Error::Input(format!(
+            "{}: the trace's period, {}, is shorter than one time unit ({}): offsets into it are whole units, so every rank would read it from 0 (give a finer --time-unit)",
+            path.display(),
+            SimTime(trace.period()),
+            SimTime(unit.ps_per_unit())
+        )));
+    }
+    Ok(trace)
 }
 
 /// The noise of a run: a trace and where ranks read it.
@@ -113,7 +124,7 @@ pub struct Replications {
     pub threads: usize,
     /// Wall-clock seconds: loading plus all replications.
     pub wall_seconds: f64,
-    /// Things the user should know (from the first replication).
+    /// Things the user should know, from every replication ([`merge_warnings`]).
     pub warnings: Vec<String>,
 }
 
@@ -236,14 +247,21 @@ where
         },
     )
     .map_err(|(_, e)| e)?;
-    let (ranks, ops, events, warnings) = match reports.first() {
-        Some((_, e, o, r, w)) => (*r, *o, *e, w.clone()),
-        None => (0, 0, 0, Vec::new()),
+    let (ranks, ops, events) = match reports.first() {
+        Some((_, e, o, r, _)) => (*r, *o, *e),
+        None => (0, 0, 0),
     };
+    let mut makespans = Vec::with_capacity(reports.len());
+    let mut each = Vec::with_capacity(reports.len());
+    for (m, _, _, _, w) in reports {
+        makespans.push(m);
+        each.push(w);
+    }
+    let warnings = merge_warnings(&each);
     Ok(Replications {
         seed: plan.seed,
         draws: plan.draws,
-        makespans: reports.into_iter().map(|r| r.0).collect(),
+        makespans,
         ranks,
         ops,
         events,
@@ -251,6 +269,56 @@ where
         wall_seconds: w.load_seconds + started.elapsed().as_secs_f64(),
         warnings,
     })
+}
+
+/// Most replications one run may ask for: 2^20 (their results are held until all are
+/// done; a billion asked for would abort on allocating them).
+pub const MAX_REPLICATIONS: u32 = 1 << 20;
+
+/// Most distinct warnings [`merge_warnings`] lists; the others are counted.
+const MOST_WARNINGS: usize = 8;
+
+/// The warnings of every replication (`each[i]`: replication `i`'s), each distinct
+/// text once, in the order first seen. A text not every replication gave says which
+/// did (replications draw differently: one may meet what the others do not); past
+/// [`MOST_WARNINGS`] texts the rest are counted, not listed.
+pub fn merge_warnings(each: &[Vec<String>]) -> Vec<String> {
+    let mut texts: Vec<(&str, Vec<usize>)> = Vec::new();
+    for (i, ws) in each.iter().enumerate() {
+        for w in ws {
+            match texts.iter_mut().find(|(t, _)| *t == w.as_str()) {
+                Some((_, reps)) => {
+                    if reps.last() != Some(&i) {
+                        reps.push(i);
+                    }
+                }
+                None => texts.push((w.as_str(), vec![i])),
+            }
+        }
+    }
+    let n = each.len();
+    let mut out: Vec<String> = texts
+        .iter()
+        .take(MOST_WARNINGS)
+        .map(|(t, reps)| {
+            if reps.len() == n {
+                t.to_string()
+            } else {
+                let mut list: Vec<String> = reps.iter().take(5).map(usize::to_string).collect();
+                if reps.len() > 5 {
+                    list.push("...".into());
+                }
+                format!("{t} (in {} of {n} replications: {})", reps.len(), list.join(", "))
+            }
+        })
+        .collect();
+    if texts.len() > MOST_WARNINGS {
+        out.push(format!(
+            "{} other warnings in some replications (not listed)",
+            texts.len() - MOST_WARNINGS
+        ));
+    }
+    out
 }
 
 /// Statistics of a sample of times, in picoseconds.
@@ -368,6 +436,17 @@ fn t_central(t: f64, df: u64) -> f64 {
     }
 }
 
+/// `x` picoseconds as a time, below zero with a minus sign (a wide interval of the mean
+/// of few replications may reach below zero: shown as computed, as in the JSON).
+fn signed(x: f64) -> String {
+    let t = SimTime(simpi_kernel::time::round_to_u64(x.abs()));
+    if x < 0.0 && t.0 > 0 {
+        format!("-{t}")
+    } else {
+        t.to_string()
+    }
+}
+
 impl Replications {
     /// The statistics of the makespans.
     pub fn stats(&self) -> Option<Stats> {
@@ -404,7 +483,7 @@ impl Replications {
                 let _ = writeln!(
                     s,
                     "             95% interval of the mean {} to {}  (Student t, {} df)",
-                    ps(st.ci95.0),
+                    signed(st.ci95.0),
                     ps(st.ci95.1),
                     st.n - 1
                 );
@@ -528,5 +607,37 @@ mod tests {
         let d = s(&[big, big + 2, big + 4]);
         assert_eq!((d.mean, d.sd, d.median), ((big + 2) as f64, 2.0, (big + 2) as f64));
         assert!(Stats::of(&[]).is_none());
+    }
+
+    #[test]
+    fn an_interval_below_zero_is_printed_as_computed() {
+        assert_eq!(signed(-422_182_109.65), format!("-{}", SimTime(422_182_110)));
+        assert_eq!(signed(5.0), SimTime(5).to_string());
+        assert_eq!(signed(-0.2), SimTime(0).to_string());
+    }
+
+    #[test]
+    fn warnings_of_every_replication_are_kept_once_each() {
+        let w = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let each = vec![w(&["a"]), w(&["a", "b"]), w(&[]), w(&["a", "b", "b"])];
+        assert_eq!(
+            merge_warnings(&each),
+            w(&[
+                "a (in 3 of 4 replications: 0, 1, 3)",
+                "b (in 2 of 4 replications: 1, 3)"
+            ])
+        );
+        let all = vec![w(&["x"]), w(&["x"])];
+        assert_eq!(merge_warnings(&all), w(&["x"]));
+        let many: Vec<Vec<String>> = (0..12).map(|i| vec![format!("w{i}")]).collect();
+        let m = merge_warnings(&many);
+        assert_eq!(m.len(), MOST_WARNINGS + 1);
+        assert_eq!(m[0], "w0 (in 1 of 12 replications: 0)");
+        assert_eq!(m[MOST_WARNINGS], "4 other warnings in some replications (not listed)");
+        let seven: Vec<Vec<String>> = (0..8).map(|i| if i < 7 { w(&["z"]) } else { w(&[]) }).collect();
+        assert_eq!(
+            merge_warnings(&seven),
+            w(&["z (in 7 of 8 replications: 0, 1, 2, 3, 4, ...)"])
+        );
     }
 }

@@ -835,6 +835,13 @@ impl ReplaySettings {
     /// Refuses outputs of one run with several replications.
     fn check_replications(&self, naming: Naming) -> Result<(), String> {
         let n = |s: Setting| naming.of(s);
+        if self.noise.replications > crate::montecarlo::MAX_REPLICATIONS {
+            return Err(format!(
+                "{}: at most {} replications (each keeps its result until all are done)",
+                naming.set(Setting::Replications, &self.noise.replications.to_string()),
+                crate::montecarlo::MAX_REPLICATIONS
+            ));
+        }
         if self.noise.replications > 1 {
             let one_run = if self.report {
                 Some(n(Setting::Report).to_string())

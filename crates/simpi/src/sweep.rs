@@ -133,6 +133,7 @@ impl Spec {
                     events: 0,
                 })
                 .collect(),
+            warnings: Vec::new(),
         }
     }
 
@@ -246,7 +247,7 @@ pub fn run_watched(
     point_done: &(dyn Fn() + Sync),
 ) -> Result<Table, PointFailure> {
     let results = pool::map_ordered(planned, threads, |p| {
-        let r = replay(&p.point, false).map(|r| (r.makespan().ps(), r.events));
+        let r = replay(&p.point, false).map(|r| (r.makespan().ps(), r.events, r.warnings));
         point_done();
         r
     })
@@ -255,9 +256,13 @@ pub fn run_watched(
         failure,
     })?;
     let mut table = spec.table(planned);
-    for (row, (makespan_ps, events)) in table.rows.iter_mut().zip(results) {
+    for ((row, p), (makespan_ps, events, warnings)) in table.rows.iter_mut().zip(planned).zip(results) {
         row.makespan_ps = makespan_ps;
         row.events = events;
+        let point = spec.describe(p);
+        table
+            .warnings
+            .extend(warnings.into_iter().map(|w| format!("{point}: {w}")));
     }
     Ok(table)
 }

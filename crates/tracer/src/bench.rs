@@ -103,6 +103,16 @@ pub fn run(c: &BenchConfig) -> Result<Vec<Sample>, Error> {
             "--sizes: {big} bytes is more than one MPI_Send of bytes can carry"
         )));
     }
+    // The measurement program's lists hold 256 values each.
+    if c.sizes.len() > 256 {
+        return Err(Error::Usage(format!("--sizes: {} sizes, at most 256", c.sizes.len())));
+    }
+    if c.levels.len() > 256 {
+        return Err(Error::Usage(format!(
+            "--levels: {} levels, at most 256",
+            c.levels.len()
+        )));
+    }
     if c.levels.contains(&0) {
         return Err(Error::Usage("--levels count senders at once, from 1".into()));
     }

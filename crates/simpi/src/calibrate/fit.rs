@@ -192,7 +192,7 @@ pub fn fit(m: &Measurements, route: Route) -> Result<Calibration, Error> {
     let mut lat = Vec::new();
     let mut bw = Vec::new();
     let mut breaks = Vec::new();
-    for (part, first_bound) in [(&net_e, 0u64), (&net_r, detached - 1 + ENVELOPE)] {
+    for (part, first_bound) in [(&net_e, 0u64), (&net_r, detached + ENVELOPE - 1)] {
         if part.is_empty() {
             continue;
         }
@@ -463,13 +463,24 @@ fn loggops(send: &[Median], ping: &[Median], m: &Measurements, detached: u64) ->
         .get(&Kind::Gap)
         .and_then(|by_size| by_size.iter().next())
         .map_or(o, |(_, v)| median(v));
-    let ps = |s: f64| (s * 1e12).round() as u64;
+    // Within range by the reader's bounds on sizes and times; checked all the same, as
+    // a time past the clock must not become its largest value.
+    let ps = |name: &str, s: f64| {
+        let v = (s * 1e12).round();
+        if v.is_finite() && v >= 0.0 && v < u64::MAX as f64 {
+            Ok(v as u64)
+        } else {
+            Err(Error::Input(format!(
+                "calibrate: the fitted LogGOPS {name} = {s} s is beyond simulated time's range"
+            )))
+        }
+    };
     Ok(LogGops {
-        l: ps(l),
-        o: ps(o),
-        g: ps(g),
-        big_g: ps(pb),
-        big_o: ps(big_o),
+        l: ps("L", l)?,
+        o: ps("o", o)?,
+        g: ps("g", g)?,
+        big_g: ps("G", pb)?,
+        big_o: ps("O", big_o)?,
         s: detached.saturating_sub(1),
     })
 }

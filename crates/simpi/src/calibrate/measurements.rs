@@ -220,6 +220,15 @@ pub fn read(path: &Path) -> Result<Measurements, Error> {
     Ok(m)
 }
 
+/// Largest message size a sample may have: 2^50 bytes (a petabyte), beyond any one MPI
+/// message, so that sizes plus an envelope and fitted segment bounds stay far from
+/// the 64-bit edge.
+pub const MAX_BYTES: u64 = 1 << 50;
+
+/// Longest time a sample may measure, in seconds (about 11.6 days): every time a fit
+/// derives from it stays within simulated time's range (about 213 days).
+pub const MAX_SECONDS: f64 = 1e6;
+
 /// Parses a measurements file's text; `name` is the file's name in errors.
 pub fn parse(text: &str, name: &str) -> Result<Measurements, Error> {
     let mut m = Measurements::default();
@@ -260,6 +269,9 @@ pub fn parse(text: &str, name: &str) -> Result<Measurements, Error> {
                 continue;
             }
             "detached" => {
+                if bytes > MAX_BYTES {
+                    return Err(bad("a message size is at most 2^50 bytes"));
+                }
                 m.detached = Some(bytes);
                 continue;
             }
@@ -280,6 +292,12 @@ pub fn parse(text: &str, name: &str) -> Result<Measurements, Error> {
                 )))
             }
         };
+        if bytes > MAX_BYTES {
+            return Err(bad("a message size is at most 2^50 bytes"));
+        }
+        if value > MAX_SECONDS {
+            return Err(bad("a measured time is at most 1e6 s"));
+        }
         m.add(kind, bytes, value);
     }
     Ok(m)
@@ -320,6 +338,17 @@ mod tests {
     fn faults_are_named_with_their_line() {
         let e = parse("pingpong 8 1e-5\nping 8 1\n", "m.txt").unwrap_err().to_string();
         assert!(e.starts_with("m.txt:2: 'ping' is not"), "{e}");
+        let e = parse("pingpong 8 1e-5\npingpong 18446744073709551615 1e-3\n", "m.txt")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(e, "m.txt:2: a message size is at most 2^50 bytes");
+        let e = parse("pingpong 8 1e-5\ndetached 1125899906842625 0\n", "m.txt")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(e, "m.txt:2: a message size is at most 2^50 bytes");
+        let e = parse("pingpong 8 1e10\n", "m.txt").unwrap_err().to_string();
+        assert_eq!(e, "m.txt:1: a measured time is at most 1e6 s");
+        assert!(parse("pingpong 1125899906842624 1e6\n", "m.txt").is_ok());
         let e = parse("pingpong 8 -1\n", "m.txt").unwrap_err().to_string();
         assert!(e.starts_with("m.txt:1:"), "{e}");
         let m = parse("send 8 1e-6\n", "m.txt").unwrap();

@@ -220,6 +220,7 @@ mod tests {
             has_input: true,
             columns: vec!["L".into()],
             rows: vec![row("1000", 4_154_000), row("2500", 5_654_000), row("500", 4_154_000)],
+            warnings: Vec::new(),
         }
     }
 

@@ -403,6 +403,7 @@ mod tests {
                 row("a<b>.goal", &["2000", "allreduce=rdb"], 3_000_000),
                 row("a<b>.goal", &["2000", "allreduce=ring"], 4_000_000),
             ],
+            warnings: Vec::new(),
         };
         let plots = makespan_plots(&t);
         let names: Vec<&str> = plots.iter().map(|p| p.file_name.as_str()).collect();
@@ -433,6 +434,7 @@ mod tests {
                 makespan_ps: 5,
                 events: 1,
             }],
+            warnings: Vec::new(),
         };
         let names: Vec<String> = makespan_plots(&t).into_iter().map(|p| p.file_name).collect();
         assert_eq!(names, ["makespan-vs-g-1.svg", "makespan-vs-G-2.svg"]);

@@ -30,6 +30,9 @@ pub struct Table {
     pub columns: Vec<String>,
     /// The rows, in the grid's order.
     pub rows: Vec<Row>,
+    /// What the points' replays warned of, each after the point it came from, in grid
+    /// order (not a column: printed beside the table).
+    pub warnings: Vec<String>,
 }
 
 impl Table {
@@ -316,6 +319,7 @@ mod tests {
                     events: 7,
                 },
             ],
+            warnings: Vec::new(),
         }
     }
 
