@@ -34,6 +34,25 @@ pub struct ConvertArgs {
 
 pub fn run(a: ConvertArgs) -> Result<(), (u8, String)> {
     let Target::Goal = a.to;
+    // A GOAL schedule has its operations already: what expands a trace changes nothing.
+    if simpi::Format::detect(&a.file) == simpi::Format::Goal {
+        let t = &a.trace;
+        let given = [
+            (!t.coll.is_empty(), "--coll"),
+            (t.coll_selector != "ompi", "--coll-selector"),
+            (t.speed != 1e9, "--speed"),
+            (t.test_cost != 1e-4, "--test-cost"),
+        ];
+        if let Some((_, flag)) = given.iter().find(|g| g.0) {
+            return Err((
+                crate::EXIT_USAGE,
+                format!(
+                    "{flag} applies to traces; {} is a GOAL schedule, which has its operations already",
+                    a.file.display()
+                ),
+            ));
+        }
+    }
     let coll = a.trace.collectives()?;
     let flops = a.trace.speed;
     let speed = |_r: u32| flops;

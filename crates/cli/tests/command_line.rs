@@ -545,3 +545,94 @@ fn the_high_priority_lane_speeds_the_small_message_by_its_share() {
     near(alternate, 0.5);
     assert!(strict < two && two < alternate && alternate < shared);
 }
+
+/// A scratch directory of this test binary's own.
+fn scratch_dir(name: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("command-line-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn convert_refuses_trace_options_on_a_goal_schedule() {
+    for flags in [
+        vec!["--speed", "5"],
+        vec!["--coll", "bcast=binomial"],
+        vec!["--coll-selector", "mpich"],
+        vec!["--test-cost", "1"],
+    ] {
+        let mut args = vec!["convert", "--to", "goal"];
+        let t = thesis();
+        args.push(&t);
+        args.extend(&flags);
+        assert_exit(
+            &simpi(&args),
+            2,
+            &format!("{} applies to traces; {t} is a GOAL schedule", flags[0]),
+        );
+    }
+}
+
+#[test]
+fn convert_warns_when_a_world_tag_may_equal_a_sub_communicator_s() {
+    // GOAL carries a communicator in the tag's high bits (c · 2^24 + tag): world tag
+    // 33554437 = 2 · 2^24 + 5 is c1's tag 5 there, and the receives would swap.
+    let d = scratch_dir("tags");
+    let trace = d.join("t.txt");
+    std::fs::write(
+        &trace,
+        "0 init\n1 init\n0 comm_dup world c1\n1 comm_dup world c1\n0 @c1 send 1 5 8\n0 send 1 33554437 100000\n\
+         1 recv 0 33554437 100000\n1 @c1 recv 0 5 8\n",
+    )
+    .unwrap();
+    let out = simpi(&[
+        "convert",
+        "--to",
+        "goal",
+        "-o",
+        d.join("t.goal").to_str().unwrap(),
+        trace.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("2 tag(s) too large to carry their communicator in GOAL"),
+        "{}",
+        text(&out.stderr)
+    );
+    // Large world tags alone stay apart: no warning.
+    let world = d.join("w.txt");
+    std::fs::write(&world, "0 init\n1 init\n0 send 1 33554437 8\n1 recv 0 33554437 8\n").unwrap();
+    let out = simpi(&["convert", "--to", "goal", world.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(!text(&out.stderr).contains("tag(s)"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn a_receive_of_another_size_is_reported_under_every_model() {
+    let d = scratch_dir("sizes");
+    let trace = d.join("t.txt");
+    std::fs::write(
+        &trace,
+        "0 init\n1 init\n0 send 1 0 1000000\n1 recv 0 0 10\n0 finalize\n1 finalize\n",
+    )
+    .unwrap();
+    let (_, p) = osu();
+    let t = trace.display().to_string();
+    for model in [
+        vec!["--model", "loggops"],
+        vec!["--model", "constant"],
+        vec!["--model", "hybrid", "--platform", &p],
+        vec!["--model", "flow", "--platform", &p],
+    ] {
+        let mut args = vec!["replay", t.as_str()];
+        args.extend(&model);
+        let out = simpi(&args);
+        assert_eq!(out.status.code(), Some(0), "{model:?}: {}", text(&out.stderr));
+        assert!(
+            text(&out.stdout).contains("1 receive(s) matched a message of a different size"),
+            "{model:?}: {}",
+            text(&out.stdout)
+        );
+    }
+}

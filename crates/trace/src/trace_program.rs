@@ -97,6 +97,13 @@ pub(crate) fn seconds_to_ps(seconds: f64) -> Result<u64, String> {
     Ok(simpi_kernel::SimTime::from_secs_f64(seconds.max(0.0)).ps())
 }
 
+/// The warning for `n` requests posted under a handle (or ID) whose earlier request was
+/// still outstanding: a correct program cannot do that, and the earlier request is then
+/// waited for by nothing.
+pub(crate) fn reused_requests_warning(n: u64) -> String {
+    format!("{n} request(s) were posted under a handle still outstanding: the earlier request is waited for by nothing")
+}
+
 /// The warning for `n` synchronous sends replayed as standard sends.
 pub(crate) fn sync_as_standard_warning(n: u64) -> String {
     format!(

@@ -128,6 +128,8 @@ pub struct SmpiRules<N> {
     error: Option<Error>,
     /// `proto.wake_delay` in picoseconds.
     wake: u64,
+    /// Receives matched with a message of another size (the message's size is used).
+    size_mismatches: u64,
 }
 
 impl<N: NetworkModel> SmpiRules<N> {
@@ -148,6 +150,7 @@ impl<N: NetworkModel> SmpiRules<N> {
             shared: Shared::default(),
             error: None,
             wake,
+            size_mismatches: 0,
         }
     }
 
@@ -423,6 +426,9 @@ impl<N: NetworkModel> SmpiRules<N> {
         let ctx = core.store.context(id);
         match core.posted[op.peer as usize].take(op.rank, op.tag, ctx) {
             Some(r) => {
+                if core.store.op(r.op).size != op.size {
+                    self.size_mismatches += 1;
+                }
                 core.mark_ready(r.op, t);
                 core.mark_ready(id, t);
                 core.matched(id, r.op);
@@ -453,6 +459,9 @@ impl<N: NetworkModel> SmpiRules<N> {
             Some(m) => {
                 let slot = m.op;
                 let send = self.messages[slot as usize].send;
+                if core.store.op(send).size != op.size {
+                    self.size_mismatches += 1;
+                }
                 core.mark_ready(id, t);
                 core.mark_ready(send, t);
                 core.matched(send, id);
@@ -624,6 +633,10 @@ impl<S: OpStore, N: NetworkModel> Rules<S> for SmpiRules<N> {
             self.part_done(core, t, tok as u32);
         }
         self.done = done;
+    }
+
+    fn size_mismatches(&self) -> u64 {
+        self.size_mismatches
     }
 
     fn take_error(&mut self) -> Option<Error> {

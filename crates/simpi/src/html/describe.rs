@@ -1,7 +1,8 @@
 //! The report's words for the run's input and model, from the settings a front end
 //! checked ([`ReplaySettings`]).
 
-use crate::settings::{MappingKind, ModelName, Naming, PresetName, ReplaySettings, Setting};
+use crate::settings::{HostProtocol, MappingKind, ModelName, Naming, PresetName, ReplaySettings, Setting};
+use crate::setup::{ModelSpec, PacketHosts};
 use crate::{Format, Pattern, PatternParams, TimeUnit};
 
 /// Settings that change a preset, named when given.
@@ -54,12 +55,25 @@ pub fn model(s: &ReplaySettings, naming: Naming) -> String {
         }
         None => "no platform".to_string(),
     };
-    let [l, o, g, big_g, big_o, eager] = s.loggops;
+    // LogGOPS's parameters as the run took them: a preset file's `[loggops]`, each
+    // replaced by the one given on the line.
+    let loggops = || {
+        let (params, unit) = match s.model_spec() {
+            Ok(ModelSpec::LogGops { params, unit }) => (params, unit),
+            Ok(ModelSpec::Packet {
+                hosts: PacketHosts::LogGops { params, unit },
+                ..
+            }) => (params, unit),
+            _ => (s.loggops, s.time_unit),
+        };
+        let [l, o, g, big_g, big_o, eager] = params;
+        format!(
+            "L {l}, o {o}, g {g}, G {big_g}, O {big_o} {}; eager up to {eager} bytes",
+            unit.name()
+        )
+    };
     let mut out = match s.model() {
-        ModelName::Loggops => format!(
-            "loggops (LogGOPSim's rules): L {l}, o {o}, g {g}, G {big_g}, O {big_o} {}; eager up to {eager} bytes",
-            s.time_unit.name()
-        ),
+        ModelName::Loggops => format!("loggops (LogGOPSim's rules): {}", loggops()),
         ModelName::Flow => format!("flow (max-min sharing, no factors or overheads); {}", platform()),
         ModelName::Hybrid => format!("hybrid (SMPI's model) with {preset}; {}", platform()),
         ModelName::Constant => format!(
@@ -68,7 +82,8 @@ pub fn model(s: &ReplaySettings, naming: Naming) -> String {
         ),
         ModelName::Packet => match s.packet.params(s.noise.seed) {
             Ok(p) => format!(
-                "packet ({}-byte packets, {}, routers {}, {}{}) with SMPI's protocol from {preset}; {}",
+                "packet ({} preset: {}-byte packets, {}, routers {}, {}, {} routing{}) with {}; {}",
+                s.packet.preset.as_deref().unwrap_or("generic"),
                 p.mtu,
                 match p.buffer {
                     0 => "buffers sized to each link's round trip".to_string(),
@@ -76,6 +91,7 @@ pub fn model(s: &ReplaySettings, naming: Naming) -> String {
                 },
                 p.router_delay,
                 if p.voq { "virtual output queues" } else { "FIFO inputs" },
+                p.routing.name(),
                 match p.priority {
                     None => String::new(),
                     Some(q) => format!(
@@ -86,6 +102,10 @@ pub fn model(s: &ReplaySettings, naming: Naming) -> String {
                             l => format!(" ({l} bytes in a row while a low packet waits)"),
                         }
                     ),
+                },
+                match s.protocol {
+                    HostProtocol::Smpi => format!("SMPI's protocol from {preset}"),
+                    HostProtocol::Loggops => format!("LogGOPS's host costs ({})", loggops()),
                 },
                 platform()
             ),
@@ -159,6 +179,36 @@ mod tests {
             "hybrid (SMPI's model) with SMPI's preset; platform p.xml, ranks placed by hosts; changed: --os; \
              collectives: ompi's choices except allreduce=rdb"
         );
+    }
+
+    #[test]
+    fn loggops_parameters_are_those_the_run_took() {
+        // A preset file's [loggops] (L = 1.517708e-4 s, ...), G given on the line.
+        let file = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/testbed-100Mbps.preset.toml");
+        let mut s = ReplaySettings {
+            preset: PresetName::File(file),
+            ..ReplaySettings::default()
+        };
+        s.loggops[3] = 7;
+        s.given.insert(Setting::GapPerByteG);
+        assert_eq!(
+            model(&s, FLAGS),
+            "loggops (LogGOPSim's rules): L 151770800, o 5071553, g 5239763, G 7000, O 1307 ps; eager up to 65480 bytes"
+        );
+        // The packet model names its preset, routing and what its hosts do.
+        let s = ReplaySettings {
+            model: Some(ModelName::Packet),
+            platform: Some(PathBuf::from("ft.toml")),
+            protocol: HostProtocol::Loggops,
+            packet: crate::setup::PacketChanges {
+                routing: Some(simpi_net::Routing::Adaptive),
+                ..Default::default()
+            },
+            ..ReplaySettings::default()
+        };
+        let d = model(&s, FLAGS);
+        assert!(d.starts_with("packet (generic preset: "), "{d}");
+        assert!(d.contains(", adaptive routing) with LogGOPS's host costs (L 2500, o 1500, g 1000, G 6, O 0 ns; eager up to 65535 bytes)"), "{d}");
     }
 
     #[test]

@@ -224,6 +224,8 @@ pub struct DumpiProgram<'o, R> {
     unknown: u64,
     /// Synchronous sends taken as standard ones (a whole schedule).
     sync_as_standard: u64,
+    /// Requests posted under a handle whose earlier request was still outstanding.
+    reused_requests: u64,
 }
 
 /// A communicator as a rank sees it: its index, its members (none: the world).
@@ -255,6 +257,7 @@ impl<'o, R: Copy + PartialEq + std::fmt::Debug> DumpiProgram<'o, R> {
             compute_name: Arc::from("compute"),
             unknown: 0,
             sync_as_standard: 0,
+            reused_requests: 0,
         }
     }
 
@@ -279,6 +282,9 @@ impl<'o, R: Copy + PartialEq + std::fmt::Debug> DumpiProgram<'o, R> {
         }
         if self.sync_as_standard > 0 {
             w.push(crate::trace_program::sync_as_standard_warning(self.sync_as_standard));
+        }
+        if self.reused_requests > 0 {
+            w.push(crate::trace_program::reused_requests_warning(self.reused_requests));
         }
         w
     }
@@ -481,7 +487,9 @@ impl<'o, R: Copy + PartialEq + std::fmt::Debug> DumpiProgram<'o, R> {
                         self.sync_as_standard += u64::from(standard);
                         q
                     };
-                    self.ranks[r].reqs.insert(i(5)?, q);
+                    if self.ranks[r].reqs.insert(i(5)?, q).is_some() {
+                        self.reused_requests += 1;
+                    }
                 }
             }
             "MPI_Recv" => {
@@ -560,7 +568,9 @@ impl<'o, R: Copy + PartialEq + std::fmt::Debug> DumpiProgram<'o, R> {
                         calls.irecv(s, peer, p.tag, p.bytes, p.ctx)
                     }
                     .map_err(msg)?;
-                    self.ranks[r].reqs.insert(h, q);
+                    if self.ranks[r].reqs.insert(h, q).is_some() {
+                        self.reused_requests += 1;
+                    }
                 }
             }
             "MPI_Request_free" => {

@@ -77,6 +77,9 @@ fn matched_sizes(s: &Schedule) -> MixHashMap<u32, u64> {
 /// Writes `s` as GOAL with times in `unit`.
 pub fn write_schedule<W: Write>(s: &Schedule, out: W, unit: TimeUnit) -> io::Result<(W, ExportReport)> {
     let mut rep = ExportReport::default();
+    // World tags of 2^24 and more could equal a sub-communicator's `c · 2^24 + tag`:
+    // counted as overflows if some operation is on a sub-communicator.
+    let (mut big_world_tags, mut sub_contexts) = (0u64, false);
     let mut w = GoalWriter::new(out, s.num_ranks())?;
     let k = unit.ps_per_unit();
     let resized = matched_sizes(s);
@@ -95,7 +98,11 @@ pub fn write_schedule<W: Write>(s: &Schedule, out: W, unit: TimeUnit) -> io::Res
                 continue;
             }
             let ctx = s.context(id);
+            sub_contexts |= ctx != 0 && op.kind != OpKind::Calc;
             let tag = if ctx == 0 {
+                if op.kind != OpKind::Calc && op.tag != ANY_TAG && op.tag >= 1 << 24 {
+                    big_world_tags += 1;
+                }
                 op.tag
             } else if op.tag == ANY_TAG {
                 rep.wildcard_tags_across_contexts += 1;
@@ -148,6 +155,9 @@ pub fn write_schedule<W: Write>(s: &Schedule, out: W, unit: TimeUnit) -> io::Res
             }
         }
         w.end_rank()?;
+    }
+    if sub_contexts {
+        rep.tag_overflows += big_world_tags;
     }
     Ok((w.finish()?, rep))
 }

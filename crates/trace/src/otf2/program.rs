@@ -177,6 +177,8 @@ struct Counts {
     loose: u64,
     /// Synchronous sends taken as standard ones (a whole schedule).
     sync_as_standard: u64,
+    /// Requests posted under an ID whose earlier request was still outstanding.
+    reused: u64,
 }
 
 /// A whole OTF2 trace as a [`Program`].
@@ -255,6 +257,9 @@ impl<'o, R: Copy + PartialEq + std::fmt::Debug> Otf2Program<'o, R> {
         }
         if c.sync_as_standard > 0 {
             w.push(crate::trace_program::sync_as_standard_warning(c.sync_as_standard));
+        }
+        if c.reused > 0 {
+            w.push(crate::trace_program::reused_requests_warning(c.reused));
         }
         w
     }
@@ -416,13 +421,17 @@ impl<'o, R: Copy + PartialEq + std::fmt::Debug> Otf2Program<'o, R> {
                     let sync = name == "MPI_Issend";
                     let (req, standard) = calls.isend_traced(s, (to, p.tag, p.len, ctx), sync).map_err(msg)?;
                     self.counts.sync_as_standard += u64::from(standard);
-                    self.ranks[r].reqs.insert(q, req);
+                    if self.ranks[r].reqs.insert(q, req).is_some() {
+                        self.counts.reused += 1;
+                    }
                 }
                 Kind::IrecvRequest(q, out) => match out {
                     Outcome::Done(p) => {
                         let (from, ctx) = self.partner(rank, &p)?;
                         let req = calls.irecv(s, from, p.tag, p.len, ctx).map_err(msg)?;
-                        self.ranks[r].reqs.insert(q, req);
+                        if self.ranks[r].reqs.insert(q, req).is_some() {
+                            self.counts.reused += 1;
+                        }
                     }
                     Outcome::Cancelled => self.counts.cancelled += 1,
                     Outcome::Never | Outcome::Pending => self.counts.unfinished += 1,
@@ -450,7 +459,9 @@ impl<'o, R: Copy + PartialEq + std::fmt::Debug> Otf2Program<'o, R> {
                 Kind::CollectiveRequest(q, out) => match out {
                     Outcome::Done(c) => {
                         if let Some(req) = self.collective(rank, &c, true, calls, s)? {
-                            self.ranks[r].reqs.insert(q, req);
+                            if self.ranks[r].reqs.insert(q, req).is_some() {
+                                self.counts.reused += 1;
+                            }
                         }
                     }
                     Outcome::Cancelled => self.counts.cancelled += 1,
