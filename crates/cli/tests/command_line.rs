@@ -636,3 +636,23 @@ fn a_receive_of_another_size_is_reported_under_every_model() {
         );
     }
 }
+
+#[test]
+fn an_overhead_past_the_clock_from_valid_factors_is_time_beyond_the_clock() {
+    // 1e308 s per byte is a valid factor; for a message of any size the overhead passes
+    // the clock (as +inf): the run says so instead of asserting or wrapping.
+    let (t, p) = osu();
+    for flag in ["--or", "--os"] {
+        let out = simpi(&[
+            "replay",
+            &t,
+            "--model",
+            "hybrid",
+            "--platform",
+            &p,
+            flag,
+            "0:1.5e-6:1e308",
+        ]);
+        assert_exit(&out, 1, "the simulated time passes the clock's end");
+    }
+}

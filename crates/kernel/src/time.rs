@@ -27,9 +27,12 @@ impl SimTime {
     }
 
     /// Converts seconds to picoseconds, rounding to nearest: the one place where a
-    /// floating-point duration becomes simulated time.
+    /// floating-point duration becomes simulated time. A duration past the clock (up to
+    /// +inf: an overhead `a + b · size` of valid factors may reach it) becomes
+    /// [`SimTime::MAX`], which every sum keeps (they saturate) and the engine reports as
+    /// time beyond the clock.
     pub fn from_secs_f64(secs: f64) -> SimTime {
-        debug_assert!(secs >= 0.0 && secs.is_finite());
+        debug_assert!(secs >= 0.0, "a duration of {secs} s");
         SimTime(round_to_u64(secs * 1e12))
     }
 
