@@ -154,6 +154,15 @@ mod tests {
     use super::*;
 
     #[test]
+    fn durations_past_the_clock_become_its_end() {
+        assert_eq!(SimTime::from_secs_f64(f64::INFINITY), SimTime::MAX);
+        assert_eq!(SimTime::from_secs_f64(1e300), SimTime::MAX);
+        // 2^64 ps is about 1.8447e7 s: just below stays exact to the rounding.
+        assert_eq!(SimTime::from_secs_f64(1.5e-6), SimTime(1_500_000));
+        assert_eq!(SimTime::from_secs_f64(1.8e7), SimTime(18_000_000_000_000_000_000));
+    }
+
+    #[test]
     fn round_to_u64_equals_round_then_cast() {
         let mut xs = vec![
             0.0,
