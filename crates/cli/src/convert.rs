@@ -2,7 +2,7 @@
 //! algorithms) or schedule written as a GOAL schedule.
 
 use crate::EXIT_INPUT;
-use clap::{Args, ValueEnum};
+use clap::{ArgMatches, Args, ValueEnum};
 use simpi::{load, LoadOptions, TimeUnit};
 use std::io::Write;
 use std::path::PathBuf;
@@ -32,18 +32,17 @@ pub struct ConvertArgs {
     time_unit: TimeUnit,
 }
 
-pub fn run(a: ConvertArgs) -> Result<(), (u8, String)> {
+pub fn run(a: ConvertArgs, m: &ArgMatches) -> Result<(), (u8, String)> {
     let Target::Goal = a.to;
     // A GOAL schedule has its operations already: what expands a trace changes nothing.
     if simpi::Format::detect(&a.file) == simpi::Format::Goal {
-        let t = &a.trace;
-        let given = [
-            (!t.coll.is_empty(), "--coll"),
-            (t.coll_selector != "ompi", "--coll-selector"),
-            (t.speed != 1e9, "--speed"),
-            (t.test_cost != 1e-4, "--test-cost"),
+        let flags = [
+            ("coll", "--coll"),
+            ("coll_selector", "--coll-selector"),
+            ("speed", "--speed"),
+            ("test_cost", "--test-cost"),
         ];
-        if let Some((_, flag)) = given.iter().find(|g| g.0) {
+        if let Some((_, flag)) = flags.iter().find(|(id, _)| crate::given(m, id)) {
             return Err((
                 crate::EXIT_USAGE,
                 format!(

@@ -95,7 +95,7 @@ fn main() -> ExitCode {
         Command::Sweep(a) => sweep::run(*a),
         Command::Schedgen(a) => schedgen::run(a, sub("schedgen")),
         Command::Platform(a) => platform_cmd::run(a),
-        Command::Convert(a) => convert::run(a),
+        Command::Convert(a) => convert::run(a, sub("convert")),
         Command::ListAlgorithms => convert::list_algorithms(),
         Command::Trace(a) => tracer::run(a),
         Command::TraceInfo(a) => tracer::trace_info(a),

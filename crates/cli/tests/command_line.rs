@@ -561,6 +561,8 @@ fn convert_refuses_trace_options_on_a_goal_schedule() {
         vec!["--coll", "bcast=binomial"],
         vec!["--coll-selector", "mpich"],
         vec!["--test-cost", "1"],
+        // Given on the line, even at its default value.
+        vec!["--speed", "1e9"],
     ] {
         let mut args = vec!["convert", "--to", "goal"];
         let t = thesis();

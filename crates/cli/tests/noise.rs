@@ -107,7 +107,7 @@ fn a_faulty_trace_is_named_with_its_line() {
     assert_exit(
         &out,
         1,
-        &format!("{s}: the trace's period, 500.000000 us, is shorter than one time unit (1.000000 ms)"),
+        &format!("{s}:2: the period (this last start) is under one time unit (ms)"),
     );
     let ok = scratch().join("ok.txt");
     std::fs::write(&ok, "0 100\n500 100\n").unwrap();

@@ -255,14 +255,20 @@ impl Distributions {
                     };
                     let time = |w: &str| -> Result<f64, Error> {
                         match w.parse::<f64>() {
-                            // In picoseconds within the clock's range, checked here so
+                            // In picoseconds, within the clock's range: checked here so
                             // that the fault is this line's.
-                            Ok(x) if x.is_finite() && x >= 0.0 && x * scale < u64::MAX as f64 => Ok(x * scale),
-                            Ok(x) if x.is_finite() && x >= 0.0 => Err(at(
-                                path,
-                                n,
-                                format!("time {} is past the simulated clock's range", quoted(w)),
-                            )),
+                            Ok(x) if x.is_finite() && x >= 0.0 => {
+                                let ps = x * scale;
+                                if ps < u64::MAX as f64 {
+                                    Ok(ps)
+                                } else {
+                                    Err(at(
+                                        path,
+                                        n,
+                                        format!("time {} is past the simulated clock's range", quoted(w)),
+                                    ))
+                                }
+                            }
                             _ => Err(at(
                                 path,
                                 n,

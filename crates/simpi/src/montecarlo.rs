@@ -20,20 +20,9 @@ use std::io::{self, Write};
 use std::path::Path;
 use std::time::Instant;
 
-/// Reads the noise trace at `path`, its times in `unit`. A trace whose period is
-/// shorter than one `unit` is refused: offsets into it are whole units, so every rank
-/// of every replication would read it from 0.
+/// Reads the noise trace at `path`, its times in `unit`.
 pub fn read_noise(path: &Path, unit: TimeUnit) -> Result<NoiseTrace, Error> {
-    let trace = simpi_trace::noise::read_noise(path, unit)?;
-    if trace.period() < unit.ps_per_unit() {
-        return Err(Error::Input(format!(
-            "{}: the trace's period, {}, is shorter than one time unit ({}): offsets into it are whole units, so every rank would read it from 0 (give a finer --time-unit)",
-            path.display(),
-            SimTime(trace.period()),
-            SimTime(unit.ps_per_unit())
-        )));
-    }
-    Ok(trace)
+    Ok(simpi_trace::noise::read_noise(path, unit)?)
 }
 
 /// The noise of a run: a trace and where ranks read it.
@@ -283,16 +272,36 @@ const MOST_WARNINGS: usize = 8;
 /// did (replications draw differently: one may meet what the others do not); past
 /// [`MOST_WARNINGS`] texts the rest are counted, not listed.
 pub fn merge_warnings(each: &[Vec<String>]) -> Vec<String> {
-    let mut texts: Vec<(&str, Vec<usize>)> = Vec::new();
+    /// A distinct text: how many replications gave it, the first [`LISTED`] of them,
+    /// and the last (a replication giving it twice counts once).
+    struct Seen<'w> {
+        text: &'w str,
+        count: usize,
+        first: Vec<usize>,
+        last: usize,
+    }
+    const LISTED: usize = 5;
+    // Up to 2^20 replications, each possibly with a text of its own: found by hash.
+    let mut index: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    let mut texts: Vec<Seen<'_>> = Vec::new();
     for (i, ws) in each.iter().enumerate() {
         for w in ws {
-            match texts.iter_mut().find(|(t, _)| *t == w.as_str()) {
-                Some((_, reps)) => {
-                    if reps.last() != Some(&i) {
-                        reps.push(i);
-                    }
+            let k = *index.entry(w.as_str()).or_insert_with(|| {
+                texts.push(Seen {
+                    text: w.as_str(),
+                    count: 0,
+                    first: Vec::new(),
+                    last: usize::MAX,
+                });
+                texts.len() - 1
+            });
+            let seen = &mut texts[k];
+            if seen.last != i {
+                seen.last = i;
+                seen.count += 1;
+                if seen.first.len() < LISTED {
+                    seen.first.push(i);
                 }
-                None => texts.push((w.as_str(), vec![i])),
             }
         }
     }
@@ -300,15 +309,15 @@ pub fn merge_warnings(each: &[Vec<String>]) -> Vec<String> {
     let mut out: Vec<String> = texts
         .iter()
         .take(MOST_WARNINGS)
-        .map(|(t, reps)| {
-            if reps.len() == n {
-                t.to_string()
+        .map(|s| {
+            if s.count == n {
+                s.text.to_string()
             } else {
-                let mut list: Vec<String> = reps.iter().take(5).map(usize::to_string).collect();
-                if reps.len() > 5 {
+                let mut list: Vec<String> = s.first.iter().map(usize::to_string).collect();
+                if s.count > LISTED {
                     list.push("...".into());
                 }
-                format!("{t} (in {} of {n} replications: {})", reps.len(), list.join(", "))
+                format!("{} (in {} of {n} replications: {})", s.text, s.count, list.join(", "))
             }
         })
         .collect();

@@ -259,10 +259,12 @@ pub fn run_watched(
     for ((row, p), (makespan_ps, events, warnings)) in table.rows.iter_mut().zip(planned).zip(results) {
         row.makespan_ps = makespan_ps;
         row.events = events;
-        let point = spec.describe(p);
-        table
-            .warnings
-            .extend(warnings.into_iter().map(|w| format!("{point}: {w}")));
+        if !warnings.is_empty() {
+            let point = spec.describe(p);
+            table
+                .warnings
+                .extend(warnings.into_iter().map(|w| format!("{point}: {w}")));
+        }
     }
     Ok(table)
 }

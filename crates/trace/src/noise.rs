@@ -57,6 +57,7 @@ pub fn parse_noise<R: BufRead>(mut input: R, file: &str, unit: TimeUnit) -> Resu
     let mut detours: Vec<(u64, u64)> = Vec::new();
     let mut buf = Vec::new();
     let mut line = 0u32;
+    let mut last_line = 0u32;
     loop {
         buf.clear();
         let n = input
@@ -91,8 +92,21 @@ pub fn parse_noise<R: BufRead>(mut input: R, file: &str, unit: TimeUnit) -> Resu
             }
         }
         detours.push((start, duration));
+        last_line = line;
     }
-    NoiseTrace::new(&detours).map_err(|m| err(0, m))
+    let trace = NoiseTrace::new(&detours).map_err(|m| err(0, m))?;
+    // Offsets into the trace are whole units: a shorter period would put every rank
+    // of every replication at 0.
+    if trace.period() < unit.ps_per_unit() {
+        return Err(err(
+            last_line,
+            format!(
+                "the period (this last start) is under one time unit ({}): offsets are whole units, so every rank would read the trace from 0 (give a finer --time-unit)",
+                unit.name()
+            ),
+        ));
+    }
+    Ok(trace)
 }
 
 /// A value for an error message, cut short if long.

@@ -248,6 +248,10 @@ pub fn parse(text: &str, name: &str) -> Result<Measurements, Error> {
             .ok()
             .filter(|v| v.is_finite() && *v >= 0.0)
             .ok_or_else(|| bad("the value is a finite number >= 0"))?;
+        // (A rank count or a flop rate's zero is far below it too.)
+        if bytes > MAX_BYTES {
+            return Err(bad("a message size is at most 2^50 bytes"));
+        }
         let kind = match *kind {
             "pingpong" => Kind::PingPong,
             "send" => Kind::Send,
@@ -269,9 +273,6 @@ pub fn parse(text: &str, name: &str) -> Result<Measurements, Error> {
                 continue;
             }
             "detached" => {
-                if bytes > MAX_BYTES {
-                    return Err(bad("a message size is at most 2^50 bytes"));
-                }
                 m.detached = Some(bytes);
                 continue;
             }
@@ -292,9 +293,6 @@ pub fn parse(text: &str, name: &str) -> Result<Measurements, Error> {
                 )))
             }
         };
-        if bytes > MAX_BYTES {
-            return Err(bad("a message size is at most 2^50 bytes"));
-        }
         if value > MAX_SECONDS {
             return Err(bad("a measured time is at most 1e6 s"));
         }
